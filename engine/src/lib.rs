@@ -1,0 +1,35 @@
+//! The muggins search core: two-player All-Fives dominoes, the three fixed
+//! targets, Expectimax and M* search under full and partial observation, the
+//! opponent features, and one-game play.
+//!
+//! The crate is pure: it does no I/O, reads no clock to decide behaviour and
+//! depends on no async runtime, RPC or columnar-format crate. Every random
+//! draw comes from a ChaCha stream derived in [`seed`].
+
+mod board;
+mod deal;
+mod features;
+mod game;
+mod position;
+mod rules;
+mod search;
+pub mod seed;
+mod table;
+mod targets;
+mod tiles;
+mod worlds;
+
+pub use board::{Board, Loc};
+pub use deal::Deal;
+pub use features::{FeatureTracker, Features};
+pub use game::{
+    Ending, GameConfig, GameError, GameRecord, InfoSource, Move, Observability, PlayerEngine, ReplayError, Replayed,
+    play_game, replay,
+};
+pub use position::{Action, ActionList, Position, Seat, Step};
+pub use rules::{Blocked, Lead, Rules, RulesConfig, RulesError};
+pub use search::{Decision, DepthLimit, PlayerView, SearchConfig, Searcher, TIE_EPSILON};
+pub use table::{Key, LocalTable, SharedTable, ValueStore};
+pub use targets::{EngineKind, OpponentModel, TargetKind, target_choice};
+pub use tiles::{TileSet, tile_name};
+pub use worlds::{Belief, World, WorldCount, Worlds};

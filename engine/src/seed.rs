@@ -1,0 +1,53 @@
+//! Seed derivation (RULES.md section 7).
+//!
+//! Every game draws from ChaCha20 streams keyed by the experiment seed and the
+//! game's starting state and repeat only. The 256-bit ChaCha key is the
+//! concatenation of `experiment_seed`, `starting_state` and `repeat` (each a
+//! little-endian u64) and the 8 ASCII bytes `muggins1`; the stream number picks
+//! what the draws are for ([`Stream`]). Engine, information source,
+//! observability and target never enter the key, so every engine faces the same
+//! deals, boneyard orders and random-target draws (common random numbers).
+//!
+//! Only `next_u64` is used, and integers below `n` are taken as
+//! `(x * n) >> 64` on the 128-bit product, so the results do not depend on
+//! any version of `rand`'s sampling code.
+
+use rand_chacha::ChaCha20Rng;
+use rand_core::{RngCore, SeedableRng};
+
+/// What a random stream of a game is for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Stream {
+    /// The order of the boneyard (one Fisher-Yates shuffle).
+    Boneyard = 0,
+    /// The random target's choices (one draw per target decision).
+    Target = 1,
+    /// The player's sample of worlds under partial observation.
+    Worlds = 2,
+}
+
+/// The random stream `stream` of the game at (`starting_state`, `repeat`).
+pub fn game_rng(experiment_seed: u64, starting_state: u64, repeat: u64, stream: Stream) -> ChaCha20Rng {
+    let mut key = [0u8; 32];
+    key[0..8].copy_from_slice(&experiment_seed.to_le_bytes());
+    key[8..16].copy_from_slice(&starting_state.to_le_bytes());
+    key[16..24].copy_from_slice(&repeat.to_le_bytes());
+    key[24..32].copy_from_slice(b"muggins1");
+    let mut rng = ChaCha20Rng::from_seed(key);
+    rng.set_stream(stream as u64);
+    rng
+}
+
+/// A uniform integer in `0..n` (n > 0) from one 64-bit draw.
+#[inline]
+pub fn below(rng: &mut impl RngCore, n: u64) -> u64 {
+    ((rng.next_u64() as u128 * n as u128) >> 64) as u64
+}
+
+/// Shuffles `items` in place (Fisher-Yates, from the last position down).
+pub fn shuffle<T>(rng: &mut impl RngCore, items: &mut [T]) {
+    for i in (1..items.len()).rev() {
+        let j = below(rng, i as u64 + 1) as usize;
+        items.swap(i, j);
+    }
+}

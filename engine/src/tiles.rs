@@ -1,0 +1,40 @@
+//! Tiles are indices into the set's canonical order (0|0), (0|1), ..., (N|N);
+//! a set of tiles is a bitmask over those indices.
+
+/// A set of tiles as a bitmask over tile indices (at most 55 tiles).
+pub type TileSet = u64;
+
+/// Iterates the indices of a tile set in ascending order.
+#[inline]
+pub(crate) fn bits(mut set: TileSet) -> impl Iterator<Item = u8> {
+    std::iter::from_fn(move || {
+        if set == 0 {
+            None
+        } else {
+            let i = set.trailing_zeros() as u8;
+            set &= set - 1;
+            Some(i)
+        }
+    })
+}
+
+#[inline]
+pub(crate) const fn bit(tile: u8) -> TileSet {
+    1u64 << tile
+}
+
+/// The two pips of every tile index of a double-`n` set, low pip first.
+pub(crate) fn tile_pips(n: u8) -> Vec<(u8, u8)> {
+    let mut out = Vec::new();
+    for a in 0..=n {
+        for b in a..=n {
+            out.push((a, b));
+        }
+    }
+    out
+}
+
+/// The conventional two-digit name of a tile ("03" for (0|3)).
+pub fn tile_name(pips: (u8, u8)) -> String {
+    format!("{}{}", pips.0, pips.1)
+}

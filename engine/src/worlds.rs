@@ -1,0 +1,107 @@
+//! Hidden-information worlds (RULES.md section 5): the splits of the tiles the
+//! player cannot see into a target hand of known size and a boneyard.
+
+use rand_core::RngCore;
+use serde::{Deserialize, Serialize};
+
+use crate::deal::{elements, unrank_subset};
+use crate::rules::Rules;
+use crate::seed::below;
+use crate::tiles::{TileSet, bit};
+
+/// How many worlds a partial-observation decision values.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub enum WorldCount {
+    /// Every split (35 at most for the thesis deal).
+    All,
+    /// A seeded uniform sample of this many distinct splits (all of them when
+    /// there are no more than this).
+    Sample(u32),
+}
+
+/// The weight each world gets.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub enum Belief {
+    /// Every world weighs 1 (the thesis).
+    #[default]
+    Uniform,
+}
+
+/// One world: the target's hand and the boneyard's contents, with its weight.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct World {
+    pub target: TileSet,
+    pub boneyard: TileSet,
+    pub weight: f64,
+}
+
+/// A reusable list of worlds.
+#[derive(Clone, Debug, Default)]
+pub struct Worlds {
+    list: Vec<World>,
+}
+
+impl Worlds {
+    pub fn as_slice(&self) -> &[World] {
+        &self.list
+    }
+
+    /// Fills the list with the worlds for `unseen` tiles of which the target
+    /// holds `target_size`, in lexicographic order of the target hand.
+    /// `rng` is used only when sampling.
+    pub fn fill(
+        &mut self,
+        rules: &Rules,
+        unseen: TileSet,
+        target_size: u32,
+        count: WorldCount,
+        belief: Belief,
+        rng: &mut impl RngCore,
+    ) {
+        self.list.clear();
+        let n = unseen.count_ones();
+        let k = target_size;
+        let total = rules.binom(n, k);
+        let weight = match belief {
+            Belief::Uniform => 1.0,
+        };
+        let mut push = |target: TileSet| {
+            self.list.push(World {
+                target,
+                boneyard: unseen & !target,
+                weight,
+            })
+        };
+        match count {
+            WorldCount::Sample(want) if (want as u64) < total => {
+                // Floyd's algorithm: `want` distinct ranks, each equally likely.
+                let mut ranks: Vec<u64> = Vec::with_capacity(want as usize);
+                for j in total - want as u64..total {
+                    let r = below(rng, j + 1);
+                    let pick = if ranks.contains(&r) { j } else { r };
+                    ranks.push(pick);
+                }
+                ranks.sort_unstable();
+                for r in ranks {
+                    push(unrank_subset(rules, unseen, k, r));
+                }
+            }
+            _ => {
+                let (elems, n) = elements(unseen);
+                let (n, k) = (n as usize, k as usize);
+                let mut idx: [usize; 64] = std::array::from_fn(|i| i);
+                loop {
+                    push(idx[..k].iter().fold(0, |m, &i| m | bit(elems[i])));
+                    // Next combination in lexicographic order.
+                    let Some(i) = (0..k).rev().find(|&i| idx[i] < n - k + i) else {
+                        break;
+                    };
+                    idx[i] += 1;
+                    for j in i + 1..k {
+                        idx[j] = idx[j - 1] + 1;
+                    }
+                }
+            }
+        }
+    }
+}
