@@ -50,7 +50,11 @@ struct End {
 impl End {
     #[inline]
     fn value(self) -> u32 {
-        if self.double { 2 * self.pip as u32 } else { self.pip as u32 }
+        if self.double {
+            2 * self.pip as u32
+        } else {
+            self.pip as u32
+        }
     }
 }
 
@@ -120,7 +124,11 @@ impl Board {
             0 => 0,
             1 => {
                 let l = self.ends[0];
-                if l.double { 2 * l.pip as u32 } else { l.pip as u32 + self.ends[1].pip as u32 }
+                if l.double {
+                    2 * l.pip as u32
+                } else {
+                    l.pip as u32 + self.ends[1].pip as u32
+                }
             }
             _ => {
                 let mut c = self.ends[0].value() + self.ends[1].value();
@@ -164,8 +172,16 @@ impl Board {
         let double = a == b;
         if self.tiles == 0 {
             // A non-double shows its low pip on Left and its high pip on Right.
-            self.ends[0] = End { pip: a, double, covered: false };
-            self.ends[1] = End { pip: b, double, covered: false };
+            self.ends[0] = End {
+                pip: a,
+                double,
+                covered: false,
+            };
+            self.ends[1] = End {
+                pip: b,
+                double,
+                covered: false,
+            };
             self.tiles = 1;
             if double {
                 self.spinner = Spinner::Center;
@@ -176,7 +192,11 @@ impl Board {
         let i = loc as usize;
         let p = self.ends[i].pip;
         debug_assert!(a == p || b == p, "illegal play reached the board");
-        self.ends[i] = End { pip: a + b - p, double, covered: true };
+        self.ends[i] = End {
+            pip: a + b - p,
+            double,
+            covered: true,
+        };
         self.tiles += 1;
         let opens = match (self.spinner, loc) {
             (Spinner::None, Loc::Left) if double => {
@@ -189,13 +209,19 @@ impl Board {
                 self.spinner_pip = a;
                 false
             }
-            (Spinner::Center, Loc::Left | Loc::Right) => self.ends[0].covered && self.ends[1].covered,
+            (Spinner::Center, Loc::Left | Loc::Right) => {
+                self.ends[0].covered && self.ends[1].covered
+            }
             (Spinner::LeftArm, Loc::Left) | (Spinner::RightArm, Loc::Right) => true,
             _ => false,
         };
         if opens {
             self.spinner = Spinner::Open;
-            let e = End { pip: self.spinner_pip, double: false, covered: false };
+            let e = End {
+                pip: self.spinner_pip,
+                double: false,
+                covered: false,
+            };
             self.ends[2] = e;
             self.ends[3] = e;
         }
@@ -209,7 +235,11 @@ impl Board {
         let end = |e: End| (e.pip as u64) | (e.double as u64) << 4 | (e.covered as u64) << 5;
         // Whether Left/Right are covered matters only while a centre spinner
         // waits to open; the number of tiles on the board follows from the hands.
-        let lr = if self.spinner == Spinner::Center { 0b11_1111 } else { 0b01_1111 };
+        let lr = if self.spinner == Spinner::Center {
+            0b11_1111
+        } else {
+            0b01_1111
+        };
         let mut c = (end(self.ends[0]) & lr) | (end(self.ends[1]) & lr) << 6;
         let (kind, pip) = match self.spinner {
             Spinner::None => (0, 0),

@@ -31,7 +31,9 @@ impl std::str::FromStr for Observability {
         match s {
             "full" => Ok(Observability::Full),
             "partial" => Ok(Observability::Partial),
-            _ => Err(format!("unknown observability {s:?}: expected full or partial")),
+            _ => Err(format!(
+                "unknown observability {s:?}: expected full or partial"
+            )),
         }
     }
 }
@@ -60,7 +62,9 @@ impl std::str::FromStr for PlayerEngine {
         match s {
             "expectimax" => Ok(PlayerEngine::Expectimax),
             "mstar" => Ok(PlayerEngine::MStar),
-            _ => Err(format!("unknown engine {s:?}: expected mstar or expectimax")),
+            _ => Err(format!(
+                "unknown engine {s:?}: expected mstar or expectimax"
+            )),
         }
     }
 }
@@ -127,7 +131,12 @@ impl fmt::Display for Ending {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub enum Move {
     /// A play, with the points it scored from the count.
-    Play { seat: Seat, tile: u8, loc: Loc, points: u32 },
+    Play {
+        seat: Seat,
+        tile: u8,
+        loc: Loc,
+        points: u32,
+    },
     /// A tile drawn from the boneyard.
     Draw { seat: Seat, tile: u8 },
     /// A pass (no play, empty boneyard).
@@ -138,7 +147,12 @@ impl Move {
     /// The move's token: `T33L` (play), `P23R+5` (scoring play), `Td01` (draw), `T-` (pass).
     pub fn token(&self, rules: &Rules) -> String {
         match *self {
-            Move::Play { seat, tile, loc, points } => {
+            Move::Play {
+                seat,
+                tile,
+                loc,
+                points,
+            } => {
                 let mut s = format!("{}{}{}", seat.letter(), rules.tile_name(tile), loc.letter());
                 if points > 0 {
                     s.push_str(&format!("+{points}"));
@@ -272,7 +286,9 @@ pub fn play_game<S: ValueStore>(
                 };
                 let d = match game.observability {
                     Observability::Full => searcher.decide_full(&pos, kind),
-                    Observability::Partial => searcher.decide_partial(&PlayerView::of(&pos), kind, &mut world_rng),
+                    Observability::Partial => {
+                        searcher.decide_partial(&PlayerView::of(&pos), kind, &mut world_rng)
+                    }
                 };
                 nodes += d.evaluations;
                 d.index
@@ -360,14 +376,19 @@ pub fn replay(rules: &Rules, deal: &Deal, moves: &[Move]) -> Result<Replayed, Re
             return Err(fail(format!("it is {:?}'s turn", pos.mover)));
         }
         let ended = match *m {
-            Move::Play { tile, loc, points, .. } => {
+            Move::Play {
+                tile, loc, points, ..
+            } => {
                 let a = Action { tile, loc };
                 if !list.as_slice().contains(&a) {
                     return Err(fail("not a legal play here".into()));
                 }
                 let step = pos.play(rules, a);
                 if step.count_points != points {
-                    return Err(fail(format!("the play scores {} points, not {points}", step.count_points)));
+                    return Err(fail(format!(
+                        "the play scores {} points, not {points}",
+                        step.count_points
+                    )));
                 }
                 turns += 1;
                 scores[seat as usize] += (step.reward * seat.sign()) as u32;
@@ -385,7 +406,9 @@ pub fn replay(rules: &Rules, deal: &Deal, moves: &[Move]) -> Result<Replayed, Re
             }
             Move::Pass { .. } => {
                 if !list.is_empty() || pos.boneyard != 0 {
-                    return Err(fail("a pass needs no legal play and an empty boneyard".into()));
+                    return Err(fail(
+                        "a pass needs no legal play and an empty boneyard".into(),
+                    ));
                 }
                 turns += 1;
                 let step = pos.pass(rules);

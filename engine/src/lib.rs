@@ -23,8 +23,8 @@ pub use board::{Board, Loc};
 pub use deal::Deal;
 pub use features::{FeatureTracker, Features};
 pub use game::{
-    Ending, GameConfig, GameError, GameRecord, InfoSource, Move, Observability, PlayerEngine, ReplayError, Replayed,
-    play_game, replay,
+    Ending, GameConfig, GameError, GameRecord, InfoSource, Move, Observability, PlayerEngine,
+    ReplayError, Replayed, play_game, replay,
 };
 pub use position::{Action, ActionList, Position, Seat, Step};
 pub use rules::{Blocked, Lead, Rules, RulesConfig, RulesError};

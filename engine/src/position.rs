@@ -61,7 +61,10 @@ impl Default for ActionList {
     fn default() -> Self {
         ActionList {
             len: 0,
-            items: [Action { tile: 0, loc: Loc::Left }; MAX_ACTIONS],
+            items: [Action {
+                tile: 0,
+                loc: Loc::Left,
+            }; MAX_ACTIONS],
         }
     }
 }
@@ -145,12 +148,18 @@ impl Position {
                 Lead::HighestDouble => {
                     let (_, tile) = forced_lead(rules, self.hands);
                     if hand & bit(tile) != 0 {
-                        out.push(Action { tile, loc: Loc::Left });
+                        out.push(Action {
+                            tile,
+                            loc: Loc::Left,
+                        });
                     }
                 }
                 Lead::Player | Lead::Target => {
                     for tile in bits(hand) {
-                        out.push(Action { tile, loc: Loc::Left });
+                        out.push(Action {
+                            tile,
+                            loc: Loc::Left,
+                        });
                     }
                 }
             }
@@ -167,7 +176,10 @@ impl Position {
         for tile in bits(any) {
             for i in 0..n {
                 if masks[i] & bit(tile) != 0 {
-                    out.push(Action { tile, loc: Loc::ALL[i] });
+                    out.push(Action {
+                        tile,
+                        loc: Loc::ALL[i],
+                    });
                 }
             }
         }
@@ -181,7 +193,11 @@ impl Position {
         self.board.play(rules, a.tile, a.loc);
         self.passes = 0;
         let count = self.board.count();
-        let count_points = if count > 0 && count % 5 == 0 { count } else { 0 };
+        let count_points = if count > 0 && count % 5 == 0 {
+            count
+        } else {
+            0
+        };
         let mut gained = count_points as i32;
         let terminal = self.hands[me] == 0;
         if terminal {
@@ -252,6 +268,10 @@ pub(crate) fn forced_lead(rules: &Rules, hands: [TileSet; 2]) -> (Seat, u8) {
         }
     }
     let (tile, _) = best.expect("hands are never both empty at the start");
-    let seat = if hands[0] & bit(tile) != 0 { Seat::Player } else { Seat::Target };
+    let seat = if hands[0] & bit(tile) != 0 {
+        Seat::Player
+    } else {
+        Seat::Target
+    };
     (seat, tile)
 }

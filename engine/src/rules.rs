@@ -121,7 +121,11 @@ pub struct RulesError {
 }
 
 impl RulesError {
-    pub(crate) fn new(field: &'static str, value: impl fmt::Display, reason: impl Into<String>) -> Self {
+    pub(crate) fn new(
+        field: &'static str,
+        value: impl fmt::Display,
+        reason: impl Into<String>,
+    ) -> Self {
         RulesError {
             field,
             value: value.to_string(),
@@ -159,7 +163,11 @@ impl Rules {
         let pips = tile_pips(config.set);
         let tiles = pips.len() as u8;
         if config.hand == 0 {
-            return Err(RulesError::new("hand", config.hand, "each seat needs at least one tile"));
+            return Err(RulesError::new(
+                "hand",
+                config.hand,
+                "each seat needs at least one tile",
+            ));
         }
         let dealt = 2 * config.hand as u32 + config.boneyard as u32;
         if dealt != tiles as u32 {
@@ -201,7 +209,11 @@ impl Rules {
             with_pip[a as usize] |= bit(i as u8);
             with_pip[b as usize] |= bit(i as u8);
         }
-        let all = if tiles == 64 { u64::MAX } else { (1u64 << tiles) - 1 };
+        let all = if tiles == 64 {
+            u64::MAX
+        } else {
+            (1u64 << tiles) - 1
+        };
         Ok(Rules {
             config,
             tiles,

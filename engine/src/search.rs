@@ -127,6 +127,10 @@ impl<S: ValueStore> Searcher<S> {
     pub fn store(&self) -> &S {
         &self.store
     }
+    /// Gives the store back, to keep its values for another searcher.
+    pub fn into_store(self) -> S {
+        self.store
+    }
     /// Positions expanded (table misses) since this searcher was made.
     pub fn nodes(&self) -> u64 {
         self.nodes
@@ -158,7 +162,12 @@ impl<S: ValueStore> Searcher<S> {
     /// The player's decision under partial observation: every action is valued
     /// in every world by the full-observation search, and the weighted averages
     /// compared. `rng` is drawn from only when worlds are sampled.
-    pub fn decide_partial(&mut self, view: &PlayerView, kind: EngineKind, rng: &mut impl RngCore) -> Decision {
+    pub fn decide_partial(
+        &mut self,
+        view: &PlayerView,
+        kind: EngineKind,
+        rng: &mut impl RngCore,
+    ) -> Decision {
         let rules = &self.rules;
         let mut list = ActionList::default();
         let probe = Position {
@@ -170,7 +179,14 @@ impl<S: ValueStore> Searcher<S> {
         };
         probe.actions(rules, &mut list);
         let mut worlds = std::mem::take(&mut self.worlds);
-        worlds.fill(rules, view.unseen, view.target_size, self.config.worlds, self.config.belief, rng);
+        worlds.fill(
+            rules,
+            view.unseen,
+            view.target_size,
+            self.config.worlds,
+            self.config.belief,
+            rng,
+        );
         let depth = self.config.depth.code();
         let n = list.len();
         let mut acc = [0.0f64; 64];
@@ -191,12 +207,17 @@ impl<S: ValueStore> Searcher<S> {
         let n_worlds = worlds.as_slice().len() as u64;
         self.worlds = worlds;
         self.values.clear();
-        self.values.extend(acc[..n].iter().map(|v| v / total_weight));
+        self.values
+            .extend(acc[..n].iter().map(|v| v / total_weight));
         self.pick(&list, n_worlds)
     }
 
     fn pick(&self, list: &ActionList, worlds: u64) -> Decision {
-        let best = self.values.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+        let best = self
+            .values
+            .iter()
+            .copied()
+            .fold(f64::NEG_INFINITY, f64::max);
         let index = self
             .values
             .iter()
@@ -293,7 +314,8 @@ impl<S: ValueStore> Searcher<S> {
                     sum / n as f64
                 }
                 (Seat::Target, EngineKind::MStar(model)) => {
-                    let i = target_choice(&self.rules, model, pos, acts).expect("deterministic model");
+                    let i =
+                        target_choice(&self.rules, model, pos, acts).expect("deterministic model");
                     self.after(pos, acts[i], kind, depth)
                 }
             },

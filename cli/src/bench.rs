@@ -1,0 +1,160 @@
+//! `muggins bench`: a fixed suite of solves and games. It prints node counts
+//! (behaviour checksums: a change that alters them changes behaviour) and
+//! speeds, each the median of several runs.
+
+use std::time::{Duration, Instant};
+
+use anyhow::{Result, bail};
+use clap::Args;
+use engine::{
+    EngineKind, GameConfig, InfoSource, LocalTable, Observability, PlayerEngine, Rules,
+    SearchConfig, Searcher, TargetKind, play_game,
+};
+
+use crate::args::parse_states;
+use crate::solve::solve;
+
+#[derive(Debug, Args)]
+pub struct BenchArgs {
+    /// Timed runs per measurement; the median is reported.
+    #[arg(long, default_value_t = 5)]
+    pub runs: usize,
+    /// Starting states the games use (the solves always use all 4,200).
+    #[arg(long, default_value = "0-4199")]
+    pub states: String,
+}
+
+fn median(mut xs: Vec<Duration>) -> Duration {
+    xs.sort();
+    xs[xs.len() / 2]
+}
+
+pub fn run(args: BenchArgs) -> Result<()> {
+    if args.runs == 0 {
+        bail!("--runs 0: at least one run is needed");
+    }
+    let rules = Rules::thesis();
+    let states = parse_states(&args.states, &rules)?;
+    let all: Vec<u64> = (0..rules.starting_states()).collect();
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    println!(
+        "muggins bench: thesis rules (double-3, hands 3, boneyard 4), {} runs each, median, {cores} cores",
+        args.runs
+    );
+    println!();
+    println!(
+        "{:<26} {:>10} {:>12} {:>12} {:>14}",
+        "solve (cold table)",
+        "states",
+        "1 thread",
+        format!("{cores} threads"),
+        "nodes"
+    );
+    for engine in EngineKind::ALL {
+        let mut one = Vec::new();
+        let mut many = Vec::new();
+        let mut nodes = 0;
+        for _ in 0..args.runs {
+            let t = Instant::now();
+            let mut searcher =
+                Searcher::new(rules.clone(), SearchConfig::default(), LocalTable::new());
+            let mut sum = 0.0;
+            for &s in &all {
+                let deal = engine::Deal::from_index(&rules, s).expect("valid state");
+                sum += searcher.value_of(&engine::Position::start(&rules, &deal), engine);
+            }
+            one.push(t.elapsed());
+            nodes = searcher.nodes();
+            std::hint::black_box(sum);
+            let t = Instant::now();
+            let values = solve(&rules, SearchConfig::default(), engine, &all, cores);
+            many.push(t.elapsed());
+            std::hint::black_box(values);
+        }
+        println!(
+            "{:<26} {:>10} {:>10.1}ms {:>10.1}ms {:>14}",
+            engine.to_string(),
+            all.len(),
+            ms(median(one)),
+            ms(median(many)),
+            nodes
+        );
+    }
+    println!();
+    println!(
+        "{:<26} {:>10} {:>12} {:>12} {:>14} {:>14}",
+        "games (oracle, warm table)",
+        "games",
+        "per game",
+        "games/s/core",
+        "root nodes",
+        "sum score_diff"
+    );
+    let mut table = LocalTable::new();
+    for observability in [Observability::Full, Observability::Partial] {
+        for engine in [PlayerEngine::MStar, PlayerEngine::Expectimax] {
+            let games: Vec<GameConfig> = TargetKind::ALL
+                .iter()
+                .flat_map(|&target| {
+                    states.iter().map(move |&s| GameConfig {
+                        seed: 2014,
+                        starting_state: s,
+                        repeat: 1,
+                        engine,
+                        target,
+                        observability,
+                    })
+                })
+                .collect();
+            let mut searcher = Searcher::new(
+                rules.clone(),
+                SearchConfig::default(),
+                std::mem::take(&mut table),
+            );
+            // One untimed pass warms the table.
+            let (nodes, diff) = play_all(&mut searcher, &games)?;
+            let mut times = Vec::new();
+            for _ in 0..args.runs {
+                let t = Instant::now();
+                let again = play_all(&mut searcher, &games)?;
+                times.push(t.elapsed());
+                if again != (nodes, diff) {
+                    bail!(
+                        "{engine}/{observability}: a second pass gave different results: the search is not deterministic"
+                    );
+                }
+            }
+            let t = median(times);
+            println!(
+                "{:<26} {:>10} {:>10.2}us {:>12.0} {:>14} {:>14}",
+                format!("{engine}/{observability}"),
+                games.len(),
+                t.as_secs_f64() * 1e6 / games.len() as f64,
+                games.len() as f64 / t.as_secs_f64(),
+                nodes,
+                diff
+            );
+            table = searcher_into_table(searcher);
+        }
+    }
+    Ok(())
+}
+
+fn play_all(searcher: &mut Searcher<LocalTable>, games: &[GameConfig]) -> Result<(u64, i64)> {
+    let mut nodes = 0;
+    let mut diff = 0;
+    for g in games {
+        let r = play_game(searcher, g, InfoSource::Oracle)?;
+        nodes += r.nodes;
+        diff += r.score_diff as i64;
+    }
+    Ok((nodes, diff))
+}
+
+fn searcher_into_table(searcher: Searcher<LocalTable>) -> LocalTable {
+    searcher.into_store()
+}
+
+fn ms(d: Duration) -> f64 {
+    d.as_secs_f64() * 1e3
+}

@@ -1,0 +1,45 @@
+//! `muggins`: the command-line front end of the search core.
+
+mod args;
+mod bench;
+mod play;
+mod solve;
+
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand};
+
+/// Reproducible experiments on two-player All-Fives dominoes (Myers, 2014).
+#[derive(Debug, Parser)]
+#[command(name = "muggins", version, about)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+enum Command {
+    /// Print the exact expected final score difference of starting states under
+    /// full observation, as CSV `state,value`.
+    Solve(solve::SolveArgs),
+    /// Play one game and show it move by move.
+    Play(play::PlayArgs),
+    /// Run the fixed benchmark suite: solves and games per engine/observability.
+    Bench(bench::BenchArgs),
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let result = match cli.command {
+        Command::Solve(a) => solve::run(a),
+        Command::Play(a) => play::run(a),
+        Command::Bench(a) => bench::run(a),
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("error: {e:#}");
+            ExitCode::from(2)
+        }
+    }
+}

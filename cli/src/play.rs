@@ -1,0 +1,201 @@
+//! `muggins play`: one game, move by move.
+
+use anyhow::{Result, bail};
+use clap::Args;
+use engine::{
+    Deal, GameConfig, InfoSource, LocalTable, Move, Observability, PlayerEngine, Position, Rules,
+    Searcher, TargetKind, TileSet, play_game,
+};
+use serde_json::json;
+
+use crate::args::{RulesArgs, SearchArgs};
+
+#[derive(Debug, Args)]
+pub struct PlayArgs {
+    /// Starting state index.
+    #[arg(long)]
+    pub state: u64,
+    /// Repeat number (picks the boneyard order and the random target's draws).
+    #[arg(long, default_value_t = 1)]
+    pub repeat: u64,
+    /// Experiment seed.
+    #[arg(long, default_value_t = 2014)]
+    pub seed: u64,
+    /// The player's engine: mstar or expectimax.
+    #[arg(long, default_value = "mstar")]
+    pub engine: PlayerEngine,
+    /// The opponent: random, scorer or defender.
+    #[arg(long, default_value = "scorer")]
+    pub target: TargetKind,
+    /// full or partial.
+    #[arg(long, default_value = "full")]
+    pub observability: Observability,
+    /// Where M* takes its target model from: oracle.
+    #[arg(long, default_value = "oracle")]
+    pub source: String,
+    #[command(flatten)]
+    pub search: SearchArgs,
+    #[command(flatten)]
+    pub rules: RulesArgs,
+    /// Print the game record as JSON instead of a table.
+    #[arg(long)]
+    pub json: bool,
+}
+
+pub fn run(args: PlayArgs) -> Result<()> {
+    let rules = args.rules.rules()?;
+    let config = args.search.config()?;
+    let source = match args.source.as_str() {
+        "oracle" => InfoSource::Oracle,
+        "classifier" => bail!(
+            "--source classifier: no trained opponent classifier is available in this build; use --source oracle"
+        ),
+        other => bail!("--source {other:?}: expected oracle"),
+    };
+    let game = GameConfig {
+        seed: args.seed,
+        starting_state: args.state,
+        repeat: args.repeat,
+        engine: args.engine,
+        target: args.target,
+        observability: args.observability,
+    };
+    let mut searcher = Searcher::new(rules.clone(), config, LocalTable::new());
+    let record = play_game(&mut searcher, &game, source)?;
+    let deal = Deal::from_index(&rules, args.state).expect("play_game checked the state");
+    if args.json {
+        let names = |s: TileSet| -> Vec<String> {
+            (0..rules.tile_count())
+                .filter(|t| s >> t & 1 == 1)
+                .map(|t| rules.tile_name(t))
+                .collect()
+        };
+        let value = json!({
+            "rules": rules.config(),
+            "seed": args.seed,
+            "starting_state": args.state,
+            "repeat": args.repeat,
+            "engine": args.engine,
+            "information_source": args.source,
+            "target": args.target,
+            "observability": args.observability,
+            "deal": { "player": names(deal.player), "target": names(deal.target), "boneyard": names(deal.boneyard) },
+            "leader": record.leader,
+            "player_score": record.player_score,
+            "target_score": record.target_score,
+            "score_diff": record.score_diff,
+            "win_or_tie": record.win_or_tie(),
+            "ending": record.ending,
+            "turns": record.turns,
+            "player_draws": record.player_draws,
+            "target_draws": record.target_draws,
+            "predictions": record.predictions,
+            "predictions_correct": record.predictions_correct,
+            "nodes": record.nodes,
+            "moves": record.moves.iter().map(|m| m.token(&rules)).collect::<Vec<_>>(),
+        });
+        println!("{}", serde_json::to_string_pretty(&value)?);
+        return Ok(());
+    }
+    println!(
+        "state {} repeat {} seed {}: {} ({}) against {}, {} observation",
+        args.state,
+        args.repeat,
+        args.seed,
+        args.engine,
+        args.source,
+        args.target,
+        args.observability
+    );
+    println!("deal: {}", deal.describe(&rules));
+    println!();
+    print_moves(&rules, &deal, &record.moves);
+    println!();
+    println!(
+        "{} ending: player {} - target {}, score_diff {:+} ({})",
+        record.ending,
+        record.player_score,
+        record.target_score,
+        record.score_diff,
+        if record.win_or_tie() {
+            "win or tie"
+        } else {
+            "loss"
+        }
+    );
+    println!(
+        "turns {}, draws player {} target {}, predictions {} correct {}, nodes {}",
+        record.turns,
+        record.player_draws,
+        record.target_draws,
+        record.predictions,
+        record.predictions_correct,
+        record.nodes
+    );
+    Ok(())
+}
+
+fn print_moves(rules: &Rules, deal: &Deal, moves: &[Move]) {
+    let mut pos = Position::start(rules, deal);
+    let mut scores = [0i64; 2];
+    println!(
+        "{:>4}  {:<7} {:<18} {:>5} {:>7} {:>7}",
+        "turn", "seat", "move", "count", "player", "target"
+    );
+    let mut turn = 0;
+    for m in moves {
+        let (seat, text) = match *m {
+            Move::Play {
+                seat,
+                tile,
+                loc,
+                points,
+            } => {
+                let step = pos.play(rules, engine::Action { tile, loc });
+                scores[seat as usize] += (step.reward * seat.sign()) as i64;
+                turn += 1;
+                let scored = if points > 0 {
+                    format!(" scores {points}")
+                } else {
+                    String::new()
+                };
+                (
+                    seat,
+                    format!("plays {} {:?}{scored}", rules.tile_name(tile), loc),
+                )
+            }
+            Move::Draw { seat, tile } => {
+                pos.draw(tile);
+                (seat, format!("draws {}", rules.tile_name(tile)))
+            }
+            Move::Pass { seat } => {
+                let step = pos.pass(rules);
+                if step.reward > 0 {
+                    scores[0] += step.reward as i64;
+                } else {
+                    scores[1] -= step.reward as i64;
+                }
+                turn += 1;
+                (seat, "passes".to_string())
+            }
+        };
+        let seat = match seat {
+            engine::Seat::Player => "player",
+            engine::Seat::Target => "target",
+        };
+        let turn_col = if matches!(m, Move::Draw { .. }) {
+            String::new()
+        } else {
+            turn.to_string()
+        };
+        println!(
+            "{:>4}  {:<7} {:<18} {:>5} {:>7} {:>7}",
+            turn_col,
+            seat,
+            text,
+            pos.board.count(),
+            scores[0],
+            scores[1]
+        );
+    }
+}

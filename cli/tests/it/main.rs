@@ -1,0 +1,211 @@
+//! Tests of the `muggins` binary, run as a real process.
+
+use std::process::{Command, Output};
+
+fn muggins(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_muggins"))
+        .args(args)
+        .output()
+        .expect("run muggins")
+}
+
+fn stdout(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+/// Runs a command that must fail, and checks its message names what is wrong.
+fn check_error(args: &[&str], parts: &[&str]) {
+    let o = muggins(args);
+    assert!(!o.status.success(), "{args:?} should fail");
+    let err = stderr(&o);
+    for p in parts {
+        assert!(err.contains(p), "{args:?}: {err:?} lacks {p:?}");
+    }
+}
+
+#[test]
+fn solve_prints_the_exact_values_as_csv() {
+    let want = [
+        ("expectimax", ["4.666667", "3.583333", "1.500000"]),
+        ("mstar:random", ["4.666667", "3.895833", "2.818287"]),
+        ("mstar:scorer", ["4.666667", "3.583333", "1.875000"]),
+        ("mstar:defender", ["4.666667", "4.000000", "1.833333"]),
+    ];
+    for (engine, values) in want {
+        let o = muggins(&["solve", "--engine", engine, "--states", "0,3,3333"]);
+        assert!(o.status.success(), "{}", stderr(&o));
+        let text = stdout(&o);
+        let lines: Vec<&str> = text.lines().collect();
+        assert_eq!(lines[0], "state,value");
+        assert_eq!(lines.len(), 4);
+        for (line, (state, v)) in lines[1..].iter().zip([0, 3, 3333].iter().zip(values)) {
+            let (s, got) = line.split_once(',').unwrap();
+            assert_eq!(s, state.to_string());
+            let decimals = got.split('.').nth(1).unwrap().len();
+            assert!(decimals >= 6, "{line}");
+            let got: f64 = got.parse().unwrap();
+            let want: f64 = v.parse().unwrap();
+            assert!((got - want).abs() < 5e-7, "{engine} {line} != {v}");
+        }
+    }
+}
+
+#[test]
+fn solve_all_states_has_mean_zero_under_expectimax() {
+    let o = muggins(&["solve", "--threads", "2"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let text = stdout(&o);
+    let values: Vec<f64> = text
+        .lines()
+        .skip(1)
+        .map(|l| l.split(',').nth(1).unwrap().parse().unwrap())
+        .collect();
+    assert_eq!(values.len(), 4200);
+    let mean = values.iter().sum::<f64>() / 4200.0;
+    assert!(mean.abs() < 1e-6, "mean {mean}");
+    // One thread gives the same numbers.
+    let one = muggins(&["solve", "--threads", "1"]);
+    assert_eq!(stdout(&one), text);
+}
+
+#[test]
+fn solve_other_rules_and_depth() {
+    let o = muggins(&[
+        "solve",
+        "--set",
+        "2",
+        "--hand",
+        "2",
+        "--boneyard",
+        "2",
+        "--lead",
+        "player",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    // C(6,2) * C(4,2) = 90 states.
+    assert_eq!(stdout(&o).lines().count(), 91);
+    let o = muggins(&["solve", "--states", "0-9", "--depth", "2"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_eq!(stdout(&o).lines().count(), 11);
+}
+
+#[test]
+fn bad_flags_name_the_flag_and_value() {
+    check_error(
+        &["solve", "--states", "4200"],
+        &["--states", "4200", "out of range", "0-4199"],
+    );
+    check_error(
+        &["solve", "--states", "9-3"],
+        &["--states", "9-3", "backwards"],
+    );
+    check_error(&["solve", "--states", "x"], &["--states", "\"x\""]);
+    check_error(
+        &["solve", "--engine", "minimax"],
+        &["minimax", "expectimax"],
+    );
+    check_error(
+        &["solve", "--set", "12"],
+        &["rules.set = 12", "double-1 to double-9"],
+    );
+    check_error(&["solve", "--boneyard", "5"], &["rules.boneyard = 5"]);
+    check_error(&["solve", "--lead", "first"], &["rules.lead = first"]);
+    check_error(&["solve", "--depth", "0"], &["--depth", "\"0\""]);
+    check_error(
+        &["play", "--state", "99999"],
+        &["starting_state = 99999", "0-4199"],
+    );
+    check_error(
+        &["play", "--state", "1", "--target", "bully"],
+        &["bully", "scorer"],
+    );
+    check_error(
+        &["play", "--state", "1", "--observability", "half"],
+        &["half", "partial"],
+    );
+    check_error(
+        &["play", "--state", "1", "--worlds", "0"],
+        &["--worlds", "\"0\""],
+    );
+    check_error(
+        &["play", "--state", "1", "--source", "classifier"],
+        &["--source classifier", "oracle"],
+    );
+    check_error(&["bench", "--runs", "0"], &["--runs 0"]);
+}
+
+#[test]
+fn play_shows_a_game_and_its_json_record() {
+    let o = muggins(&["play", "--state", "3333", "--target", "scorer"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let text = stdout(&o);
+    assert!(
+        text.contains("deal: boneyard {02,12,13,23} player {01,11,22} target {00,03,33}"),
+        "{text}"
+    );
+    assert!(text.contains("target  plays 33 Left"), "{text}");
+    assert!(
+        text.contains("domino ending: player 0 - target 3, score_diff -3 (loss)"),
+        "{text}"
+    );
+
+    let o = muggins(&["play", "--state", "3333", "--target", "scorer", "--json"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).expect("JSON");
+    assert_eq!(v["score_diff"], -3);
+    assert_eq!(v["ending"], "domino");
+    assert_eq!(
+        v["moves"],
+        serde_json::json!(["T33L", "Pd23", "P23L", "T03R", "P22L", "T00R"])
+    );
+    assert_eq!(v["predictions"], 2);
+    assert_eq!(v["deal"]["target"], serde_json::json!(["00", "03", "33"]));
+
+    let o = muggins(&[
+        "play",
+        "--state",
+        "17",
+        "--repeat",
+        "4",
+        "--observability",
+        "partial",
+        "--target",
+        "random",
+        "--engine",
+        "expectimax",
+        "--json",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).expect("JSON");
+    assert_eq!(v["predictions"], 0);
+    let diff = v["player_score"].as_i64().unwrap() - v["target_score"].as_i64().unwrap();
+    assert_eq!(v["score_diff"].as_i64().unwrap(), diff);
+}
+
+#[test]
+fn bench_prints_checksums_and_speeds() {
+    let o = muggins(&["bench", "--runs", "1", "--states", "0-59"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let text = stdout(&o);
+    // Solving all 4,200 states cold expands the same number of nodes every time.
+    let line = text
+        .lines()
+        .find(|l| l.starts_with("expectimax "))
+        .expect("expectimax solve line");
+    assert!(line.trim_end().ends_with(" 207978"), "{line}");
+    for pair in [
+        "mstar/full",
+        "expectimax/full",
+        "mstar/partial",
+        "expectimax/partial",
+    ] {
+        assert!(
+            text.lines().any(|l| l.starts_with(pair)),
+            "{pair} missing in {text}"
+        );
+    }
+}
