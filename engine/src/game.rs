@@ -218,8 +218,12 @@ pub fn play_game<S: ValueStore>(
         count: rules.starting_states(),
     })?;
     let rng = |stream| game_rng(game.seed, game.starting_state, game.repeat, stream);
-    let mut boneyard_order: Vec<u8> = bits(deal.boneyard).collect();
-    shuffle(&mut rng(Stream::Boneyard), &mut boneyard_order);
+    let mut boneyard_order = [0u8; 64];
+    let size = deal.boneyard.count_ones() as usize;
+    for (slot, t) in boneyard_order.iter_mut().zip(bits(deal.boneyard)) {
+        *slot = t;
+    }
+    shuffle(&mut rng(Stream::Boneyard), &mut boneyard_order[..size]);
     let mut next_draw = 0;
     let mut target_rng = rng(Stream::Target);
     let mut world_rng = rng(Stream::Worlds);

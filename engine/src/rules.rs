@@ -145,8 +145,6 @@ pub struct Rules {
     /// Tiles that show pip `p` on either half.
     with_pip: [TileSet; MAX_SET as usize + 1],
     all: TileSet,
-    /// binom[n][k] for n, k <= 64 (saturating).
-    binom: Box<[[u64; 65]; 65]>,
     states: u64,
 }
 
@@ -180,18 +178,11 @@ impl Rules {
                 ),
             ));
         }
-        let mut binom = Box::new([[0u64; 65]; 65]);
-        for n in 0..=64 {
-            binom[n][0] = 1;
-            for k in 1..=n {
-                binom[n][k] = binom[n - 1][k - 1].saturating_add(binom[n - 1][k]);
-            }
-        }
-        let l = tiles as usize;
-        let b = config.boneyard as usize;
-        let h = config.hand as usize;
-        let states = (binom[l][b] as u128) * (binom[l - b][h] as u128);
-        if binom[l][b] == u64::MAX || states >= u64::MAX as u128 {
+        let l = tiles as u32;
+        let b = config.boneyard as u32;
+        let h = config.hand as u32;
+        let states = binom(l, b) as u128 * binom(l - b, h) as u128;
+        if binom(l, b) == u64::MAX || states >= u64::MAX as u128 {
             return Err(RulesError::new(
                 "set",
                 config.set,
@@ -222,7 +213,6 @@ impl Rules {
             pip_sum,
             with_pip,
             all,
-            binom,
             states: states as u64,
         })
     }
@@ -280,10 +270,23 @@ impl Rules {
     /// C(n, k), saturating at u64::MAX.
     #[inline]
     pub fn binom(&self, n: u32, k: u32) -> u64 {
-        if k > n || n > 64 {
-            0
-        } else {
-            self.binom[n as usize][k as usize]
+        binom(n, k)
+    }
+}
+
+/// C(n, k) for n <= 64, saturating at u64::MAX (0 when k > n).
+fn binom(n: u32, k: u32) -> u64 {
+    if k > n {
+        return 0;
+    }
+    let k = k.min(n - k) as u128;
+    let mut c: u128 = 1;
+    for i in 0..k {
+        // Exact at every step: c * (n - i) / (i + 1) is C(n, i + 1).
+        c = c * (n as u128 - i) / (i + 1);
+        if c > u64::MAX as u128 {
+            return u64::MAX;
         }
     }
+    c as u64
 }
