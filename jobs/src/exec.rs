@@ -1,0 +1,246 @@
+//! Shard execution on all cores of a worker.
+
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::time::Instant;
+
+use engine::{
+    Ending, GameConfig, InfoSource, LocalTable, Observability, PlayerEngine, RulesConfig, Searcher,
+    Seat, TargetKind, play_game,
+};
+use sha2::{Digest, Sha256};
+
+use crate::grid::{Shard, coords};
+use crate::spec::{Source, Spec, hex};
+
+/// One row of the results: a game's coordinates and record.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct GameRow {
+    pub game_index: u64,
+    pub information_source: Source,
+    pub observability: Observability,
+    pub target: TargetKind,
+    pub starting_state: u64,
+    pub engine: PlayerEngine,
+    pub repeat: u32,
+    pub leader: Seat,
+    pub player_score: u32,
+    pub target_score: u32,
+    pub score_diff: i32,
+    pub win_or_tie: bool,
+    pub ending: Ending,
+    pub turns: u32,
+    pub player_draws: u32,
+    pub target_draws: u32,
+    pub predictions: u32,
+    pub predictions_correct: u32,
+    pub nodes: u64,
+    pub moves: String,
+    /// Wall time of the game; the only column that differs between runs.
+    pub elapsed_us: u64,
+}
+
+impl GameRow {
+    /// The row's deterministic content as one line (everything but elapsed_us).
+    pub fn canonical_line(&self) -> String {
+        format!(
+            "{},{},{},{},{},{},{},{:?},{},{},{},{},{},{},{},{},{},{},{},{}\n",
+            self.game_index,
+            self.information_source.name(),
+            self.observability,
+            self.target,
+            self.starting_state,
+            self.engine,
+            self.repeat,
+            self.leader,
+            self.player_score,
+            self.target_score,
+            self.score_diff,
+            self.win_or_tie,
+            self.ending,
+            self.turns,
+            self.player_draws,
+            self.target_draws,
+            self.predictions,
+            self.predictions_correct,
+            self.nodes,
+            self.moves
+        )
+    }
+}
+
+/// SHA-256 (hex) over the canonical lines of `rows` in order.
+pub fn checksum(rows: &[GameRow]) -> String {
+    let mut h = Sha256::new();
+    for r in rows {
+        h.update(r.canonical_line().as_bytes());
+    }
+    hex(&h.finalize())
+}
+
+/// Why a shard did not finish.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum ExecError {
+    #[error("the shard was cancelled")]
+    Cancelled,
+    #[error("game {index}: {message}")]
+    Game { index: u64, message: String },
+}
+
+/// Plays shards on a fixed number of threads, keeping one transposition table
+/// per thread between shards of the same rules (values never depend on the
+/// table's contents, so this only saves time).
+#[derive(Debug)]
+pub struct Executor {
+    threads: usize,
+    tables: Mutex<Option<(RulesConfig, Vec<LocalTable>)>>,
+}
+
+/// Games a thread claims at a time.
+const BLOCK: u64 = 16;
+
+impl Executor {
+    pub fn new(threads: usize) -> Executor {
+        Executor {
+            threads: threads.max(1),
+            tables: Mutex::new(None),
+        }
+    }
+
+    pub fn threads(&self) -> usize {
+        self.threads
+    }
+
+    /// Plays the games of `shard` and returns their rows in game order.
+    /// `progress` counts finished games; `cancel` stops the work early.
+    pub fn run(
+        &self,
+        spec: &Spec,
+        shard: Shard,
+        progress: &AtomicU64,
+        cancel: &AtomicBool,
+    ) -> Result<Vec<GameRow>, ExecError> {
+        let rules = spec.rules();
+        let mut tables = {
+            let mut guard = self.tables.lock().unwrap_or_else(|e| e.into_inner());
+            match guard.take() {
+                Some((r, t)) if r == spec.rules && t.len() == self.threads => t,
+                _ => (0..self.threads).map(|_| LocalTable::new()).collect(),
+            }
+        };
+        let next = AtomicU64::new(0);
+        let failed = AtomicBool::new(false);
+        let results: Vec<Result<Vec<GameRow>, ExecError>> = std::thread::scope(|scope| {
+            let handles: Vec<_> = tables
+                .iter_mut()
+                .map(|table| {
+                    let (rules, next, failed) = (&rules, &next, &failed);
+                    scope.spawn(move || {
+                        let mut searcher =
+                            Searcher::new(rules.clone(), spec.search, std::mem::take(table));
+                        let mut rows = Vec::new();
+                        let outcome = loop {
+                            let start = next.fetch_add(BLOCK, Ordering::Relaxed);
+                            if start >= shard.games {
+                                break Ok(());
+                            }
+                            if cancel.load(Ordering::Relaxed) || failed.load(Ordering::Relaxed) {
+                                break Err(ExecError::Cancelled);
+                            }
+                            let end = (start + BLOCK).min(shard.games);
+                            for i in start..end {
+                                match play_one(spec, &mut searcher, shard.first_game + i) {
+                                    Ok(row) => rows.push(row),
+                                    Err(e) => {
+                                        failed.store(true, Ordering::Relaxed);
+                                        *table = searcher.into_store();
+                                        return Err(e);
+                                    }
+                                }
+                            }
+                            progress.fetch_add(end - start, Ordering::Relaxed);
+                        };
+                        *table = searcher.into_store();
+                        outcome.map(|()| rows)
+                    })
+                })
+                .collect();
+            handles
+                .into_iter()
+                .map(|h| h.join().expect("a shard thread panicked"))
+                .collect()
+        });
+        *self.tables.lock().unwrap_or_else(|e| e.into_inner()) = Some((spec.rules, tables));
+        let mut rows = Vec::with_capacity(shard.games as usize);
+        let mut cancelled = false;
+        for r in results {
+            match r {
+                Ok(part) => rows.extend(part),
+                Err(ExecError::Cancelled) => cancelled = true,
+                Err(e) => return Err(e),
+            }
+        }
+        if cancelled {
+            return Err(ExecError::Cancelled);
+        }
+        rows.sort_unstable_by_key(|r| r.game_index);
+        Ok(rows)
+    }
+}
+
+fn play_one<S: engine::ValueStore>(
+    spec: &Spec,
+    searcher: &mut Searcher<S>,
+    index: u64,
+) -> Result<GameRow, ExecError> {
+    let c = coords(spec, index);
+    let game = GameConfig {
+        seed: spec.seed,
+        starting_state: c.starting_state,
+        repeat: c.repeat as u64,
+        engine: c.engine,
+        target: c.target,
+        observability: c.observability,
+    };
+    let source = match c.information_source {
+        Source::Oracle => InfoSource::Oracle,
+        Source::Classifier => {
+            return Err(ExecError::Game {
+                index,
+                message:
+                    "the classifier source needs a trained model, which this build does not have"
+                        .into(),
+            });
+        }
+    };
+    let t = Instant::now();
+    let rec = play_game(searcher, &game, source).map_err(|e| ExecError::Game {
+        index,
+        message: e.to_string(),
+    })?;
+    let elapsed_us = t.elapsed().as_micros() as u64;
+    let moves = rec.moves_text(searcher.rules());
+    Ok(GameRow {
+        game_index: index,
+        information_source: c.information_source,
+        observability: c.observability,
+        target: c.target,
+        starting_state: c.starting_state,
+        engine: c.engine,
+        repeat: c.repeat,
+        leader: rec.leader,
+        player_score: rec.player_score,
+        target_score: rec.target_score,
+        score_diff: rec.score_diff,
+        win_or_tie: rec.win_or_tie(),
+        ending: rec.ending,
+        turns: rec.turns,
+        player_draws: rec.player_draws,
+        target_draws: rec.target_draws,
+        predictions: rec.predictions,
+        predictions_correct: rec.predictions_correct,
+        nodes: rec.nodes,
+        moves,
+        elapsed_us,
+    })
+}

@@ -1,0 +1,76 @@
+//! The grid of games in Table 12 order, and its cut into shards.
+//!
+//! Game indices run over information source x observability x target x
+//! starting state x engine x repeat, the repeat varying fastest. Shard k holds
+//! the games [k * G, min((k + 1) * G, N)). A game's result depends only on its
+//! coordinates, never on the shard that holds it.
+
+use engine::{Observability, PlayerEngine, TargetKind};
+
+use crate::spec::{Source, Spec};
+
+/// The six coordinates of one game.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct GameCoords {
+    pub game_index: u64,
+    pub information_source: Source,
+    pub observability: Observability,
+    pub target: TargetKind,
+    pub starting_state: u64,
+    pub engine: PlayerEngine,
+    /// 1-based.
+    pub repeat: u32,
+}
+
+/// The game at `index` (below `spec.games()`).
+pub fn coords(spec: &Spec, index: u64) -> GameCoords {
+    let g = &spec.grid;
+    let mut rest = index;
+    let mut digit = |n: u64| {
+        let d = rest % n;
+        rest /= n;
+        d
+    };
+    let repeat = digit(g.repeats as u64) as u32 + 1;
+    let engine = g.engine[digit(g.engine.len() as u64) as usize];
+    let state = g.starting_states.get(digit(g.starting_states.len()));
+    let target = g.target[digit(g.target.len() as u64) as usize];
+    let observability = g.observability[digit(g.observability.len() as u64) as usize];
+    let information_source =
+        g.information_source[digit(g.information_source.len() as u64) as usize];
+    GameCoords {
+        game_index: index,
+        information_source,
+        observability,
+        target,
+        starting_state: state,
+        engine,
+        repeat,
+    }
+}
+
+/// One shard of the grid.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Shard {
+    pub index: u64,
+    pub first_game: u64,
+    pub games: u64,
+}
+
+/// The shards of a spec's grid.
+pub fn shards(spec: &Spec) -> Vec<Shard> {
+    let n = spec.games();
+    let g = spec.shard_games;
+    (0..n.div_ceil(g))
+        .map(|k| Shard {
+            index: k,
+            first_game: k * g,
+            games: g.min(n - k * g),
+        })
+        .collect()
+}
+
+/// The file name of a shard's partition.
+pub fn part_file(shard: u64) -> String {
+    format!("part-{shard:05}.parquet")
+}

@@ -1,0 +1,29 @@
+//! Experiments as jobs: the spec, the grid in Table 12 order, the shard plan,
+//! shard execution, the Parquet result schema, the manifest, and summaries.
+//!
+//! This crate knows nothing of RPC; the coordinator and workers use it.
+
+mod exec;
+mod grid;
+mod manifest;
+mod parquet_io;
+mod spec;
+mod summary;
+
+pub use exec::{ExecError, Executor, GameRow, checksum};
+pub use grid::{GameCoords, Shard, coords, part_file, shards};
+pub use manifest::{Manifest, ShardEntry, write_json_atomic};
+pub use parquet_io::{
+    IoError, SCHEMA_VERSION, durable_rename, partitions, read_partition, schema, to_batch,
+    write_partition,
+};
+pub use spec::{
+    ClassifierSpec, DEFAULT_SHARD_GAMES, GridSpec, MAX_GAMES, MAX_SHARD_GAMES, MAX_SPEC_BYTES,
+    Source, Spec, SpecError, StateSet,
+};
+pub use summary::{CellSummary, summarize};
+
+/// The thesis experiment (Table 12; the oracle source for now).
+pub const MYERS2014_SPEC: &str = include_str!("../specs/myers2014.toml");
+/// A small experiment for checks: a few thousand games.
+pub const SMOKE_SPEC: &str = include_str!("../specs/smoke.toml");

@@ -1,0 +1,52 @@
+//! `_manifest.json`: what an experiment directory holds.
+
+use std::fs::File;
+use std::io::Write;
+use std::path::Path;
+
+use serde::{Deserialize, Serialize};
+
+use crate::parquet_io::{IoError, durable_rename};
+
+/// One shard's partition as recorded in the manifest.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ShardEntry {
+    pub shard: u64,
+    pub file: String,
+    pub first_game: u64,
+    pub games: u64,
+    pub rows: u64,
+    /// SHA-256 over the rows' deterministic columns (all but elapsed_us).
+    pub checksum: String,
+}
+
+/// The manifest of a finished experiment.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Manifest {
+    pub experiment: String,
+    pub id: String,
+    pub schema_version: u32,
+    pub spec_hash: String,
+    /// The spec as submitted.
+    pub spec_toml: String,
+    /// The validated spec, canonical (what spec_hash covers).
+    pub spec: serde_json::Value,
+    pub games: u64,
+    pub shards: Vec<ShardEntry>,
+}
+
+/// Writes JSON to `path` through a hidden temporary file, fsync and rename.
+pub fn write_json_atomic<T: Serialize>(path: &Path, value: &T) -> Result<(), IoError> {
+    let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("file");
+    let tmp = path.with_file_name(format!(".{name}.tmp"));
+    let err = |source| IoError::Io {
+        path: tmp.clone(),
+        source,
+    };
+    let mut f = File::create(&tmp).map_err(err)?;
+    let text = serde_json::to_vec_pretty(value).expect("manifest serialises");
+    f.write_all(&text).map_err(err)?;
+    f.write_all(b"\n").map_err(err)?;
+    f.sync_all().map_err(err)?;
+    durable_rename(&tmp, path)
+}

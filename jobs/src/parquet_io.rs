@@ -1,0 +1,262 @@
+//! The Parquet result schema: the one module that knows it. Writing a shard's
+//! partition durably, and reading partitions back.
+
+use std::fs::File;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use arrow::array::{
+    Array, ArrayRef, BooleanArray, Int32Array, Int64Array, RecordBatch, StringArray,
+};
+use arrow::datatypes::{DataType, Field, Schema, SchemaRef};
+use engine::{Ending, Seat};
+use parquet::arrow::ArrowWriter;
+use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
+use parquet::basic::Compression;
+use parquet::file::properties::WriterProperties;
+
+use crate::exec::GameRow;
+use crate::spec::Source;
+
+/// Bumped whenever a column is added, removed or changes meaning.
+pub const SCHEMA_VERSION: u32 = 1;
+
+/// The columns of `games/part-*.parquet`, in order (see docs/schema.md).
+pub fn schema() -> SchemaRef {
+    let f = |name: &str, t: DataType| Field::new(name, t, false);
+    Arc::new(Schema::new(vec![
+        f("experiment", DataType::Utf8),
+        f("game_index", DataType::Int64),
+        f("information_source", DataType::Utf8),
+        f("observability", DataType::Utf8),
+        f("target", DataType::Utf8),
+        f("starting_state", DataType::Int64),
+        f("engine", DataType::Utf8),
+        f("repeat", DataType::Int32),
+        f("leader", DataType::Utf8),
+        f("player_score", DataType::Int32),
+        f("target_score", DataType::Int32),
+        f("score_diff", DataType::Int32),
+        f("win_or_tie", DataType::Boolean),
+        f("ending", DataType::Utf8),
+        f("turns", DataType::Int32),
+        f("player_draws", DataType::Int32),
+        f("target_draws", DataType::Int32),
+        f("predictions", DataType::Int32),
+        f("predictions_correct", DataType::Int32),
+        f("nodes", DataType::Int64),
+        f("moves", DataType::Utf8),
+        f("elapsed_us", DataType::Int64),
+    ]))
+}
+
+/// Errors reading or writing partitions, with the path concerned.
+#[derive(Debug, thiserror::Error)]
+pub enum IoError {
+    #[error("{path}: {source}")]
+    Io {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    #[error("{path}: {message}")]
+    Format { path: PathBuf, message: String },
+}
+
+fn io(path: &Path) -> impl FnOnce(std::io::Error) -> IoError + '_ {
+    move |source| IoError::Io {
+        path: path.to_path_buf(),
+        source,
+    }
+}
+
+fn format(path: &Path, e: impl std::fmt::Display) -> IoError {
+    IoError::Format {
+        path: path.to_path_buf(),
+        message: e.to_string(),
+    }
+}
+
+fn seat_name(s: Seat) -> &'static str {
+    match s {
+        Seat::Player => "player",
+        Seat::Target => "target",
+    }
+}
+
+/// The rows as one record batch.
+pub fn to_batch(experiment: &str, rows: &[GameRow]) -> RecordBatch {
+    let s = |f: &dyn Fn(&GameRow) -> String| -> ArrayRef {
+        Arc::new(StringArray::from_iter_values(rows.iter().map(f)))
+    };
+    let i64s = |f: &dyn Fn(&GameRow) -> i64| -> ArrayRef {
+        Arc::new(Int64Array::from_iter_values(rows.iter().map(f)))
+    };
+    let i32s = |f: &dyn Fn(&GameRow) -> i32| -> ArrayRef {
+        Arc::new(Int32Array::from_iter_values(rows.iter().map(f)))
+    };
+    let columns: Vec<ArrayRef> = vec![
+        s(&|_| experiment.to_string()),
+        i64s(&|r| r.game_index as i64),
+        s(&|r| r.information_source.name().to_string()),
+        s(&|r| r.observability.to_string()),
+        s(&|r| r.target.to_string()),
+        i64s(&|r| r.starting_state as i64),
+        s(&|r| r.engine.to_string()),
+        i32s(&|r| r.repeat as i32),
+        s(&|r| seat_name(r.leader).to_string()),
+        i32s(&|r| r.player_score as i32),
+        i32s(&|r| r.target_score as i32),
+        i32s(&|r| r.score_diff),
+        Arc::new(BooleanArray::from(
+            rows.iter().map(|r| r.win_or_tie).collect::<Vec<_>>(),
+        )),
+        s(&|r| r.ending.to_string()),
+        i32s(&|r| r.turns as i32),
+        i32s(&|r| r.player_draws as i32),
+        i32s(&|r| r.target_draws as i32),
+        i32s(&|r| r.predictions as i32),
+        i32s(&|r| r.predictions_correct as i32),
+        i64s(&|r| r.nodes as i64),
+        s(&|r| r.moves.clone()),
+        i64s(&|r| r.elapsed_us as i64),
+    ];
+    RecordBatch::try_new(schema(), columns).expect("columns match the schema")
+}
+
+/// Writes `rows` to `path` as Parquet and forces it to disk.
+pub fn write_partition(path: &Path, experiment: &str, rows: &[GameRow]) -> Result<(), IoError> {
+    let file = File::create(path).map_err(io(path))?;
+    let props = WriterProperties::builder()
+        .set_compression(Compression::SNAPPY)
+        .set_created_by(format!(
+            "muggins {} (schema {SCHEMA_VERSION})",
+            env!("CARGO_PKG_VERSION")
+        ))
+        .build();
+    let mut writer =
+        ArrowWriter::try_new(file, schema(), Some(props)).map_err(|e| format(path, e))?;
+    writer
+        .write(&to_batch(experiment, rows))
+        .map_err(|e| format(path, e))?;
+    let mut file = writer.into_inner().map_err(|e| format(path, e))?;
+    file.flush().map_err(io(path))?;
+    file.sync_all().map_err(io(path))?;
+    Ok(())
+}
+
+/// Renames `from` to `to` and syncs the directory, so the new name survives a crash.
+pub fn durable_rename(from: &Path, to: &Path) -> Result<(), IoError> {
+    std::fs::rename(from, to).map_err(io(to))?;
+    if let Some(dir) = to.parent() {
+        File::open(dir)
+            .and_then(|d| d.sync_all())
+            .map_err(io(dir))?;
+    }
+    Ok(())
+}
+
+fn col<'a, T: 'static>(batch: &'a RecordBatch, path: &Path, name: &str) -> Result<&'a T, IoError> {
+    batch
+        .column_by_name(name)
+        .and_then(|c| c.as_any().downcast_ref::<T>())
+        .ok_or_else(|| {
+            format(
+                path,
+                format!("column {name} is missing or of the wrong type"),
+            )
+        })
+}
+
+fn parse<T>(path: &Path, name: &str, v: &str, f: impl Fn(&str) -> Option<T>) -> Result<T, IoError> {
+    f(v).ok_or_else(|| format(path, format!("column {name}: unexpected value {v:?}")))
+}
+
+/// Reads a partition back into rows (and the experiment name of each).
+pub fn read_partition(path: &Path) -> Result<Vec<(String, GameRow)>, IoError> {
+    let file = File::open(path).map_err(io(path))?;
+    let reader = ParquetRecordBatchReaderBuilder::try_new(file)
+        .and_then(|b| b.build())
+        .map_err(|e| format(path, e))?;
+    let mut out = Vec::new();
+    for batch in reader {
+        let b = batch.map_err(|e| format(path, e))?;
+        let exp = col::<StringArray>(&b, path, "experiment")?;
+        let idx = col::<Int64Array>(&b, path, "game_index")?;
+        let src = col::<StringArray>(&b, path, "information_source")?;
+        let obs = col::<StringArray>(&b, path, "observability")?;
+        let tgt = col::<StringArray>(&b, path, "target")?;
+        let state = col::<Int64Array>(&b, path, "starting_state")?;
+        let eng = col::<StringArray>(&b, path, "engine")?;
+        let rep = col::<Int32Array>(&b, path, "repeat")?;
+        let leader = col::<StringArray>(&b, path, "leader")?;
+        let ps = col::<Int32Array>(&b, path, "player_score")?;
+        let ts = col::<Int32Array>(&b, path, "target_score")?;
+        let diff = col::<Int32Array>(&b, path, "score_diff")?;
+        let win = col::<BooleanArray>(&b, path, "win_or_tie")?;
+        let ending = col::<StringArray>(&b, path, "ending")?;
+        let turns = col::<Int32Array>(&b, path, "turns")?;
+        let pd = col::<Int32Array>(&b, path, "player_draws")?;
+        let td = col::<Int32Array>(&b, path, "target_draws")?;
+        let pr = col::<Int32Array>(&b, path, "predictions")?;
+        let pc = col::<Int32Array>(&b, path, "predictions_correct")?;
+        let nodes = col::<Int64Array>(&b, path, "nodes")?;
+        let moves = col::<StringArray>(&b, path, "moves")?;
+        let el = col::<Int64Array>(&b, path, "elapsed_us")?;
+        for i in 0..b.num_rows() {
+            let row = GameRow {
+                game_index: idx.value(i) as u64,
+                information_source: parse(path, "information_source", src.value(i), |v| match v {
+                    "oracle" => Some(Source::Oracle),
+                    "classifier" => Some(Source::Classifier),
+                    _ => None,
+                })?,
+                observability: parse(path, "observability", obs.value(i), |v| v.parse().ok())?,
+                target: parse(path, "target", tgt.value(i), |v| v.parse().ok())?,
+                starting_state: state.value(i) as u64,
+                engine: parse(path, "engine", eng.value(i), |v| v.parse().ok())?,
+                repeat: rep.value(i) as u32,
+                leader: parse(path, "leader", leader.value(i), |v| match v {
+                    "player" => Some(Seat::Player),
+                    "target" => Some(Seat::Target),
+                    _ => None,
+                })?,
+                player_score: ps.value(i) as u32,
+                target_score: ts.value(i) as u32,
+                score_diff: diff.value(i),
+                win_or_tie: win.value(i),
+                ending: parse(path, "ending", ending.value(i), |v| match v {
+                    "domino" => Some(Ending::Domino),
+                    "blocked" => Some(Ending::Blocked),
+                    _ => None,
+                })?,
+                turns: turns.value(i) as u32,
+                player_draws: pd.value(i) as u32,
+                target_draws: td.value(i) as u32,
+                predictions: pr.value(i) as u32,
+                predictions_correct: pc.value(i) as u32,
+                nodes: nodes.value(i) as u64,
+                moves: moves.value(i).to_string(),
+                elapsed_us: el.value(i) as u64,
+            };
+            out.push((exp.value(i).to_string(), row));
+        }
+    }
+    Ok(out)
+}
+
+/// The partitions of an experiment directory, in shard order.
+pub fn partitions(experiment_dir: &Path) -> Result<Vec<PathBuf>, IoError> {
+    let games = experiment_dir.join("games");
+    let mut out: Vec<PathBuf> = std::fs::read_dir(&games)
+        .map_err(io(&games))?
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| {
+            p.file_name()
+                .and_then(|n| n.to_str())
+                .is_some_and(|n| n.starts_with("part-") && n.ends_with(".parquet"))
+        })
+        .collect();
+    out.sort();
+    Ok(out)
+}

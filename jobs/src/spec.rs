@@ -1,0 +1,663 @@
+//! Experiment specs: TOML in, a validated [`Spec`] out. Every refusal names
+//! the key and the value given.
+
+use std::fmt;
+
+use engine::{
+    Belief, Blocked, DepthLimit, Lead, Observability, PlayerEngine, Rules, RulesConfig,
+    SearchConfig, TargetKind, WorldCount,
+};
+use serde::Serialize;
+use sha2::{Digest, Sha256};
+use toml::{Table, Value};
+
+/// Largest spec text accepted.
+pub const MAX_SPEC_BYTES: usize = 1 << 20;
+/// Largest grid accepted, in games.
+pub const MAX_GAMES: u64 = 100_000_000;
+/// Largest shard accepted, in games.
+pub const MAX_SHARD_GAMES: u64 = 1_000_000;
+/// Games per shard unless the spec says otherwise.
+pub const DEFAULT_SHARD_GAMES: u64 = 5040;
+
+/// A spec that cannot run.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum SpecError {
+    /// Not TOML at all; the parser's message names the line and column.
+    #[error("invalid spec: not valid TOML: {0}")]
+    Syntax(String),
+    #[error("invalid spec: unknown key `{key}`{hint}")]
+    UnknownKey { key: String, hint: String },
+    #[error("invalid spec: missing key `{key}` ({reason})")]
+    Missing { key: String, reason: String },
+    #[error("invalid spec: {key} = {value}: {reason}")]
+    Value {
+        key: String,
+        value: String,
+        reason: String,
+    },
+}
+
+impl SpecError {
+    /// The key the error is about.
+    pub fn key(&self) -> Option<&str> {
+        match self {
+            SpecError::Syntax(_) => None,
+            SpecError::UnknownKey { key, .. }
+            | SpecError::Missing { key, .. }
+            | SpecError::Value { key, .. } => Some(key),
+        }
+    }
+}
+
+fn bad(key: &str, value: impl fmt::Display, reason: impl Into<String>) -> SpecError {
+    SpecError::Value {
+        key: key.to_string(),
+        value: value.to_string(),
+        reason: reason.into(),
+    }
+}
+
+/// Where M* takes its model of the target from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Source {
+    Oracle,
+    Classifier,
+}
+
+impl Source {
+    pub fn name(self) -> &'static str {
+        match self {
+            Source::Oracle => "oracle",
+            Source::Classifier => "classifier",
+        }
+    }
+}
+
+/// The starting states of a grid.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(untagged)]
+pub enum StateSet {
+    /// The inclusive range lo..=hi.
+    Range { first: u64, last: u64 },
+    /// These states, in this order.
+    List(Vec<u64>),
+}
+
+impl StateSet {
+    pub fn len(&self) -> u64 {
+        match self {
+            StateSet::Range { first, last } => last - first + 1,
+            StateSet::List(v) => v.len() as u64,
+        }
+    }
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+    /// The i-th state.
+    pub fn get(&self, i: u64) -> u64 {
+        match self {
+            StateSet::Range { first, .. } => first + i,
+            StateSet::List(v) => v[i as usize],
+        }
+    }
+}
+
+/// The levels and factors (Table 12 of the thesis).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct GridSpec {
+    pub information_source: Vec<Source>,
+    pub observability: Vec<Observability>,
+    pub target: Vec<TargetKind>,
+    pub starting_states: StateSet,
+    pub engine: Vec<PlayerEngine>,
+    pub repeats: u32,
+}
+
+/// Classifier settings (used by the opponent-modeling stages).
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct ClassifierSpec {
+    pub kind: String,
+    pub samples: u64,
+    pub compare_samples: Vec<u64>,
+    pub folds: u32,
+    pub holdout: f64,
+}
+
+impl Default for ClassifierSpec {
+    fn default() -> Self {
+        ClassifierSpec {
+            kind: "best".into(),
+            samples: 8000,
+            compare_samples: vec![8000, 50000, 130000],
+            folds: 5,
+            holdout: 0.2,
+        }
+    }
+}
+
+/// A validated experiment spec.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Spec {
+    pub name: String,
+    pub seed: u64,
+    /// Where results go, relative to the results root.
+    pub output: String,
+    pub rules: RulesConfig,
+    pub grid: GridSpec,
+    pub search: SearchConfig,
+    pub classifier: ClassifierSpec,
+    /// Games per shard.
+    pub shard_games: u64,
+}
+
+impl Spec {
+    /// Parses and validates a spec.
+    pub fn from_toml(text: &str) -> Result<Spec, SpecError> {
+        if text.len() > MAX_SPEC_BYTES {
+            return Err(bad(
+                "spec",
+                format!("{} bytes", text.len()),
+                format!("a spec may be at most {MAX_SPEC_BYTES} bytes"),
+            ));
+        }
+        let mut root: Table = text
+            .parse()
+            .map_err(|e: toml::de::Error| SpecError::Syntax(e.to_string().trim().to_string()))?;
+        let name = take_str(&mut root, "", "name")?
+            .ok_or_else(|| missing("name", "every experiment has a name"))?;
+        check_name("name", &name)?;
+        let seed = take_int(&mut root, "", "seed")?
+            .ok_or_else(|| missing("seed", "the experiment seed, e.g. seed = 2014"))?;
+        let seed = u64::try_from(seed).map_err(|_| bad("seed", seed, "must not be negative"))?;
+        let output = match take_str(&mut root, "", "output")? {
+            Some(o) => {
+                check_output(&o)?;
+                o
+            }
+            None => name.clone(),
+        };
+        let rules = parse_rules(take_table(&mut root, "", "rules")?)?;
+        let rules_checked = Rules::new(rules)
+            .map_err(|e| bad(&format!("rules.{}", e.field), &e.value, e.reason))?;
+        let grid_table = take_table(&mut root, "", "grid")?
+            .ok_or_else(|| missing("grid", "the [grid] table of levels and factors"))?;
+        let grid = parse_grid(grid_table, &rules_checked)?;
+        let search = parse_search(take_table(&mut root, "", "search")?, &rules)?;
+        let classifier = parse_classifier(take_table(&mut root, "", "classifier")?)?;
+        let shard_games = parse_shards(take_table(&mut root, "", "shards")?)?;
+        no_unknown(
+            &root,
+            "",
+            &[
+                "name",
+                "seed",
+                "output",
+                "rules",
+                "grid",
+                "search",
+                "classifier",
+                "shards",
+            ],
+        )?;
+        let spec = Spec {
+            name,
+            seed,
+            output,
+            rules,
+            grid,
+            search,
+            classifier,
+            shard_games,
+        };
+        let games = spec.games_u128();
+        if games > MAX_GAMES as u128 {
+            return Err(bad(
+                "grid",
+                format!("{games} games"),
+                format!("a grid may hold at most {MAX_GAMES} games"),
+            ));
+        }
+        Ok(spec)
+    }
+
+    fn games_u128(&self) -> u128 {
+        let g = &self.grid;
+        g.information_source.len() as u128
+            * g.observability.len() as u128
+            * g.target.len() as u128
+            * g.starting_states.len() as u128
+            * g.engine.len() as u128
+            * g.repeats as u128
+    }
+
+    /// Games in the grid.
+    pub fn games(&self) -> u64 {
+        self.games_u128() as u64
+    }
+
+    /// The validated rules.
+    pub fn rules(&self) -> Rules {
+        Rules::new(self.rules).expect("validated when the spec was parsed")
+    }
+
+    /// The spec in canonical JSON (what the hash covers).
+    pub fn canonical_json(&self) -> String {
+        serde_json::to_string(self).expect("a spec serialises")
+    }
+
+    /// SHA-256 of the canonical JSON, in hex.
+    pub fn hash(&self) -> String {
+        hex(&Sha256::digest(self.canonical_json().as_bytes()))
+    }
+}
+
+pub(crate) fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+fn missing(key: &str, reason: &str) -> SpecError {
+    SpecError::Missing {
+        key: key.into(),
+        reason: reason.into(),
+    }
+}
+
+fn path(prefix: &str, key: &str) -> String {
+    if prefix.is_empty() {
+        key.to_string()
+    } else {
+        format!("{prefix}.{key}")
+    }
+}
+
+fn no_unknown(t: &Table, prefix: &str, allowed: &[&str]) -> Result<(), SpecError> {
+    if let Some(k) = t.keys().find(|k| !allowed.contains(&k.as_str())) {
+        return Err(SpecError::UnknownKey {
+            key: path(prefix, k),
+            hint: format!(" (expected one of: {})", allowed.join(", ")),
+        });
+    }
+    Ok(())
+}
+
+fn take_table(t: &mut Table, prefix: &str, key: &str) -> Result<Option<Table>, SpecError> {
+    match t.remove(key) {
+        None => Ok(None),
+        Some(Value::Table(x)) => Ok(Some(x)),
+        Some(v) => Err(bad(&path(prefix, key), v, "must be a table, e.g. [rules]")),
+    }
+}
+
+fn take_str(t: &mut Table, prefix: &str, key: &str) -> Result<Option<String>, SpecError> {
+    match t.remove(key) {
+        None => Ok(None),
+        Some(Value::String(s)) => Ok(Some(s)),
+        Some(v) => Err(bad(&path(prefix, key), v, "must be a string")),
+    }
+}
+
+fn take_int(t: &mut Table, prefix: &str, key: &str) -> Result<Option<i64>, SpecError> {
+    match t.remove(key) {
+        None => Ok(None),
+        Some(Value::Integer(i)) => Ok(Some(i)),
+        Some(v) => Err(bad(&path(prefix, key), v, "must be an integer")),
+    }
+}
+
+fn int_in(key: &str, v: i64, lo: i64, hi: i64) -> Result<i64, SpecError> {
+    if v < lo || v > hi {
+        return Err(bad(key, v, format!("must be between {lo} and {hi}")));
+    }
+    Ok(v)
+}
+
+fn check_name(key: &str, s: &str) -> Result<(), SpecError> {
+    let ok_chars = s
+        .chars()
+        .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.'));
+    if s.is_empty() || s.len() > 64 || !ok_chars || s.starts_with(['.', '_', '-']) {
+        return Err(bad(
+            key,
+            Value::String(s.into()),
+            "must be 1 to 64 letters, digits, '-', '_' or '.', not starting with '.', '_' or '-'",
+        ));
+    }
+    Ok(())
+}
+
+/// The output directory must stay inside the results root.
+fn check_output(o: &str) -> Result<(), SpecError> {
+    let shown = Value::String(o.into());
+    if o.starts_with('/') || o.contains('\\') || o.contains(':') {
+        return Err(bad(
+            "output",
+            shown,
+            "must be a relative path inside the results root",
+        ));
+    }
+    for part in o.split('/') {
+        if part == ".." || part == "." {
+            return Err(bad(
+                "output",
+                shown,
+                "must stay inside the results root (no '.' or '..' components)",
+            ));
+        }
+        check_name("output", part).map_err(|_| {
+            bad(
+                "output",
+                shown.clone(),
+                "each path component must be letters, digits, '-', '_' or '.', not starting with '.', '_' or '-'",
+            )
+        })?;
+    }
+    Ok(())
+}
+
+fn parse_rules(t: Option<Table>) -> Result<RulesConfig, SpecError> {
+    let mut r = RulesConfig::default();
+    let Some(mut t) = t else { return Ok(r) };
+    let p = "rules";
+    if let Some(v) = take_int(&mut t, p, "set")? {
+        r.set = int_in("rules.set", v, 1, 9)? as u8;
+    }
+    if let Some(v) = take_int(&mut t, p, "hand")? {
+        r.hand = int_in("rules.hand", v, 1, 55)? as u8;
+    }
+    if let Some(v) = take_int(&mut t, p, "boneyard")? {
+        r.boneyard = int_in("rules.boneyard", v, 0, 55)? as u8;
+    }
+    if let Some(v) = take_str(&mut t, p, "lead")? {
+        r.lead = v
+            .parse::<Lead>()
+            .map_err(|e| bad("rules.lead", Value::String(v), e.reason))?;
+    }
+    if let Some(v) = take_str(&mut t, p, "blocked")? {
+        r.blocked = v
+            .parse::<Blocked>()
+            .map_err(|e| bad("rules.blocked", Value::String(v), e.reason))?;
+    }
+    no_unknown(&t, p, &["set", "hand", "boneyard", "lead", "blocked"])?;
+    Ok(r)
+}
+
+/// A non-empty list of distinct values, each parsed by `parse`.
+fn factor<T: PartialEq>(
+    t: &mut Table,
+    key: &str,
+    parse: impl Fn(&str) -> Result<T, String>,
+) -> Result<Vec<T>, SpecError> {
+    let full = path("grid", key);
+    let v = t
+        .remove(key)
+        .ok_or_else(|| missing(&full, "a list of levels, e.g. [\"full\", \"partial\"]"))?;
+    let Value::Array(items) = v else {
+        return Err(bad(&full, v, "must be a list of strings"));
+    };
+    if items.is_empty() {
+        return Err(bad(&full, "[]", "a factor needs at least one level"));
+    }
+    let mut out = Vec::new();
+    for item in &items {
+        let Value::String(s) = item else {
+            return Err(bad(&full, item, "each level must be a string"));
+        };
+        let level = parse(s).map_err(|reason| bad(&full, item, reason))?;
+        if out.contains(&level) {
+            return Err(bad(&full, item, "is listed twice"));
+        }
+        out.push(level);
+    }
+    Ok(out)
+}
+
+fn parse_grid(mut t: Table, rules: &Rules) -> Result<GridSpec, SpecError> {
+    let information_source = factor(&mut t, "information_source", |s| {
+        match s {
+        "oracle" => Ok(Source::Oracle),
+        "classifier" => Err("the classifier source needs the opponent-modeling stages, which this build does not have yet; \
+             use \"oracle\""
+            .into()),
+        _ => Err("expected \"oracle\" or \"classifier\"".into()),
+    }
+    })?;
+    let observability = factor(&mut t, "observability", |s| s.parse::<Observability>())?;
+    let target = factor(&mut t, "target", |s| s.parse::<TargetKind>())?;
+    let engine = factor(&mut t, "engine", |s| s.parse::<PlayerEngine>())?;
+    let starting_states = match t.remove("starting_states") {
+        None => StateSet::Range {
+            first: 0,
+            last: rules.starting_states() - 1,
+        },
+        Some(v) => parse_states(v, rules)?,
+    };
+    let repeats = take_int(&mut t, "grid", "repeats")?
+        .ok_or_else(|| missing("grid.repeats", "how many times each game is repeated"))?;
+    let repeats = int_in("grid.repeats", repeats, 1, 1_000_000)? as u32;
+    no_unknown(
+        &t,
+        "grid",
+        &[
+            "information_source",
+            "observability",
+            "target",
+            "starting_states",
+            "engine",
+            "repeats",
+        ],
+    )?;
+    Ok(GridSpec {
+        information_source,
+        observability,
+        target,
+        starting_states,
+        engine,
+        repeats,
+    })
+}
+
+fn parse_states(v: Value, rules: &Rules) -> Result<StateSet, SpecError> {
+    let key = "grid.starting_states";
+    let count = rules.starting_states();
+    let range_err = |shown: &Value, s: u64| {
+        bad(
+            key,
+            shown,
+            format!(
+                "state {s} is out of range: these rules have {count} starting states (0-{})",
+                count - 1
+            ),
+        )
+    };
+    match &v {
+        Value::String(s) if s == "all" => Ok(StateSet::Range {
+            first: 0,
+            last: count - 1,
+        }),
+        Value::String(s) => {
+            let parsed = s.split_once('-').and_then(|(a, b)| {
+                Some((a.trim().parse::<u64>().ok()?, b.trim().parse::<u64>().ok()?))
+            });
+            let Some((first, last)) =
+                parsed.or_else(|| s.trim().parse::<u64>().ok().map(|x| (x, x)))
+            else {
+                return Err(bad(
+                    key,
+                    &v,
+                    "expected \"all\", a range like \"0-99\", or a list of indices",
+                ));
+            };
+            if first > last {
+                return Err(bad(key, &v, "the range runs backwards"));
+            }
+            if last >= count {
+                return Err(range_err(&v, last));
+            }
+            Ok(StateSet::Range { first, last })
+        }
+        Value::Array(items) => {
+            if items.is_empty() {
+                return Err(bad(key, "[]", "a factor needs at least one level"));
+            }
+            let mut out = Vec::with_capacity(items.len());
+            let mut seen = std::collections::HashSet::new();
+            for item in items {
+                let Some(i) = item.as_integer().filter(|i| *i >= 0) else {
+                    return Err(bad(
+                        key,
+                        item,
+                        "each listed state must be a non-negative integer",
+                    ));
+                };
+                let i = i as u64;
+                if i >= count {
+                    return Err(range_err(item, i));
+                }
+                if !seen.insert(i) {
+                    return Err(bad(key, item, "is listed twice"));
+                }
+                out.push(i);
+            }
+            Ok(StateSet::List(out))
+        }
+        _ => Err(bad(
+            key,
+            &v,
+            "expected \"all\", a range like \"0-99\", or a list of indices",
+        )),
+    }
+}
+
+fn parse_search(t: Option<Table>, rules: &RulesConfig) -> Result<SearchConfig, SpecError> {
+    let mut c = SearchConfig::default();
+    let Some(mut t) = t else {
+        return check_depth(c, rules);
+    };
+    match t.remove("worlds") {
+        None => {}
+        Some(Value::String(s)) if s == "all" => c.worlds = WorldCount::All,
+        Some(Value::Integer(k)) if (1..=1_000_000).contains(&k) => {
+            c.worlds = WorldCount::Sample(k as u32)
+        }
+        Some(v) => {
+            return Err(bad(
+                "search.worlds",
+                v,
+                "expected \"all\" or a number of worlds from 1 to 1000000",
+            ));
+        }
+    }
+    match take_str(&mut t, "search", "belief")? {
+        None => {}
+        Some(s) if s == "uniform" => c.belief = Belief::Uniform,
+        Some(s) => {
+            return Err(bad(
+                "search.belief",
+                Value::String(s),
+                "expected \"uniform\"",
+            ));
+        }
+    }
+    match t.remove("depth") {
+        None => {}
+        Some(Value::String(s)) if s == "unlimited" => c.depth = DepthLimit::Unlimited,
+        Some(Value::Integer(d)) if (1..=254).contains(&d) => c.depth = DepthLimit::Turns(d as u8),
+        Some(v) => {
+            return Err(bad(
+                "search.depth",
+                v,
+                "expected \"unlimited\" or a number of turns from 1 to 254",
+            ));
+        }
+    }
+    no_unknown(&t, "search", &["worlds", "belief", "depth"])?;
+    check_depth(c, rules)
+}
+
+/// Exact search beyond double-4 would not finish: ask for a depth.
+fn check_depth(c: SearchConfig, rules: &RulesConfig) -> Result<SearchConfig, SpecError> {
+    if c.depth == DepthLimit::Unlimited && rules.set > 4 {
+        return Err(bad(
+            "search.depth",
+            "\"unlimited\"",
+            format!(
+                "exact search of a double-{} set would not finish; give a depth in turns, e.g. depth = 4",
+                rules.set
+            ),
+        ));
+    }
+    Ok(c)
+}
+
+fn parse_classifier(t: Option<Table>) -> Result<ClassifierSpec, SpecError> {
+    let mut c = ClassifierSpec::default();
+    let Some(mut t) = t else { return Ok(c) };
+    let p = "classifier";
+    if let Some(k) = take_str(&mut t, p, "kind")? {
+        if !["mda", "random-forest", "best"].contains(&k.as_str()) {
+            return Err(bad(
+                "classifier.kind",
+                Value::String(k),
+                "expected \"mda\", \"random-forest\" or \"best\"",
+            ));
+        }
+        c.kind = k;
+    }
+    if let Some(v) = take_int(&mut t, p, "samples")? {
+        c.samples = int_in("classifier.samples", v, 100, 100_000_000)? as u64;
+    }
+    if let Some(v) = t.remove("compare_samples") {
+        let items = v.as_array().filter(|a| !a.is_empty()).ok_or_else(|| {
+            bad(
+                "classifier.compare_samples",
+                &v,
+                "must be a non-empty list of sample counts",
+            )
+        })?;
+        c.compare_samples = items
+            .iter()
+            .map(|i| match i.as_integer() {
+                Some(n) if (100..=100_000_000).contains(&n) => Ok(n as u64),
+                _ => Err(bad(
+                    "classifier.compare_samples",
+                    i,
+                    "each sample count must be between 100 and 100000000",
+                )),
+            })
+            .collect::<Result<_, _>>()?;
+    }
+    if let Some(v) = take_int(&mut t, p, "folds")? {
+        c.folds = int_in("classifier.folds", v, 2, 20)? as u32;
+    }
+    match t.remove("holdout") {
+        None => {}
+        Some(Value::Float(h)) if h > 0.0 && h < 1.0 => c.holdout = h,
+        Some(v) => {
+            return Err(bad(
+                "classifier.holdout",
+                v,
+                "must be a fraction strictly between 0 and 1, e.g. 0.2",
+            ));
+        }
+    }
+    no_unknown(
+        &t,
+        p,
+        &["kind", "samples", "compare_samples", "folds", "holdout"],
+    )?;
+    Ok(c)
+}
+
+fn parse_shards(t: Option<Table>) -> Result<u64, SpecError> {
+    let Some(mut t) = t else {
+        return Ok(DEFAULT_SHARD_GAMES);
+    };
+    let games = match take_int(&mut t, "shards", "games")? {
+        Some(g) => int_in("shards.games", g, 1, MAX_SHARD_GAMES as i64)? as u64,
+        None => DEFAULT_SHARD_GAMES,
+    };
+    no_unknown(&t, "shards", &["games"])?;
+    Ok(games)
+}

@@ -1,0 +1,4 @@
+//! Integration tests of the jobs crate.
+
+mod exec;
+mod spec;

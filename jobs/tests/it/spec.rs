@@ -1,0 +1,292 @@
+use jobs::{MYERS2014_SPEC, SMOKE_SPEC, Source, Spec, StateSet, coords, shards};
+
+const BASE: &str = r#"
+name = "t"
+seed = 1
+[grid]
+information_source = ["oracle"]
+observability = ["full"]
+target = ["scorer"]
+starting_states = "0-9"
+engine = ["mstar"]
+repeats = 2
+"#;
+
+/// `BASE` with `line` replacing the line that starts with the same key (or added to its table).
+fn with(key_line: &str) -> String {
+    let key = key_line.split('=').next().unwrap().trim();
+    let mut out = String::new();
+    let mut replaced = false;
+    for l in BASE.lines() {
+        if l.split('=').next().unwrap().trim() == key && l.contains('=') {
+            out.push_str(key_line);
+            replaced = true;
+        } else {
+            out.push_str(l);
+        }
+        out.push('\n');
+    }
+    if !replaced {
+        out.push_str(key_line);
+        out.push('\n');
+    }
+    out
+}
+
+/// `BASE` with a top-level key added.
+fn top(line: &str) -> String {
+    BASE.replace("seed = 1\n", &format!("seed = 1\n{line}\n"))
+}
+
+#[test]
+fn the_shipped_specs_are_valid() {
+    let s = Spec::from_toml(MYERS2014_SPEC).unwrap();
+    assert_eq!(s.games(), 604_800);
+    assert_eq!(s.grid.information_source, vec![Source::Oracle]);
+    assert_eq!(shards(&s).len(), 120);
+    let smoke = Spec::from_toml(SMOKE_SPEC).unwrap();
+    assert!((1000..10_000).contains(&smoke.games()), "{}", smoke.games());
+}
+
+#[test]
+fn the_thesis_grid_with_the_classifier_is_1_209_600_games_and_refused_for_now() {
+    let text = MYERS2014_SPEC.replace(
+        r#"information_source = ["oracle"]"#,
+        r#"information_source = ["oracle", "classifier"]"#,
+    );
+    let e = Spec::from_toml(&text).unwrap_err().to_string();
+    assert!(
+        e.contains(r#"grid.information_source = "classifier""#),
+        "{e}"
+    );
+    assert!(e.contains("opponent-modeling"), "{e}");
+}
+
+#[test]
+fn invalid_specs_are_refused_with_the_key_and_value() {
+    // (spec text, fragments the error must contain)
+    let cases: Vec<(String, Vec<&str>)> = vec![
+        ("name = ".to_string(), vec!["not valid TOML", "line 1"]),
+        (with("colour = \"red\""), vec!["unknown key `grid.colour`"]),
+        (
+            BASE.replace("seed = 1", "seed = 1\ncolour = \"red\""),
+            vec!["unknown key `colour`", "expected one of"],
+        ),
+        (
+            BASE.replace("[grid]", "[grid]\nrepeat = 3"),
+            vec!["unknown key `grid.repeat`", "repeats"],
+        ),
+        (
+            BASE.replace("name = \"t\"\n", ""),
+            vec!["missing key `name`"],
+        ),
+        (with("name = \"../up\""), vec!["name = \"../up\""]),
+        (with("name = \"_hidden\""), vec!["name = \"_hidden\""]),
+        (with("seed = -4"), vec!["seed = -4", "negative"]),
+        (with("seed = \"x\""), vec!["seed = \"x\"", "integer"]),
+        (
+            top("output = \"/etc/x\""),
+            vec!["output = \"/etc/x\"", "relative"],
+        ),
+        (
+            top("output = \"a/../../b\""),
+            vec!["output = \"a/../../b\"", "inside the results root"],
+        ),
+        (
+            with("repeats = 0"),
+            vec!["grid.repeats = 0", "between 1 and"],
+        ),
+        (with("repeats = 2.5"), vec!["grid.repeats = 2.5", "integer"]),
+        (
+            with("target = []"),
+            vec!["grid.target = []", "at least one level"],
+        ),
+        (
+            with("target = [\"bully\"]"),
+            vec!["grid.target = \"bully\"", "random, scorer or defender"],
+        ),
+        (
+            with("target = [\"scorer\", \"scorer\"]"),
+            vec!["grid.target = \"scorer\"", "twice"],
+        ),
+        (
+            with("observability = \"full\""),
+            vec!["grid.observability = \"full\"", "list"],
+        ),
+        (
+            with("engine = [\"minimax\"]"),
+            vec!["grid.engine = \"minimax\""],
+        ),
+        (
+            with("starting_states = \"0-4200\""),
+            vec![
+                "grid.starting_states = \"0-4200\"",
+                "out of range",
+                "0-4199",
+            ],
+        ),
+        (
+            with("starting_states = \"9-3\""),
+            vec!["grid.starting_states = \"9-3\"", "backwards"],
+        ),
+        (
+            with("starting_states = [1, 1]"),
+            vec!["grid.starting_states = 1", "twice"],
+        ),
+        (
+            with("starting_states = \"some\""),
+            vec!["grid.starting_states = \"some\""],
+        ),
+        (
+            format!("{BASE}[rules]\nboneyard = 5\n"),
+            vec!["rules.boneyard = 5", "10 tiles"],
+        ),
+        (format!("{BASE}[rules]\nset = 10\n"), vec!["rules.set = 10"]),
+        (
+            format!("{BASE}[rules]\nlead = \"lowest\"\n"),
+            vec!["rules.lead = \"lowest\""],
+        ),
+        (
+            format!("{BASE}[rules]\nset = 6\nhand = 7\nboneyard = 14\n"),
+            vec!["search.depth = \"unlimited\"", "double-6"],
+        ),
+        (
+            format!("{BASE}[search]\nworlds = 0\n"),
+            vec!["search.worlds = 0"],
+        ),
+        (
+            format!("{BASE}[search]\nbelief = \"bayes\"\n"),
+            vec!["search.belief = \"bayes\"", "uniform"],
+        ),
+        (
+            format!("{BASE}[search]\ndepth = 300\n"),
+            vec!["search.depth = 300"],
+        ),
+        (
+            format!("{BASE}[shards]\ngames = 0\n"),
+            vec!["shards.games = 0"],
+        ),
+        (
+            format!("{BASE}[shards]\nsize = 10\n"),
+            vec!["unknown key `shards.size`"],
+        ),
+        (
+            format!("{BASE}[classifier]\nholdout = 1.5\n"),
+            vec!["classifier.holdout = 1.5"],
+        ),
+        (
+            format!("{BASE}[classifier]\nkind = \"svm\"\n"),
+            vec!["classifier.kind = \"svm\""],
+        ),
+        (
+            with("repeats = 1000000").replace("\"0-9\"", "\"all\""),
+            vec!["grid = 4200000000 games", "at most 100000000"],
+        ),
+        (
+            BASE.replace("[grid]", "grid = 3\n[x]"),
+            vec!["grid = 3", "table"],
+        ),
+        ("x".repeat(2 << 20), vec!["spec = 2097152 bytes"]),
+    ];
+    assert!(cases.len() >= 15);
+    for (text, parts) in &cases {
+        let e = match Spec::from_toml(text) {
+            Ok(_) => panic!("accepted: {}", &text[..text.len().min(300)]),
+            Err(e) => e.to_string(),
+        };
+        for p in parts {
+            assert!(e.contains(p), "error {e:?} lacks {p:?}");
+        }
+    }
+}
+
+#[test]
+fn defaults_fill_what_the_spec_leaves_out() {
+    let s = Spec::from_toml(BASE).unwrap();
+    assert_eq!(s.output, "t");
+    assert_eq!(s.shard_games, jobs::DEFAULT_SHARD_GAMES);
+    assert_eq!(s.rules, engine::RulesConfig::default());
+    assert_eq!(
+        s.grid.starting_states,
+        StateSet::Range { first: 0, last: 9 }
+    );
+    let all = Spec::from_toml(&BASE.replace("starting_states = \"0-9\"\n", "")).unwrap();
+    assert_eq!(all.grid.starting_states.len(), 4200);
+    let list = Spec::from_toml(&with("starting_states = [5, 3, 4000]")).unwrap();
+    assert_eq!(list.grid.starting_states, StateSet::List(vec![5, 3, 4000]));
+    assert_eq!(list.games(), 3 * 2);
+}
+
+#[test]
+fn the_hash_follows_the_validated_spec() {
+    let a = Spec::from_toml(BASE).unwrap();
+    let b = Spec::from_toml(&format!("# a comment\n{BASE}")).unwrap();
+    assert_eq!(a.hash(), b.hash());
+    assert_eq!(a.hash().len(), 64);
+    let c = Spec::from_toml(&with("seed = 2")).unwrap();
+    assert_ne!(a.hash(), c.hash());
+}
+
+#[test]
+fn grid_order_is_table_12_with_repeat_fastest() {
+    let s = Spec::from_toml(MYERS2014_SPEC).unwrap();
+    let c0 = coords(&s, 0);
+    assert_eq!(
+        (c0.starting_state, c0.repeat, c0.engine),
+        (0, 1, engine::PlayerEngine::MStar)
+    );
+    let c1 = coords(&s, 1);
+    assert_eq!((c1.starting_state, c1.repeat), (0, 2));
+    let c12 = coords(&s, 12);
+    assert_eq!(
+        (c12.engine, c12.repeat),
+        (engine::PlayerEngine::Expectimax, 1)
+    );
+    let c24 = coords(&s, 24);
+    assert_eq!(
+        (c24.starting_state, c24.engine),
+        (1, engine::PlayerEngine::MStar)
+    );
+    let per_target = 4200 * 2 * 12;
+    assert_eq!(coords(&s, per_target).target, engine::TargetKind::Scorer);
+    let last = coords(&s, s.games() - 1);
+    assert_eq!(
+        (
+            last.observability,
+            last.target,
+            last.starting_state,
+            last.repeat
+        ),
+        (
+            engine::Observability::Partial,
+            engine::TargetKind::Defender,
+            4199,
+            12
+        )
+    );
+    // Every index decodes to distinct coordinates.
+    let mut seen = std::collections::HashSet::new();
+    for i in (0..s.games()).step_by(7) {
+        let c = coords(&s, i);
+        assert!(seen.insert((
+            c.observability,
+            c.target,
+            c.starting_state,
+            c.engine,
+            c.repeat
+        )));
+    }
+}
+
+#[test]
+fn shards_cover_the_grid_exactly() {
+    let s = Spec::from_toml(&format!("{BASE}[shards]\ngames = 7\n")).unwrap();
+    let plan = shards(&s);
+    assert_eq!(plan.len(), 3);
+    assert_eq!(
+        plan.iter().map(|p| p.games).collect::<Vec<_>>(),
+        vec![7, 7, 6]
+    );
+    assert_eq!(plan[2].first_game, 14);
+    assert_eq!(jobs::part_file(2), "part-00002.parquet");
+}
