@@ -2,6 +2,7 @@
 
 mod args;
 mod bench;
+mod cluster;
 mod play;
 mod solve;
 
@@ -26,6 +27,18 @@ enum Command {
     Play(play::PlayArgs),
     /// Run the fixed benchmark suite: solves and games per engine/observability.
     Bench(bench::BenchArgs),
+    /// Run an experiment here: a coordinator and workers in this process.
+    Run(cluster::RunArgs),
+    /// Serve the coordinator (gRPC) with durable state.
+    Coordinator(cluster::CoordinatorArgs),
+    /// Lease and play shards from a coordinator.
+    Worker(cluster::WorkerArgs),
+    /// Submit an experiment spec to a coordinator; prints its id.
+    Submit(cluster::SubmitArgs),
+    /// Show experiments, or one experiment (--watch follows it).
+    Status(cluster::StatusArgs),
+    /// Cancel an experiment.
+    Cancel(cluster::CancelArgs),
 }
 
 fn main() -> ExitCode {
@@ -34,6 +47,12 @@ fn main() -> ExitCode {
         Command::Solve(a) => solve::run(a),
         Command::Play(a) => play::run(a),
         Command::Bench(a) => bench::run(a),
+        Command::Run(a) => cluster::run(a),
+        Command::Coordinator(a) => cluster::coordinator(a),
+        Command::Worker(a) => cluster::worker(a),
+        Command::Submit(a) => cluster::submit(a),
+        Command::Status(a) => cluster::status(a),
+        Command::Cancel(a) => cluster::cancel(a),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

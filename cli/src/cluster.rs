@@ -1,0 +1,423 @@
+//! The job-system commands: run, coordinator, worker, submit, status, cancel.
+
+use std::net::SocketAddr;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use anyhow::{Context, Result, bail};
+use clap::Args;
+use proto::coordinator_client::CoordinatorClient;
+use proto::{
+    CancelExperimentRequest, Experiment, ExperimentState, GetExperimentRequest, ListExperimentsRequest,
+    SubmitExperimentRequest,
+};
+use tonic::transport::Channel;
+
+/// The coordinator a client or worker talks to when none is given.
+pub const DEFAULT_COORDINATOR: &str = "http://127.0.0.1:50051";
+
+#[derive(Debug, Clone, Args)]
+pub struct CoordinatorUrl {
+    /// The coordinator's URL.
+    #[arg(long, env = "MUGGINS_COORDINATOR", default_value = DEFAULT_COORDINATOR)]
+    pub coordinator: String,
+}
+
+#[derive(Debug, Args)]
+pub struct RunArgs {
+    /// The experiment spec (TOML). Default: the thesis spec built into muggins.
+    pub spec: Option<PathBuf>,
+    /// The results root; the experiment writes under <out>/<output>/.
+    #[arg(long, default_value = "results")]
+    pub out: PathBuf,
+    /// Workers to start in this process.
+    #[arg(long, default_value_t = 1)]
+    pub workers: usize,
+    /// Threads in all (default: all cores), shared among the workers.
+    #[arg(long)]
+    pub threads: Option<usize>,
+}
+
+#[derive(Debug, Args)]
+pub struct CoordinatorArgs {
+    /// Address to listen on.
+    #[arg(long, default_value = "127.0.0.1:50051")]
+    pub listen: SocketAddr,
+    /// The SQLite state file.
+    #[arg(long, default_value = "muggins-state.sqlite")]
+    pub state: PathBuf,
+    /// The results root.
+    #[arg(long, default_value = "results")]
+    pub results: PathBuf,
+    /// Seconds a lease lasts without a heartbeat.
+    #[arg(long, default_value_t = 30)]
+    pub lease_secs: u64,
+    /// Log as JSON lines.
+    #[arg(long)]
+    pub log_json: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct WorkerArgs {
+    #[command(flatten)]
+    pub url: CoordinatorUrl,
+    /// The results root as this machine sees it (shared with the coordinator).
+    #[arg(long, default_value = "results")]
+    pub results: PathBuf,
+    /// Threads (default: all cores).
+    #[arg(long)]
+    pub threads: Option<usize>,
+    /// Exit once no experiment is running.
+    #[arg(long)]
+    pub exit_when_done: bool,
+    /// Worker id (default: host name and process id).
+    #[arg(long)]
+    pub id: Option<String>,
+    /// Seconds the current task may run on after SIGTERM before it is given back.
+    #[arg(long, default_value_t = 90)]
+    pub grace_secs: u64,
+    /// Log as JSON lines.
+    #[arg(long)]
+    pub log_json: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct SubmitArgs {
+    /// The experiment spec (TOML).
+    pub spec: PathBuf,
+    #[command(flatten)]
+    pub url: CoordinatorUrl,
+}
+
+#[derive(Debug, Args)]
+pub struct StatusArgs {
+    /// An experiment id (default: list them all).
+    pub id: Option<String>,
+    /// Follow progress until the experiment ends.
+    #[arg(long)]
+    pub watch: bool,
+    #[command(flatten)]
+    pub url: CoordinatorUrl,
+}
+
+#[derive(Debug, Args)]
+pub struct CancelArgs {
+    pub id: String,
+    #[command(flatten)]
+    pub url: CoordinatorUrl,
+}
+
+fn init_logs(default: &str, json: bool) {
+    let filter = tracing_subscriber::EnvFilter::try_from_env("MUGGINS_LOG")
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new(default));
+    let b = tracing_subscriber::fmt().with_env_filter(filter).with_writer(std::io::stderr);
+    let _ = if json { b.json().try_init() } else { b.try_init() };
+}
+
+fn runtime() -> Result<tokio::runtime::Runtime> {
+    tokio::runtime::Builder::new_multi_thread().enable_all().build().context("starting the async runtime")
+}
+
+fn cores() -> usize {
+    std::thread::available_parallelism().map_or(1, |n| n.get())
+}
+
+/// Resolves on SIGTERM or Ctrl-C.
+async fn termination() {
+    #[cfg(unix)]
+    {
+        let mut term = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()).expect("SIGTERM handler");
+        tokio::select! {
+            _ = term.recv() => {}
+            _ = tokio::signal::ctrl_c() => {}
+        }
+    }
+    #[cfg(not(unix))]
+    let _ = tokio::signal::ctrl_c().await;
+}
+
+async fn connect(url: &str) -> Result<CoordinatorClient<Channel>> {
+    let ch = tonic::transport::Endpoint::from_shared(url.to_string())
+        .with_context(|| format!("--coordinator {url:?} is not a valid URL"))?
+        .connect_timeout(Duration::from_secs(5))
+        .connect()
+        .await
+        .with_context(|| format!("cannot reach the coordinator at {url}"))?;
+    Ok(CoordinatorClient::new(ch).max_decoding_message_size(16 << 20))
+}
+
+fn read_spec(path: &Path) -> Result<String> {
+    let meta = std::fs::metadata(path).with_context(|| format!("reading spec {}", path.display()))?;
+    if meta.len() > jobs::MAX_SPEC_BYTES as u64 {
+        bail!("spec {}: {} bytes; a spec may be at most {} bytes", path.display(), meta.len(), jobs::MAX_SPEC_BYTES);
+    }
+    std::fs::read_to_string(path).with_context(|| format!("reading spec {}", path.display()))
+}
+
+fn state_name(s: i32) -> &'static str {
+    match ExperimentState::try_from(s).unwrap_or(ExperimentState::Unspecified) {
+        ExperimentState::Running => "running",
+        ExperimentState::Succeeded => "succeeded",
+        ExperimentState::Failed => "failed",
+        ExperimentState::Cancelled => "cancelled",
+        ExperimentState::Unspecified => "unknown",
+    }
+}
+
+fn describe(e: &Experiment) -> String {
+    let tasks: Vec<String> = e
+        .stages
+        .iter()
+        .map(|s| format!("{} {}/{} tasks ({} running, {} failed)", s.name, s.tasks_done, s.tasks_total, s.tasks_running, s.tasks_failed))
+        .collect();
+    let eta = if e.eta_seconds >= 0.0 && e.state == ExperimentState::Running as i32 {
+        format!(", ETA {:.0} s", e.eta_seconds)
+    } else {
+        String::new()
+    };
+    let mut s = format!(
+        "{}  {}  {}/{} games ({:.1}%), {:.0} games/s{eta}; {}",
+        e.id,
+        state_name(e.state),
+        e.games_done,
+        e.games_total,
+        100.0 * e.games_done as f64 / e.games_total.max(1) as f64,
+        e.games_per_second,
+        tasks.join(", ")
+    );
+    if !e.error.is_empty() {
+        s.push_str(&format!("\n  error: {}", e.error));
+    }
+    s
+}
+
+pub fn coordinator(a: CoordinatorArgs) -> Result<()> {
+    init_logs("info", a.log_json);
+    if a.lease_secs == 0 {
+        bail!("--lease-secs 0: a lease must last at least one second");
+    }
+    let rt = runtime()?;
+    rt.block_on(async {
+        let listener = tokio::net::TcpListener::bind(a.listen).await.with_context(|| format!("--listen {}: cannot bind", a.listen))?;
+        let mut config = coordinator::Config::new(a.state.clone(), a.results.clone());
+        config.lease = Duration::from_secs(a.lease_secs);
+        tracing::info!(listen = %listener.local_addr()?, results = %a.results.display(), "coordinator listening");
+        coordinator::serve(listener, config, termination()).await?;
+        tracing::info!("coordinator stopped");
+        Ok(())
+    })
+}
+
+pub fn worker(a: WorkerArgs) -> Result<()> {
+    init_logs("info", a.log_json);
+    let threads = a.threads.unwrap_or_else(cores);
+    if threads == 0 {
+        bail!("--threads 0: a worker needs at least one thread");
+    }
+    let config = worker::Config {
+        coordinator: a.url.coordinator,
+        results: a.results,
+        threads,
+        worker_id: a.id.unwrap_or_else(worker::default_worker_id),
+        exit_when_done: a.exit_when_done,
+        grace: Duration::from_secs(a.grace_secs),
+    };
+    let stats = runtime()?.block_on(worker::run(config, termination()))?;
+    eprintln!("worker done: {} tasks, {} games", stats.tasks_completed, stats.games);
+    Ok(())
+}
+
+pub fn submit(a: SubmitArgs) -> Result<()> {
+    let text = read_spec(&a.spec)?;
+    jobs::Spec::from_toml(&text).with_context(|| format!("spec {}", a.spec.display()))?;
+    runtime()?.block_on(async {
+        let mut c = connect(&a.url.coordinator).await?;
+        let r = c
+            .submit_experiment(SubmitExperimentRequest { spec_toml: text })
+            .await
+            .map_err(|s| anyhow::anyhow!("{}", s.message()))?
+            .into_inner();
+        let e = r.experiment.context("the coordinator returned no experiment")?;
+        if !r.created {
+            eprintln!("an identical spec was submitted before; this is its experiment");
+        }
+        println!("{}", e.id);
+        eprintln!("{}", describe(&e));
+        Ok(())
+    })
+}
+
+pub fn status(a: StatusArgs) -> Result<()> {
+    runtime()?.block_on(async {
+        let mut c = connect(&a.url.coordinator).await?;
+        match (a.id, a.watch) {
+            (None, true) => bail!("--watch needs an experiment id"),
+            (None, false) => {
+                let list = c.list_experiments(ListExperimentsRequest {}).await.map_err(|s| anyhow::anyhow!("{}", s.message()))?;
+                let list = list.into_inner().experiments;
+                if list.is_empty() {
+                    println!("no experiments");
+                }
+                for e in list {
+                    println!("{}", describe(&e));
+                }
+            }
+            (Some(id), false) => {
+                let e = c.get_experiment(GetExperimentRequest { id }).await.map_err(|s| anyhow::anyhow!("{}", s.message()))?;
+                println!("{}", describe(&e.into_inner()));
+            }
+            (Some(id), true) => {
+                let mut stream = c.watch_experiment(GetExperimentRequest { id }).await.map_err(|s| anyhow::anyhow!("{}", s.message()))?.into_inner();
+                let mut last = None;
+                while let Some(e) = stream.message().await.map_err(|s| anyhow::anyhow!("{}", s.message()))? {
+                    println!("{}", describe(&e));
+                    last = Some(e);
+                }
+                if let Some(e) = last {
+                    if e.state != ExperimentState::Succeeded as i32 {
+                        bail!("experiment {} ended {}", e.id, state_name(e.state));
+                    }
+                }
+            }
+        }
+        Ok(())
+    })
+}
+
+pub fn cancel(a: CancelArgs) -> Result<()> {
+    runtime()?.block_on(async {
+        let mut c = connect(&a.url.coordinator).await?;
+        let e = c
+            .cancel_experiment(CancelExperimentRequest { id: a.id })
+            .await
+            .map_err(|s| anyhow::anyhow!("{}", s.message()))?
+            .into_inner();
+        println!("{}", describe(&e));
+        Ok(())
+    })
+}
+
+/// `muggins run`: a coordinator and workers in this process, over loopback gRPC.
+pub fn run(a: RunArgs) -> Result<()> {
+    init_logs("warn", false);
+    let (text, origin) = match &a.spec {
+        Some(p) => (read_spec(p)?, p.display().to_string()),
+        None => (jobs::MYERS2014_SPEC.to_string(), "the built-in thesis spec (jobs/specs/myers2014.toml)".into()),
+    };
+    let spec = jobs::Spec::from_toml(&text).with_context(|| format!("spec {origin}"))?;
+    if a.workers == 0 {
+        bail!("--workers 0: at least one worker is needed");
+    }
+    let threads = a.threads.unwrap_or_else(cores).max(a.workers);
+    std::fs::create_dir_all(&a.out).with_context(|| format!("--out {}: cannot create it", a.out.display()))?;
+    let state = a.out.join(".muggins-state.sqlite");
+    eprintln!(
+        "running {} ({} games in {} shards) from {origin}: {} worker(s), {threads} threads, results in {}",
+        spec.name,
+        spec.games(),
+        jobs::shards(&spec).len(),
+        a.workers,
+        a.out.join(&spec.output).display()
+    );
+    let rt = runtime()?;
+    let final_state = rt.block_on(async {
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.context("binding a loopback port")?;
+        let url = format!("http://{}", listener.local_addr()?);
+        let (stop_tx, stop_rx) = tokio::sync::watch::channel(false);
+        let until = |mut rx: tokio::sync::watch::Receiver<bool>| async move {
+            let _ = rx.wait_for(|s| *s).await;
+        };
+        let server = tokio::spawn(coordinator::serve(
+            listener,
+            coordinator::Config::new(state.clone(), a.out.clone()),
+            until(stop_rx.clone()),
+        ));
+        let mut workers = Vec::new();
+        for k in 0..a.workers {
+            let share = threads / a.workers + usize::from(k < threads % a.workers);
+            let config = worker::Config {
+                coordinator: url.clone(),
+                results: a.out.clone(),
+                threads: share,
+                worker_id: format!("local-{k}"),
+                exit_when_done: false,
+                grace: Duration::from_secs(5),
+            };
+            workers.push(tokio::spawn(worker::run(config, until(stop_rx.clone()))));
+        }
+        let outcome = drive(&url, &text, spec.games()).await;
+        let _ = stop_tx.send(true);
+        for w in workers {
+            let _ = w.await;
+        }
+        match server.await {
+            Ok(Ok(())) => {}
+            Ok(Err(e)) => return Err(anyhow::Error::from(e).context("the coordinator stopped")),
+            Err(e) => bail!("the coordinator task failed: {e}"),
+        }
+        outcome
+    })?;
+    if final_state.state != ExperimentState::Succeeded as i32 {
+        bail!("experiment {} {}: {}", final_state.id, state_name(final_state.state), final_state.error);
+    }
+    let dir = a.out.join(&spec.output);
+    let mut rows = Vec::new();
+    for p in jobs::partitions(&dir)? {
+        rows.extend(jobs::read_partition(&p)?.into_iter().map(|(_, r)| r));
+    }
+    println!("{}", jobs::CellSummary::table(&jobs::summarize(&rows)));
+    println!("{} rows in {}", rows.len(), dir.join("games").display());
+    Ok(())
+}
+
+/// Submits the spec and shows progress until the experiment ends.
+async fn drive(url: &str, text: &str, games: u64) -> Result<Experiment> {
+    let mut client = None;
+    for _ in 0..100 {
+        match connect(url).await {
+            Ok(c) => {
+                client = Some(c);
+                break;
+            }
+            Err(_) => tokio::time::sleep(Duration::from_millis(50)).await,
+        }
+    }
+    let mut c = client.context("the in-process coordinator did not start")?;
+    let r = c
+        .submit_experiment(SubmitExperimentRequest { spec_toml: text.to_string() })
+        .await
+        .map_err(|s| anyhow::anyhow!("{}", s.message()))?
+        .into_inner();
+    let e = r.experiment.context("no experiment returned")?;
+    if !r.created {
+        eprintln!("resuming experiment {} ({} of {} games already done)", e.id, e.games_done, e.games_total);
+    }
+    let bar = indicatif::ProgressBar::new(games);
+    bar.set_style(
+        indicatif::ProgressStyle::with_template("{elapsed_precise} [{bar:40}] {pos}/{len} games  {per_sec}  ETA {eta}")
+            .expect("a valid template")
+            .progress_chars("=> "),
+    );
+    let started = std::time::Instant::now();
+    let mut stream = c
+        .watch_experiment(GetExperimentRequest { id: e.id.clone() })
+        .await
+        .map_err(|s| anyhow::anyhow!("{}", s.message()))?
+        .into_inner();
+    let mut last = e;
+    while let Some(e) = stream.message().await.map_err(|s| anyhow::anyhow!("{}", s.message()))? {
+        bar.set_position(e.games_done);
+        last = e;
+    }
+    bar.finish_and_clear();
+    let secs = started.elapsed().as_secs_f64();
+    eprintln!(
+        "{} {}: {} games in {:.1} s ({:.0} games/s)",
+        last.id,
+        state_name(last.state),
+        last.games_done,
+        secs,
+        last.games_done as f64 / secs.max(1e-9)
+    );
+    Ok(last)
+}

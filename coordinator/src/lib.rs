@@ -1,0 +1,96 @@
+//! The muggins coordinator: splits experiments into stages of tasks, keeps
+//! them durable in SQLite, leases tasks to workers over gRPC and survives
+//! their failures (and its own restarts).
+//!
+//! [`serve`] runs the service on a listener until `shutdown` resolves, so tests
+//! start it in-process on `127.0.0.1:0`.
+
+mod service;
+mod store;
+mod sweeper;
+
+use std::future::Future;
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::Duration;
+
+pub use service::CoordinatorService;
+pub use store::{MAX_FAILURES, MAX_WORKER_FAILURES, Store, StoreError};
+
+/// How the coordinator runs.
+#[derive(Clone, Debug)]
+pub struct Config {
+    /// The SQLite state file.
+    pub state: PathBuf,
+    /// The results root: experiments write under `<results>/<output>/`.
+    pub results: PathBuf,
+    /// How long a lease lasts without a heartbeat.
+    pub lease: Duration,
+    /// How often finished experiments are checked and sealed.
+    pub sweep_every: Duration,
+}
+
+impl Config {
+    pub fn new(state: PathBuf, results: PathBuf) -> Config {
+        Config {
+            state,
+            results,
+            lease: Duration::from_secs(30),
+            sweep_every: Duration::from_millis(200),
+        }
+    }
+}
+
+/// Why the coordinator could not run.
+#[derive(Debug, thiserror::Error)]
+pub enum ServeError {
+    #[error("results root {path}: {source}")]
+    Results { path: PathBuf, source: std::io::Error },
+    #[error("state database {path}: {source}")]
+    State { path: PathBuf, source: StoreError },
+    #[error("gRPC server: {0}")]
+    Transport(#[from] tonic::transport::Error),
+    #[error("gRPC reflection: {0}")]
+    Reflection(#[from] tonic_reflection::server::Error),
+}
+
+/// Serves the coordinator on `listener` until `shutdown` resolves. Every
+/// unfinished experiment in the state file resumes.
+pub async fn serve(
+    listener: tokio::net::TcpListener,
+    config: Config,
+    shutdown: impl Future<Output = ()> + Send + 'static,
+) -> Result<(), ServeError> {
+    std::fs::create_dir_all(&config.results).map_err(|source| ServeError::Results {
+        path: config.results.clone(),
+        source,
+    })?;
+    if let Some(parent) = config.state.parent().filter(|p| !p.as_os_str().is_empty()) {
+        std::fs::create_dir_all(parent).map_err(|source| ServeError::Results {
+            path: parent.to_path_buf(),
+            source,
+        })?;
+    }
+    let store = Store::open(&config.state).map_err(|source| ServeError::State {
+        path: config.state.clone(),
+        source,
+    })?;
+    let running = store.running_ids().unwrap_or_default();
+    tracing::info!(experiments = running.len(), state = %config.state.display(), "coordinator resuming");
+    let service = CoordinatorService::new(store, config.clone());
+    let sweeper = tokio::spawn(sweeper::run(Arc::clone(service.shared()), config.sweep_every));
+    let reflection = tonic_reflection::server::Builder::configure()
+        .register_encoded_file_descriptor_set(proto::FILE_DESCRIPTOR_SET)
+        .build_v1()?;
+    let result = tonic::transport::Server::builder()
+        .add_service(reflection)
+        .add_service(
+            proto::coordinator_server::CoordinatorServer::new(service)
+                .max_decoding_message_size(4 << 20)
+                .max_encoding_message_size(16 << 20),
+        )
+        .serve_with_incoming_shutdown(tokio_stream::wrappers::TcpListenerStream::new(listener), shutdown)
+        .await;
+    sweeper.abort();
+    Ok(result?)
+}

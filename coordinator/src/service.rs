@@ -1,0 +1,332 @@
+//! The gRPC service: the only place that turns errors into `Status`.
+
+use std::collections::{HashMap, VecDeque};
+use std::pin::Pin;
+use std::sync::{Arc, Mutex, MutexGuard};
+use std::time::Duration;
+
+use proto::coordinator_server::Coordinator;
+use proto::*;
+use tokio_stream::Stream;
+use tonic::{Request, Response, Status};
+
+use crate::Config;
+use crate::store::{CompleteOutcome, ExpState, ExperimentRow, FailOutcome, HeartbeatOutcome, Store, StoreError, now_ms};
+
+/// State shared by the service and the sweeper.
+#[derive(Debug)]
+pub struct Shared {
+    pub store: Mutex<Store>,
+    pub config: Config,
+    /// Recent (time, games done) samples per experiment, for rates and ETAs.
+    samples: Mutex<HashMap<String, VecDeque<(i64, u64)>>>,
+}
+
+impl Shared {
+    pub fn store(&self) -> MutexGuard<'_, Store> {
+        self.store.lock().unwrap_or_else(|e| e.into_inner())
+    }
+}
+
+/// The coordinator's gRPC service.
+#[derive(Clone, Debug)]
+pub struct CoordinatorService {
+    shared: Arc<Shared>,
+}
+
+impl CoordinatorService {
+    pub fn new(store: Store, config: Config) -> CoordinatorService {
+        CoordinatorService {
+            shared: Arc::new(Shared {
+                store: Mutex::new(store),
+                config,
+                samples: Mutex::new(HashMap::new()),
+            }),
+        }
+    }
+
+    pub fn shared(&self) -> &Arc<Shared> {
+        &self.shared
+    }
+
+    fn lease_ms(&self) -> i64 {
+        self.shared.config.lease.as_millis() as i64
+    }
+
+    fn to_proto(&self, e: &ExperimentRow) -> Experiment {
+        let now = now_ms();
+        let (rate, eta) = {
+            let mut all = self.shared.samples.lock().unwrap_or_else(|p| p.into_inner());
+            let s = all.entry(e.id.clone()).or_default();
+            if s.back().is_none_or(|&(t, g)| g != e.games_done || now - t > 1000) {
+                s.push_back((now, e.games_done));
+            }
+            while s.len() > 2 && now - s[0].0 > 30_000 {
+                s.pop_front();
+            }
+            let (t0, g0) = s[0];
+            let dt = (now - t0) as f64 / 1000.0;
+            let rate = if dt >= 0.5 { (e.games_done - g0) as f64 / dt } else { 0.0 };
+            let left = e.games_total - e.games_done.min(e.games_total);
+            let eta = match e.state {
+                ExpState::Running if rate > 0.0 => left as f64 / rate,
+                ExpState::Running => -1.0,
+                _ => 0.0,
+            };
+            (rate, eta)
+        };
+        Experiment {
+            id: e.id.clone(),
+            name: e.name.clone(),
+            state: match e.state {
+                ExpState::Running => ExperimentState::Running,
+                ExpState::Succeeded => ExperimentState::Succeeded,
+                ExpState::Failed => ExperimentState::Failed,
+                ExpState::Cancelled => ExperimentState::Cancelled,
+            } as i32,
+            spec_hash: e.spec_hash.clone(),
+            output: e.output.clone(),
+            games_total: e.games_total,
+            games_done: e.games_done,
+            stages: e
+                .stages
+                .iter()
+                .map(|s| proto::Stage {
+                    name: s.name.clone(),
+                    tasks_total: s.total,
+                    tasks_done: s.done,
+                    tasks_running: s.running,
+                    tasks_failed: s.failed,
+                })
+                .collect(),
+            error: e.error.clone(),
+            created_unix_ms: e.created_ms,
+            updated_unix_ms: e.updated_ms,
+            games_per_second: rate,
+            eta_seconds: eta,
+        }
+    }
+
+    fn get(&self, id: &str) -> Result<Experiment, Status> {
+        let e = self.shared.store().experiment(id).map_err(status)?;
+        Ok(self.to_proto(&e))
+    }
+}
+
+fn status(e: StoreError) -> Status {
+    match e {
+        StoreError::Invalid(m) => Status::invalid_argument(m),
+        StoreError::NotFound(m) => Status::not_found(m),
+        StoreError::Conflict(m) => Status::already_exists(m),
+        StoreError::Db(e) => {
+            tracing::error!(error = %e, "state database error");
+            Status::internal(format!("state database error: {e}"))
+        }
+    }
+}
+
+fn check_len(field: &str, value: &str, max: usize) -> Result<(), Status> {
+    if value.len() > max {
+        return Err(Status::invalid_argument(format!("{field} is {} bytes; at most {max} are accepted", value.len())));
+    }
+    Ok(())
+}
+
+fn require(field: &str, value: &str) -> Result<(), Status> {
+    if value.is_empty() {
+        return Err(Status::invalid_argument(format!("{field} is required")));
+    }
+    check_len(field, value, 256)
+}
+
+type WatchStream = Pin<Box<dyn Stream<Item = Result<Experiment, Status>> + Send>>;
+
+#[tonic::async_trait]
+impl Coordinator for CoordinatorService {
+    async fn submit_experiment(
+        &self,
+        request: Request<SubmitExperimentRequest>,
+    ) -> Result<Response<SubmitExperimentResponse>, Status> {
+        let text = request.into_inner().spec_toml;
+        let spec = jobs::Spec::from_toml(&text).map_err(|e| Status::invalid_argument(e.to_string()))?;
+        let dir = self.shared.config.results.join(&spec.output).join("games");
+        std::fs::create_dir_all(&dir)
+            .map_err(|e| Status::internal(format!("cannot create results directory {}: {e}", dir.display())))?;
+        let (id, created) = self.shared.store().submit(&spec, &text).map_err(status)?;
+        tracing::info!(%id, created, games = spec.games(), "experiment submitted");
+        Ok(Response::new(SubmitExperimentResponse {
+            experiment: Some(self.get(&id)?),
+            created,
+        }))
+    }
+
+    async fn get_experiment(&self, request: Request<GetExperimentRequest>) -> Result<Response<Experiment>, Status> {
+        let id = request.into_inner().id;
+        require("id", &id)?;
+        Ok(Response::new(self.get(&id)?))
+    }
+
+    async fn list_experiments(
+        &self,
+        _request: Request<ListExperimentsRequest>,
+    ) -> Result<Response<ListExperimentsResponse>, Status> {
+        let rows = self.shared.store().experiments().map_err(status)?;
+        Ok(Response::new(ListExperimentsResponse {
+            experiments: rows.iter().map(|e| self.to_proto(e)).collect(),
+        }))
+    }
+
+    type WatchExperimentStream = WatchStream;
+
+    async fn watch_experiment(
+        &self,
+        request: Request<GetExperimentRequest>,
+    ) -> Result<Response<Self::WatchExperimentStream>, Status> {
+        let id = request.into_inner().id;
+        require("id", &id)?;
+        let first = self.get(&id)?;
+        let (tx, rx) = tokio::sync::mpsc::channel(8);
+        let this = self.clone();
+        tokio::spawn(async move {
+            let mut last = first;
+            if tx.send(Ok(last.clone())).await.is_err() {
+                return;
+            }
+            while last.state == ExperimentState::Running as i32 {
+                tokio::time::sleep(Duration::from_millis(250)).await;
+                let now = match this.get(&id) {
+                    Ok(e) => e,
+                    Err(s) => {
+                        let _ = tx.send(Err(s)).await;
+                        return;
+                    }
+                };
+                let changed = now.games_done != last.games_done || now.state != last.state || now.stages != last.stages;
+                last = now;
+                if changed && tx.send(Ok(last.clone())).await.is_err() {
+                    return;
+                }
+            }
+        });
+        Ok(Response::new(Box::pin(tokio_stream::wrappers::ReceiverStream::new(rx))))
+    }
+
+    async fn cancel_experiment(&self, request: Request<CancelExperimentRequest>) -> Result<Response<Experiment>, Status> {
+        let id = request.into_inner().id;
+        require("id", &id)?;
+        let e = self.shared.store().cancel(&id).map_err(status)?;
+        tracing::info!(%id, "experiment cancelled");
+        Ok(Response::new(self.to_proto(&e)))
+    }
+
+    async fn lease_task(&self, request: Request<LeaseTaskRequest>) -> Result<Response<LeaseTaskResponse>, Status> {
+        let r = request.into_inner();
+        require("worker_id", &r.worker_id)?;
+        let mut store = self.shared.store();
+        let leased = store.lease(&r.worker_id, self.lease_ms()).map_err(status)?;
+        let idle = leased.is_none() && store.running_ids().map_err(status)?.is_empty();
+        drop(store);
+        let task = leased.map(|t| {
+            if t.was_expired {
+                tracing::warn!(task = %t.task_id, experiment = %t.experiment_id, "lease expired; task leased again");
+            }
+            Task {
+                experiment_id: t.experiment_id,
+                task_id: t.task_id,
+                stage: t.stage,
+                shard: t.shard,
+                first_game: t.first_game,
+                games: t.games,
+                spec_toml: t.spec_toml,
+                spec_hash: t.spec_hash,
+                output: t.output,
+                lease_token: t.lease_token,
+                lease_ms: self.lease_ms() as u64,
+            }
+        });
+        Ok(Response::new(LeaseTaskResponse {
+            task,
+            retry_after_ms: 250,
+            idle,
+        }))
+    }
+
+    async fn heartbeat(&self, request: Request<HeartbeatRequest>) -> Result<Response<HeartbeatResponse>, Status> {
+        let r = request.into_inner();
+        require("task_id", &r.task_id)?;
+        require("lease_token", &r.lease_token)?;
+        let outcome = self
+            .shared
+            .store()
+            .heartbeat(&r.task_id, &r.lease_token, r.games_done, self.lease_ms())
+            .map_err(status)?;
+        Ok(Response::new(match outcome {
+            HeartbeatOutcome::Valid { cancel } => HeartbeatResponse {
+                lease_valid: true,
+                cancel,
+                lease_ms: self.lease_ms() as u64,
+            },
+            HeartbeatOutcome::Invalid => HeartbeatResponse {
+                lease_valid: false,
+                cancel: false,
+                lease_ms: 0,
+            },
+        }))
+    }
+
+    async fn complete_task(&self, request: Request<CompleteTaskRequest>) -> Result<Response<CompleteTaskResponse>, Status> {
+        let r = request.into_inner();
+        require("worker_id", &r.worker_id)?;
+        require("task_id", &r.task_id)?;
+        require("lease_token", &r.lease_token)?;
+        check_len("checksum", &r.checksum, 128)?;
+        check_len("temp_file", &r.temp_file, 1024)?;
+        let outcome = self
+            .shared
+            .store()
+            .complete(&r.task_id, &r.lease_token, r.rows, &r.checksum, &r.temp_file)
+            .map_err(status)?;
+        Ok(Response::new(match outcome {
+            CompleteOutcome::Accepted { final_file } => CompleteTaskResponse {
+                accepted: true,
+                reason: String::new(),
+                final_file,
+            },
+            CompleteOutcome::Refused(reason) => {
+                tracing::warn!(task = %r.task_id, worker = %r.worker_id, %reason, "completion refused");
+                CompleteTaskResponse {
+                    accepted: false,
+                    reason,
+                    final_file: String::new(),
+                }
+            }
+        }))
+    }
+
+    async fn fail_task(&self, request: Request<FailTaskRequest>) -> Result<Response<FailTaskResponse>, Status> {
+        let r = request.into_inner();
+        require("worker_id", &r.worker_id)?;
+        require("task_id", &r.task_id)?;
+        require("lease_token", &r.lease_token)?;
+        let mut error = r.error;
+        error.truncate(8192);
+        let outcome = self
+            .shared
+            .store()
+            .fail(&r.worker_id, &r.task_id, &r.lease_token, &error, r.retryable, r.release)
+            .map_err(status)?;
+        let (accepted, reason) = match outcome {
+            FailOutcome::Requeued => {
+                tracing::warn!(task = %r.task_id, worker = %r.worker_id, %error, "task failed; it will be retried");
+                (true, String::new())
+            }
+            FailOutcome::Released => (true, String::new()),
+            FailOutcome::TaskFailed => {
+                tracing::error!(task = %r.task_id, worker = %r.worker_id, %error, "task failed for good; experiment failed");
+                (true, String::new())
+            }
+            FailOutcome::Refused(reason) => (false, reason),
+        };
+        Ok(Response::new(FailTaskResponse { accepted, reason }))
+    }
+}

@@ -1,0 +1,324 @@
+//! A stateless worker: leases a task, heartbeats while it plays the shard on
+//! all its threads, writes the partition under a hidden temporary name,
+//! fsyncs, completes, and only then renames it to its final name. On shutdown
+//! it leases nothing more and finishes its task (or, past the grace period,
+//! gives it back).
+
+use std::future::Future;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::time::Duration;
+
+use jobs::{ExecError, Executor, Shard, Spec};
+use proto::coordinator_client::CoordinatorClient;
+use proto::{CompleteTaskRequest, FailTaskRequest, HeartbeatRequest, LeaseTaskRequest, Task};
+use tonic::transport::{Channel, Endpoint};
+
+/// How a worker runs.
+#[derive(Clone, Debug)]
+pub struct Config {
+    /// The coordinator's URL, e.g. `http://127.0.0.1:50051`.
+    pub coordinator: String,
+    /// The results root as this worker sees it (shared with the coordinator).
+    pub results: PathBuf,
+    pub threads: usize,
+    pub worker_id: String,
+    /// Stop once no experiment is running.
+    pub exit_when_done: bool,
+    /// After shutdown is asked for, how long the current task may still run
+    /// before it is given back.
+    pub grace: Duration,
+}
+
+/// What a worker did.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Stats {
+    pub tasks_completed: u64,
+    pub games: u64,
+    pub tasks_failed: u64,
+    pub completions_refused: u64,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum WorkerError {
+    #[error("coordinator URL {url:?}: {message}")]
+    Url { url: String, message: String },
+}
+
+/// A default worker id: host name and process id.
+pub fn default_worker_id() -> String {
+    let host = std::env::var("HOSTNAME")
+        .ok()
+        .filter(|h| !h.is_empty())
+        .or_else(|| std::fs::read_to_string("/etc/hostname").ok().map(|h| h.trim().to_string()))
+        .unwrap_or_else(|| "worker".into());
+    format!("{host}-{}", std::process::id())
+}
+
+/// Runs until `shutdown` resolves (or, with `exit_when_done`, until no
+/// experiment is running).
+pub async fn run(config: Config, shutdown: impl Future<Output = ()> + Send + 'static) -> Result<Stats, WorkerError> {
+    let channel = Endpoint::from_shared(config.coordinator.clone())
+        .map_err(|e| WorkerError::Url {
+            url: config.coordinator.clone(),
+            message: e.to_string(),
+        })?
+        .connect_timeout(Duration::from_secs(5))
+        .connect_lazy();
+    let mut client = CoordinatorClient::new(channel).max_decoding_message_size(16 << 20);
+    let stopping = Arc::new(AtomicBool::new(false));
+    {
+        let stopping = Arc::clone(&stopping);
+        tokio::spawn(async move {
+            shutdown.await;
+            tracing::info!("shutdown asked for: leasing nothing more");
+            stopping.store(true, Ordering::SeqCst);
+        });
+    }
+    let executor = Arc::new(Executor::new(config.threads));
+    let mut stats = Stats::default();
+    let mut backoff = Duration::from_millis(100);
+    tracing::info!(worker = %config.worker_id, threads = config.threads, coordinator = %config.coordinator, "worker started");
+    while !stopping.load(Ordering::SeqCst) {
+        let lease = client
+            .lease_task(LeaseTaskRequest {
+                worker_id: config.worker_id.clone(),
+                threads: config.threads as u32,
+            })
+            .await;
+        let reply = match lease {
+            Ok(r) => {
+                backoff = Duration::from_millis(100);
+                r.into_inner()
+            }
+            Err(status) => {
+                tracing::warn!(error = %status.message(), code = ?status.code(), "cannot reach the coordinator; retrying");
+                sleep_unless(&stopping, backoff).await;
+                backoff = (backoff * 2).min(Duration::from_secs(5));
+                continue;
+            }
+        };
+        let Some(task) = reply.task else {
+            if reply.idle && config.exit_when_done {
+                tracing::info!("no experiment is running: exiting");
+                break;
+            }
+            sleep_unless(&stopping, Duration::from_millis(reply.retry_after_ms.clamp(10, 5000) as u64)).await;
+            continue;
+        };
+        run_task(&config, &mut client, &executor, task, &stopping, &mut stats).await;
+    }
+    tracing::info!(?stats, "worker stopped");
+    Ok(stats)
+}
+
+async fn sleep_unless(stopping: &AtomicBool, d: Duration) {
+    let step = Duration::from_millis(50);
+    let mut left = d;
+    while !left.is_zero() && !stopping.load(Ordering::SeqCst) {
+        let s = left.min(step);
+        tokio::time::sleep(s).await;
+        left -= s;
+    }
+}
+
+/// Why a task ended without completing.
+enum Outcome {
+    Done { rows: Vec<jobs::GameRow> },
+    /// The lease was lost or the experiment cancelled: discard silently.
+    Abandoned,
+    /// Shutdown outlasted the grace period: give the task back.
+    Release,
+    Failed { error: String, retryable: bool },
+}
+
+async fn run_task(
+    config: &Config,
+    client: &mut CoordinatorClient<Channel>,
+    executor: &Arc<Executor>,
+    task: Task,
+    stopping: &Arc<AtomicBool>,
+    stats: &mut Stats,
+) {
+    tracing::info!(task = %task.task_id, experiment = %task.experiment_id, games = task.games, "task leased");
+    let outcome = play(config, client, executor, &task, stopping).await;
+    let outcome = match outcome {
+        Outcome::Done { rows } => match finish(config, client, &task, rows).await {
+            Ok(true) => {
+                stats.tasks_completed += 1;
+                stats.games += task.games;
+                return;
+            }
+            Ok(false) => {
+                stats.completions_refused += 1;
+                return;
+            }
+            Err(error) => Outcome::Failed { error, retryable: true },
+        },
+        other => other,
+    };
+    let (error, retryable, release) = match outcome {
+        Outcome::Abandoned => {
+            tracing::warn!(task = %task.task_id, "lease lost or experiment cancelled: work discarded");
+            return;
+        }
+        Outcome::Release => ("worker shutting down".to_string(), true, true),
+        Outcome::Failed { error, retryable } => {
+            stats.tasks_failed += 1;
+            tracing::error!(task = %task.task_id, %error, retryable, "task failed");
+            (error, retryable, false)
+        }
+        Outcome::Done { .. } => unreachable!(),
+    };
+    let _ = client
+        .fail_task(FailTaskRequest {
+            worker_id: config.worker_id.clone(),
+            task_id: task.task_id.clone(),
+            lease_token: task.lease_token.clone(),
+            error,
+            retryable,
+            release,
+        })
+        .await;
+}
+
+async fn play(
+    config: &Config,
+    client: &mut CoordinatorClient<Channel>,
+    executor: &Arc<Executor>,
+    task: &Task,
+    stopping: &Arc<AtomicBool>,
+) -> Outcome {
+    if task.stage != "games" {
+        return Outcome::Failed {
+            error: format!("this worker cannot run stage {:?}; upgrade it", task.stage),
+            retryable: true,
+        };
+    }
+    let spec = match Spec::from_toml(&task.spec_toml) {
+        Ok(s) if s.hash() == task.spec_hash => s,
+        Ok(_) => {
+            return Outcome::Failed {
+                error: "the spec's hash differs from the coordinator's: worker and coordinator versions differ".into(),
+                retryable: true,
+            };
+        }
+        Err(e) => return Outcome::Failed { error: e.to_string(), retryable: false },
+    };
+    let shard = Shard {
+        index: task.shard,
+        first_game: task.first_game,
+        games: task.games,
+    };
+    let progress = Arc::new(AtomicU64::new(0));
+    let cancel = Arc::new(AtomicBool::new(false));
+    let lost = Arc::new(AtomicBool::new(false));
+    let work = {
+        let (executor, progress, cancel) = (Arc::clone(executor), Arc::clone(&progress), Arc::clone(&cancel));
+        tokio::task::spawn_blocking(move || executor.run(&spec, shard, &progress, &cancel))
+    };
+    let beat_every = Duration::from_millis((task.lease_ms / 3).clamp(50, 2000));
+    let mut beat = tokio::time::interval(beat_every);
+    beat.tick().await;
+    let mut stop_deadline: Option<tokio::time::Instant> = None;
+    tokio::pin!(work);
+    let result = loop {
+        tokio::select! {
+            r = &mut work => break r,
+            _ = beat.tick() => {
+                if stopping.load(Ordering::SeqCst) && stop_deadline.is_none() {
+                    stop_deadline = Some(tokio::time::Instant::now() + config.grace);
+                }
+                if stop_deadline.is_some_and(|d| tokio::time::Instant::now() >= d) {
+                    cancel.store(true, Ordering::SeqCst);
+                }
+                let hb = client.heartbeat(HeartbeatRequest {
+                    worker_id: config.worker_id.clone(),
+                    task_id: task.task_id.clone(),
+                    lease_token: task.lease_token.clone(),
+                    games_done: progress.load(Ordering::Relaxed),
+                }).await;
+                match hb {
+                    Ok(r) => {
+                        let r = r.into_inner();
+                        if !r.lease_valid || r.cancel {
+                            lost.store(true, Ordering::SeqCst);
+                            cancel.store(true, Ordering::SeqCst);
+                        }
+                    }
+                    Err(status) => tracing::warn!(error = %status.message(), "heartbeat failed; will retry"),
+                }
+            }
+        }
+    };
+    match result {
+        Ok(Ok(rows)) => Outcome::Done { rows },
+        Ok(Err(ExecError::Cancelled)) if lost.load(Ordering::SeqCst) => Outcome::Abandoned,
+        Ok(Err(ExecError::Cancelled)) => Outcome::Release,
+        Ok(Err(e)) => Outcome::Failed {
+            error: e.to_string(),
+            retryable: false,
+        },
+        Err(join) => Outcome::Failed {
+            error: format!("the shard's threads panicked: {join}"),
+            retryable: true,
+        },
+    }
+}
+
+/// Writes the partition under a hidden name, completes, then renames it.
+/// Ok(true): completed; Ok(false): the coordinator refused (stale lease).
+async fn finish(config: &Config, client: &mut CoordinatorClient<Channel>, task: &Task, rows: Vec<jobs::GameRow>) -> Result<bool, String> {
+    let games_dir = format!("{}/games", task.output);
+    let token_tag: String = task.lease_token.chars().take(12).collect();
+    let temp_rel = format!("{games_dir}/.part-{:05}.{token_tag}.tmp", task.shard);
+    let dir = resolve(&config.results, &games_dir)?;
+    let temp = resolve(&config.results, &temp_rel)?;
+    let checksum = jobs::checksum(&rows);
+    let n = rows.len() as u64;
+    let experiment = Spec::from_toml(&task.spec_toml).map(|s| s.name).unwrap_or_default();
+    {
+        let temp = temp.clone();
+        tokio::task::spawn_blocking(move || {
+            std::fs::create_dir_all(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+            jobs::write_partition(&temp, &experiment, &rows).map_err(|e| e.to_string())
+        })
+        .await
+        .map_err(|e| e.to_string())??;
+    }
+    let reply = client
+        .complete_task(CompleteTaskRequest {
+            worker_id: config.worker_id.clone(),
+            task_id: task.task_id.clone(),
+            lease_token: task.lease_token.clone(),
+            rows: n,
+            checksum,
+            temp_file: temp_rel,
+        })
+        .await
+        .map_err(|s| format!("completing the task: {}", s.message()))?
+        .into_inner();
+    if !reply.accepted {
+        tracing::warn!(task = %task.task_id, reason = %reply.reason, "completion refused; partition discarded");
+        let _ = std::fs::remove_file(&temp);
+        return Ok(false);
+    }
+    let fin = resolve(&config.results, &reply.final_file)?;
+    match jobs::durable_rename(&temp, &fin) {
+        Ok(()) => {}
+        // The coordinator may have finished the rename for us.
+        Err(_) if fin.exists() && !temp.exists() => {}
+        Err(e) => return Err(format!("completed, but the rename failed: {e}")),
+    }
+    tracing::info!(task = %task.task_id, rows = n, "task completed");
+    Ok(true)
+}
+
+fn resolve(root: &Path, relative: &str) -> Result<PathBuf, String> {
+    let p = Path::new(relative);
+    if p.is_absolute() || p.components().any(|c| !matches!(c, std::path::Component::Normal(_))) {
+        return Err(format!("path {relative:?} from the coordinator leaves the results root"));
+    }
+    Ok(root.join(p))
+}
