@@ -30,9 +30,9 @@ pub struct RunArgs {
     /// The results root; the experiment writes under <out>/<output>/.
     #[arg(long, default_value = "results")]
     pub out: PathBuf,
-    /// Workers to start in this process.
-    #[arg(long, default_value_t = 1)]
-    pub workers: usize,
+    /// Workers to start in this process (default: one per core).
+    #[arg(long)]
+    pub workers: Option<usize>,
     /// Threads in all (default: all cores), shared among the workers.
     #[arg(long)]
     pub threads: Option<usize>,
@@ -305,10 +305,14 @@ pub fn run(a: RunArgs) -> Result<()> {
         None => (jobs::MYERS2014_SPEC.to_string(), "the built-in thesis spec (jobs/specs/myers2014.toml)".into()),
     };
     let spec = jobs::Spec::from_toml(&text).with_context(|| format!("spec {origin}"))?;
-    if a.workers == 0 {
+    let n_workers = a.workers.unwrap_or_else(cores);
+    if n_workers == 0 {
         bail!("--workers 0: at least one worker is needed");
     }
-    let threads = a.threads.unwrap_or_else(cores).max(a.workers);
+    if a.threads == Some(0) {
+        bail!("--threads 0: at least one thread is needed");
+    }
+    let threads = a.threads.unwrap_or_else(cores).max(n_workers);
     std::fs::create_dir_all(&a.out).with_context(|| format!("--out {}: cannot create it", a.out.display()))?;
     let state = a.out.join(".muggins-state.sqlite");
     eprintln!(
@@ -316,7 +320,7 @@ pub fn run(a: RunArgs) -> Result<()> {
         spec.name,
         spec.games(),
         jobs::shards(&spec).len(),
-        a.workers,
+        n_workers,
         a.out.join(&spec.output).display()
     );
     let rt = runtime()?;
@@ -333,8 +337,8 @@ pub fn run(a: RunArgs) -> Result<()> {
             until(stop_rx.clone()),
         ));
         let mut workers = Vec::new();
-        for k in 0..a.workers {
-            let share = threads / a.workers + usize::from(k < threads % a.workers);
+        for k in 0..n_workers {
+            let share = threads / n_workers + usize::from(k < threads % n_workers);
             let config = worker::Config {
                 coordinator: url.clone(),
                 results: a.out.clone(),

@@ -54,6 +54,19 @@ pub enum ServeError {
     Reflection(#[from] tonic_reflection::server::Error),
 }
 
+/// Accepted connections, with Nagle's algorithm off: small request/response
+/// pairs otherwise wait out the peer's delayed ACK (about 40 ms each).
+fn incoming(
+    listener: tokio::net::TcpListener,
+) -> impl tokio_stream::Stream<Item = std::io::Result<tokio::net::TcpStream>> {
+    use tokio_stream::StreamExt;
+    tokio_stream::wrappers::TcpListenerStream::new(listener).map(|conn| {
+        let conn = conn?;
+        conn.set_nodelay(true)?;
+        Ok(conn)
+    })
+}
+
 /// Serves the coordinator on `listener` until `shutdown` resolves. Every
 /// unfinished experiment in the state file resumes.
 pub async fn serve(
@@ -89,7 +102,7 @@ pub async fn serve(
                 .max_decoding_message_size(4 << 20)
                 .max_encoding_message_size(16 << 20),
         )
-        .serve_with_incoming_shutdown(tokio_stream::wrappers::TcpListenerStream::new(listener), shutdown)
+        .serve_with_incoming_shutdown(incoming(listener), shutdown)
         .await;
     sweeper.abort();
     Ok(result?)

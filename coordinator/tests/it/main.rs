@@ -1,0 +1,352 @@
+//! The coordinator served for real on loopback, called through gRPC.
+
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use proto::coordinator_client::CoordinatorClient;
+use proto::*;
+use tonic::transport::Channel;
+
+mod jobs_e2e;
+
+const SPEC: &str = r#"
+name = "tiny"
+seed = 5
+[grid]
+information_source = ["oracle"]
+observability = ["full", "partial"]
+target = ["scorer"]
+starting_states = "0-19"
+engine = ["mstar", "expectimax"]
+repeats = 1
+[shards]
+games = 20
+"#;
+
+pub struct Server {
+    pub url: String,
+    pub dir: tempfile::TempDir,
+    stop: Option<tokio::sync::oneshot::Sender<()>>,
+    handle: Option<tokio::task::JoinHandle<Result<(), coordinator::ServeError>>>,
+}
+
+impl Server {
+    pub fn state(&self) -> PathBuf {
+        self.dir.path().join("state.sqlite")
+    }
+    pub fn results(&self) -> PathBuf {
+        self.dir.path().join("results")
+    }
+    pub async fn stop(&mut self) {
+        if let Some(s) = self.stop.take() {
+            let _ = s.send(());
+        }
+        if let Some(h) = self.handle.take() {
+            h.await.unwrap().unwrap();
+        }
+    }
+}
+
+pub async fn start_in(dir: tempfile::TempDir, lease: Duration) -> Server {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let url = format!("http://{}", listener.local_addr().unwrap());
+    let mut config = coordinator::Config::new(dir.path().join("state.sqlite"), dir.path().join("results"));
+    config.lease = lease;
+    config.sweep_every = Duration::from_millis(50);
+    let (tx, rx) = tokio::sync::oneshot::channel::<()>();
+    let handle = tokio::spawn(coordinator::serve(listener, config, async {
+        let _ = rx.await;
+    }));
+    Server {
+        url,
+        dir,
+        stop: Some(tx),
+        handle: Some(handle),
+    }
+}
+
+pub async fn start(lease: Duration) -> Server {
+    start_in(tempfile::tempdir().unwrap(), lease).await
+}
+
+pub async fn client(url: &str) -> CoordinatorClient<Channel> {
+    for _ in 0..100 {
+        if let Ok(c) = CoordinatorClient::connect(url.to_string()).await {
+            return c;
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    panic!("coordinator at {url} did not answer");
+}
+
+pub async fn submit(c: &mut CoordinatorClient<Channel>, spec: &str) -> Experiment {
+    c.submit_experiment(SubmitExperimentRequest { spec_toml: spec.into() })
+        .await
+        .unwrap()
+        .into_inner()
+        .experiment
+        .unwrap()
+}
+
+async fn lease(c: &mut CoordinatorClient<Channel>, worker: &str) -> Option<Task> {
+    c.lease_task(LeaseTaskRequest {
+        worker_id: worker.into(),
+        threads: 1,
+    })
+    .await
+    .unwrap()
+    .into_inner()
+    .task
+}
+
+async fn complete(c: &mut CoordinatorClient<Channel>, t: &Task, token: &str) -> CompleteTaskResponse {
+    c.complete_task(CompleteTaskRequest {
+        worker_id: "w".into(),
+        task_id: t.task_id.clone(),
+        lease_token: token.into(),
+        rows: t.games,
+        checksum: "x".into(),
+        temp_file: format!("{}/games/.part-{:05}.tmp", t.output, t.shard),
+    })
+    .await
+    .unwrap()
+    .into_inner()
+}
+
+async fn fail(c: &mut CoordinatorClient<Channel>, worker: &str, t: &Task, error: &str, retryable: bool) -> FailTaskResponse {
+    c.fail_task(FailTaskRequest {
+        worker_id: worker.into(),
+        task_id: t.task_id.clone(),
+        lease_token: t.lease_token.clone(),
+        error: error.into(),
+        retryable,
+        release: false,
+    })
+    .await
+    .unwrap()
+    .into_inner()
+}
+
+async fn get(c: &mut CoordinatorClient<Channel>, id: &str) -> Experiment {
+    c.get_experiment(GetExperimentRequest { id: id.into() }).await.unwrap().into_inner()
+}
+
+#[tokio::test]
+async fn a_stale_completion_is_refused() {
+    let mut s = start(Duration::from_millis(300)).await;
+    let mut c = client(&s.url).await;
+    let e = submit(&mut c, SPEC).await;
+    assert_eq!(e.games_total, 80);
+    let a = lease(&mut c, "worker-a").await.unwrap();
+    tokio::time::sleep(Duration::from_millis(400)).await;
+    // The lease expired: the same task goes to another worker with a new token.
+    let b = lease(&mut c, "worker-b").await.unwrap();
+    assert_eq!(a.task_id, b.task_id);
+    assert_ne!(a.lease_token, b.lease_token);
+    let late = complete(&mut c, &a, &a.lease_token).await;
+    assert!(!late.accepted);
+    assert!(late.reason.contains("stale lease"), "{}", late.reason);
+    let hb = c
+        .heartbeat(HeartbeatRequest {
+            worker_id: "worker-a".into(),
+            task_id: a.task_id.clone(),
+            lease_token: a.lease_token.clone(),
+            games_done: 3,
+        })
+        .await
+        .unwrap()
+        .into_inner();
+    assert!(!hb.lease_valid);
+    // A task nobody leased with this token cannot be completed either.
+    let never = complete(&mut c, &b, "0123456789abcdef").await;
+    assert!(!never.accepted);
+    let good = complete(&mut c, &b, &b.lease_token).await;
+    assert!(good.accepted, "{}", good.reason);
+    assert_eq!(good.final_file, format!("{}/games/part-{:05}.parquet", b.output, b.shard));
+    // A second completion with the same token is stale too.
+    assert!(!complete(&mut c, &b, &b.lease_token).await.accepted);
+    s.stop().await;
+}
+
+#[tokio::test]
+async fn a_poisoned_task_fails_the_experiment_after_three_workers() {
+    let mut s = start(Duration::from_secs(30)).await;
+    let mut c = client(&s.url).await;
+    let e = submit(&mut c, SPEC).await;
+    for (i, w) in ["w1", "w2", "w3"].iter().enumerate() {
+        let t = lease(&mut c, w).await.unwrap();
+        assert_eq!(t.task_id, "games-00000", "the failed task is retried first");
+        assert!(fail(&mut c, w, &t, "disk on fire", true).await.accepted);
+        let now = get(&mut c, &e.id).await;
+        let want = if i < 2 { ExperimentState::Running } else { ExperimentState::Failed };
+        assert_eq!(now.state, want as i32, "after failure {}", i + 1);
+    }
+    let failed = get(&mut c, &e.id).await;
+    assert!(failed.error.contains("games-00000"), "{}", failed.error);
+    assert!(failed.error.contains("3 workers"), "{}", failed.error);
+    assert!(failed.error.contains("disk on fire"), "{}", failed.error);
+    assert!(lease(&mut c, "w4").await.is_none(), "a failed experiment dispatches nothing");
+    s.stop().await;
+}
+
+#[tokio::test]
+async fn a_non_retryable_failure_fails_at_once_and_a_release_is_no_failure() {
+    let mut s = start(Duration::from_secs(30)).await;
+    let mut c = client(&s.url).await;
+    let e = submit(&mut c, SPEC).await;
+    let t = lease(&mut c, "w1").await.unwrap();
+    let r = c
+        .fail_task(FailTaskRequest {
+            worker_id: "w1".into(),
+            task_id: t.task_id.clone(),
+            lease_token: t.lease_token.clone(),
+            error: "shutting down".into(),
+            retryable: true,
+            release: true,
+        })
+        .await
+        .unwrap()
+        .into_inner();
+    assert!(r.accepted);
+    let again = lease(&mut c, "w2").await.unwrap();
+    assert_eq!(again.task_id, t.task_id);
+    assert!(fail(&mut c, "w2", &again, "bad spec", false).await.accepted);
+    let now = get(&mut c, &e.id).await;
+    assert_eq!(now.state, ExperimentState::Failed as i32);
+    assert!(now.error.contains("cannot be retried: bad spec"), "{}", now.error);
+    // Failing with a stale token is refused.
+    assert!(!fail(&mut c, "w2", &again, "x", true).await.accepted);
+    // Resubmitting the same spec resumes it.
+    let r = c.submit_experiment(SubmitExperimentRequest { spec_toml: SPEC.into() }).await.unwrap().into_inner();
+    assert!(!r.created);
+    assert_eq!(r.experiment.unwrap().state, ExperimentState::Running as i32);
+    s.stop().await;
+}
+
+#[tokio::test]
+async fn cancel_stops_dispatch_and_tells_workers() {
+    let mut s = start(Duration::from_secs(30)).await;
+    let mut c = client(&s.url).await;
+    let e = submit(&mut c, SPEC).await;
+    let t = lease(&mut c, "w1").await.unwrap();
+    let cancelled = c.cancel_experiment(CancelExperimentRequest { id: e.id.clone() }).await.unwrap().into_inner();
+    assert_eq!(cancelled.state, ExperimentState::Cancelled as i32);
+    let hb = c
+        .heartbeat(HeartbeatRequest {
+            worker_id: "w1".into(),
+            task_id: t.task_id.clone(),
+            lease_token: t.lease_token.clone(),
+            games_done: 1,
+        })
+        .await
+        .unwrap()
+        .into_inner();
+    assert!(hb.cancel);
+    assert!(lease(&mut c, "w2").await.is_none());
+    assert!(!complete(&mut c, &t, &t.lease_token).await.accepted);
+    s.stop().await;
+}
+
+#[tokio::test]
+async fn bad_requests_get_clear_errors_and_the_server_keeps_serving() {
+    let mut s = start(Duration::from_secs(30)).await;
+    let mut c = client(&s.url).await;
+    let bad = c
+        .submit_experiment(SubmitExperimentRequest {
+            spec_toml: SPEC.replace("repeats = 1", "repeats = 0"),
+        })
+        .await
+        .unwrap_err();
+    assert_eq!(bad.code(), tonic::Code::InvalidArgument);
+    assert!(bad.message().contains("grid.repeats = 0"), "{}", bad.message());
+    let missing = c.get_experiment(GetExperimentRequest { id: "nope".into() }).await.unwrap_err();
+    assert_eq!(missing.code(), tonic::Code::NotFound);
+    assert!(missing.message().contains("\"nope\""));
+    let no_worker = c.lease_task(LeaseTaskRequest { worker_id: String::new(), threads: 1 }).await.unwrap_err();
+    assert_eq!(no_worker.code(), tonic::Code::InvalidArgument);
+    assert!(no_worker.message().contains("worker_id is required"));
+    let e = submit(&mut c, SPEC).await;
+    let same = c.submit_experiment(SubmitExperimentRequest { spec_toml: SPEC.into() }).await.unwrap().into_inner();
+    assert!(!same.created);
+    assert_eq!(same.experiment.unwrap().id, e.id);
+    let clash = c
+        .submit_experiment(SubmitExperimentRequest {
+            spec_toml: SPEC.replace("seed = 5", "seed = 6"),
+        })
+        .await
+        .unwrap_err();
+    assert_eq!(clash.code(), tonic::Code::AlreadyExists);
+    assert!(clash.message().contains("output = \"tiny\""), "{}", clash.message());
+    // A completion naming a file outside the experiment's games directory is refused.
+    let t = lease(&mut c, "w").await.unwrap();
+    let r = c
+        .complete_task(CompleteTaskRequest {
+            worker_id: "w".into(),
+            task_id: t.task_id.clone(),
+            lease_token: t.lease_token.clone(),
+            rows: t.games,
+            checksum: "x".into(),
+            temp_file: "../../etc/passwd".into(),
+        })
+        .await
+        .unwrap()
+        .into_inner();
+    assert!(!r.accepted && r.reason.contains("hidden file"), "{}", r.reason);
+    let r = complete(&mut c, &Task { games: 3, ..t.clone() }, &t.lease_token).await;
+    assert!(!r.accepted && r.reason.contains("20 games but 3 rows"), "{}", r.reason);
+    assert_eq!(c.list_experiments(ListExperimentsRequest {}).await.unwrap().into_inner().experiments.len(), 1);
+    s.stop().await;
+}
+
+#[tokio::test]
+async fn state_survives_a_restart_in_a_wal_sqlite_file() {
+    let mut s = start(Duration::from_secs(30)).await;
+    let mut c = client(&s.url).await;
+    let e = submit(&mut c, SPEC).await;
+    let t = lease(&mut c, "w1").await.unwrap();
+    s.stop().await;
+    let state = s.state();
+    assert_eq!(coordinator::Store::open(&state).unwrap().journal_mode().unwrap(), "wal");
+    let dir = std::mem::replace(&mut s.dir, tempfile::tempdir().unwrap());
+    let mut s2 = start_in(dir, Duration::from_secs(30)).await;
+    let mut c = client(&s2.url).await;
+    let again = get(&mut c, &e.id).await;
+    assert_eq!(again.state, ExperimentState::Running as i32);
+    // The lease taken before the restart still holds: its worker may complete.
+    let next = lease(&mut c, "w2").await.unwrap();
+    assert_ne!(next.task_id, t.task_id);
+    assert!(complete(&mut c, &t, &t.lease_token).await.accepted);
+    s2.stop().await;
+}
+
+#[tokio::test]
+async fn grpc_reflection_lists_the_service() {
+    use tonic_reflection::pb::v1::server_reflection_client::ServerReflectionClient;
+    use tonic_reflection::pb::v1::server_reflection_request::MessageRequest;
+    use tonic_reflection::pb::v1::server_reflection_response::MessageResponse;
+    use tonic_reflection::pb::v1::ServerReflectionRequest;
+    let mut s = start(Duration::from_secs(30)).await;
+    client(&s.url).await;
+    let channel = tonic::transport::Endpoint::from_shared(s.url.clone()).unwrap().connect().await.unwrap();
+    let mut r = ServerReflectionClient::new(channel);
+    let req = ServerReflectionRequest {
+        host: String::new(),
+        message_request: Some(MessageRequest::ListServices(String::new())),
+    };
+    let mut stream = r.server_reflection_info(tokio_stream::iter(vec![req])).await.unwrap().into_inner();
+    let msg = stream.message().await.unwrap().unwrap();
+    let Some(MessageResponse::ListServicesResponse(list)) = msg.message_response else {
+        panic!("unexpected reflection answer");
+    };
+    let names: Vec<String> = list.service.into_iter().map(|s| s.name).collect();
+    assert!(names.contains(&"muggins.v1.Coordinator".to_string()), "{names:?}");
+    s.stop().await;
+}
+
+pub fn read_rows(dir: &Path) -> Vec<jobs::GameRow> {
+    let mut rows = Vec::new();
+    for p in jobs::partitions(dir).unwrap() {
+        rows.extend(jobs::read_partition(&p).unwrap().into_iter().map(|(_, r)| r));
+    }
+    rows
+}
