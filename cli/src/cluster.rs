@@ -8,8 +8,8 @@ use anyhow::{Context, Result, bail};
 use clap::Args;
 use proto::coordinator_client::CoordinatorClient;
 use proto::{
-    CancelExperimentRequest, Experiment, ExperimentState, GetExperimentRequest, ListExperimentsRequest,
-    SubmitExperimentRequest,
+    CancelExperimentRequest, Experiment, ExperimentState, GetExperimentRequest,
+    ListExperimentsRequest, SubmitExperimentRequest,
 };
 use tonic::transport::Channel;
 
@@ -110,12 +110,21 @@ pub struct CancelArgs {
 fn init_logs(default: &str, json: bool) {
     let filter = tracing_subscriber::EnvFilter::try_from_env("MUGGINS_LOG")
         .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new(default));
-    let b = tracing_subscriber::fmt().with_env_filter(filter).with_writer(std::io::stderr);
-    let _ = if json { b.json().try_init() } else { b.try_init() };
+    let b = tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_writer(std::io::stderr);
+    let _ = if json {
+        b.json().try_init()
+    } else {
+        b.try_init()
+    };
 }
 
 fn runtime() -> Result<tokio::runtime::Runtime> {
-    tokio::runtime::Builder::new_multi_thread().enable_all().build().context("starting the async runtime")
+    tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .context("starting the async runtime")
 }
 
 fn cores() -> usize {
@@ -126,7 +135,8 @@ fn cores() -> usize {
 async fn termination() {
     #[cfg(unix)]
     {
-        let mut term = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()).expect("SIGTERM handler");
+        let mut term = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())
+            .expect("SIGTERM handler");
         tokio::select! {
             _ = term.recv() => {}
             _ = tokio::signal::ctrl_c() => {}
@@ -147,9 +157,15 @@ async fn connect(url: &str) -> Result<CoordinatorClient<Channel>> {
 }
 
 fn read_spec(path: &Path) -> Result<String> {
-    let meta = std::fs::metadata(path).with_context(|| format!("reading spec {}", path.display()))?;
+    let meta =
+        std::fs::metadata(path).with_context(|| format!("reading spec {}", path.display()))?;
     if meta.len() > jobs::MAX_SPEC_BYTES as u64 {
-        bail!("spec {}: {} bytes; a spec may be at most {} bytes", path.display(), meta.len(), jobs::MAX_SPEC_BYTES);
+        bail!(
+            "spec {}: {} bytes; a spec may be at most {} bytes",
+            path.display(),
+            meta.len(),
+            jobs::MAX_SPEC_BYTES
+        );
     }
     std::fs::read_to_string(path).with_context(|| format!("reading spec {}", path.display()))
 }
@@ -168,7 +184,12 @@ fn describe(e: &Experiment) -> String {
     let tasks: Vec<String> = e
         .stages
         .iter()
-        .map(|s| format!("{} {}/{} tasks ({} running, {} failed)", s.name, s.tasks_done, s.tasks_total, s.tasks_running, s.tasks_failed))
+        .map(|s| {
+            format!(
+                "{} {}/{} tasks ({} running, {} failed)",
+                s.name, s.tasks_done, s.tasks_total, s.tasks_running, s.tasks_failed
+            )
+        })
         .collect();
     let eta = if e.eta_seconds >= 0.0 && e.state == ExperimentState::Running as i32 {
         format!(", ETA {:.0} s", e.eta_seconds)
@@ -223,7 +244,10 @@ pub fn worker(a: WorkerArgs) -> Result<()> {
         grace: Duration::from_secs(a.grace_secs),
     };
     let stats = runtime()?.block_on(worker::run(config, termination()))?;
-    eprintln!("worker done: {} tasks, {} games", stats.tasks_completed, stats.games);
+    eprintln!(
+        "worker done: {} tasks, {} games",
+        stats.tasks_completed, stats.games
+    );
     Ok(())
 }
 
@@ -237,7 +261,9 @@ pub fn submit(a: SubmitArgs) -> Result<()> {
             .await
             .map_err(|s| anyhow::anyhow!("{}", s.message()))?
             .into_inner();
-        let e = r.experiment.context("the coordinator returned no experiment")?;
+        let e = r
+            .experiment
+            .context("the coordinator returned no experiment")?;
         if !r.created {
             eprintln!("an identical spec was submitted before; this is its experiment");
         }
@@ -253,7 +279,10 @@ pub fn status(a: StatusArgs) -> Result<()> {
         match (a.id, a.watch) {
             (None, true) => bail!("--watch needs an experiment id"),
             (None, false) => {
-                let list = c.list_experiments(ListExperimentsRequest {}).await.map_err(|s| anyhow::anyhow!("{}", s.message()))?;
+                let list = c
+                    .list_experiments(ListExperimentsRequest {})
+                    .await
+                    .map_err(|s| anyhow::anyhow!("{}", s.message()))?;
                 let list = list.into_inner().experiments;
                 if list.is_empty() {
                     println!("no experiments");
@@ -263,13 +292,24 @@ pub fn status(a: StatusArgs) -> Result<()> {
                 }
             }
             (Some(id), false) => {
-                let e = c.get_experiment(GetExperimentRequest { id }).await.map_err(|s| anyhow::anyhow!("{}", s.message()))?;
+                let e = c
+                    .get_experiment(GetExperimentRequest { id })
+                    .await
+                    .map_err(|s| anyhow::anyhow!("{}", s.message()))?;
                 println!("{}", describe(&e.into_inner()));
             }
             (Some(id), true) => {
-                let mut stream = c.watch_experiment(GetExperimentRequest { id }).await.map_err(|s| anyhow::anyhow!("{}", s.message()))?.into_inner();
+                let mut stream = c
+                    .watch_experiment(GetExperimentRequest { id })
+                    .await
+                    .map_err(|s| anyhow::anyhow!("{}", s.message()))?
+                    .into_inner();
                 let mut last = None;
-                while let Some(e) = stream.message().await.map_err(|s| anyhow::anyhow!("{}", s.message()))? {
+                while let Some(e) = stream
+                    .message()
+                    .await
+                    .map_err(|s| anyhow::anyhow!("{}", s.message()))?
+                {
                     println!("{}", describe(&e));
                     last = Some(e);
                 }
@@ -302,7 +342,10 @@ pub fn run(a: RunArgs) -> Result<()> {
     init_logs("warn", false);
     let (text, origin) = match &a.spec {
         Some(p) => (read_spec(p)?, p.display().to_string()),
-        None => (jobs::MYERS2014_SPEC.to_string(), "the built-in thesis spec (jobs/specs/myers2014.toml)".into()),
+        None => (
+            jobs::MYERS2014_SPEC.to_string(),
+            "the built-in thesis spec (jobs/specs/myers2014.toml)".into(),
+        ),
     };
     let spec = jobs::Spec::from_toml(&text).with_context(|| format!("spec {origin}"))?;
     let n_workers = a.workers.unwrap_or_else(cores);
@@ -313,7 +356,8 @@ pub fn run(a: RunArgs) -> Result<()> {
         bail!("--threads 0: at least one thread is needed");
     }
     let threads = a.threads.unwrap_or_else(cores).max(n_workers);
-    std::fs::create_dir_all(&a.out).with_context(|| format!("--out {}: cannot create it", a.out.display()))?;
+    std::fs::create_dir_all(&a.out)
+        .with_context(|| format!("--out {}: cannot create it", a.out.display()))?;
     let state = a.out.join(".muggins-state.sqlite");
     eprintln!(
         "running {} ({} games in {} shards) from {origin}: {} worker(s), {threads} threads, results in {}",
@@ -325,7 +369,9 @@ pub fn run(a: RunArgs) -> Result<()> {
     );
     let rt = runtime()?;
     let final_state = rt.block_on(async {
-        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.context("binding a loopback port")?;
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+            .await
+            .context("binding a loopback port")?;
         let url = format!("http://{}", listener.local_addr()?);
         let (stop_tx, stop_rx) = tokio::sync::watch::channel(false);
         let until = |mut rx: tokio::sync::watch::Receiver<bool>| async move {
@@ -362,7 +408,12 @@ pub fn run(a: RunArgs) -> Result<()> {
         outcome
     })?;
     if final_state.state != ExperimentState::Succeeded as i32 {
-        bail!("experiment {} {}: {}", final_state.id, state_name(final_state.state), final_state.error);
+        bail!(
+            "experiment {} {}: {}",
+            final_state.id,
+            state_name(final_state.state),
+            final_state.error
+        );
     }
     let dir = a.out.join(&spec.output);
     let mut rows = Vec::new();
@@ -388,19 +439,26 @@ async fn drive(url: &str, text: &str, games: u64) -> Result<Experiment> {
     }
     let mut c = client.context("the in-process coordinator did not start")?;
     let r = c
-        .submit_experiment(SubmitExperimentRequest { spec_toml: text.to_string() })
+        .submit_experiment(SubmitExperimentRequest {
+            spec_toml: text.to_string(),
+        })
         .await
         .map_err(|s| anyhow::anyhow!("{}", s.message()))?
         .into_inner();
     let e = r.experiment.context("no experiment returned")?;
     if !r.created {
-        eprintln!("resuming experiment {} ({} of {} games already done)", e.id, e.games_done, e.games_total);
+        eprintln!(
+            "resuming experiment {} ({} of {} games already done)",
+            e.id, e.games_done, e.games_total
+        );
     }
     let bar = indicatif::ProgressBar::new(games);
     bar.set_style(
-        indicatif::ProgressStyle::with_template("{elapsed_precise} [{bar:40}] {pos}/{len} games  {per_sec}  ETA {eta}")
-            .expect("a valid template")
-            .progress_chars("=> "),
+        indicatif::ProgressStyle::with_template(
+            "{elapsed_precise} [{bar:40}] {pos}/{len} games  {per_sec}  ETA {eta}",
+        )
+        .expect("a valid template")
+        .progress_chars("=> "),
     );
     let started = std::time::Instant::now();
     let mut stream = c
@@ -409,7 +467,11 @@ async fn drive(url: &str, text: &str, games: u64) -> Result<Experiment> {
         .map_err(|s| anyhow::anyhow!("{}", s.message()))?
         .into_inner();
     let mut last = e;
-    while let Some(e) = stream.message().await.map_err(|s| anyhow::anyhow!("{}", s.message()))? {
+    while let Some(e) = stream
+        .message()
+        .await
+        .map_err(|s| anyhow::anyhow!("{}", s.message()))?
+    {
         bar.set_position(e.games_done);
         last = e;
     }

@@ -45,7 +45,10 @@ impl Config {
 #[derive(Debug, thiserror::Error)]
 pub enum ServeError {
     #[error("results root {path}: {source}")]
-    Results { path: PathBuf, source: std::io::Error },
+    Results {
+        path: PathBuf,
+        source: std::io::Error,
+    },
     #[error("state database {path}: {source}")]
     State { path: PathBuf, source: StoreError },
     #[error("gRPC server: {0}")]
@@ -91,7 +94,10 @@ pub async fn serve(
     let running = store.running_ids().unwrap_or_default();
     tracing::info!(experiments = running.len(), state = %config.state.display(), "coordinator resuming");
     let service = CoordinatorService::new(store, config.clone());
-    let sweeper = tokio::spawn(sweeper::run(Arc::clone(service.shared()), config.sweep_every));
+    let sweeper = tokio::spawn(sweeper::run(
+        Arc::clone(service.shared()),
+        config.sweep_every,
+    ));
     let reflection = tonic_reflection::server::Builder::configure()
         .register_encoded_file_descriptor_set(proto::FILE_DESCRIPTOR_SET)
         .build_v1()?;

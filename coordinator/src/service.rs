@@ -11,7 +11,10 @@ use tokio_stream::Stream;
 use tonic::{Request, Response, Status};
 
 use crate::Config;
-use crate::store::{CompleteOutcome, ExpState, ExperimentRow, FailOutcome, HeartbeatOutcome, Store, StoreError, now_ms};
+use crate::store::{
+    CompleteOutcome, ExpState, ExperimentRow, FailOutcome, HeartbeatOutcome, Store, StoreError,
+    now_ms,
+};
 
 /// State shared by the service and the sweeper.
 #[derive(Debug)]
@@ -56,9 +59,15 @@ impl CoordinatorService {
     fn to_proto(&self, e: &ExperimentRow) -> Experiment {
         let now = now_ms();
         let (rate, eta) = {
-            let mut all = self.shared.samples.lock().unwrap_or_else(|p| p.into_inner());
+            let mut all = self
+                .shared
+                .samples
+                .lock()
+                .unwrap_or_else(|p| p.into_inner());
             let s = all.entry(e.id.clone()).or_default();
-            if s.back().is_none_or(|&(t, g)| g != e.games_done || now - t > 1000) {
+            if s.back()
+                .is_none_or(|&(t, g)| g != e.games_done || now - t > 1000)
+            {
                 s.push_back((now, e.games_done));
             }
             while s.len() > 2 && now - s[0].0 > 30_000 {
@@ -66,7 +75,11 @@ impl CoordinatorService {
             }
             let (t0, g0) = s[0];
             let dt = (now - t0) as f64 / 1000.0;
-            let rate = if dt >= 0.5 { (e.games_done - g0) as f64 / dt } else { 0.0 };
+            let rate = if dt >= 0.5 {
+                (e.games_done - g0) as f64 / dt
+            } else {
+                0.0
+            };
             let left = e.games_total - e.games_done.min(e.games_total);
             let eta = match e.state {
                 ExpState::Running if rate > 0.0 => left as f64 / rate,
@@ -127,7 +140,10 @@ fn status(e: StoreError) -> Status {
 
 fn check_len(field: &str, value: &str, max: usize) -> Result<(), Status> {
     if value.len() > max {
-        return Err(Status::invalid_argument(format!("{field} is {} bytes; at most {max} are accepted", value.len())));
+        return Err(Status::invalid_argument(format!(
+            "{field} is {} bytes; at most {max} are accepted",
+            value.len()
+        )));
     }
     Ok(())
 }
@@ -148,10 +164,15 @@ impl Coordinator for CoordinatorService {
         request: Request<SubmitExperimentRequest>,
     ) -> Result<Response<SubmitExperimentResponse>, Status> {
         let text = request.into_inner().spec_toml;
-        let spec = jobs::Spec::from_toml(&text).map_err(|e| Status::invalid_argument(e.to_string()))?;
+        let spec =
+            jobs::Spec::from_toml(&text).map_err(|e| Status::invalid_argument(e.to_string()))?;
         let dir = self.shared.config.results.join(&spec.output).join("games");
-        std::fs::create_dir_all(&dir)
-            .map_err(|e| Status::internal(format!("cannot create results directory {}: {e}", dir.display())))?;
+        std::fs::create_dir_all(&dir).map_err(|e| {
+            Status::internal(format!(
+                "cannot create results directory {}: {e}",
+                dir.display()
+            ))
+        })?;
         let (id, created) = self.shared.store().submit(&spec, &text).map_err(status)?;
         tracing::info!(%id, created, games = spec.games(), "experiment submitted");
         Ok(Response::new(SubmitExperimentResponse {
@@ -160,7 +181,10 @@ impl Coordinator for CoordinatorService {
         }))
     }
 
-    async fn get_experiment(&self, request: Request<GetExperimentRequest>) -> Result<Response<Experiment>, Status> {
+    async fn get_experiment(
+        &self,
+        request: Request<GetExperimentRequest>,
+    ) -> Result<Response<Experiment>, Status> {
         let id = request.into_inner().id;
         require("id", &id)?;
         Ok(Response::new(self.get(&id)?))
@@ -201,17 +225,24 @@ impl Coordinator for CoordinatorService {
                         return;
                     }
                 };
-                let changed = now.games_done != last.games_done || now.state != last.state || now.stages != last.stages;
+                let changed = now.games_done != last.games_done
+                    || now.state != last.state
+                    || now.stages != last.stages;
                 last = now;
                 if changed && tx.send(Ok(last.clone())).await.is_err() {
                     return;
                 }
             }
         });
-        Ok(Response::new(Box::pin(tokio_stream::wrappers::ReceiverStream::new(rx))))
+        Ok(Response::new(Box::pin(
+            tokio_stream::wrappers::ReceiverStream::new(rx),
+        )))
     }
 
-    async fn cancel_experiment(&self, request: Request<CancelExperimentRequest>) -> Result<Response<Experiment>, Status> {
+    async fn cancel_experiment(
+        &self,
+        request: Request<CancelExperimentRequest>,
+    ) -> Result<Response<Experiment>, Status> {
         let id = request.into_inner().id;
         require("id", &id)?;
         let e = self.shared.store().cancel(&id).map_err(status)?;
@@ -219,7 +250,10 @@ impl Coordinator for CoordinatorService {
         Ok(Response::new(self.to_proto(&e)))
     }
 
-    async fn lease_task(&self, request: Request<LeaseTaskRequest>) -> Result<Response<LeaseTaskResponse>, Status> {
+    async fn lease_task(
+        &self,
+        request: Request<LeaseTaskRequest>,
+    ) -> Result<Response<LeaseTaskResponse>, Status> {
         let r = request.into_inner();
         require("worker_id", &r.worker_id)?;
         let mut store = self.shared.store();
@@ -251,7 +285,10 @@ impl Coordinator for CoordinatorService {
         }))
     }
 
-    async fn heartbeat(&self, request: Request<HeartbeatRequest>) -> Result<Response<HeartbeatResponse>, Status> {
+    async fn heartbeat(
+        &self,
+        request: Request<HeartbeatRequest>,
+    ) -> Result<Response<HeartbeatResponse>, Status> {
         let r = request.into_inner();
         require("task_id", &r.task_id)?;
         require("lease_token", &r.lease_token)?;
@@ -274,7 +311,10 @@ impl Coordinator for CoordinatorService {
         }))
     }
 
-    async fn complete_task(&self, request: Request<CompleteTaskRequest>) -> Result<Response<CompleteTaskResponse>, Status> {
+    async fn complete_task(
+        &self,
+        request: Request<CompleteTaskRequest>,
+    ) -> Result<Response<CompleteTaskResponse>, Status> {
         let r = request.into_inner();
         require("worker_id", &r.worker_id)?;
         require("task_id", &r.task_id)?;
@@ -284,7 +324,13 @@ impl Coordinator for CoordinatorService {
         let outcome = self
             .shared
             .store()
-            .complete(&r.task_id, &r.lease_token, r.rows, &r.checksum, &r.temp_file)
+            .complete(
+                &r.task_id,
+                &r.lease_token,
+                r.rows,
+                &r.checksum,
+                &r.temp_file,
+            )
             .map_err(status)?;
         Ok(Response::new(match outcome {
             CompleteOutcome::Accepted { final_file } => CompleteTaskResponse {
@@ -303,7 +349,10 @@ impl Coordinator for CoordinatorService {
         }))
     }
 
-    async fn fail_task(&self, request: Request<FailTaskRequest>) -> Result<Response<FailTaskResponse>, Status> {
+    async fn fail_task(
+        &self,
+        request: Request<FailTaskRequest>,
+    ) -> Result<Response<FailTaskResponse>, Status> {
         let r = request.into_inner();
         require("worker_id", &r.worker_id)?;
         require("task_id", &r.task_id)?;
@@ -313,7 +362,14 @@ impl Coordinator for CoordinatorService {
         let outcome = self
             .shared
             .store()
-            .fail(&r.worker_id, &r.task_id, &r.lease_token, &error, r.retryable, r.release)
+            .fail(
+                &r.worker_id,
+                &r.task_id,
+                &r.lease_token,
+                &error,
+                r.retryable,
+                r.release,
+            )
             .map_err(status)?;
         let (accepted, reason) = match outcome {
             FailOutcome::Requeued => {

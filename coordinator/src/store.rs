@@ -24,7 +24,9 @@ pub enum StoreError {
 pub type Result<T> = std::result::Result<T, StoreError>;
 
 pub fn now_ms() -> i64 {
-    SystemTime::now().duration_since(UNIX_EPOCH).map_or(0, |d| d.as_millis() as i64)
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| d.as_millis() as i64)
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -215,7 +217,9 @@ impl Store {
 
     /// The journal mode in force (for tests: "wal").
     pub fn journal_mode(&self) -> Result<String> {
-        Ok(self.conn.query_row("PRAGMA journal_mode", [], |r| r.get(0))?)
+        Ok(self
+            .conn
+            .query_row("PRAGMA journal_mode", [], |r| r.get(0))?)
     }
 
     /// Adds an experiment with its stages and tasks, or returns the existing one
@@ -226,7 +230,9 @@ impl Store {
         let id = format!("{}-{}", spec.name, &hash[..12]);
         let tx = self.conn.transaction()?;
         let existing: Option<String> = tx
-            .query_row("SELECT state FROM experiments WHERE id = ?1", [&id], |r| r.get(0))
+            .query_row("SELECT state FROM experiments WHERE id = ?1", [&id], |r| {
+                r.get(0)
+            })
             .optional()?;
         if let Some(state) = existing {
             let state = ExpState::parse(&state);
@@ -266,14 +272,23 @@ impl Store {
             params![id, spec.name, spec_toml, hash, spec.output, spec.games() as i64, now],
         )?;
         // Today one stage; later stages (training, fitting, reports) add rows with higher seq.
-        tx.execute("INSERT INTO stages (experiment_id, name, seq) VALUES (?1, 'games', 0)", [&id])?;
+        tx.execute(
+            "INSERT INTO stages (experiment_id, name, seq) VALUES (?1, 'games', 0)",
+            [&id],
+        )?;
         {
             let mut ins = tx.prepare(
                 "INSERT INTO tasks (experiment_id, task_id, stage, stage_seq, seq, shard, first_game, games, state)
                  VALUES (?1, ?2, 'games', 0, ?3, ?3, ?4, ?5, 'pending')",
             )?;
             for s in jobs::shards(spec) {
-                ins.execute(params![id, format!("games-{:05}", s.index), s.index as i64, s.first_game as i64, s.games as i64])?;
+                ins.execute(params![
+                    id,
+                    format!("games-{:05}", s.index),
+                    s.index as i64,
+                    s.first_game as i64,
+                    s.games as i64
+                ])?;
             }
         }
         tx.commit()?;
@@ -418,7 +433,11 @@ impl Store {
         Ok(Some(task))
     }
 
-    fn leased_by<'a>(tx: &Transaction<'a>, task_id: &str, token: &str) -> Result<Option<(String, String)>> {
+    fn leased_by<'a>(
+        tx: &Transaction<'a>,
+        task_id: &str,
+        token: &str,
+    ) -> Result<Option<(String, String)>> {
         Ok(tx
             .query_row(
                 "SELECT t.experiment_id, e.state FROM tasks t JOIN experiments e ON e.id = t.experiment_id
@@ -429,7 +448,13 @@ impl Store {
             .optional()?)
     }
 
-    pub fn heartbeat(&mut self, task_id: &str, token: &str, games_done: u64, lease_ms: i64) -> Result<HeartbeatOutcome> {
+    pub fn heartbeat(
+        &mut self,
+        task_id: &str,
+        token: &str,
+        games_done: u64,
+        lease_ms: i64,
+    ) -> Result<HeartbeatOutcome> {
         let tx = self.conn.transaction()?;
         let Some((exp, state)) = Self::leased_by(&tx, task_id, token)? else {
             return Ok(HeartbeatOutcome::Invalid);
@@ -444,7 +469,14 @@ impl Store {
         })
     }
 
-    pub fn complete(&mut self, task_id: &str, token: &str, rows: u64, checksum: &str, temp_file: &str) -> Result<CompleteOutcome> {
+    pub fn complete(
+        &mut self,
+        task_id: &str,
+        token: &str,
+        rows: u64,
+        checksum: &str,
+        temp_file: &str,
+    ) -> Result<CompleteOutcome> {
         let tx = self.conn.transaction()?;
         let Some((exp, state)) = Self::leased_by(&tx, task_id, token)? else {
             return Ok(CompleteOutcome::Refused(format!(
@@ -452,7 +484,9 @@ impl Store {
             )));
         };
         if state != "running" {
-            return Ok(CompleteOutcome::Refused(format!("experiment {exp} is {state}")));
+            return Ok(CompleteOutcome::Refused(format!(
+                "experiment {exp} is {state}"
+            )));
         }
         let (games, shard, output): (i64, i64, String) = tx.query_row(
             "SELECT t.games, t.shard, e.output FROM tasks t JOIN experiments e ON e.id = t.experiment_id
@@ -461,12 +495,14 @@ impl Store {
             |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)),
         )?;
         if rows != games as u64 {
-            return Ok(CompleteOutcome::Refused(format!("task {task_id} has {games} games but {rows} rows were reported")));
+            return Ok(CompleteOutcome::Refused(format!(
+                "task {task_id} has {games} games but {rows} rows were reported"
+            )));
         }
         let dir = format!("{output}/games/");
-        let ok_temp = temp_file
-            .strip_prefix(&dir)
-            .is_some_and(|n| n.starts_with('.') && !n.contains('/') && !n.ends_with(".parquet") && !n.contains(".."));
+        let ok_temp = temp_file.strip_prefix(&dir).is_some_and(|n| {
+            n.starts_with('.') && !n.contains('/') && !n.ends_with(".parquet") && !n.contains("..")
+        });
         if !ok_temp {
             return Ok(CompleteOutcome::Refused(format!(
                 "temp_file {temp_file:?} must be a hidden file directly under {dir}"
@@ -479,15 +515,28 @@ impl Store {
              WHERE experiment_id = ?1 AND task_id = ?2",
             params![exp, task_id, rows as i64, checksum, temp_file, final_file, now_ms()],
         )?;
-        tx.execute("UPDATE experiments SET updated_ms = ?2 WHERE id = ?1", params![exp, now_ms()])?;
+        tx.execute(
+            "UPDATE experiments SET updated_ms = ?2 WHERE id = ?1",
+            params![exp, now_ms()],
+        )?;
         tx.commit()?;
         Ok(CompleteOutcome::Accepted { final_file })
     }
 
-    pub fn fail(&mut self, worker: &str, task_id: &str, token: &str, error: &str, retryable: bool, release: bool) -> Result<FailOutcome> {
+    pub fn fail(
+        &mut self,
+        worker: &str,
+        task_id: &str,
+        token: &str,
+        error: &str,
+        retryable: bool,
+        release: bool,
+    ) -> Result<FailOutcome> {
         let tx = self.conn.transaction()?;
         let Some((exp, _)) = Self::leased_by(&tx, task_id, token)? else {
-            return Ok(FailOutcome::Refused(format!("stale lease: task {task_id} is not leased with this token")));
+            return Ok(FailOutcome::Refused(format!(
+                "stale lease: task {task_id} is not leased with this token"
+            )));
         };
         if release {
             tx.execute(
@@ -507,10 +556,13 @@ impl Store {
             params![exp, task_id],
             |r| Ok((r.get(0)?, r.get(1)?)),
         )?;
-        let give_up = !retryable || workers as u64 >= MAX_WORKER_FAILURES || failures as u64 >= MAX_FAILURES;
+        let give_up =
+            !retryable || workers as u64 >= MAX_WORKER_FAILURES || failures as u64 >= MAX_FAILURES;
         if give_up {
             let why = if retryable {
-                format!("task {task_id} failed {failures} times on {workers} workers; last error: {error}")
+                format!(
+                    "task {task_id} failed {failures} times on {workers} workers; last error: {error}"
+                )
             } else {
                 format!("task {task_id} failed and cannot be retried: {error}")
             };
@@ -537,9 +589,11 @@ impl Store {
     /// The done tasks of a running experiment whose every task is done, or
     /// `None` while some task is not done.
     pub fn finished_tasks(&self, id: &str) -> Result<Option<Vec<DoneTask>>> {
-        let open: i64 = self
-            .conn
-            .query_row("SELECT COUNT(*) FROM tasks WHERE experiment_id = ?1 AND state != 'done'", [id], |r| r.get(0))?;
+        let open: i64 = self.conn.query_row(
+            "SELECT COUNT(*) FROM tasks WHERE experiment_id = ?1 AND state != 'done'",
+            [id],
+            |r| r.get(0),
+        )?;
         if open > 0 {
             return Ok(None);
         }
@@ -585,7 +639,10 @@ impl Store {
 /// Resolves a path relative to the results root, refusing anything outside it.
 pub fn under_root(root: &Path, relative: &str) -> Option<PathBuf> {
     let p = Path::new(relative);
-    if p.is_absolute() || p.components().any(|c| !matches!(c, std::path::Component::Normal(_))) {
+    if p.is_absolute()
+        || p.components()
+            .any(|c| !matches!(c, std::path::Component::Normal(_)))
+    {
         return None;
     }
     Some(root.join(p))

@@ -31,14 +31,24 @@ pub async fn run(shared: Arc<Shared>, every: Duration) {
 fn sweep(shared: &Shared) -> Result<(), String> {
     let ids = shared.store().running_ids().map_err(|e| e.to_string())?;
     for id in ids {
-        let Some(tasks) = shared.store().finished_tasks(&id).map_err(|e| e.to_string())? else {
+        let Some(tasks) = shared
+            .store()
+            .finished_tasks(&id)
+            .map_err(|e| e.to_string())?
+        else {
             continue;
         };
         let root = &shared.config.results;
         let mut ready = true;
         for t in &tasks {
-            let (Some(fin), Some(tmp)) = (under_root(root, &t.final_file), under_root(root, &t.temp_file)) else {
-                return Err(format!("task {} has a path outside the results root", t.task_id));
+            let (Some(fin), Some(tmp)) = (
+                under_root(root, &t.final_file),
+                under_root(root, &t.temp_file),
+            ) else {
+                return Err(format!(
+                    "task {} has a path outside the results root",
+                    t.task_id
+                ));
             };
             if fin.exists() {
                 continue;
@@ -48,14 +58,21 @@ fn sweep(shared: &Shared) -> Result<(), String> {
                 if now_ms() - t.completed_ms > RENAME_GRACE_MS {
                     // The worker completed but never renamed (it died): finish its rename.
                     match jobs::durable_rename(&tmp, &fin) {
-                        Ok(()) => tracing::warn!(task = %t.task_id, "renamed a completed partition its worker left behind"),
-                        Err(e) if fin.exists() => tracing::debug!(error = %e, "the worker renamed it first"),
+                        Ok(()) => {
+                            tracing::warn!(task = %t.task_id, "renamed a completed partition its worker left behind")
+                        }
+                        Err(e) if fin.exists() => {
+                            tracing::debug!(error = %e, "the worker renamed it first")
+                        }
                         Err(e) => return Err(e.to_string()),
                     }
                 }
             } else {
                 tracing::warn!(task = %t.task_id, file = %fin.display(), "partition missing; task requeued");
-                shared.store().requeue_lost(&id, &t.task_id).map_err(|e| e.to_string())?;
+                shared
+                    .store()
+                    .requeue_lost(&id, &t.task_id)
+                    .map_err(|e| e.to_string())?;
             }
         }
         if !ready {
@@ -96,7 +113,10 @@ fn seal(shared: &Shared, id: &str, tasks: &[crate::store::DoneTask]) -> Result<(
     std::fs::File::create(&success)
         .and_then(|f| f.sync_all())
         .map_err(|err| format!("{}: {err}", success.display()))?;
-    shared.store().finish(id, ExpState::Succeeded, "").map_err(|e| e.to_string())?;
+    shared
+        .store()
+        .finish(id, ExpState::Succeeded, "")
+        .map_err(|e| e.to_string())?;
     tracing::info!(%id, games = e.games_total, "experiment succeeded");
     Ok(())
 }

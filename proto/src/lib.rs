@@ -9,4 +9,5 @@ mod generated {
 pub use generated::*;
 
 /// The encoded `FileDescriptorSet` of the service, for gRPC reflection.
-pub const FILE_DESCRIPTOR_SET: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/muggins_descriptor.bin"));
+pub const FILE_DESCRIPTOR_SET: &[u8] =
+    include_bytes!(concat!(env!("OUT_DIR"), "/muggins_descriptor.bin"));

@@ -51,14 +51,21 @@ pub fn default_worker_id() -> String {
     let host = std::env::var("HOSTNAME")
         .ok()
         .filter(|h| !h.is_empty())
-        .or_else(|| std::fs::read_to_string("/etc/hostname").ok().map(|h| h.trim().to_string()))
+        .or_else(|| {
+            std::fs::read_to_string("/etc/hostname")
+                .ok()
+                .map(|h| h.trim().to_string())
+        })
         .unwrap_or_else(|| "worker".into());
     format!("{host}-{}", std::process::id())
 }
 
 /// Runs until `shutdown` resolves (or, with `exit_when_done`, until no
 /// experiment is running).
-pub async fn run(config: Config, shutdown: impl Future<Output = ()> + Send + 'static) -> Result<Stats, WorkerError> {
+pub async fn run(
+    config: Config,
+    shutdown: impl Future<Output = ()> + Send + 'static,
+) -> Result<Stats, WorkerError> {
     let channel = Endpoint::from_shared(config.coordinator.clone())
         .map_err(|e| WorkerError::Url {
             url: config.coordinator.clone(),
@@ -104,7 +111,11 @@ pub async fn run(config: Config, shutdown: impl Future<Output = ()> + Send + 'st
                 tracing::info!("no experiment is running: exiting");
                 break;
             }
-            sleep_unless(&stopping, Duration::from_millis(reply.retry_after_ms.clamp(10, 5000) as u64)).await;
+            sleep_unless(
+                &stopping,
+                Duration::from_millis(reply.retry_after_ms.clamp(10, 5000) as u64),
+            )
+            .await;
             continue;
         };
         run_task(&config, &mut client, &executor, task, &stopping, &mut stats).await;
@@ -125,12 +136,17 @@ async fn sleep_unless(stopping: &AtomicBool, d: Duration) {
 
 /// Why a task ended without completing.
 enum Outcome {
-    Done { rows: Vec<jobs::GameRow> },
+    Done {
+        rows: Vec<jobs::GameRow>,
+    },
     /// The lease was lost or the experiment cancelled: discard silently.
     Abandoned,
     /// Shutdown outlasted the grace period: give the task back.
     Release,
-    Failed { error: String, retryable: bool },
+    Failed {
+        error: String,
+        retryable: bool,
+    },
 }
 
 async fn run_task(
@@ -154,7 +170,10 @@ async fn run_task(
                 stats.completions_refused += 1;
                 return;
             }
-            Err(error) => Outcome::Failed { error, retryable: true },
+            Err(error) => Outcome::Failed {
+                error,
+                retryable: true,
+            },
         },
         other => other,
     };
@@ -204,7 +223,12 @@ async fn play(
                 retryable: true,
             };
         }
-        Err(e) => return Outcome::Failed { error: e.to_string(), retryable: false },
+        Err(e) => {
+            return Outcome::Failed {
+                error: e.to_string(),
+                retryable: false,
+            };
+        }
     };
     let shard = Shard {
         index: task.shard,
@@ -215,7 +239,11 @@ async fn play(
     let cancel = Arc::new(AtomicBool::new(false));
     let lost = Arc::new(AtomicBool::new(false));
     let work = {
-        let (executor, progress, cancel) = (Arc::clone(executor), Arc::clone(&progress), Arc::clone(&cancel));
+        let (executor, progress, cancel) = (
+            Arc::clone(executor),
+            Arc::clone(&progress),
+            Arc::clone(&cancel),
+        );
         tokio::task::spawn_blocking(move || executor.run(&spec, shard, &progress, &cancel))
     };
     let beat_every = Duration::from_millis((task.lease_ms / 3).clamp(50, 2000));
@@ -269,7 +297,12 @@ async fn play(
 
 /// Writes the partition under a hidden name, completes, then renames it.
 /// Ok(true): completed; Ok(false): the coordinator refused (stale lease).
-async fn finish(config: &Config, client: &mut CoordinatorClient<Channel>, task: &Task, rows: Vec<jobs::GameRow>) -> Result<bool, String> {
+async fn finish(
+    config: &Config,
+    client: &mut CoordinatorClient<Channel>,
+    task: &Task,
+    rows: Vec<jobs::GameRow>,
+) -> Result<bool, String> {
     let games_dir = format!("{}/games", task.output);
     let token_tag: String = task.lease_token.chars().take(12).collect();
     let temp_rel = format!("{games_dir}/.part-{:05}.{token_tag}.tmp", task.shard);
@@ -277,7 +310,9 @@ async fn finish(config: &Config, client: &mut CoordinatorClient<Channel>, task: 
     let temp = resolve(&config.results, &temp_rel)?;
     let checksum = jobs::checksum(&rows);
     let n = rows.len() as u64;
-    let experiment = Spec::from_toml(&task.spec_toml).map(|s| s.name).unwrap_or_default();
+    let experiment = Spec::from_toml(&task.spec_toml)
+        .map(|s| s.name)
+        .unwrap_or_default();
     {
         let temp = temp.clone();
         tokio::task::spawn_blocking(move || {
@@ -317,8 +352,13 @@ async fn finish(config: &Config, client: &mut CoordinatorClient<Channel>, task: 
 
 fn resolve(root: &Path, relative: &str) -> Result<PathBuf, String> {
     let p = Path::new(relative);
-    if p.is_absolute() || p.components().any(|c| !matches!(c, std::path::Component::Normal(_))) {
-        return Err(format!("path {relative:?} from the coordinator leaves the results root"));
+    if p.is_absolute()
+        || p.components()
+            .any(|c| !matches!(c, std::path::Component::Normal(_)))
+    {
+        return Err(format!(
+            "path {relative:?} from the coordinator leaves the results root"
+        ));
     }
     Ok(root.join(p))
 }

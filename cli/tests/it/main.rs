@@ -1,5 +1,7 @@
 //! Tests of the `muggins` binary, run as a real process.
 
+mod cluster;
+
 use std::process::{Command, Output};
 
 fn muggins(args: &[&str]) -> Output {

@@ -42,12 +42,21 @@ async fn run(spec: &str, workers: usize) -> (Vec<jobs::GameRow>, jobs::Manifest)
     }
     let mut done = false;
     for _ in 0..600 {
-        let now = c.get_experiment(proto::GetExperimentRequest { id: e.id.clone() }).await.unwrap().into_inner();
+        let now = c
+            .get_experiment(proto::GetExperimentRequest { id: e.id.clone() })
+            .await
+            .unwrap()
+            .into_inner();
         if now.state == proto::ExperimentState::Succeeded as i32 {
             done = true;
             break;
         }
-        assert_eq!(now.state, proto::ExperimentState::Running as i32, "{}", now.error);
+        assert_eq!(
+            now.state,
+            proto::ExperimentState::Running as i32,
+            "{}",
+            now.error
+        );
         tokio::time::sleep(Duration::from_millis(50)).await;
     }
     assert!(done, "the experiment did not finish in time");
@@ -58,14 +67,24 @@ async fn run(spec: &str, workers: usize) -> (Vec<jobs::GameRow>, jobs::Manifest)
     }
     let dir = s.results().join("e2e");
     assert!(dir.join("_SUCCESS").exists());
-    let manifest: jobs::Manifest = serde_json::from_slice(&std::fs::read(dir.join("_manifest.json")).unwrap()).unwrap();
+    let manifest: jobs::Manifest =
+        serde_json::from_slice(&std::fs::read(dir.join("_manifest.json")).unwrap()).unwrap();
     assert_eq!(completed as usize, manifest.shards.len());
     let rows = read_rows(&dir);
     // No hidden partial files are left behind.
-    let hidden = std::fs::read_dir(dir.join("games")).unwrap().flatten().filter(|e| e.file_name().to_string_lossy().starts_with('.')).count();
+    let hidden = std::fs::read_dir(dir.join("games"))
+        .unwrap()
+        .flatten()
+        .filter(|e| e.file_name().to_string_lossy().starts_with('.'))
+        .count();
     assert_eq!(hidden, 0);
     s.stop().await;
-    (rows.into_iter().map(|r| jobs::GameRow { elapsed_us: 0, ..r }).collect(), manifest)
+    (
+        rows.into_iter()
+            .map(|r| jobs::GameRow { elapsed_us: 0, ..r })
+            .collect(),
+        manifest,
+    )
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -23,6 +23,7 @@ repeats = 1
 games = 20
 "#;
 
+#[derive(Debug)]
 pub struct Server {
     pub url: String,
     pub dir: tempfile::TempDir,
@@ -50,7 +51,8 @@ impl Server {
 pub async fn start_in(dir: tempfile::TempDir, lease: Duration) -> Server {
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let url = format!("http://{}", listener.local_addr().unwrap());
-    let mut config = coordinator::Config::new(dir.path().join("state.sqlite"), dir.path().join("results"));
+    let mut config =
+        coordinator::Config::new(dir.path().join("state.sqlite"), dir.path().join("results"));
     config.lease = lease;
     config.sweep_every = Duration::from_millis(50);
     let (tx, rx) = tokio::sync::oneshot::channel::<()>();
@@ -80,12 +82,14 @@ pub async fn client(url: &str) -> CoordinatorClient<Channel> {
 }
 
 pub async fn submit(c: &mut CoordinatorClient<Channel>, spec: &str) -> Experiment {
-    c.submit_experiment(SubmitExperimentRequest { spec_toml: spec.into() })
-        .await
-        .unwrap()
-        .into_inner()
-        .experiment
-        .unwrap()
+    c.submit_experiment(SubmitExperimentRequest {
+        spec_toml: spec.into(),
+    })
+    .await
+    .unwrap()
+    .into_inner()
+    .experiment
+    .unwrap()
 }
 
 async fn lease(c: &mut CoordinatorClient<Channel>, worker: &str) -> Option<Task> {
@@ -99,7 +103,11 @@ async fn lease(c: &mut CoordinatorClient<Channel>, worker: &str) -> Option<Task>
     .task
 }
 
-async fn complete(c: &mut CoordinatorClient<Channel>, t: &Task, token: &str) -> CompleteTaskResponse {
+async fn complete(
+    c: &mut CoordinatorClient<Channel>,
+    t: &Task,
+    token: &str,
+) -> CompleteTaskResponse {
     c.complete_task(CompleteTaskRequest {
         worker_id: "w".into(),
         task_id: t.task_id.clone(),
@@ -113,7 +121,13 @@ async fn complete(c: &mut CoordinatorClient<Channel>, t: &Task, token: &str) -> 
     .into_inner()
 }
 
-async fn fail(c: &mut CoordinatorClient<Channel>, worker: &str, t: &Task, error: &str, retryable: bool) -> FailTaskResponse {
+async fn fail(
+    c: &mut CoordinatorClient<Channel>,
+    worker: &str,
+    t: &Task,
+    error: &str,
+    retryable: bool,
+) -> FailTaskResponse {
     c.fail_task(FailTaskRequest {
         worker_id: worker.into(),
         task_id: t.task_id.clone(),
@@ -128,7 +142,10 @@ async fn fail(c: &mut CoordinatorClient<Channel>, worker: &str, t: &Task, error:
 }
 
 async fn get(c: &mut CoordinatorClient<Channel>, id: &str) -> Experiment {
-    c.get_experiment(GetExperimentRequest { id: id.into() }).await.unwrap().into_inner()
+    c.get_experiment(GetExperimentRequest { id: id.into() })
+        .await
+        .unwrap()
+        .into_inner()
 }
 
 #[tokio::test]
@@ -162,7 +179,10 @@ async fn a_stale_completion_is_refused() {
     assert!(!never.accepted);
     let good = complete(&mut c, &b, &b.lease_token).await;
     assert!(good.accepted, "{}", good.reason);
-    assert_eq!(good.final_file, format!("{}/games/part-{:05}.parquet", b.output, b.shard));
+    assert_eq!(
+        good.final_file,
+        format!("{}/games/part-{:05}.parquet", b.output, b.shard)
+    );
     // A second completion with the same token is stale too.
     assert!(!complete(&mut c, &b, &b.lease_token).await.accepted);
     s.stop().await;
@@ -178,14 +198,21 @@ async fn a_poisoned_task_fails_the_experiment_after_three_workers() {
         assert_eq!(t.task_id, "games-00000", "the failed task is retried first");
         assert!(fail(&mut c, w, &t, "disk on fire", true).await.accepted);
         let now = get(&mut c, &e.id).await;
-        let want = if i < 2 { ExperimentState::Running } else { ExperimentState::Failed };
+        let want = if i < 2 {
+            ExperimentState::Running
+        } else {
+            ExperimentState::Failed
+        };
         assert_eq!(now.state, want as i32, "after failure {}", i + 1);
     }
     let failed = get(&mut c, &e.id).await;
     assert!(failed.error.contains("games-00000"), "{}", failed.error);
     assert!(failed.error.contains("3 workers"), "{}", failed.error);
     assert!(failed.error.contains("disk on fire"), "{}", failed.error);
-    assert!(lease(&mut c, "w4").await.is_none(), "a failed experiment dispatches nothing");
+    assert!(
+        lease(&mut c, "w4").await.is_none(),
+        "a failed experiment dispatches nothing"
+    );
     s.stop().await;
 }
 
@@ -213,11 +240,21 @@ async fn a_non_retryable_failure_fails_at_once_and_a_release_is_no_failure() {
     assert!(fail(&mut c, "w2", &again, "bad spec", false).await.accepted);
     let now = get(&mut c, &e.id).await;
     assert_eq!(now.state, ExperimentState::Failed as i32);
-    assert!(now.error.contains("cannot be retried: bad spec"), "{}", now.error);
+    assert!(
+        now.error.contains("cannot be retried: bad spec"),
+        "{}",
+        now.error
+    );
     // Failing with a stale token is refused.
     assert!(!fail(&mut c, "w2", &again, "x", true).await.accepted);
     // Resubmitting the same spec resumes it.
-    let r = c.submit_experiment(SubmitExperimentRequest { spec_toml: SPEC.into() }).await.unwrap().into_inner();
+    let r = c
+        .submit_experiment(SubmitExperimentRequest {
+            spec_toml: SPEC.into(),
+        })
+        .await
+        .unwrap()
+        .into_inner();
     assert!(!r.created);
     assert_eq!(r.experiment.unwrap().state, ExperimentState::Running as i32);
     s.stop().await;
@@ -229,7 +266,11 @@ async fn cancel_stops_dispatch_and_tells_workers() {
     let mut c = client(&s.url).await;
     let e = submit(&mut c, SPEC).await;
     let t = lease(&mut c, "w1").await.unwrap();
-    let cancelled = c.cancel_experiment(CancelExperimentRequest { id: e.id.clone() }).await.unwrap().into_inner();
+    let cancelled = c
+        .cancel_experiment(CancelExperimentRequest { id: e.id.clone() })
+        .await
+        .unwrap()
+        .into_inner();
     assert_eq!(cancelled.state, ExperimentState::Cancelled as i32);
     let hb = c
         .heartbeat(HeartbeatRequest {
@@ -258,15 +299,34 @@ async fn bad_requests_get_clear_errors_and_the_server_keeps_serving() {
         .await
         .unwrap_err();
     assert_eq!(bad.code(), tonic::Code::InvalidArgument);
-    assert!(bad.message().contains("grid.repeats = 0"), "{}", bad.message());
-    let missing = c.get_experiment(GetExperimentRequest { id: "nope".into() }).await.unwrap_err();
+    assert!(
+        bad.message().contains("grid.repeats = 0"),
+        "{}",
+        bad.message()
+    );
+    let missing = c
+        .get_experiment(GetExperimentRequest { id: "nope".into() })
+        .await
+        .unwrap_err();
     assert_eq!(missing.code(), tonic::Code::NotFound);
     assert!(missing.message().contains("\"nope\""));
-    let no_worker = c.lease_task(LeaseTaskRequest { worker_id: String::new(), threads: 1 }).await.unwrap_err();
+    let no_worker = c
+        .lease_task(LeaseTaskRequest {
+            worker_id: String::new(),
+            threads: 1,
+        })
+        .await
+        .unwrap_err();
     assert_eq!(no_worker.code(), tonic::Code::InvalidArgument);
     assert!(no_worker.message().contains("worker_id is required"));
     let e = submit(&mut c, SPEC).await;
-    let same = c.submit_experiment(SubmitExperimentRequest { spec_toml: SPEC.into() }).await.unwrap().into_inner();
+    let same = c
+        .submit_experiment(SubmitExperimentRequest {
+            spec_toml: SPEC.into(),
+        })
+        .await
+        .unwrap()
+        .into_inner();
     assert!(!same.created);
     assert_eq!(same.experiment.unwrap().id, e.id);
     let clash = c
@@ -276,7 +336,11 @@ async fn bad_requests_get_clear_errors_and_the_server_keeps_serving() {
         .await
         .unwrap_err();
     assert_eq!(clash.code(), tonic::Code::AlreadyExists);
-    assert!(clash.message().contains("output = \"tiny\""), "{}", clash.message());
+    assert!(
+        clash.message().contains("output = \"tiny\""),
+        "{}",
+        clash.message()
+    );
     // A completion naming a file outside the experiment's games directory is refused.
     let t = lease(&mut c, "w").await.unwrap();
     let r = c
@@ -291,10 +355,34 @@ async fn bad_requests_get_clear_errors_and_the_server_keeps_serving() {
         .await
         .unwrap()
         .into_inner();
-    assert!(!r.accepted && r.reason.contains("hidden file"), "{}", r.reason);
-    let r = complete(&mut c, &Task { games: 3, ..t.clone() }, &t.lease_token).await;
-    assert!(!r.accepted && r.reason.contains("20 games but 3 rows"), "{}", r.reason);
-    assert_eq!(c.list_experiments(ListExperimentsRequest {}).await.unwrap().into_inner().experiments.len(), 1);
+    assert!(
+        !r.accepted && r.reason.contains("hidden file"),
+        "{}",
+        r.reason
+    );
+    let r = complete(
+        &mut c,
+        &Task {
+            games: 3,
+            ..t.clone()
+        },
+        &t.lease_token,
+    )
+    .await;
+    assert!(
+        !r.accepted && r.reason.contains("20 games but 3 rows"),
+        "{}",
+        r.reason
+    );
+    assert_eq!(
+        c.list_experiments(ListExperimentsRequest {})
+            .await
+            .unwrap()
+            .into_inner()
+            .experiments
+            .len(),
+        1
+    );
     s.stop().await;
 }
 
@@ -306,7 +394,13 @@ async fn state_survives_a_restart_in_a_wal_sqlite_file() {
     let t = lease(&mut c, "w1").await.unwrap();
     s.stop().await;
     let state = s.state();
-    assert_eq!(coordinator::Store::open(&state).unwrap().journal_mode().unwrap(), "wal");
+    assert_eq!(
+        coordinator::Store::open(&state)
+            .unwrap()
+            .journal_mode()
+            .unwrap(),
+        "wal"
+    );
     let dir = std::mem::replace(&mut s.dir, tempfile::tempdir().unwrap());
     let mut s2 = start_in(dir, Duration::from_secs(30)).await;
     let mut c = client(&s2.url).await;
@@ -321,32 +415,48 @@ async fn state_survives_a_restart_in_a_wal_sqlite_file() {
 
 #[tokio::test]
 async fn grpc_reflection_lists_the_service() {
+    use tonic_reflection::pb::v1::ServerReflectionRequest;
     use tonic_reflection::pb::v1::server_reflection_client::ServerReflectionClient;
     use tonic_reflection::pb::v1::server_reflection_request::MessageRequest;
     use tonic_reflection::pb::v1::server_reflection_response::MessageResponse;
-    use tonic_reflection::pb::v1::ServerReflectionRequest;
     let mut s = start(Duration::from_secs(30)).await;
     client(&s.url).await;
-    let channel = tonic::transport::Endpoint::from_shared(s.url.clone()).unwrap().connect().await.unwrap();
+    let channel = tonic::transport::Endpoint::from_shared(s.url.clone())
+        .unwrap()
+        .connect()
+        .await
+        .unwrap();
     let mut r = ServerReflectionClient::new(channel);
     let req = ServerReflectionRequest {
         host: String::new(),
         message_request: Some(MessageRequest::ListServices(String::new())),
     };
-    let mut stream = r.server_reflection_info(tokio_stream::iter(vec![req])).await.unwrap().into_inner();
+    let mut stream = r
+        .server_reflection_info(tokio_stream::iter(vec![req]))
+        .await
+        .unwrap()
+        .into_inner();
     let msg = stream.message().await.unwrap().unwrap();
     let Some(MessageResponse::ListServicesResponse(list)) = msg.message_response else {
         panic!("unexpected reflection answer");
     };
     let names: Vec<String> = list.service.into_iter().map(|s| s.name).collect();
-    assert!(names.contains(&"muggins.v1.Coordinator".to_string()), "{names:?}");
+    assert!(
+        names.contains(&"muggins.v1.Coordinator".to_string()),
+        "{names:?}"
+    );
     s.stop().await;
 }
 
 pub fn read_rows(dir: &Path) -> Vec<jobs::GameRow> {
     let mut rows = Vec::new();
     for p in jobs::partitions(dir).unwrap() {
-        rows.extend(jobs::read_partition(&p).unwrap().into_iter().map(|(_, r)| r));
+        rows.extend(
+            jobs::read_partition(&p)
+                .unwrap()
+                .into_iter()
+                .map(|(_, r)| r),
+        );
     }
     rows
 }

@@ -1,0 +1,318 @@
+//! The job system as operators run it: real coordinator and worker processes
+//! on loopback, killed and restarted.
+
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use proto::coordinator_client::CoordinatorClient;
+use proto::{ExperimentState, GetExperimentRequest};
+
+fn bin() -> &'static str {
+    env!("CARGO_BIN_EXE_muggins")
+}
+
+fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port()
+}
+
+#[derive(Debug)]
+struct Proc(Child);
+
+impl Drop for Proc {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+fn coordinator(port: u16, dir: &Path, lease_secs: u64) -> Proc {
+    let child = Command::new(bin())
+        .args([
+            "coordinator",
+            "--listen",
+            &format!("127.0.0.1:{port}"),
+            "--lease-secs",
+            &lease_secs.to_string(),
+        ])
+        .arg("--state")
+        .arg(dir.join("state.sqlite"))
+        .arg("--results")
+        .arg(dir.join("results"))
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
+        assert!(Instant::now() < deadline, "the coordinator did not start");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    Proc(child)
+}
+
+fn worker(port: u16, dir: &Path, threads: usize, exit_when_done: bool) -> Proc {
+    let mut cmd = Command::new(bin());
+    cmd.args([
+        "worker",
+        "--coordinator",
+        &format!("http://127.0.0.1:{port}"),
+        "--threads",
+        &threads.to_string(),
+    ])
+    .arg("--results")
+    .arg(dir.join("results"))
+    .stdout(Stdio::null())
+    .stderr(Stdio::null());
+    if exit_when_done {
+        cmd.arg("--exit-when-done");
+    }
+    Proc(cmd.spawn().unwrap())
+}
+
+fn submit(port: u16, spec: &Path) -> String {
+    let o = Command::new(bin())
+        .args([
+            "submit",
+            "--coordinator",
+            &format!("http://127.0.0.1:{port}"),
+        ])
+        .arg(spec)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    String::from_utf8(o.stdout).unwrap().trim().to_string()
+}
+
+fn experiment(port: u16, id: &str) -> proto::Experiment {
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    rt.block_on(async {
+        let mut c = CoordinatorClient::connect(format!("http://127.0.0.1:{port}"))
+            .await
+            .unwrap();
+        c.get_experiment(GetExperimentRequest { id: id.into() })
+            .await
+            .unwrap()
+            .into_inner()
+    })
+}
+
+fn wait_for(what: &str, secs: u64, mut f: impl FnMut() -> bool) {
+    let deadline = Instant::now() + Duration::from_secs(secs);
+    while !f() {
+        assert!(Instant::now() < deadline, "timed out waiting for {what}");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+fn wait_exit(p: &mut Proc, secs: u64) {
+    let deadline = Instant::now() + Duration::from_secs(secs);
+    loop {
+        if let Some(status) = p.0.try_wait().unwrap() {
+            assert!(status.success(), "worker exited with {status}");
+            return;
+        }
+        assert!(Instant::now() < deadline, "the worker did not exit");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+fn rows(dir: &Path) -> Vec<jobs::GameRow> {
+    let mut out = Vec::new();
+    for p in jobs::partitions(dir).unwrap() {
+        out.extend(
+            jobs::read_partition(&p)
+                .unwrap()
+                .into_iter()
+                .map(|(_, r)| jobs::GameRow { elapsed_us: 0, ..r }),
+        );
+    }
+    out
+}
+
+/// What an undisturbed run gives: every shard played directly.
+fn expected(spec_text: &str) -> Vec<jobs::GameRow> {
+    let spec = jobs::Spec::from_toml(spec_text).unwrap();
+    let ex = jobs::Executor::new(2);
+    let mut out = Vec::new();
+    for shard in jobs::shards(&spec) {
+        let rows = ex
+            .run(&spec, shard, &Default::default(), &Default::default())
+            .unwrap();
+        out.extend(
+            rows.into_iter()
+                .map(|r| jobs::GameRow { elapsed_us: 0, ..r }),
+        );
+    }
+    out
+}
+
+fn write_spec(dir: &Path, text: &str) -> PathBuf {
+    let p = dir.join("spec.toml");
+    std::fs::write(&p, text).unwrap();
+    p
+}
+
+#[test]
+fn a_coordinator_and_two_worker_processes_run_the_smoke_spec() {
+    let dir = tempfile::tempdir().unwrap();
+    let port = free_port();
+    let _coord = coordinator(port, dir.path(), 30);
+    let spec = write_spec(dir.path(), jobs::SMOKE_SPEC);
+    let id = submit(port, &spec);
+    let mut a = worker(port, dir.path(), 1, true);
+    let mut b = worker(port, dir.path(), 1, true);
+    wait_exit(&mut a, 120);
+    wait_exit(&mut b, 120);
+    let e = experiment(port, &id);
+    assert_eq!(e.state, ExperimentState::Succeeded as i32, "{}", e.error);
+    let out = dir.path().join("results/smoke");
+    assert!(out.join("_SUCCESS").exists());
+    let got = rows(&out);
+    let n = jobs::Spec::from_toml(jobs::SMOKE_SPEC).unwrap().games();
+    assert_eq!(got.len() as u64, n);
+    let keys: std::collections::HashSet<u64> = got.iter().map(|r| r.game_index).collect();
+    assert_eq!(keys.len() as u64, n);
+    assert_eq!(got, expected(jobs::SMOKE_SPEC));
+    let manifest: jobs::Manifest =
+        serde_json::from_slice(&std::fs::read(out.join("_manifest.json")).unwrap()).unwrap();
+    assert_eq!(manifest.id, id);
+    assert_eq!(manifest.shards.len(), 8);
+    for s in &manifest.shards {
+        let part: Vec<jobs::GameRow> = jobs::read_partition(&out.join(&s.file))
+            .unwrap()
+            .into_iter()
+            .map(|(_, r)| r)
+            .collect();
+        assert_eq!(jobs::checksum(&part), s.checksum, "{}", s.file);
+    }
+}
+
+const SLOW_SPEC: &str = r#"
+name = "faults"
+seed = 21
+[rules]
+set = 4
+hand = 4
+boneyard = 7
+[grid]
+information_source = ["oracle"]
+observability = ["partial"]
+target = ["random", "scorer"]
+starting_states = "0-399"
+engine = ["mstar"]
+repeats = 1
+[search]
+depth = 4
+[shards]
+games = 100
+"#;
+
+#[test]
+fn a_killed_worker_and_a_restarted_coordinator_lose_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let port = free_port();
+    let mut coord = coordinator(port, dir.path(), 1);
+    let spec = write_spec(dir.path(), SLOW_SPEC);
+    let id = submit(port, &spec);
+    let mut a = worker(port, dir.path(), 1, false);
+    // Kill the worker while it holds a shard, after it has finished at least one.
+    wait_for("a finished shard and a running one", 120, || {
+        let e = experiment(port, &id);
+        let s = &e.stages[0];
+        s.tasks_done >= 1 && s.tasks_running >= 1
+    });
+    let before = experiment(port, &id);
+    assert!(
+        before.stages[0].tasks_running >= 1,
+        "the kill must land mid-shard"
+    );
+    a.0.kill().unwrap();
+    a.0.wait().unwrap();
+    // Then kill the coordinator too, and start it again on the same state.
+    coord.0.kill().unwrap();
+    coord.0.wait().unwrap();
+    let _coord = coordinator(port, dir.path(), 1);
+    let e = experiment(port, &id);
+    assert_eq!(e.state, ExperimentState::Running as i32);
+    assert!(
+        e.stages[0].tasks_done >= before.stages[0].tasks_done,
+        "finished shards stay finished"
+    );
+    let mut b = worker(port, dir.path(), 2, true);
+    wait_exit(&mut b, 180);
+    let e = experiment(port, &id);
+    assert_eq!(e.state, ExperimentState::Succeeded as i32, "{}", e.error);
+    let out = dir.path().join("results/faults");
+    let got = rows(&out);
+    assert_eq!(got.len(), 800);
+    assert_eq!(
+        got,
+        expected(SLOW_SPEC),
+        "content equals an undisturbed run"
+    );
+    let leftovers = std::fs::read_dir(out.join("games"))
+        .unwrap()
+        .flatten()
+        .filter(|e| e.file_name().to_string_lossy().starts_with('.'))
+        .count();
+    assert_eq!(leftovers, 0);
+}
+
+#[test]
+fn muggins_run_writes_the_dataset_and_a_summary() {
+    let dir = tempfile::tempdir().unwrap();
+    let text = jobs::SMOKE_SPEC
+        .replace("name = \"smoke\"", "name = \"local\"")
+        .replace("\"0-299\"", "\"0-49\"");
+    let spec = write_spec(dir.path(), &text);
+    let out = dir.path().join("res");
+    let o = Command::new(bin())
+        .arg("run")
+        .arg(&spec)
+        .arg("--out")
+        .arg(&out)
+        .args(["--workers", "2"])
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let stdout = String::from_utf8_lossy(&o.stdout);
+    assert!(
+        stdout.contains("oracle     partial  defender  mstar"),
+        "{stdout}"
+    );
+    assert!(stdout.contains("600 rows in"), "{stdout}");
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    assert!(stderr.contains("succeeded: 600 games"), "{stderr}");
+    assert!(out.join("local/_SUCCESS").exists());
+    assert_eq!(rows(&out.join("local")), expected(&text));
+    // Running it again finds the finished experiment and changes nothing.
+    let again = Command::new(bin())
+        .arg("run")
+        .arg(&spec)
+        .arg("--out")
+        .arg(&out)
+        .output()
+        .unwrap();
+    assert!(again.status.success());
+    assert!(String::from_utf8_lossy(&again.stderr).contains("resuming experiment"));
+    // A bad spec is refused before anything runs.
+    let bad = write_spec(dir.path(), &text.replace("repeats = 1", "repeats = -1"));
+    let o = Command::new(bin())
+        .arg("run")
+        .arg(&bad)
+        .arg("--out")
+        .arg(dir.path().join("other"))
+        .output()
+        .unwrap();
+    assert!(!o.status.success());
+    assert!(String::from_utf8_lossy(&o.stderr).contains("grid.repeats = -1"));
+    assert!(!dir.path().join("other").exists());
+}
