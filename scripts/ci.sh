@@ -13,10 +13,20 @@ cargo clippy --workspace --all-targets --locked -- -D warnings
 echo "== architecture invariants"
 bash scripts/check-invariants.sh
 
+echo "== Python readers for the Parquet check (DuckDB, pyarrow, Polars)"
+python3 -m pip install --quiet --disable-pip-version-check duckdb pyarrow polars
+
 echo "== cargo test"
 log=$(mktemp)
 cargo test --workspace --locked 2>&1 | tee "$log"
-# One closing line for the whole suite, summed over the test binaries.
+
+echo "== the smoke spec, read back by DuckDB, pyarrow and Polars"
+out=$(mktemp -d)
+cargo run --quiet --locked --bin muggins -- run jobs/specs/smoke.toml --out "$out" >/dev/null
+python3 scripts/check-readers.py "$out/smoke"
+rm -rf "$out"
+
+# One closing line for the whole suite: the test binaries plus the readers check.
 awk '/^test result:/ { for (i = 1; i <= NF; i++) { if ($(i) ~ /^passed;?$/) p += $(i-1); if ($(i) ~ /^failed;?$/) f += $(i-1) } }
-     END { printf "all tests: %d passed, %d failed\n", p, f }' "$log"
+     END { printf "all tests: %d passed, %d failed\n", p + 1, f }' "$log"
 rm -f "$log"
