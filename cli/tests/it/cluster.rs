@@ -316,3 +316,31 @@ fn muggins_run_writes_the_dataset_and_a_summary() {
     assert!(String::from_utf8_lossy(&o.stderr).contains("grid.repeats = -1"));
     assert!(!dir.path().join("other").exists());
 }
+
+#[test]
+fn a_worker_finishes_its_task_on_sigterm_and_leases_nothing_more() {
+    let dir = tempfile::tempdir().unwrap();
+    let port = free_port();
+    let _coord = coordinator(port, dir.path(), 30);
+    let spec = write_spec(dir.path(), SLOW_SPEC);
+    let id = submit(port, &spec);
+    let mut w = worker(port, dir.path(), 1, false);
+    wait_for("a running shard", 120, || {
+        experiment(port, &id).stages[0].tasks_running >= 1
+    });
+    let status = Command::new("kill")
+        .args(["-TERM", &w.0.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(status.success());
+    wait_exit(&mut w, 60);
+    let e = experiment(port, &id);
+    let s = &e.stages[0];
+    assert_eq!(s.tasks_running, 0, "the task was finished, not left leased");
+    assert!(s.tasks_done >= 1);
+    assert!(
+        s.tasks_done < s.tasks_total,
+        "nothing more was leased after SIGTERM"
+    );
+    assert_eq!(e.state, ExperimentState::Running as i32);
+}
