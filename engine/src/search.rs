@@ -147,13 +147,25 @@ impl<S: ValueStore> Searcher<S> {
 
     /// The player's decision under full observation.
     pub fn decide_full(&mut self, pos: &Position, kind: EngineKind) -> Decision {
+        self.decide_full_mix(pos, &[(kind, 1.0)])
+    }
+
+    /// The player's decision under full observation against a mixture of
+    /// models: each action is worth the weighted sum of its values under each
+    /// engine kind (weights summing to 1).
+    pub fn decide_full_mix(&mut self, pos: &Position, mix: &[(EngineKind, f64)]) -> Decision {
         debug_assert_eq!(pos.mover, Seat::Player);
         let mut list = ActionList::default();
         pos.actions(&self.rules, &mut list);
         let depth = self.config.depth.code();
         self.values.clear();
         for &a in list.as_slice() {
-            let v = self.after(pos, a, kind, depth);
+            let mut v = 0.0;
+            for &(kind, w) in mix {
+                if w > 0.0 {
+                    v += w * self.after(pos, a, kind, depth);
+                }
+            }
             self.values.push(v);
         }
         self.pick(&list, 1)
@@ -166,6 +178,16 @@ impl<S: ValueStore> Searcher<S> {
         &mut self,
         view: &PlayerView,
         kind: EngineKind,
+        rng: &mut impl RngCore,
+    ) -> Decision {
+        self.decide_partial_mix(view, &[(kind, 1.0)], rng)
+    }
+
+    /// [`Self::decide_partial`] against a mixture of models (see [`Self::decide_full_mix`]).
+    pub fn decide_partial_mix(
+        &mut self,
+        view: &PlayerView,
+        mix: &[(EngineKind, f64)],
         rng: &mut impl RngCore,
     ) -> Decision {
         let rules = &self.rules;
@@ -200,7 +222,11 @@ impl<S: ValueStore> Searcher<S> {
                 passes: view.passes,
             };
             for (i, &a) in list.as_slice().iter().enumerate() {
-                acc[i] += w.weight * self.after(&pos, a, kind, depth);
+                for &(kind, m) in mix {
+                    if m > 0.0 {
+                        acc[i] += w.weight * m * self.after(&pos, a, kind, depth);
+                    }
+                }
             }
             total_weight += w.weight;
         }

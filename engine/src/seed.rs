@@ -56,3 +56,28 @@ pub fn shuffle<T>(rng: &mut impl RngCore, items: &mut [T]) {
         items.swap(i, j);
     }
 }
+
+/// What a random stream of a training game is for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TrainingStream {
+    /// The starting state (one draw).
+    Deal = 0,
+    Boneyard = 1,
+    /// The target seat's random policy.
+    Target = 2,
+    /// The player seat's random policy.
+    Player = 3,
+}
+
+/// The stream of training game `index`: the key is `experiment_seed` and
+/// `index` (little-endian u64 each), 8 zero bytes and the ASCII bytes
+/// `mugtrain`, so training draws never coincide with grid draws.
+pub fn training_rng(experiment_seed: u64, index: u64, stream: TrainingStream) -> ChaCha20Rng {
+    let mut key = [0u8; 32];
+    key[0..8].copy_from_slice(&experiment_seed.to_le_bytes());
+    key[8..16].copy_from_slice(&index.to_le_bytes());
+    key[24..32].copy_from_slice(b"mugtrain");
+    let mut rng = ChaCha20Rng::from_seed(key);
+    rng.set_stream(stream as u64);
+    rng
+}
