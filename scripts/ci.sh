@@ -13,8 +13,8 @@ cargo clippy --workspace --all-targets --locked -- -D warnings
 echo "== architecture invariants"
 bash scripts/check-invariants.sh
 
-echo "== Python readers for the Parquet check (DuckDB, pyarrow, Polars)"
-python3 -m pip install --quiet --disable-pip-version-check duckdb pyarrow polars
+echo "== Python tools for the tests (DuckDB, pyarrow, Polars, scikit-learn)"
+python3 -m pip install --quiet --disable-pip-version-check duckdb pyarrow polars scikit-learn
 
 echo "== cargo test"
 log=$(mktemp)

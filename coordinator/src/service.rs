@@ -276,6 +276,7 @@ impl Coordinator for CoordinatorService {
                 output: t.output,
                 lease_token: t.lease_token,
                 lease_ms: self.lease_ms() as u64,
+                model: t.model,
             }
         });
         Ok(Response::new(LeaseTaskResponse {

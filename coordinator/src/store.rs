@@ -96,12 +96,15 @@ pub struct LeasedTask {
     pub lease_token: String,
     /// Whether this lease replaced an expired one.
     pub was_expired: bool,
+    /// The model hash for games tasks of a classifier grid (else empty).
+    pub model: String,
 }
 
 /// A done task whose partition the sweeper checks before the experiment is finished.
 #[derive(Clone, Debug)]
 pub struct DoneTask {
     pub task_id: String,
+    pub stage: String,
     pub shard: u64,
     pub first_game: u64,
     pub games: u64,
@@ -271,20 +274,36 @@ impl Store {
              VALUES (?1, ?2, ?3, ?4, ?5, 'running', ?6, ?7, ?7)",
             params![id, spec.name, spec_toml, hash, spec.output, spec.games() as i64, now],
         )?;
-        // Today one stage; later stages (training, fitting, reports) add rows with higher seq.
-        tx.execute(
-            "INSERT INTO stages (experiment_id, name, seq) VALUES (?1, 'games', 0)",
-            [&id],
-        )?;
-        {
+        // Stages run in seq order: the classifier's training games and fit
+        // come before the grid when the grid uses the classifier source.
+        let mut stages: Vec<(&str, Vec<jobs::Shard>)> = Vec::new();
+        if spec.needs_classifier() {
+            stages.push(("samples", jobs::training::sample_shards(spec)));
+            stages.push((
+                "fit",
+                vec![jobs::Shard {
+                    index: 0,
+                    first_game: 0,
+                    games: 0,
+                }],
+            ));
+        }
+        stages.push(("games", jobs::shards(spec)));
+        for (seq, (stage, shards)) in stages.iter().enumerate() {
+            tx.execute(
+                "INSERT INTO stages (experiment_id, name, seq) VALUES (?1, ?2, ?3)",
+                params![id, stage, seq as i64],
+            )?;
             let mut ins = tx.prepare(
                 "INSERT INTO tasks (experiment_id, task_id, stage, stage_seq, seq, shard, first_game, games, state)
-                 VALUES (?1, ?2, 'games', 0, ?3, ?3, ?4, ?5, 'pending')",
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?5, ?6, ?7, 'pending')",
             )?;
-            for s in jobs::shards(spec) {
+            for s in shards {
                 ins.execute(params![
                     id,
-                    format!("games-{:05}", s.index),
+                    format!("{stage}-{:05}", s.index),
+                    stage,
+                    seq as i64,
                     s.index as i64,
                     s.first_game as i64,
                     s.games as i64
@@ -416,13 +435,24 @@ impl Store {
                         spec_hash: r.get(8)?,
                         output: r.get(9)?,
                         lease_token: token(),
+                        model: String::new(),
                     })
                 },
             )
             .optional()?;
-        let Some(task) = found else {
+        let Some(mut task) = found else {
             return Ok(None);
         };
+        if task.stage == "games" {
+            task.model = tx
+                .query_row(
+                    "SELECT checksum FROM tasks WHERE experiment_id = ?1 AND stage = 'fit' AND state = 'done'",
+                    [&task.experiment_id],
+                    |r| r.get(0),
+                )
+                .optional()?
+                .unwrap_or_default();
+        }
         tx.execute(
             "UPDATE tasks SET state = 'leased', lease_token = ?3, lease_worker = ?4, lease_expires_ms = ?5,
                               games_done = 0, attempts = attempts + 1
@@ -488,27 +518,48 @@ impl Store {
                 "experiment {exp} is {state}"
             )));
         }
-        let (games, shard, output): (i64, i64, String) = tx.query_row(
-            "SELECT t.games, t.shard, e.output FROM tasks t JOIN experiments e ON e.id = t.experiment_id
+        let (games, shard, output, stage): (i64, i64, String, String) = tx.query_row(
+            "SELECT t.games, t.shard, e.output, t.stage FROM tasks t JOIN experiments e ON e.id = t.experiment_id
              WHERE t.experiment_id = ?1 AND t.task_id = ?2",
             params![exp, task_id],
-            |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)),
+            |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)),
         )?;
-        if rows != games as u64 {
+        if stage == "games" && rows != games as u64 {
             return Ok(CompleteOutcome::Refused(format!(
                 "task {task_id} has {games} games but {rows} rows were reported"
             )));
         }
-        let dir = format!("{output}/games/");
-        let ok_temp = temp_file.strip_prefix(&dir).is_some_and(|n| {
-            n.starts_with('.') && !n.contains('/') && !n.ends_with(".parquet") && !n.contains("..")
-        });
-        if !ok_temp {
-            return Ok(CompleteOutcome::Refused(format!(
-                "temp_file {temp_file:?} must be a hidden file directly under {dir}"
-            )));
-        }
-        let final_file = format!("{dir}{}", jobs::part_file(shard as u64));
+        let final_file = match stage.as_str() {
+            "fit" => {
+                let want = format!("{output}/{}", jobs::training::model_file(checksum));
+                let hex = checksum.len() == 64 && checksum.bytes().all(|b| b.is_ascii_hexdigit());
+                if !hex || temp_file != want {
+                    return Ok(CompleteOutcome::Refused(format!(
+                        "a fit completes with the model's SHA-256 as checksum and its file {want:?}; got {temp_file:?}"
+                    )));
+                }
+                want
+            }
+            _ => {
+                let dir = if stage == "samples" {
+                    format!("{output}/classifier/samples/")
+                } else {
+                    format!("{output}/games/")
+                };
+                let ok_temp = temp_file.strip_prefix(&dir).is_some_and(|n| {
+                    n.starts_with('.')
+                        && !n.contains('/')
+                        && !n.ends_with(".parquet")
+                        && !n.contains("..")
+                });
+                if !ok_temp {
+                    return Ok(CompleteOutcome::Refused(format!(
+                        "temp_file {temp_file:?} must be a hidden file directly under {dir}"
+                    )));
+                }
+                format!("{dir}{}", jobs::part_file(shard as u64))
+            }
+        };
         tx.execute(
             "UPDATE tasks SET state = 'done', rows = ?3, checksum = ?4, temp_file = ?5, final_file = ?6,
                               completed_ms = ?7, games_done = games
@@ -598,7 +649,7 @@ impl Store {
             return Ok(None);
         }
         let mut q = self.conn.prepare(
-            "SELECT task_id, shard, first_game, games, rows, checksum, temp_file, final_file, completed_ms
+            "SELECT task_id, shard, first_game, games, rows, checksum, temp_file, final_file, completed_ms, stage
              FROM tasks WHERE experiment_id = ?1 ORDER BY stage_seq, seq",
         )?;
         let rows = q.query_map([id], |r| {
@@ -612,6 +663,7 @@ impl Store {
                 temp_file: r.get(6)?,
                 final_file: r.get(7)?,
                 completed_ms: r.get(8)?,
+                stage: r.get(9)?,
             })
         })?;
         Ok(Some(rows.collect::<std::result::Result<_, _>>()?))

@@ -95,20 +95,20 @@ fn seal(shared: &Shared, id: &str, tasks: &[crate::store::DoneTask]) -> Result<(
         spec_toml: e.spec_toml.clone(),
         spec: serde_json::from_str(&spec.canonical_json()).map_err(|e| e.to_string())?,
         games: e.games_total,
-        shards: tasks
+        shards: entries(tasks, "games", "games"),
+        classifier: tasks
             .iter()
-            .map(|t| ShardEntry {
-                shard: t.shard,
-                file: format!("games/{}", jobs::part_file(t.shard)),
-                first_game: t.first_game,
-                games: t.games,
-                rows: t.rows,
-                checksum: t.checksum.clone(),
-            })
-            .collect(),
+            .find(|t| t.stage == "fit")
+            .map(|fit| jobs::ClassifierEntry {
+                model_hash: fit.checksum.clone(),
+                model_file: jobs::training::model_file(&fit.checksum),
+                report_file: "classifier/report.json".into(),
+                samples: entries(tasks, "samples", "classifier/samples"),
+            }),
     };
     jobs::write_json_atomic(&dir.join("_manifest.json"), &manifest).map_err(|e| e.to_string())?;
     remove_leftovers(&dir.join("games"));
+    remove_leftovers(&dir.join("classifier/samples"));
     let success = dir.join("_SUCCESS");
     std::fs::File::create(&success)
         .and_then(|f| f.sync_all())
@@ -119,6 +119,21 @@ fn seal(shared: &Shared, id: &str, tasks: &[crate::store::DoneTask]) -> Result<(
         .map_err(|e| e.to_string())?;
     tracing::info!(%id, games = e.games_total, "experiment succeeded");
     Ok(())
+}
+
+fn entries(tasks: &[crate::store::DoneTask], stage: &str, dir: &str) -> Vec<ShardEntry> {
+    tasks
+        .iter()
+        .filter(|t| t.stage == stage)
+        .map(|t| ShardEntry {
+            shard: t.shard,
+            file: format!("{dir}/{}", jobs::part_file(t.shard)),
+            first_game: t.first_game,
+            games: t.games,
+            rows: t.rows,
+            checksum: t.checksum.clone(),
+        })
+        .collect()
 }
 
 /// Removes hidden partial files left by workers that failed or lost their lease.

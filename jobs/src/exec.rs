@@ -120,6 +120,18 @@ impl Executor {
         progress: &AtomicU64,
         cancel: &AtomicBool,
     ) -> Result<Vec<GameRow>, ExecError> {
+        self.run_with(spec, shard, None, progress, cancel)
+    }
+
+    /// [`Self::run`] with the trained classifier for the `classifier` source.
+    pub fn run_with(
+        &self,
+        spec: &Spec,
+        shard: Shard,
+        model: Option<&classifier::Artifact>,
+        progress: &AtomicU64,
+        cancel: &AtomicBool,
+    ) -> Result<Vec<GameRow>, ExecError> {
         let rules = spec.rules();
         let mut tables = {
             let mut guard = self.tables.lock().unwrap_or_else(|e| e.into_inner());
@@ -149,7 +161,7 @@ impl Executor {
                             }
                             let end = (start + BLOCK).min(shard.games);
                             for i in start..end {
-                                match play_one(spec, &mut searcher, shard.first_game + i) {
+                                match play_one(spec, &mut searcher, model, shard.first_game + i) {
                                     Ok(row) => rows.push(row),
                                     Err(e) => {
                                         failed.store(true, Ordering::Relaxed);
@@ -191,6 +203,7 @@ impl Executor {
 fn play_one<S: engine::ValueStore>(
     spec: &Spec,
     searcher: &mut Searcher<S>,
+    model: Option<&classifier::Artifact>,
     index: u64,
 ) -> Result<GameRow, ExecError> {
     let c = coords(spec, index);
@@ -204,14 +217,16 @@ fn play_one<S: engine::ValueStore>(
     };
     let source = match c.information_source {
         Source::Oracle => InfoSource::Oracle,
-        Source::Classifier => {
-            return Err(ExecError::Game {
-                index,
-                message:
-                    "the classifier source needs a trained model, which this build does not have"
-                        .into(),
-            });
-        }
+        Source::Bayes => InfoSource::Bayes,
+        Source::Classifier => match model {
+            Some(m) => InfoSource::Classifier(m),
+            None => {
+                return Err(ExecError::Game {
+                    index,
+                    message: "the classifier source needs the experiment's trained model, and none was given".into(),
+                });
+            }
+        },
     };
     let t = Instant::now();
     let rec = play_game(searcher, &game, source).map_err(|e| ExecError::Game {

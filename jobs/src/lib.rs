@@ -9,13 +9,14 @@ mod manifest;
 mod parquet_io;
 mod spec;
 mod summary;
+pub mod training;
 
 pub use exec::{ExecError, Executor, GameRow, checksum};
 pub use grid::{GameCoords, Shard, coords, part_file, shards};
-pub use manifest::{Manifest, ShardEntry, write_json_atomic};
+pub use manifest::{ClassifierEntry, Manifest, ShardEntry, write_json_atomic};
 pub use parquet_io::{
-    IoError, SCHEMA_VERSION, durable_rename, partitions, read_partition, schema, to_batch,
-    write_partition,
+    IoError, SCHEMA_VERSION, durable_rename, partitions, parts_in, read_partition, read_samples,
+    samples_schema, schema, to_batch, write_partition, write_samples,
 };
 pub use spec::{
     ClassifierSpec, DEFAULT_SHARD_GAMES, GridSpec, MAX_GAMES, MAX_SHARD_GAMES, MAX_SPEC_BYTES,
@@ -23,7 +24,9 @@ pub use spec::{
 };
 pub use summary::{CellSummary, summarize};
 
-/// The thesis experiment (Table 12; the oracle source for now).
+/// The thesis experiment (Table 12: oracle and classifier sources).
 pub const MYERS2014_SPEC: &str = include_str!("../specs/myers2014.toml");
-/// A small experiment for checks: a few thousand games.
+/// A small experiment for checks: a few thousand games, every source.
 pub const SMOKE_SPEC: &str = include_str!("../specs/smoke.toml");
+/// Beyond the thesis: oracle, classifier and bayes.
+pub const BEYOND_SPEC: &str = include_str!("../specs/beyond.toml");

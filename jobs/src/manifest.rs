@@ -33,6 +33,20 @@ pub struct Manifest {
     pub spec: serde_json::Value,
     pub games: u64,
     pub shards: Vec<ShardEntry>,
+    /// The opponent-modeling stages, when the grid uses the classifier.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub classifier: Option<ClassifierEntry>,
+}
+
+/// The classifier's files.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ClassifierEntry {
+    /// SHA-256 of the model artifact.
+    pub model_hash: String,
+    pub model_file: String,
+    pub report_file: String,
+    /// The training samples, one partition per shard of training games.
+    pub samples: Vec<ShardEntry>,
 }
 
 /// Writes JSON to `path` through a hidden temporary file, fsync and rename.

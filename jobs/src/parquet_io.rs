@@ -206,11 +206,7 @@ pub fn read_partition(path: &Path) -> Result<Vec<(String, GameRow)>, IoError> {
         for i in 0..b.num_rows() {
             let row = GameRow {
                 game_index: idx.value(i) as u64,
-                information_source: parse(path, "information_source", src.value(i), |v| match v {
-                    "oracle" => Some(Source::Oracle),
-                    "classifier" => Some(Source::Classifier),
-                    _ => None,
-                })?,
+                information_source: parse(path, "information_source", src.value(i), Source::parse)?,
                 observability: parse(path, "observability", obs.value(i), |v| v.parse().ok())?,
                 target: parse(path, "target", tgt.value(i), |v| v.parse().ok())?,
                 starting_state: state.value(i) as u64,
@@ -247,9 +243,109 @@ pub fn read_partition(path: &Path) -> Result<Vec<(String, GameRow)>, IoError> {
 
 /// The partitions of an experiment directory, in shard order.
 pub fn partitions(experiment_dir: &Path) -> Result<Vec<PathBuf>, IoError> {
-    let games = experiment_dir.join("games");
-    let mut out: Vec<PathBuf> = std::fs::read_dir(&games)
-        .map_err(io(&games))?
+    parts_in(&experiment_dir.join("games"))
+}
+
+/// The columns of `classifier/samples/part-*.parquet`.
+pub fn samples_schema() -> SchemaRef {
+    let f = |name: &str, t: DataType| Field::new(name, t, false);
+    Arc::new(Schema::new(vec![
+        f("game", DataType::Int64),
+        f("turn", DataType::Int32),
+        f("player_type", DataType::Utf8),
+        f("target_type", DataType::Utf8),
+        f("label", DataType::Int32),
+        f("points_per_turn", DataType::Float64),
+        f("defense", DataType::Float64),
+        f("opponent_draws_per_turn", DataType::Float64),
+        f("scoring_plays_per_turn", DataType::Float64),
+        f("count", DataType::Float64),
+    ]))
+}
+
+/// Writes training samples to `path` as Parquet and forces it to disk.
+pub fn write_samples(path: &Path, rows: &[crate::training::SampleRow]) -> Result<(), IoError> {
+    use arrow::array::Float64Array;
+    let col = |j: usize| -> ArrayRef {
+        Arc::new(Float64Array::from_iter_values(rows.iter().map(|r| r.x[j])))
+    };
+    let columns: Vec<ArrayRef> = vec![
+        Arc::new(Int64Array::from_iter_values(
+            rows.iter().map(|r| r.game as i64),
+        )),
+        Arc::new(Int32Array::from_iter_values(
+            rows.iter().map(|r| r.turn as i32),
+        )),
+        Arc::new(StringArray::from_iter_values(
+            rows.iter().map(|r| r.player_type.name()),
+        )),
+        Arc::new(StringArray::from_iter_values(
+            rows.iter().map(|r| r.target_type.name()),
+        )),
+        Arc::new(Int32Array::from_iter_values(
+            rows.iter().map(|r| r.target_type as i32),
+        )),
+        col(0),
+        col(1),
+        col(2),
+        col(3),
+        col(4),
+    ];
+    let batch = RecordBatch::try_new(samples_schema(), columns).expect("columns match the schema");
+    let file = File::create(path).map_err(io(path))?;
+    let props = WriterProperties::builder()
+        .set_compression(Compression::SNAPPY)
+        .set_created_by(format!(
+            "muggins {} (samples schema {SCHEMA_VERSION})",
+            env!("CARGO_PKG_VERSION")
+        ))
+        .build();
+    let mut writer =
+        ArrowWriter::try_new(file, samples_schema(), Some(props)).map_err(|e| format(path, e))?;
+    writer.write(&batch).map_err(|e| format(path, e))?;
+    let mut file = writer.into_inner().map_err(|e| format(path, e))?;
+    file.flush().map_err(io(path))?;
+    file.sync_all().map_err(io(path))?;
+    Ok(())
+}
+
+/// Reads the samples of one partition: (features, label) in file order.
+pub fn read_samples(path: &Path) -> Result<Vec<([f64; 5], u8)>, IoError> {
+    use arrow::array::Float64Array;
+    let file = File::open(path).map_err(io(path))?;
+    let reader = ParquetRecordBatchReaderBuilder::try_new(file)
+        .and_then(|b| b.build())
+        .map_err(|e| format(path, e))?;
+    let mut out = Vec::new();
+    let names = [
+        "points_per_turn",
+        "defense",
+        "opponent_draws_per_turn",
+        "scoring_plays_per_turn",
+        "count",
+    ];
+    for batch in reader {
+        let b = batch.map_err(|e| format(path, e))?;
+        let label = col::<Int32Array>(&b, path, "label")?;
+        let xs: Vec<&Float64Array> = names
+            .iter()
+            .map(|n| col::<Float64Array>(&b, path, n))
+            .collect::<Result<_, _>>()?;
+        for i in 0..b.num_rows() {
+            let l = label.value(i);
+            if !(0..3).contains(&l) {
+                return Err(format(path, format!("label {l} is not 0, 1 or 2")));
+            }
+            out.push((std::array::from_fn(|j| xs[j].value(i)), l as u8));
+        }
+    }
+    Ok(out)
+}
+
+/// Files named `part-*.parquet` directly in `dir`, sorted.
+pub fn parts_in(dir: &Path) -> Result<Vec<PathBuf>, IoError> {
+    let mut out: Vec<PathBuf> = std::fs::read_dir(dir)
+        .map_err(io(dir))?
         .filter_map(|e| e.ok().map(|e| e.path()))
         .filter(|p| {
             p.file_name()

@@ -64,6 +64,8 @@ fn bad(key: &str, value: impl fmt::Display, reason: impl Into<String>) -> SpecEr
 pub enum Source {
     Oracle,
     Classifier,
+    /// Beyond the thesis: a posterior over the types from observed actions.
+    Bayes,
 }
 
 impl Source {
@@ -71,6 +73,16 @@ impl Source {
         match self {
             Source::Oracle => "oracle",
             Source::Classifier => "classifier",
+            Source::Bayes => "bayes",
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<Source> {
+        match s {
+            "oracle" => Some(Source::Oracle),
+            "classifier" => Some(Source::Classifier),
+            "bayes" => Some(Source::Bayes),
+            _ => None,
         }
     }
 }
@@ -247,6 +259,31 @@ impl Spec {
         serde_json::to_string(self).expect("a spec serialises")
     }
 
+    /// Whether the grid needs a trained classifier (and so the training stages).
+    pub fn needs_classifier(&self) -> bool {
+        self.grid.information_source.contains(&Source::Classifier)
+    }
+
+    /// Samples the training stage must provide: the most any fit asks for.
+    pub fn samples_needed(&self) -> u64 {
+        self.classifier
+            .compare_samples
+            .iter()
+            .copied()
+            .chain([self.classifier.samples])
+            .max()
+            .unwrap_or(0)
+    }
+
+    /// Training games to play: enough for `samples_needed` with room to spare
+    /// (a game gives the target seat at least `hand` turns less a few; the
+    /// thesis deal gives about 3.5 samples a game). The fit stage refuses to
+    /// run on fewer samples than it needs, naming both numbers.
+    pub fn training_games(&self) -> u64 {
+        let per_game = (self.rules.hand as u64).max(2) - 1;
+        self.samples_needed().div_ceil(per_game)
+    }
+
     /// SHA-256 of the canonical JSON, in hex.
     pub fn hash(&self) -> String {
         hex(&Sha256::digest(self.canonical_json().as_bytes()))
@@ -415,13 +452,8 @@ fn factor<T: PartialEq>(
 
 fn parse_grid(mut t: Table, rules: &Rules) -> Result<GridSpec, SpecError> {
     let information_source = factor(&mut t, "information_source", |s| {
-        match s {
-        "oracle" => Ok(Source::Oracle),
-        "classifier" => Err("the classifier source needs the opponent-modeling stages, which this build does not have yet; \
-             use \"oracle\""
-            .into()),
-        _ => Err("expected \"oracle\" or \"classifier\"".into()),
-    }
+        Source::parse(s)
+            .ok_or_else(|| "expected \"oracle\", \"classifier\" or \"bayes\"".to_string())
     })?;
     let observability = factor(&mut t, "observability", |s| s.parse::<Observability>())?;
     let target = factor(&mut t, "target", |s| s.parse::<TargetKind>())?;

@@ -134,11 +134,26 @@ async fn sleep_unless(stopping: &AtomicBool, d: Duration) {
     }
 }
 
-/// Why a task ended without completing.
-enum Outcome {
-    Done {
-        rows: Vec<jobs::GameRow>,
+/// What a task produced.
+enum Output {
+    Games(Vec<jobs::GameRow>),
+    Samples(Vec<jobs::training::SampleRow>),
+    /// The model and report are written; the model's hash and the samples used.
+    Fit {
+        hash: String,
+        samples: u64,
     },
+}
+
+/// Why the work of a task stopped early.
+enum WorkError {
+    Cancelled,
+    Failed { error: String, retryable: bool },
+}
+
+/// How a task ended.
+enum Outcome {
+    Done(Output),
     /// The lease was lost or the experiment cancelled: discard silently.
     Abandoned,
     /// Shutdown outlasted the grace period: give the task back.
@@ -160,7 +175,7 @@ async fn run_task(
     tracing::info!(task = %task.task_id, experiment = %task.experiment_id, games = task.games, "task leased");
     let outcome = play(config, client, executor, &task, stopping).await;
     let outcome = match outcome {
-        Outcome::Done { rows } => match finish(config, client, &task, rows).await {
+        Outcome::Done(output) => match finish(config, client, &task, output).await {
             Ok(true) => {
                 stats.tasks_completed += 1;
                 stats.games += task.games;
@@ -188,7 +203,7 @@ async fn run_task(
             tracing::error!(task = %task.task_id, %error, retryable, "task failed");
             (error, retryable, false)
         }
-        Outcome::Done { .. } => unreachable!(),
+        Outcome::Done(_) => unreachable!(),
     };
     let _ = client
         .fail_task(FailTaskRequest {
@@ -209,12 +224,6 @@ async fn play(
     task: &Task,
     stopping: &Arc<AtomicBool>,
 ) -> Outcome {
-    if task.stage != "games" {
-        return Outcome::Failed {
-            error: format!("this worker cannot run stage {:?}; upgrade it", task.stage),
-            retryable: true,
-        };
-    }
     let spec = match Spec::from_toml(&task.spec_toml) {
         Ok(s) if s.hash() == task.spec_hash => s,
         Ok(_) => {
@@ -235,25 +244,69 @@ async fn play(
         first_game: task.first_game,
         games: task.games,
     };
+    type Work = Box<dyn FnOnce(&AtomicU64, &AtomicBool) -> Result<Output, WorkError> + Send>;
+    let work: Work = match task.stage.as_str() {
+        "games" => {
+            let model = if spec.needs_classifier() {
+                match load_model(config, task) {
+                    Ok(m) => Some(m),
+                    Err(outcome) => return outcome,
+                }
+            } else {
+                None
+            };
+            let executor = Arc::clone(executor);
+            Box::new(move |progress, cancel| {
+                match executor.run_with(&spec, shard, model.as_deref(), progress, cancel) {
+                    Ok(rows) => Ok(Output::Games(rows)),
+                    Err(ExecError::Cancelled) => Err(WorkError::Cancelled),
+                    Err(e) => Err(WorkError::Failed {
+                        error: e.to_string(),
+                        retryable: false,
+                    }),
+                }
+            })
+        }
+        "samples" => Box::new(move |progress, _| {
+            let rows = jobs::training::run_samples(&spec, shard);
+            progress.store(shard.games, Ordering::Relaxed);
+            Ok(Output::Samples(rows))
+        }),
+        "fit" => {
+            let dir = match resolve(&config.results, &task.output) {
+                Ok(d) => d,
+                Err(error) => {
+                    return Outcome::Failed {
+                        error,
+                        retryable: false,
+                    };
+                }
+            };
+            let threads = executor.threads();
+            Box::new(move |_, _| fit(&spec, &dir, threads))
+        }
+        other => {
+            return Outcome::Failed {
+                error: format!("this worker cannot run stage {other:?}; upgrade it"),
+                retryable: true,
+            };
+        }
+    };
     let progress = Arc::new(AtomicU64::new(0));
     let cancel = Arc::new(AtomicBool::new(false));
     let lost = Arc::new(AtomicBool::new(false));
-    let work = {
-        let (executor, progress, cancel) = (
-            Arc::clone(executor),
-            Arc::clone(&progress),
-            Arc::clone(&cancel),
-        );
-        tokio::task::spawn_blocking(move || executor.run(&spec, shard, &progress, &cancel))
+    let handle = {
+        let (progress, cancel) = (Arc::clone(&progress), Arc::clone(&cancel));
+        tokio::task::spawn_blocking(move || work(&progress, &cancel))
     };
     let beat_every = Duration::from_millis((task.lease_ms / 3).clamp(50, 2000));
     let mut beat = tokio::time::interval(beat_every);
     beat.tick().await;
     let mut stop_deadline: Option<tokio::time::Instant> = None;
-    tokio::pin!(work);
+    tokio::pin!(handle);
     let result = loop {
         tokio::select! {
-            r = &mut work => break r,
+            r = &mut handle => break r,
             _ = beat.tick() => {
                 if stopping.load(Ordering::SeqCst) && stop_deadline.is_none() {
                     stop_deadline = Some(tokio::time::Instant::now() + config.grace);
@@ -281,18 +334,86 @@ async fn play(
         }
     };
     match result {
-        Ok(Ok(rows)) => Outcome::Done { rows },
-        Ok(Err(ExecError::Cancelled)) if lost.load(Ordering::SeqCst) => Outcome::Abandoned,
-        Ok(Err(ExecError::Cancelled)) => Outcome::Release,
-        Ok(Err(e)) => Outcome::Failed {
-            error: e.to_string(),
-            retryable: false,
-        },
+        Ok(Ok(output)) => Outcome::Done(output),
+        Ok(Err(WorkError::Cancelled)) if lost.load(Ordering::SeqCst) => Outcome::Abandoned,
+        Ok(Err(WorkError::Cancelled)) => Outcome::Release,
+        Ok(Err(WorkError::Failed { error, retryable })) => Outcome::Failed { error, retryable },
         Err(join) => Outcome::Failed {
-            error: format!("the shard's threads panicked: {join}"),
+            error: format!("the task's threads panicked: {join}"),
             retryable: true,
         },
     }
+}
+
+/// Loads the grid's model artifact and checks its content hash. Never falls back.
+fn load_model(config: &Config, task: &Task) -> Result<Arc<classifier::Artifact>, Outcome> {
+    if task.model.is_empty() {
+        return Err(Outcome::Failed {
+            error: "the grid uses the classifier source but the task names no model".into(),
+            retryable: false,
+        });
+    }
+    let rel = format!(
+        "{}/{}",
+        task.output,
+        jobs::training::model_file(&task.model)
+    );
+    let path = resolve(&config.results, &rel).map_err(|error| Outcome::Failed {
+        error,
+        retryable: false,
+    })?;
+    let bytes = std::fs::read(&path).map_err(|e| Outcome::Failed {
+        error: format!(
+            "model artifact {} is missing or unreadable: {e}",
+            path.display()
+        ),
+        retryable: true,
+    })?;
+    classifier::Artifact::from_bytes(&bytes, &task.model)
+        .map(Arc::new)
+        .map_err(|e| Outcome::Failed {
+            error: format!("model artifact {}: {e}", path.display()),
+            retryable: false,
+        })
+}
+
+/// The fit stage: reads the samples, fits, writes the model and the report.
+fn fit(spec: &Spec, dir: &Path, threads: usize) -> Result<Output, WorkError> {
+    let io = |error: String| WorkError::Failed {
+        error,
+        retryable: true,
+    };
+    let mut samples = Vec::new();
+    for part in jobs::parts_in(&dir.join("classifier/samples")).map_err(|e| io(e.to_string()))? {
+        samples.extend(jobs::read_samples(&part).map_err(|e| io(e.to_string()))?);
+    }
+    let out = jobs::training::fit(spec, &samples, threads).map_err(|error| WorkError::Failed {
+        error,
+        retryable: false,
+    })?;
+    let model = dir.join(jobs::training::model_file(&out.hash));
+    write_atomic(&model, &out.artifact).map_err(io)?;
+    let report = serde_json::to_vec_pretty(&out.report).expect("the report serialises");
+    write_atomic(&dir.join("classifier/report.json"), &report).map_err(io)?;
+    Ok(Output::Fit {
+        hash: out.hash,
+        samples: spec.classifier.samples,
+    })
+}
+
+/// Writes through a hidden temporary file, fsync and rename.
+fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), String> {
+    use std::io::Write;
+    let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("file");
+    let tmp = path.with_file_name(format!(".{name}.tmp"));
+    let err = |e: std::io::Error| format!("{}: {e}", tmp.display());
+    if let Some(parent) = path.parent() {
+        std::fs::create_dir_all(parent).map_err(|e| format!("{}: {e}", parent.display()))?;
+    }
+    let mut f = std::fs::File::create(&tmp).map_err(err)?;
+    f.write_all(bytes).map_err(err)?;
+    f.sync_all().map_err(err)?;
+    jobs::durable_rename(&tmp, path).map_err(|e| e.to_string())
 }
 
 /// Writes the partition under a hidden name, completes, then renames it.
@@ -301,23 +422,60 @@ async fn finish(
     config: &Config,
     client: &mut CoordinatorClient<Channel>,
     task: &Task,
-    rows: Vec<jobs::GameRow>,
+    output: Output,
 ) -> Result<bool, String> {
-    let games_dir = format!("{}/games", task.output);
     let token_tag: String = task.lease_token.chars().take(12).collect();
-    let temp_rel = format!("{games_dir}/.part-{:05}.{token_tag}.tmp", task.shard);
-    let dir = resolve(&config.results, &games_dir)?;
+    let (rows, checksum, temp_rel, write): (
+        u64,
+        String,
+        String,
+        Option<Box<dyn FnOnce(&Path) -> Result<(), String> + Send>>,
+    ) = match output {
+        Output::Games(rows) => {
+            let temp = format!(
+                "{}/games/.part-{:05}.{token_tag}.tmp",
+                task.output, task.shard
+            );
+            let experiment = Spec::from_toml(&task.spec_toml)
+                .map(|s| s.name)
+                .unwrap_or_default();
+            (
+                rows.len() as u64,
+                jobs::checksum(&rows),
+                temp,
+                Some(Box::new(move |p: &Path| {
+                    jobs::write_partition(p, &experiment, &rows).map_err(|e| e.to_string())
+                })),
+            )
+        }
+        Output::Samples(rows) => {
+            let temp = format!(
+                "{}/classifier/samples/.part-{:05}.{token_tag}.tmp",
+                task.output, task.shard
+            );
+            (
+                rows.len() as u64,
+                jobs::training::samples_checksum(&rows),
+                temp,
+                Some(Box::new(move |p: &Path| {
+                    jobs::write_samples(p, &rows).map_err(|e| e.to_string())
+                })),
+            )
+        }
+        Output::Fit { hash, samples } => {
+            let model = format!("{}/{}", task.output, jobs::training::model_file(&hash));
+            (samples, hash, model, None)
+        }
+    };
     let temp = resolve(&config.results, &temp_rel)?;
-    let checksum = jobs::checksum(&rows);
-    let n = rows.len() as u64;
-    let experiment = Spec::from_toml(&task.spec_toml)
-        .map(|s| s.name)
-        .unwrap_or_default();
-    {
+    let renames = write.is_some();
+    if let Some(write) = write {
         let temp = temp.clone();
         tokio::task::spawn_blocking(move || {
-            std::fs::create_dir_all(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
-            jobs::write_partition(&temp, &experiment, &rows).map_err(|e| e.to_string())
+            if let Some(dir) = temp.parent() {
+                std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+            }
+            write(&temp)
         })
         .await
         .map_err(|e| e.to_string())??;
@@ -327,7 +485,7 @@ async fn finish(
             worker_id: config.worker_id.clone(),
             task_id: task.task_id.clone(),
             lease_token: task.lease_token.clone(),
-            rows: n,
+            rows,
             checksum,
             temp_file: temp_rel,
         })
@@ -335,18 +493,22 @@ async fn finish(
         .map_err(|s| format!("completing the task: {}", s.message()))?
         .into_inner();
     if !reply.accepted {
-        tracing::warn!(task = %task.task_id, reason = %reply.reason, "completion refused; partition discarded");
-        let _ = std::fs::remove_file(&temp);
+        tracing::warn!(task = %task.task_id, reason = %reply.reason, "completion refused; output discarded");
+        if renames {
+            let _ = std::fs::remove_file(&temp);
+        }
         return Ok(false);
     }
-    let fin = resolve(&config.results, &reply.final_file)?;
-    match jobs::durable_rename(&temp, &fin) {
-        Ok(()) => {}
-        // The coordinator may have finished the rename for us.
-        Err(_) if fin.exists() && !temp.exists() => {}
-        Err(e) => return Err(format!("completed, but the rename failed: {e}")),
+    if renames {
+        let fin = resolve(&config.results, &reply.final_file)?;
+        match jobs::durable_rename(&temp, &fin) {
+            Ok(()) => {}
+            // The coordinator may have finished the rename for us.
+            Err(_) if fin.exists() && !temp.exists() => {}
+            Err(e) => return Err(format!("completed, but the rename failed: {e}")),
+        }
     }
-    tracing::info!(task = %task.task_id, rows = n, "task completed");
+    tracing::info!(task = %task.task_id, rows, "task completed");
     Ok(true)
 }
 

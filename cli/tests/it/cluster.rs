@@ -137,14 +137,29 @@ fn rows(dir: &Path) -> Vec<jobs::GameRow> {
     out
 }
 
-/// What an undisturbed run gives: every shard played directly.
-fn expected(spec_text: &str) -> Vec<jobs::GameRow> {
+/// What an undisturbed run gives: every shard played directly (with the
+/// experiment's own model artifact, checked against its hash, if it has one).
+fn expected(spec_text: &str, experiment_dir: &Path) -> Vec<jobs::GameRow> {
     let spec = jobs::Spec::from_toml(spec_text).unwrap();
+    let model = spec.needs_classifier().then(|| {
+        let m: jobs::Manifest =
+            serde_json::from_slice(&std::fs::read(experiment_dir.join("_manifest.json")).unwrap())
+                .unwrap();
+        let c = m.classifier.expect("a classifier entry in the manifest");
+        let bytes = std::fs::read(experiment_dir.join(&c.model_file)).unwrap();
+        classifier::Artifact::from_bytes(&bytes, &c.model_hash).unwrap()
+    });
     let ex = jobs::Executor::new(2);
     let mut out = Vec::new();
     for shard in jobs::shards(&spec) {
         let rows = ex
-            .run(&spec, shard, &Default::default(), &Default::default())
+            .run_with(
+                &spec,
+                shard,
+                model.as_ref(),
+                &Default::default(),
+                &Default::default(),
+            )
             .unwrap();
         out.extend(
             rows.into_iter()
@@ -152,6 +167,36 @@ fn expected(spec_text: &str) -> Vec<jobs::GameRow> {
         );
     }
     out
+}
+
+/// Predictions add up: correct <= made, the oracle is always right, expectimax
+/// makes none and plays the same games whatever the source.
+fn check_predictions(rows: &[jobs::GameRow]) {
+    use std::collections::HashMap;
+    let mut em: HashMap<(String, String, u64, u32), (i32, String)> = HashMap::new();
+    for r in rows {
+        assert!(r.predictions_correct <= r.predictions, "{r:?}");
+        match (r.engine, r.information_source) {
+            (engine::PlayerEngine::Expectimax, _) => {
+                assert_eq!(r.predictions, 0);
+                let key = (
+                    r.observability.to_string(),
+                    r.target.to_string(),
+                    r.starting_state,
+                    r.repeat,
+                );
+                if let Some(p) = em.insert(key, (r.score_diff, r.moves.clone())) {
+                    assert_eq!(
+                        p,
+                        (r.score_diff, r.moves.clone()),
+                        "expectimax differs across sources"
+                    );
+                }
+            }
+            (_, jobs::Source::Oracle) => assert_eq!(r.predictions, r.predictions_correct),
+            _ => {}
+        }
+    }
 }
 
 fn write_spec(dir: &Path, text: &str) -> PathBuf {
@@ -180,11 +225,13 @@ fn a_coordinator_and_two_worker_processes_run_the_smoke_spec() {
     assert_eq!(got.len() as u64, n);
     let keys: std::collections::HashSet<u64> = got.iter().map(|r| r.game_index).collect();
     assert_eq!(keys.len() as u64, n);
-    assert_eq!(got, expected(jobs::SMOKE_SPEC));
+    assert_eq!(got, expected(jobs::SMOKE_SPEC, &out));
+    check_predictions(&got);
+    assert!(out.join("classifier/report.json").exists());
     let manifest: jobs::Manifest =
         serde_json::from_slice(&std::fs::read(out.join("_manifest.json")).unwrap()).unwrap();
     assert_eq!(manifest.id, id);
-    assert_eq!(manifest.shards.len(), 8);
+    assert_eq!(manifest.shards.len(), 24);
     for s in &manifest.shards {
         let part: Vec<jobs::GameRow> = jobs::read_partition(&out.join(&s.file))
             .unwrap()
@@ -255,7 +302,7 @@ fn a_killed_worker_and_a_restarted_coordinator_lose_nothing() {
     assert_eq!(got.len(), 800);
     assert_eq!(
         got,
-        expected(SLOW_SPEC),
+        expected(SLOW_SPEC, &out),
         "content equals an undisturbed run"
     );
     let leftovers = std::fs::read_dir(out.join("games"))
@@ -271,7 +318,8 @@ fn muggins_run_writes_the_dataset_and_a_summary() {
     let dir = tempfile::tempdir().unwrap();
     let text = jobs::SMOKE_SPEC
         .replace("name = \"smoke\"", "name = \"local\"")
-        .replace("\"0-299\"", "\"0-49\"");
+        .replace("\"0-299\"", "\"0-49\"")
+        .replace(r#"["oracle", "classifier", "bayes"]"#, r#"["oracle"]"#);
     let spec = write_spec(dir.path(), &text);
     let out = dir.path().join("res");
     let o = Command::new(bin())
@@ -292,7 +340,10 @@ fn muggins_run_writes_the_dataset_and_a_summary() {
     let stderr = String::from_utf8_lossy(&o.stderr);
     assert!(stderr.contains("succeeded: 600 games"), "{stderr}");
     assert!(out.join("local/_SUCCESS").exists());
-    assert_eq!(rows(&out.join("local")), expected(&text));
+    assert_eq!(
+        rows(&out.join("local")),
+        expected(&text, &out.join("local"))
+    );
     // Running it again finds the finished experiment and changes nothing.
     let again = Command::new(bin())
         .arg("run")

@@ -41,25 +41,28 @@ fn top(line: &str) -> String {
 #[test]
 fn the_shipped_specs_are_valid() {
     let s = Spec::from_toml(MYERS2014_SPEC).unwrap();
-    assert_eq!(s.games(), 604_800);
-    assert_eq!(s.grid.information_source, vec![Source::Oracle]);
-    assert_eq!(shards(&s).len(), 120);
+    // Table 12: 2 x 2 x 3 x 4200 x 2 x 12.
+    assert_eq!(s.games(), 1_209_600);
+    assert_eq!(
+        s.grid.information_source,
+        vec![Source::Oracle, Source::Classifier]
+    );
+    assert!(s.needs_classifier());
+    assert_eq!(shards(&s).len(), 240);
+    assert_eq!(s.samples_needed(), 130_000);
     let smoke = Spec::from_toml(SMOKE_SPEC).unwrap();
-    assert!((1000..10_000).contains(&smoke.games()), "{}", smoke.games());
-}
-
-#[test]
-fn the_thesis_grid_with_the_classifier_is_1_209_600_games_and_refused_for_now() {
-    let text = MYERS2014_SPEC.replace(
-        r#"information_source = ["oracle"]"#,
-        r#"information_source = ["oracle", "classifier"]"#,
+    assert!((1000..20_000).contains(&smoke.games()), "{}", smoke.games());
+    assert_eq!(
+        smoke.grid.information_source,
+        vec![Source::Oracle, Source::Classifier, Source::Bayes]
     );
-    let e = Spec::from_toml(&text).unwrap_err().to_string();
-    assert!(
-        e.contains(r#"grid.information_source = "classifier""#),
-        "{e}"
-    );
-    assert!(e.contains("opponent-modeling"), "{e}");
+    let beyond = Spec::from_toml(jobs::BEYOND_SPEC).unwrap();
+    assert_eq!(beyond.games(), 1_814_400);
+    let oracle_only =
+        Spec::from_toml(&MYERS2014_SPEC.replace(r#"["oracle", "classifier"]"#, r#"["oracle"]"#))
+            .unwrap();
+    assert!(!oracle_only.needs_classifier());
+    assert_eq!(oracle_only.games(), 604_800);
 }
 
 #[test]

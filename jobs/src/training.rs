@@ -1,0 +1,255 @@
+//! The opponent-modeling stages: training games (Table 9) written as samples,
+//! and the fit that turns them into a model artifact and a report.
+
+use std::time::Instant;
+
+use classifier::{
+    Artifact, Confusion, Forest, ForestParams, Mda, Model, Sample, folds, holdout_split, majority,
+};
+use engine::TargetKind;
+use serde::Serialize;
+
+use crate::grid::Shard;
+use crate::spec::Spec;
+
+/// Training games per shard of the samples stage.
+pub const TRAINING_SHARD_GAMES: u64 = 10_000;
+
+/// One sample: the features after a target turn of a training game.
+#[derive(Clone, Debug, PartialEq)]
+pub struct SampleRow {
+    pub game: u64,
+    /// The target seat's turn number, 1-based.
+    pub turn: u32,
+    pub player_type: TargetKind,
+    pub target_type: TargetKind,
+    pub x: [f64; 5],
+}
+
+/// The shards of the samples stage.
+pub fn sample_shards(spec: &Spec) -> Vec<Shard> {
+    let n = spec.training_games();
+    (0..n.div_ceil(TRAINING_SHARD_GAMES))
+        .map(|k| Shard {
+            index: k,
+            first_game: k * TRAINING_SHARD_GAMES,
+            games: TRAINING_SHARD_GAMES.min(n - k * TRAINING_SHARD_GAMES),
+        })
+        .collect()
+}
+
+/// Plays the training games of a shard.
+pub fn run_samples(spec: &Spec, shard: Shard) -> Vec<SampleRow> {
+    let rules = spec.rules();
+    let mut out = Vec::new();
+    for i in shard.first_game..shard.first_game + shard.games {
+        let g = engine::training_game(&rules, spec.seed, i);
+        for (t, f) in g.samples.iter().enumerate() {
+            out.push(SampleRow {
+                game: i,
+                turn: t as u32 + 1,
+                player_type: g.player,
+                target_type: g.target,
+                x: f.to_array(),
+            });
+        }
+    }
+    out
+}
+
+/// SHA-256 (hex) over the samples, one line each, in order.
+pub fn samples_checksum(rows: &[SampleRow]) -> String {
+    use sha2::{Digest, Sha256};
+    let mut h = Sha256::new();
+    for r in rows {
+        h.update(
+            format!(
+                "{},{},{},{},{:?}\n",
+                r.game, r.turn, r.player_type, r.target_type, r.x
+            )
+            .as_bytes(),
+        );
+    }
+    h.finalize().iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// One classifier kind fitted and scored on one sample size.
+#[derive(Clone, Debug, Serialize)]
+pub struct Evaluation {
+    pub kind: String,
+    pub samples: u64,
+    pub train: u64,
+    pub holdout: u64,
+    /// Accuracy of each cross-validation fold, and their mean.
+    pub cv_folds: Vec<f64>,
+    pub cv_accuracy: f64,
+    /// Rows: actual random, scorer, defender; columns: predicted.
+    pub confusion: [[u64; 3]; 3],
+    pub accuracy: f64,
+    pub fit_ms: f64,
+    pub predict_ms: f64,
+}
+
+/// `classifier/report.json`.
+#[derive(Clone, Debug, Serialize)]
+pub struct Report {
+    pub samples_available: u64,
+    pub kind_asked: String,
+    pub chosen_kind: String,
+    pub model_hash: String,
+    pub model_file: String,
+    /// The prediction before the target's first turn.
+    pub prior: String,
+    /// The chosen model's evaluation on `[classifier] samples`.
+    pub chosen: Evaluation,
+    /// Both kinds at each of `[classifier] compare_samples` (Tables 13-18).
+    pub comparisons: Vec<Evaluation>,
+}
+
+fn forest_params(spec: &Spec, threads: usize) -> ForestParams {
+    ForestParams {
+        seed: spec.seed,
+        threads,
+        ..ForestParams::default()
+    }
+}
+
+fn fit_kind(kind: &str, data: &[Sample], spec: &Spec, threads: usize) -> Result<Model, String> {
+    match kind {
+        "mda" => Mda::fit(data).map(Model::Mda).map_err(|e| e.to_string()),
+        _ => Forest::fit(data, &forest_params(spec, threads))
+            .map(Model::RandomForest)
+            .map_err(|e| e.to_string()),
+    }
+}
+
+fn pick(data: &[Sample], idx: &[usize]) -> Vec<Sample> {
+    idx.iter().map(|&i| data[i]).collect()
+}
+
+/// Cross validation on `train`, then a fit on all of it scored on `test`.
+fn evaluate(
+    kind: &str,
+    data: &[Sample],
+    spec: &Spec,
+    threads: usize,
+) -> Result<(Evaluation, Model), String> {
+    let c = &spec.classifier;
+    let (train, test) = holdout_split(data.len(), c.holdout, spec.seed);
+    let train_set = pick(data, &train);
+    let mut cv_folds = Vec::new();
+    for fold in folds(train_set.len(), c.folds as usize, spec.seed) {
+        let inside: std::collections::HashSet<usize> = fold.iter().copied().collect();
+        let fit_on: Vec<Sample> = (0..train_set.len())
+            .filter(|i| !inside.contains(i))
+            .map(|i| train_set[i])
+            .collect();
+        let m = fit_kind(kind, &fit_on, spec, threads)?;
+        let mut conf = Confusion::default();
+        for &i in &fold {
+            conf.add(train_set[i].label, m.predict(&train_set[i].x));
+        }
+        cv_folds.push(conf.accuracy());
+    }
+    let t = Instant::now();
+    let model = fit_kind(kind, &train_set, spec, threads)?;
+    let fit_ms = t.elapsed().as_secs_f64() * 1e3;
+    let t = Instant::now();
+    let mut conf = Confusion::default();
+    for &i in &test {
+        conf.add(data[i].label, model.predict(&data[i].x));
+    }
+    let predict_ms = t.elapsed().as_secs_f64() * 1e3;
+    let cv_accuracy = cv_folds.iter().sum::<f64>() / cv_folds.len().max(1) as f64;
+    Ok((
+        Evaluation {
+            kind: kind.to_string(),
+            samples: data.len() as u64,
+            train: train.len() as u64,
+            holdout: test.len() as u64,
+            cv_folds,
+            cv_accuracy,
+            confusion: conf.counts,
+            accuracy: conf.accuracy(),
+            fit_ms,
+            predict_ms,
+        },
+        model,
+    ))
+}
+
+/// What the fit stage produces.
+#[derive(Debug)]
+pub struct FitOutput {
+    pub artifact: Vec<u8>,
+    pub hash: String,
+    pub report: Report,
+}
+
+/// The model file's name (relative to the experiment directory).
+pub fn model_file(hash: &str) -> String {
+    format!("classifier/model-{hash}.json")
+}
+
+/// Fits the classifier from `samples` (in sample order: the first
+/// `[classifier] samples` train the model), evaluating as the spec asks.
+pub fn fit(spec: &Spec, samples: &[([f64; 5], u8)], threads: usize) -> Result<FitOutput, String> {
+    let c = &spec.classifier;
+    let need = spec.samples_needed();
+    if (samples.len() as u64) < need {
+        return Err(format!(
+            "the training games gave {} samples but the spec asks for {need} (classifier.samples / compare_samples)",
+            samples.len()
+        ));
+    }
+    let all: Vec<Sample> = samples
+        .iter()
+        .map(|&(x, label)| Sample { x, label })
+        .collect();
+    let mut comparisons = Vec::new();
+    for &n in &c.compare_samples {
+        for kind in ["mda", "random-forest"] {
+            comparisons.push(evaluate(kind, &all[..n as usize], spec, threads)?.0);
+        }
+    }
+    let data = &all[..c.samples as usize];
+    let candidates: Vec<&str> = match c.kind.as_str() {
+        "best" => vec!["mda", "random-forest"],
+        k => vec![k],
+    };
+    let mut best: Option<(Evaluation, Model)> = None;
+    for kind in candidates {
+        let (e, m) = evaluate(kind, data, spec, threads)?;
+        // Highest cross-validation accuracy; ties keep the first (MDA).
+        if best
+            .as_ref()
+            .is_none_or(|(b, _)| e.cv_accuracy > b.cv_accuracy)
+        {
+            best = Some((e, m));
+        }
+    }
+    let (chosen, model) = best.expect("at least one candidate");
+    let (train, _) = holdout_split(data.len(), c.holdout, spec.seed);
+    let prior = majority(&pick(data, &train));
+    let artifact = Artifact {
+        format: 1,
+        prior,
+        trained_on: chosen.train,
+        model,
+    };
+    let (bytes, hash) = artifact.to_bytes();
+    Ok(FitOutput {
+        artifact: bytes,
+        report: Report {
+            samples_available: samples.len() as u64,
+            kind_asked: c.kind.clone(),
+            chosen_kind: chosen.kind.clone(),
+            model_hash: hash.clone(),
+            model_file: model_file(&hash),
+            prior: classifier::kind_of(prior).to_string(),
+            chosen,
+            comparisons,
+        },
+        hash,
+    })
+}
