@@ -253,6 +253,9 @@ fn grid_order_is_table_12_with_repeat_fastest() {
     let per_target = 4200 * 2 * 12;
     assert_eq!(coords(&s, per_target).target, engine::TargetKind::Scorer);
     let last = coords(&s, s.games() - 1);
+    assert_eq!(last.information_source, Source::Classifier);
+    assert_eq!(coords(&s, s.games() / 2).information_source, Source::Classifier);
+    assert_eq!(coords(&s, s.games() / 2 - 1).information_source, Source::Oracle);
     assert_eq!(
         (
             last.observability,
@@ -272,6 +275,7 @@ fn grid_order_is_table_12_with_repeat_fastest() {
     for i in (0..s.games()).step_by(7) {
         let c = coords(&s, i);
         assert!(seen.insert((
+            c.information_source,
             c.observability,
             c.target,
             c.starting_state,
