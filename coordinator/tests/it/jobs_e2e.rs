@@ -105,3 +105,146 @@ async fn rows_do_not_depend_on_shard_size_or_worker_count() {
     assert_eq!(rows_sum, 480);
     assert_eq!(m_big.shards[0].checksum, jobs::checksum(&big));
 }
+
+const CLF_SPEC: &str = r#"
+name = "clf"
+seed = 4
+[grid]
+information_source = ["classifier"]
+observability = ["full"]
+target = ["scorer"]
+starting_states = "0-9"
+engine = ["mstar"]
+repeats = 1
+[classifier]
+samples = 300
+compare_samples = [300]
+[shards]
+games = 10
+"#;
+
+/// Runs the samples and fit stages by hand through the real RPCs, stopping
+/// at the first games task (given back). Returns the experiment id and the
+/// model's path.
+async fn prepare_model(s: &crate::Server) -> (String, std::path::PathBuf) {
+    use proto::*;
+    let mut c = client(&s.url).await;
+    let e = submit(&mut c, CLF_SPEC).await;
+    let spec = jobs::Spec::from_toml(CLF_SPEC).unwrap();
+    let root = s.results();
+    loop {
+        let t = c
+            .lease_task(LeaseTaskRequest { worker_id: "prep".into(), threads: 1 })
+            .await
+            .unwrap()
+            .into_inner()
+            .task
+            .expect("a task");
+        let shard = jobs::Shard { index: t.shard, first_game: t.first_game, games: t.games };
+        let (rows, checksum, temp) = match t.stage.as_str() {
+            "samples" => {
+                let rows = jobs::training::run_samples(&spec, shard);
+                let temp = format!("{}/classifier/samples/.part-{:05}.tmp", t.output, t.shard);
+                std::fs::create_dir_all(root.join(&t.output).join("classifier/samples")).unwrap();
+                jobs::write_samples(&root.join(&temp), &rows).unwrap();
+                (rows.len() as u64, jobs::training::samples_checksum(&rows), temp)
+            }
+            "fit" => {
+                let mut samples = Vec::new();
+                for p in jobs::parts_in(&root.join(&t.output).join("classifier/samples")).unwrap() {
+                    samples.extend(jobs::read_samples(&p).unwrap());
+                }
+                let out = jobs::training::fit(&spec, &samples, 1).unwrap();
+                let file = format!("{}/{}", t.output, jobs::training::model_file(&out.hash));
+                std::fs::write(root.join(&file), &out.artifact).unwrap();
+                (300, out.hash, file)
+            }
+            _ => {
+                assert_eq!(t.model.len(), 64, "games tasks name the model");
+                c.fail_task(FailTaskRequest {
+                    worker_id: "prep".into(),
+                    task_id: t.task_id,
+                    lease_token: t.lease_token,
+                    error: "given back".into(),
+                    retryable: true,
+                    release: true,
+                })
+                .await
+                .unwrap();
+                let path = root.join(&t.output).join(jobs::training::model_file(&t.model));
+                assert!(path.exists());
+                return (e.id, path);
+            }
+        };
+        let r = c
+            .complete_task(CompleteTaskRequest {
+                worker_id: "prep".into(),
+                task_id: t.task_id.clone(),
+                lease_token: t.lease_token.clone(),
+                rows,
+                checksum,
+                temp_file: temp.clone(),
+            })
+            .await
+            .unwrap()
+            .into_inner();
+        assert!(r.accepted, "{}", r.reason);
+        if r.final_file != temp {
+            std::fs::rename(root.join(&temp), root.join(&r.final_file)).unwrap();
+        }
+    }
+}
+
+/// Runs one in-process worker until no experiment is running; returns the experiment.
+async fn work_until_idle(s: &crate::Server, id: &str) -> proto::Experiment {
+    let config = worker::Config {
+        coordinator: s.url.clone(),
+        results: s.results(),
+        threads: 1,
+        worker_id: "w".into(),
+        exit_when_done: true,
+        grace: Duration::from_secs(5),
+    };
+    tokio::time::timeout(Duration::from_secs(60), worker::run(config, std::future::pending()))
+        .await
+        .expect("the worker stops once nothing runs")
+        .unwrap();
+    let mut c = client(&s.url).await;
+    c.get_experiment(proto::GetExperimentRequest { id: id.into() }).await.unwrap().into_inner()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_missing_model_fails_the_grid_clearly() {
+    let mut s = start(Duration::from_secs(10)).await;
+    let (id, model) = prepare_model(&s).await;
+    std::fs::remove_file(&model).unwrap();
+    let e = work_until_idle(&s, &id).await;
+    assert_eq!(e.state, proto::ExperimentState::Failed as i32);
+    assert!(e.error.contains("model artifact") && e.error.contains("is missing"), "{}", e.error);
+    s.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_corrupted_model_fails_the_grid_clearly_and_a_good_one_completes_it() {
+    let mut s = start(Duration::from_secs(10)).await;
+    let (id, model) = prepare_model(&s).await;
+    let good = std::fs::read(&model).unwrap();
+    let mut bad = good.clone();
+    let n = bad.len() - 10;
+    bad[n] = if bad[n] == b'1' { b'2' } else { b'1' };
+    std::fs::write(&model, &bad).unwrap();
+    let e = work_until_idle(&s, &id).await;
+    assert_eq!(e.state, proto::ExperimentState::Failed as i32);
+    assert!(e.error.contains("corrupted") && e.error.contains("cannot be retried"), "{}", e.error);
+    // Put the right model back and resubmit: the grid resumes and completes.
+    std::fs::write(&model, &good).unwrap();
+    let mut c = client(&s.url).await;
+    submit(&mut c, CLF_SPEC).await;
+    let e = work_until_idle(&s, &id).await;
+    assert_eq!(e.state, proto::ExperimentState::Succeeded as i32, "{}", e.error);
+    let rows = read_rows(&s.results().join("clf"));
+    assert_eq!(rows.len(), 10);
+    assert!(rows.iter().all(|r| r.predictions_correct <= r.predictions));
+    assert!(rows.iter().map(|r| r.predictions).sum::<u32>() > 0);
+    s.stop().await;
+}
