@@ -144,7 +144,10 @@ pub fn run(args: BenchArgs) -> Result<()> {
 /// Training games and classifier fits at the thesis's sample sizes.
 fn classifier_bench(rules: &Rules, runs: usize) -> Result<()> {
     println!();
-    println!("{:<26} {:>10} {:>12} {:>14}", "opponent modeling", "size", "median", "check");
+    println!(
+        "{:<26} {:>10} {:>12} {:>14}",
+        "opponent modeling", "size", "median", "check"
+    );
     let mut times = Vec::new();
     let mut samples = Vec::new();
     let mut games = 0;
@@ -163,26 +166,53 @@ fn classifier_bench(rules: &Rules, runs: usize) -> Result<()> {
         times.push(t.elapsed());
     }
     samples.truncate(130_000);
-    println!("{:<26} {:>10} {:>10.1}ms {:>14}", "training games", games, ms(median(times)), format!("{} samples", samples.len()));
+    println!(
+        "{:<26} {:>10} {:>10.1}ms {:>14}",
+        "training games",
+        games,
+        ms(median(times)),
+        format!("{} samples", samples.len())
+    );
     let mut times = Vec::new();
     let mut right = 0;
     for _ in 0..runs {
         let t = Instant::now();
         let m = classifier::Mda::fit(&samples).map_err(|e| anyhow::anyhow!("{e}"))?;
         times.push(t.elapsed());
-        right = samples.iter().filter(|s| m.predict(&s.x) == s.label).count();
+        right = samples
+            .iter()
+            .filter(|s| m.predict(&s.x) == s.label)
+            .count();
     }
-    println!("{:<26} {:>10} {:>10.1}ms {:>13.3}", "mda fit", samples.len(), ms(median(times)), right as f64 / samples.len() as f64);
+    println!(
+        "{:<26} {:>10} {:>10.1}ms {:>13.3}",
+        "mda fit",
+        samples.len(),
+        ms(median(times)),
+        right as f64 / samples.len() as f64
+    );
     let small = &samples[..8000];
     let mut times = Vec::new();
     for _ in 0..runs {
         let t = Instant::now();
-        let f = classifier::Forest::fit(small, &classifier::ForestParams { seed: 2014, ..Default::default() })
-            .map_err(|e| anyhow::anyhow!("{e}"))?;
+        let f = classifier::Forest::fit(
+            small,
+            &classifier::ForestParams {
+                seed: 2014,
+                ..Default::default()
+            },
+        )
+        .map_err(|e| anyhow::anyhow!("{e}"))?;
         times.push(t.elapsed());
         right = small.iter().filter(|s| f.predict(&s.x) == s.label).count();
     }
-    println!("{:<26} {:>10} {:>10.1}ms {:>13.3}", "random forest fit (100)", small.len(), ms(median(times)), right as f64 / small.len() as f64);
+    println!(
+        "{:<26} {:>10} {:>10.1}ms {:>13.3}",
+        "random forest fit (100)",
+        small.len(),
+        ms(median(times)),
+        right as f64 / small.len() as f64
+    );
     Ok(())
 }
 

@@ -134,20 +134,31 @@ async fn prepare_model(s: &crate::Server) -> (String, std::path::PathBuf) {
     let root = s.results();
     loop {
         let t = c
-            .lease_task(LeaseTaskRequest { worker_id: "prep".into(), threads: 1 })
+            .lease_task(LeaseTaskRequest {
+                worker_id: "prep".into(),
+                threads: 1,
+            })
             .await
             .unwrap()
             .into_inner()
             .task
             .expect("a task");
-        let shard = jobs::Shard { index: t.shard, first_game: t.first_game, games: t.games };
+        let shard = jobs::Shard {
+            index: t.shard,
+            first_game: t.first_game,
+            games: t.games,
+        };
         let (rows, checksum, temp) = match t.stage.as_str() {
             "samples" => {
                 let rows = jobs::training::run_samples(&spec, shard);
                 let temp = format!("{}/classifier/samples/.part-{:05}.tmp", t.output, t.shard);
                 std::fs::create_dir_all(root.join(&t.output).join("classifier/samples")).unwrap();
                 jobs::write_samples(&root.join(&temp), &rows).unwrap();
-                (rows.len() as u64, jobs::training::samples_checksum(&rows), temp)
+                (
+                    rows.len() as u64,
+                    jobs::training::samples_checksum(&rows),
+                    temp,
+                )
             }
             "fit" => {
                 let mut samples = Vec::new();
@@ -171,7 +182,9 @@ async fn prepare_model(s: &crate::Server) -> (String, std::path::PathBuf) {
                 })
                 .await
                 .unwrap();
-                let path = root.join(&t.output).join(jobs::training::model_file(&t.model));
+                let path = root
+                    .join(&t.output)
+                    .join(jobs::training::model_file(&t.model));
                 assert!(path.exists());
                 return (e.id, path);
             }
@@ -205,12 +218,18 @@ async fn work_until_idle(s: &crate::Server, id: &str) -> proto::Experiment {
         exit_when_done: true,
         grace: Duration::from_secs(5),
     };
-    tokio::time::timeout(Duration::from_secs(60), worker::run(config, std::future::pending()))
-        .await
-        .expect("the worker stops once nothing runs")
-        .unwrap();
+    tokio::time::timeout(
+        Duration::from_secs(60),
+        worker::run(config, std::future::pending()),
+    )
+    .await
+    .expect("the worker stops once nothing runs")
+    .unwrap();
     let mut c = client(&s.url).await;
-    c.get_experiment(proto::GetExperimentRequest { id: id.into() }).await.unwrap().into_inner()
+    c.get_experiment(proto::GetExperimentRequest { id: id.into() })
+        .await
+        .unwrap()
+        .into_inner()
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -220,7 +239,11 @@ async fn a_missing_model_fails_the_grid_clearly() {
     std::fs::remove_file(&model).unwrap();
     let e = work_until_idle(&s, &id).await;
     assert_eq!(e.state, proto::ExperimentState::Failed as i32);
-    assert!(e.error.contains("model artifact") && e.error.contains("is missing"), "{}", e.error);
+    assert!(
+        e.error.contains("model artifact") && e.error.contains("is missing"),
+        "{}",
+        e.error
+    );
     s.stop().await;
 }
 
@@ -235,13 +258,22 @@ async fn a_corrupted_model_fails_the_grid_clearly_and_a_good_one_completes_it() 
     std::fs::write(&model, &bad).unwrap();
     let e = work_until_idle(&s, &id).await;
     assert_eq!(e.state, proto::ExperimentState::Failed as i32);
-    assert!(e.error.contains("corrupted") && e.error.contains("cannot be retried"), "{}", e.error);
+    assert!(
+        e.error.contains("corrupted") && e.error.contains("cannot be retried"),
+        "{}",
+        e.error
+    );
     // Put the right model back and resubmit: the grid resumes and completes.
     std::fs::write(&model, &good).unwrap();
     let mut c = client(&s.url).await;
     submit(&mut c, CLF_SPEC).await;
     let e = work_until_idle(&s, &id).await;
-    assert_eq!(e.state, proto::ExperimentState::Succeeded as i32, "{}", e.error);
+    assert_eq!(
+        e.state,
+        proto::ExperimentState::Succeeded as i32,
+        "{}",
+        e.error
+    );
     let rows = read_rows(&s.results().join("clf"));
     assert_eq!(rows.len(), 10);
     assert!(rows.iter().all(|r| r.predictions_correct <= r.predictions));

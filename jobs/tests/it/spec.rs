@@ -254,8 +254,14 @@ fn grid_order_is_table_12_with_repeat_fastest() {
     assert_eq!(coords(&s, per_target).target, engine::TargetKind::Scorer);
     let last = coords(&s, s.games() - 1);
     assert_eq!(last.information_source, Source::Classifier);
-    assert_eq!(coords(&s, s.games() / 2).information_source, Source::Classifier);
-    assert_eq!(coords(&s, s.games() / 2 - 1).information_source, Source::Oracle);
+    assert_eq!(
+        coords(&s, s.games() / 2).information_source,
+        Source::Classifier
+    );
+    assert_eq!(
+        coords(&s, s.games() / 2 - 1).information_source,
+        Source::Oracle
+    );
     assert_eq!(
         (
             last.observability,
