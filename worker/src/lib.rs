@@ -416,6 +416,9 @@ fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), String> {
     jobs::durable_rename(&tmp, path).map_err(|e| e.to_string())
 }
 
+/// Writes a task's output to the given (hidden) path.
+type Writer = Box<dyn FnOnce(&Path) -> Result<(), String> + Send>;
+
 /// Writes the partition under a hidden name, completes, then renames it.
 /// Ok(true): completed; Ok(false): the coordinator refused (stale lease).
 async fn finish(
@@ -425,12 +428,7 @@ async fn finish(
     output: Output,
 ) -> Result<bool, String> {
     let token_tag: String = task.lease_token.chars().take(12).collect();
-    let (rows, checksum, temp_rel, write): (
-        u64,
-        String,
-        String,
-        Option<Box<dyn FnOnce(&Path) -> Result<(), String> + Send>>,
-    ) = match output {
+    let (rows, checksum, temp_rel, write): (u64, String, String, Option<Writer>) = match output {
         Output::Games(rows) => {
             let temp = format!(
                 "{}/games/.part-{:05}.{token_tag}.tmp",

@@ -224,7 +224,6 @@ fn bayes_identifies_deterministic_targets_under_full_observation() {
             unique += (p[target as usize] > others + 1e-12) as u32;
         }
         let acc = correct as f64 / made as f64;
-        let id = identified as f64 / informative as f64;
         println!(
             "{target}: per-decision accuracy {acc:.3} ({correct}/{made}); at game end the true type is most probable in \
              {identified}/{informative} games with informative actions, the only most probable in {unique}/{games} games"
