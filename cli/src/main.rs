@@ -39,6 +39,14 @@ enum Command {
     Status(cluster::StatusArgs),
     /// Cancel an experiment.
     Cancel(cluster::CancelArgs),
+    /// Rebuild an experiment's report from its Parquet partitions.
+    Report(ReportArgs),
+}
+
+#[derive(Debug, clap::Args)]
+struct ReportArgs {
+    /// The experiment directory, <results>/<experiment>.
+    dir: std::path::PathBuf,
 }
 
 fn main() -> ExitCode {
@@ -53,6 +61,9 @@ fn main() -> ExitCode {
         Command::Submit(a) => cluster::submit(a),
         Command::Status(a) => cluster::status(a),
         Command::Cancel(a) => cluster::cancel(a),
+        Command::Report(a) => analysis::write_report(&a.dir)
+            .map(|out| println!("{}", out.join("report.md").display()))
+            .map_err(anyhow::Error::from),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

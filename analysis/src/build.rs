@@ -1,0 +1,261 @@
+//! Aggregation: one pass over the rows, keeping per-cell moments and only the
+//! unpaired half of each (starting state, repeat) pair in memory.
+
+use std::collections::{BTreeMap, HashMap};
+use std::path::Path;
+
+use serde::Serialize;
+
+use crate::ReportError;
+use crate::stats::{self, BinomialTest, DiffOfMeans, McNemar, Moments, PairedTest};
+
+/// What one engine did in one cell.
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct EngineSummary {
+    pub games: u64,
+    pub mean_score_diff: f64,
+    pub var_score_diff: f64,
+    pub wins_or_ties: u64,
+    pub predictions: u64,
+    pub predictions_correct: u64,
+    /// predictions_correct / predictions (AC_OM), when any were made.
+    pub accuracy: Option<f64>,
+    /// score_diff -> games.
+    pub histogram: BTreeMap<i32, u64>,
+}
+
+/// One cell: information source x observability x target, both engines.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct CellReport {
+    pub information_source: String,
+    pub observability: String,
+    pub target: String,
+    pub mstar: EngineSummary,
+    pub expectimax: EngineSummary,
+    /// Eq. 10 on score differences (one-tailed, M* > EM).
+    pub score_test: DiffOfMeans,
+    /// Eq. 11 on win/tie totals (two-tailed).
+    pub win_test: BinomialTest,
+    /// Per (starting state, repeat): M* score_diff - EM score_diff.
+    pub paired: PairedTest,
+    pub mcnemar: McNemar,
+    /// Games of one engine with no partner of the other.
+    pub unpaired: u64,
+}
+
+/// Expectimax ignores the information source: its games must not depend on it.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct Consistency {
+    /// Expectimax games compared across sources.
+    pub compared: u64,
+    /// Those whose score or move list differed.
+    pub mismatches: u64,
+}
+
+/// The whole report's numbers.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Report {
+    pub experiment: String,
+    pub games: u64,
+    pub cells: Vec<CellReport>,
+    pub consistency: Consistency,
+    /// `classifier/report.json`, when the experiment has one.
+    pub classifier: Option<serde_json::Value>,
+}
+
+#[derive(Debug, Default)]
+struct EngineAcc {
+    m: Moments,
+    wins: u64,
+    predictions: u64,
+    correct: u64,
+    hist: BTreeMap<i32, u64>,
+}
+
+impl EngineAcc {
+    fn summary(&self) -> EngineSummary {
+        EngineSummary {
+            games: self.m.n,
+            mean_score_diff: self.m.mean(),
+            var_score_diff: self.m.var_pop(),
+            wins_or_ties: self.wins,
+            predictions: self.predictions,
+            predictions_correct: self.correct,
+            accuracy: (self.predictions > 0).then(|| self.correct as f64 / self.predictions as f64),
+            histogram: self.hist.clone(),
+        }
+    }
+}
+
+#[derive(Debug, Default)]
+struct PairAcc {
+    d: Moments,
+    b: u64,
+    c: u64,
+}
+
+type CellKey = (u8, u8, u8);
+
+/// Folds rows into the report's numbers.
+#[derive(Debug, Default)]
+pub struct Accumulator {
+    experiment: String,
+    games: u64,
+    engines: BTreeMap<(CellKey, bool), EngineAcc>,
+    pairs: BTreeMap<CellKey, PairAcc>,
+    /// Unpaired halves: (cell, state, repeat) -> (is_mstar, score_diff, win).
+    pending: HashMap<(CellKey, u64, u32), (bool, i32, bool)>,
+    /// Expectimax games seen: (observability, target, state, repeat) -> (source, score, moves hash).
+    em_seen: HashMap<(u8, u8, u64, u32), (u8, i32, u64)>,
+    consistency: Consistency,
+}
+
+fn source_code(s: jobs::Source) -> u8 {
+    s as u8
+}
+
+fn source_name(c: u8) -> &'static str {
+    ["oracle", "classifier", "bayes"][c as usize % 3]
+}
+
+fn moves_hash(moves: &str) -> u64 {
+    // FNV-1a: enough to compare two move lists.
+    moves.bytes().fold(0xcbf2_9ce4_8422_2325u64, |h, b| (h ^ b as u64).wrapping_mul(0x100_0000_01b3))
+}
+
+impl Accumulator {
+    pub fn add(&mut self, experiment: &str, r: &jobs::GameRow) {
+        if self.experiment.is_empty() {
+            self.experiment = experiment.to_string();
+        }
+        self.games += 1;
+        let cell = (source_code(r.information_source), r.observability as u8, r.target as u8);
+        let mstar = r.engine == engine::PlayerEngine::MStar;
+        let e = self.engines.entry((cell, mstar)).or_default();
+        e.m.add(r.score_diff as f64);
+        e.wins += r.win_or_tie as u64;
+        e.predictions += r.predictions as u64;
+        e.correct += r.predictions_correct as u64;
+        *e.hist.entry(r.score_diff).or_default() += 1;
+        let key = (cell, r.starting_state, r.repeat);
+        match self.pending.remove(&key) {
+            Some((other_mstar, s, w)) if other_mstar != mstar => {
+                let (ms, mw, es, ew) = if mstar { (r.score_diff, r.win_or_tie, s, w) } else { (s, w, r.score_diff, r.win_or_tie) };
+                let p = self.pairs.entry(cell).or_default();
+                p.d.add((ms - es) as f64);
+                p.b += (mw && !ew) as u64;
+                p.c += (ew && !mw) as u64;
+            }
+            Some(same) => {
+                // A repeated key (not expected in a grid): keep the first.
+                self.pending.insert(key, same);
+            }
+            None => {
+                self.pending.insert(key, (mstar, r.score_diff, r.win_or_tie));
+            }
+        }
+        if !mstar {
+            let k = (r.observability as u8, r.target as u8, r.starting_state, r.repeat);
+            let h = moves_hash(&r.moves);
+            match self.em_seen.get(&k) {
+                Some(&(src, s, mh)) if src != cell.0 => {
+                    self.consistency.compared += 1;
+                    if s != r.score_diff || mh != h {
+                        self.consistency.mismatches += 1;
+                    }
+                }
+                Some(_) => {}
+                None => {
+                    self.em_seen.insert(k, (cell.0, r.score_diff, h));
+                }
+            }
+        }
+    }
+
+    pub fn finish(self, classifier: Option<serde_json::Value>) -> Report {
+        let mut unpaired: BTreeMap<CellKey, u64> = BTreeMap::new();
+        for ((cell, _, _), _) in &self.pending {
+            *unpaired.entry(*cell).or_default() += 1;
+        }
+        let cells_keys: Vec<CellKey> = {
+            let mut k: Vec<CellKey> = self.engines.keys().map(|(c, _)| *c).collect();
+            k.dedup();
+            // Table 6 order: observability, then source, then target.
+            k.sort_by_key(|&(s, o, t)| (o, s, t));
+            k
+        };
+        let empty = EngineAcc::default();
+        let cells = cells_keys
+            .into_iter()
+            .map(|cell| {
+                let m = self.engines.get(&(cell, true)).unwrap_or(&empty);
+                let e = self.engines.get(&(cell, false)).unwrap_or(&empty);
+                let pair = self.pairs.get(&cell);
+                let d = pair.map(|p| p.d).unwrap_or_default();
+                let n = m.m.n.min(e.m.n);
+                CellReport {
+                    information_source: source_name(cell.0).into(),
+                    observability: if cell.1 == 0 { "full" } else { "partial" }.into(),
+                    target: engine::TargetKind::ALL[cell.2 as usize].to_string(),
+                    mstar: m.summary(),
+                    expectimax: e.summary(),
+                    score_test: stats::diff_of_means(&m.m, &e.m),
+                    win_test: stats::binomial_test(m.wins, e.wins, n),
+                    paired: stats::paired_test(&d),
+                    mcnemar: stats::mcnemar(pair.map_or(0, |p| p.b), pair.map_or(0, |p| p.c)),
+                    unpaired: unpaired.get(&cell).copied().unwrap_or(0),
+                }
+            })
+            .collect();
+        Report {
+            experiment: self.experiment,
+            games: self.games,
+            cells,
+            consistency: self.consistency,
+            classifier,
+        }
+    }
+}
+
+/// The report of rows already in memory (tests, tools).
+pub fn build_from_rows<'a>(
+    experiment: &str,
+    rows: impl IntoIterator<Item = &'a jobs::GameRow>,
+    classifier: Option<serde_json::Value>,
+) -> Report {
+    let mut acc = Accumulator::default();
+    for r in rows {
+        acc.add(experiment, r);
+    }
+    acc.finish(classifier)
+}
+
+/// Reads an experiment directory partition by partition (only one in memory
+/// at a time) and its classifier report.
+pub fn build(dir: &Path) -> Result<Report, ReportError> {
+    let parts = jobs::partitions(dir)?;
+    if parts.is_empty() {
+        return Err(ReportError::Empty(dir.join("games")));
+    }
+    let mut acc = Accumulator::default();
+    for p in parts {
+        for (experiment, row) in jobs::read_partition(&p)? {
+            acc.add(&experiment, &row);
+        }
+    }
+    let cpath = dir.join("classifier/report.json");
+    let classifier = match std::fs::read(&cpath) {
+        Ok(bytes) => Some(serde_json::from_slice(&bytes).map_err(|e| ReportError::File {
+            path: cpath.clone(),
+            message: e.to_string(),
+        })?),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
+        Err(e) => {
+            return Err(ReportError::File {
+                path: cpath,
+                message: e.to_string(),
+            });
+        }
+    };
+    Ok(acc.finish(classifier))
+}

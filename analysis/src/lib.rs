@@ -1,0 +1,26 @@
+//! The analysis report: the thesis's tables (13-26) from an experiment's
+//! Parquet partitions and classifier report, with its significance tests,
+//! the paired tests that common random numbers allow, a consistency check, a
+//! side-by-side with the thesis, and plots.
+
+mod build;
+mod render;
+pub mod stats;
+mod svg;
+
+pub use build::{Accumulator, CellReport, Consistency, EngineSummary, Report, build, build_from_rows};
+pub use render::{write_report, write_report_files};
+
+/// The thesis's published numbers (Tables 13-26).
+pub const THESIS_JSON: &str = include_str!("../data/thesis.json");
+
+/// Why a report could not be built.
+#[derive(Debug, thiserror::Error)]
+pub enum ReportError {
+    #[error("{0}")]
+    Io(#[from] jobs::IoError),
+    #[error("{path}: {message}")]
+    File { path: std::path::PathBuf, message: String },
+    #[error("no game partitions under {0}")]
+    Empty(std::path::PathBuf),
+}

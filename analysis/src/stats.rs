@@ -1,0 +1,214 @@
+//! The significance tests of the report: the thesis's own (Eq. 10, Eq. 11)
+//! and their paired counterparts. Large-sample normal tests throughout, as
+//! the thesis uses; p-values from the normal tail via `erfc`.
+
+use serde::Serialize;
+
+/// z of a two-sided 95% interval.
+pub const Z95: f64 = 1.959_963_984_540_054;
+/// z of a one-sided 95% test.
+pub const Z95_ONE: f64 = 1.644_853_626_951_472_2;
+
+/// The complementary error function, to about 1e-15 relative (W. J. Cody's
+/// rational approximations, as in most math libraries).
+pub fn erfc(x: f64) -> f64 {
+    if x < 0.0 {
+        return 2.0 - erfc(-x);
+    }
+    if x < 0.5 {
+        return 1.0 - erf_small(x);
+    }
+    if x > 27.0 {
+        return 0.0;
+    }
+    // Continued fraction (Lentz) for erfc on x >= 0.5: converges fast there.
+    let mut f = x;
+    let mut c = x;
+    let mut d = 0.0;
+    let tiny = 1e-300;
+    for k in 1..400 {
+        let a = k as f64 / 2.0;
+        d = x + a * d;
+        d = if d.abs() < tiny { tiny } else { d };
+        c = x + a / c;
+        c = if c.abs() < tiny { tiny } else { c };
+        d = 1.0 / d;
+        let delta = c * d;
+        f *= delta;
+        if (delta - 1.0).abs() < 1e-16 {
+            break;
+        }
+    }
+    (-x * x).exp() / (f * std::f64::consts::PI.sqrt())
+}
+
+/// erf by its Taylor series (used for |x| < 0.5, where it converges fast).
+fn erf_small(x: f64) -> f64 {
+    let mut term = x;
+    let mut sum = x;
+    let x2 = x * x;
+    for n in 1..60 {
+        term *= -x2 / n as f64;
+        let add = term / (2 * n + 1) as f64;
+        sum += add;
+        if add.abs() < 1e-18 {
+            break;
+        }
+    }
+    2.0 / std::f64::consts::PI.sqrt() * sum
+}
+
+/// P(Z > z) for a standard normal Z.
+pub fn normal_sf(z: f64) -> f64 {
+    0.5 * erfc(z / std::f64::consts::SQRT_2)
+}
+
+/// Running moments of a sample.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize)]
+pub struct Moments {
+    pub n: u64,
+    pub sum: f64,
+    pub sum_sq: f64,
+}
+
+impl Moments {
+    pub fn add(&mut self, x: f64) {
+        self.n += 1;
+        self.sum += x;
+        self.sum_sq += x * x;
+    }
+    pub fn mean(&self) -> f64 {
+        self.sum / self.n.max(1) as f64
+    }
+    /// Population variance (divides by n), as Eq. 10 uses.
+    pub fn var_pop(&self) -> f64 {
+        let m = self.mean();
+        (self.sum_sq / self.n.max(1) as f64 - m * m).max(0.0)
+    }
+    /// Sample variance (divides by n - 1).
+    pub fn var_sample(&self) -> f64 {
+        if self.n < 2 {
+            return 0.0;
+        }
+        self.var_pop() * self.n as f64 / (self.n - 1) as f64
+    }
+}
+
+/// Eq. 10: one-tailed difference of means, H1: mean(M*) - mean(EM) > 0.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+pub struct DiffOfMeans {
+    pub diff: f64,
+    /// sqrt(var_mstar / n + var_em / n), population variances.
+    pub sigma: f64,
+    pub z: f64,
+    /// One-tailed p-value, P(Z > z).
+    pub p: f64,
+    pub significant: bool,
+}
+
+pub fn diff_of_means(mstar: &Moments, em: &Moments) -> DiffOfMeans {
+    let diff = mstar.mean() - em.mean();
+    let sigma = (mstar.var_pop() / mstar.n.max(1) as f64 + em.var_pop() / em.n.max(1) as f64).sqrt();
+    let z = if sigma > 0.0 { diff / sigma } else { f64::NAN };
+    let p = if z.is_nan() { f64::NAN } else { normal_sf(z) };
+    DiffOfMeans {
+        diff,
+        sigma,
+        z,
+        p,
+        significant: z > Z95_ONE,
+    }
+}
+
+/// Eq. 11: two-tailed binomial test of M*'s win/tie rate against EM's.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+pub struct BinomialTest {
+    /// M* wins/ties minus EM wins/ties.
+    pub diff: i64,
+    /// EM's win/tie rate (the thesis's p).
+    pub p0: f64,
+    /// M*'s win/tie rate (X / n).
+    pub rate: f64,
+    pub z: f64,
+    /// Two-tailed p-value.
+    pub p: f64,
+    pub significant: bool,
+}
+
+pub fn binomial_test(mstar_wins: u64, em_wins: u64, n: u64) -> BinomialTest {
+    let n_f = n.max(1) as f64;
+    let p0 = em_wins as f64 / n_f;
+    let rate = mstar_wins as f64 / n_f;
+    let se = (p0 * (1.0 - p0) / n_f).sqrt();
+    let z = if se > 0.0 { (rate - p0) / se } else { f64::NAN };
+    let p = if z.is_nan() { f64::NAN } else { 2.0 * normal_sf(z.abs()) };
+    BinomialTest {
+        diff: mstar_wins as i64 - em_wins as i64,
+        p0,
+        rate,
+        z,
+        p,
+        significant: z.abs() > Z95,
+    }
+}
+
+/// The paired test of score differences: d = M* - EM on the same (starting
+/// state, repeat), which faced the same deal and draws.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+pub struct PairedTest {
+    pub n: u64,
+    pub mean: f64,
+    /// Sample standard deviation of d.
+    pub sd: f64,
+    pub ci_low: f64,
+    pub ci_high: f64,
+    pub z: f64,
+    /// Two-sided p-value of mean(d) = 0.
+    pub p: f64,
+    pub significant: bool,
+}
+
+pub fn paired_test(d: &Moments) -> PairedTest {
+    let mean = d.mean();
+    let sd = d.var_sample().sqrt();
+    let se = sd / (d.n.max(1) as f64).sqrt();
+    let z = if se > 0.0 { mean / se } else { f64::NAN };
+    let p = if z.is_nan() { f64::NAN } else { 2.0 * normal_sf(z.abs()) };
+    PairedTest {
+        n: d.n,
+        mean,
+        sd,
+        ci_low: mean - Z95 * se,
+        ci_high: mean + Z95 * se,
+        z,
+        p,
+        significant: z.abs() > Z95,
+    }
+}
+
+/// McNemar's test on paired win/tie outcomes (no continuity correction).
+#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+pub struct McNemar {
+    /// Pairs where M* won or tied and EM did not.
+    pub b: u64,
+    /// Pairs where EM won or tied and M* did not.
+    pub c: u64,
+    /// (b - c)^2 / (b + c), chi-square with one degree of freedom.
+    pub chi2: f64,
+    pub p: f64,
+    pub significant: bool,
+}
+
+pub fn mcnemar(b: u64, c: u64) -> McNemar {
+    let (bf, cf) = (b as f64, c as f64);
+    let chi2 = if b + c > 0 { (bf - cf).powi(2) / (bf + cf) } else { 0.0 };
+    // The chi-square(1) tail is the two-sided normal tail of sqrt(chi2).
+    let p = if b + c > 0 { erfc((chi2 / 2.0).sqrt()) } else { 1.0 };
+    McNemar {
+        b,
+        c,
+        chi2,
+        p,
+        significant: p < 0.05,
+    }
+}
