@@ -120,7 +120,9 @@ fn source_name(c: u8) -> &'static str {
 
 fn moves_hash(moves: &str) -> u64 {
     // FNV-1a: enough to compare two move lists.
-    moves.bytes().fold(0xcbf2_9ce4_8422_2325u64, |h, b| (h ^ b as u64).wrapping_mul(0x100_0000_01b3))
+    moves.bytes().fold(0xcbf2_9ce4_8422_2325u64, |h, b| {
+        (h ^ b as u64).wrapping_mul(0x100_0000_01b3)
+    })
 }
 
 impl Accumulator {
@@ -129,7 +131,11 @@ impl Accumulator {
             self.experiment = experiment.to_string();
         }
         self.games += 1;
-        let cell = (source_code(r.information_source), r.observability as u8, r.target as u8);
+        let cell = (
+            source_code(r.information_source),
+            r.observability as u8,
+            r.target as u8,
+        );
         let mstar = r.engine == engine::PlayerEngine::MStar;
         let e = self.engines.entry((cell, mstar)).or_default();
         e.m.add(r.score_diff as f64);
@@ -140,7 +146,11 @@ impl Accumulator {
         let key = (cell, r.starting_state, r.repeat);
         match self.pending.remove(&key) {
             Some((other_mstar, s, w)) if other_mstar != mstar => {
-                let (ms, mw, es, ew) = if mstar { (r.score_diff, r.win_or_tie, s, w) } else { (s, w, r.score_diff, r.win_or_tie) };
+                let (ms, mw, es, ew) = if mstar {
+                    (r.score_diff, r.win_or_tie, s, w)
+                } else {
+                    (s, w, r.score_diff, r.win_or_tie)
+                };
                 let p = self.pairs.entry(cell).or_default();
                 p.d.add((ms - es) as f64);
                 p.b += (mw && !ew) as u64;
@@ -151,11 +161,17 @@ impl Accumulator {
                 self.pending.insert(key, same);
             }
             None => {
-                self.pending.insert(key, (mstar, r.score_diff, r.win_or_tie));
+                self.pending
+                    .insert(key, (mstar, r.score_diff, r.win_or_tie));
             }
         }
         if !mstar {
-            let k = (r.observability as u8, r.target as u8, r.starting_state, r.repeat);
+            let k = (
+                r.observability as u8,
+                r.target as u8,
+                r.starting_state,
+                r.repeat,
+            );
             let h = moves_hash(&r.moves);
             match self.em_seen.get(&k) {
                 Some(&(src, s, mh)) if src != cell.0 => {
@@ -245,10 +261,12 @@ pub fn build(dir: &Path) -> Result<Report, ReportError> {
     }
     let cpath = dir.join("classifier/report.json");
     let classifier = match std::fs::read(&cpath) {
-        Ok(bytes) => Some(serde_json::from_slice(&bytes).map_err(|e| ReportError::File {
-            path: cpath.clone(),
-            message: e.to_string(),
-        })?),
+        Ok(bytes) => Some(
+            serde_json::from_slice(&bytes).map_err(|e| ReportError::File {
+                path: cpath.clone(),
+                message: e.to_string(),
+            })?,
+        ),
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
         Err(e) => {
             return Err(ReportError::File {

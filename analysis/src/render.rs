@@ -46,7 +46,10 @@ fn quadrants(r: &Report) -> Vec<(String, String)> {
 
 fn quadrant_title(o: &str, s: &str) -> String {
     let (n, tables) = match (o, s) {
-        ("full", "oracle") => ("Quadrant 1: expected value gain upper bound", "Tables 19 and 20"),
+        ("full", "oracle") => (
+            "Quadrant 1: expected value gain upper bound",
+            "Tables 19 and 20",
+        ),
         ("full", "classifier") => ("Quadrant 2: actual value", "Tables 21 and 22"),
         ("partial", "oracle") => ("Quadrant 3: expected value gain", "Tables 23 and 24"),
         ("partial", "classifier") => ("Quadrant 4: actual value, real world", "Tables 25 and 26"),
@@ -56,7 +59,11 @@ fn quadrant_title(o: &str, s: &str) -> String {
 }
 
 fn f3(x: f64) -> String {
-    if x.is_nan() { "n/a".into() } else { format!("{x:.3}") }
+    if x.is_nan() {
+        "n/a".into()
+    } else {
+        format!("{x:.3}")
+    }
 }
 
 fn p(x: f64) -> String {
@@ -82,7 +89,11 @@ fn markdown(r: &Report) -> String {
     let t = thesis();
     let mut s = String::new();
     let _ = writeln!(s, "# Report: {}\n", r.experiment);
-    let _ = writeln!(s, "{} games. Built from the Parquet partitions under `games/` and, if present, `classifier/report.json`.\n", r.games);
+    let _ = writeln!(
+        s,
+        "{} games. Built from the Parquet partitions under `games/` and, if present, `classifier/report.json`.\n",
+        r.games
+    );
     let _ = writeln!(
         s,
         "Tests at 95%: score gains use the thesis's one-tailed difference of means (Eq. 10), win/tie gains its two-tailed binomial test (Eq. 11); \
@@ -91,9 +102,16 @@ fn markdown(r: &Report) -> String {
     );
     let c = &r.consistency;
     if c.compared == 0 {
-        let _ = writeln!(s, "Consistency: this experiment has one information source, so Expectimax games cannot be compared across sources.\n");
+        let _ = writeln!(
+            s,
+            "Consistency: this experiment has one information source, so Expectimax games cannot be compared across sources.\n"
+        );
     } else if c.mismatches == 0 {
-        let _ = writeln!(s, "Consistency: Expectimax ignores the information source, and its {} games compared across sources are identical. ✔\n", c.compared);
+        let _ = writeln!(
+            s,
+            "Consistency: Expectimax ignores the information source, and its {} games compared across sources are identical. ✔\n",
+            c.compared
+        );
     } else {
         let _ = writeln!(
             s,
@@ -104,13 +122,21 @@ fn markdown(r: &Report) -> String {
     for (o, src) in quadrants(r) {
         let cells: Vec<&CellReport> = TARGETS
             .iter()
-            .filter_map(|tg| r.cells.iter().find(|c| c.observability == o && c.information_source == src && c.target == *tg))
+            .filter_map(|tg| {
+                r.cells.iter().find(|c| {
+                    c.observability == o && c.information_source == src && c.target == *tg
+                })
+            })
             .collect();
         if cells.is_empty() {
             continue;
         }
         let _ = writeln!(s, "## {}\n", quadrant_title(&o, &src));
-        let label = if src == "oracle" { "EVG" } else { "actual value" };
+        let label = if src == "oracle" {
+            "EVG"
+        } else {
+            "actual value"
+        };
         let mut head = String::from("| Targets |");
         let mut sep = String::from("|---|");
         for c in &cells {
@@ -124,8 +150,19 @@ fn markdown(r: &Report) -> String {
         let mut accuracy = String::from("| prediction accuracy |");
         let mut th = String::from("| thesis |");
         for c in &cells {
-            let _ = write!(row, " {} | {} |", f3(c.mstar.mean_score_diff), f3(c.expectimax.mean_score_diff));
-            let _ = write!(gain, " {}{} (p = {}) ||", f3(c.score_test.diff), mark(c.score_test.significant), p(c.score_test.p));
+            let _ = write!(
+                row,
+                " {} | {} |",
+                f3(c.mstar.mean_score_diff),
+                f3(c.expectimax.mean_score_diff)
+            );
+            let _ = write!(
+                gain,
+                " {}{} (p = {}) ||",
+                f3(c.score_test.diff),
+                mark(c.score_test.significant),
+                p(c.score_test.p)
+            );
             let _ = write!(
                 paired,
                 " {} [{}, {}]{}, p = {} ||",
@@ -150,12 +187,33 @@ fn markdown(r: &Report) -> String {
         let mut mcn = String::from("| McNemar b / c, p |");
         let mut th = String::from("| thesis |");
         for c in &cells {
-            let _ = write!(row, " {} of {} | {} of {} |", c.mstar.wins_or_ties, c.mstar.games, c.expectimax.wins_or_ties, c.expectimax.games);
-            let _ = write!(gain, " {}{} (p = {}) ||", c.win_test.diff, mark(c.win_test.significant), p(c.win_test.p));
-            let _ = write!(mcn, " {} / {}{}, p = {} ||", c.mcnemar.b, c.mcnemar.c, mark(c.mcnemar.significant), p(c.mcnemar.p));
+            let _ = write!(
+                row,
+                " {} of {} | {} of {} |",
+                c.mstar.wins_or_ties, c.mstar.games, c.expectimax.wins_or_ties, c.expectimax.games
+            );
+            let _ = write!(
+                gain,
+                " {}{} (p = {}) ||",
+                c.win_test.diff,
+                mark(c.win_test.significant),
+                p(c.win_test.p)
+            );
+            let _ = write!(
+                mcn,
+                " {} / {}{}, p = {} ||",
+                c.mcnemar.b,
+                c.mcnemar.c,
+                mark(c.mcnemar.significant),
+                p(c.mcnemar.p)
+            );
             match thesis_cell(&t, c) {
                 Some(x) => {
-                    let _ = write!(th, " {} of 50400 | {} of 50400 |", x["mstar_wins"], x["expectimax_wins"]);
+                    let _ = write!(
+                        th,
+                        " {} of 50400 | {} of 50400 |",
+                        x["mstar_wins"], x["expectimax_wins"]
+                    );
                 }
                 None => th.push_str(" - | - |"),
             }
@@ -165,8 +223,14 @@ fn markdown(r: &Report) -> String {
     let cmp = comparison(r);
     if !cmp.is_empty() {
         let _ = writeln!(s, "## Side by side with the thesis\n");
-        let _ = writeln!(s, "Win/tie figures are shares of games (the thesis's totals over its 50,400 games per cell).\n");
-        let _ = writeln!(s, "| table | source | observability | target | quantity | thesis | ours | ours - thesis |\n|---|---|---|---|---|---|---|---|");
+        let _ = writeln!(
+            s,
+            "Win/tie figures are shares of games (the thesis's totals over its 50,400 games per cell).\n"
+        );
+        let _ = writeln!(
+            s,
+            "| table | source | observability | target | quantity | thesis | ours | ours - thesis |\n|---|---|---|---|---|---|---|---|"
+        );
         for row in &cmp {
             let _ = writeln!(
                 s,
@@ -186,7 +250,10 @@ fn markdown(r: &Report) -> String {
             cl["prior"].as_str().unwrap_or("?"),
             cl["model_file"].as_str().unwrap_or("?")
         );
-        let _ = writeln!(s, "| kind | samples | held out | CV accuracy | holdout accuracy | thesis accuracy (table) | fit ms | predict ms | confusion (rows actual R/S/D) |\n|---|---|---|---|---|---|---|---|---|");
+        let _ = writeln!(
+            s,
+            "| kind | samples | held out | CV accuracy | holdout accuracy | thesis accuracy (table) | fit ms | predict ms | confusion (rows actual R/S/D) |\n|---|---|---|---|---|---|---|---|---|"
+        );
         for e in classifier_evaluations(cl) {
             let th = thesis_classifier(&t, &e);
             let _ = writeln!(
@@ -197,7 +264,10 @@ fn markdown(r: &Report) -> String {
                 e["holdout"],
                 e["cv_accuracy"].as_f64().unwrap_or(f64::NAN),
                 e["accuracy"].as_f64().unwrap_or(f64::NAN),
-                th.map_or("-".into(), |x| format!("{} (Table {})", x["accuracy"], x["table"])),
+                th.map_or("-".into(), |x| format!(
+                    "{} (Table {})",
+                    x["accuracy"], x["table"]
+                )),
                 e["fit_ms"].as_f64().unwrap_or(f64::NAN),
                 e["predict_ms"].as_f64().unwrap_or(f64::NAN),
                 e["confusion"]
@@ -205,7 +275,10 @@ fn markdown(r: &Report) -> String {
         }
         s.push('\n');
     }
-    let _ = writeln!(s, "## Plots\n\n![value gain](value_gain.svg)\n\n![win/tie gain](win_gain.svg)\n\n![score differences](score_diff.svg)\n");
+    let _ = writeln!(
+        s,
+        "## Plots\n\n![value gain](value_gain.svg)\n\n![win/tie gain](win_gain.svg)\n\n![score differences](score_diff.svg)\n"
+    );
     if r.classifier.is_some() {
         let _ = writeln!(s, "![confusion matrices](confusion.svg)\n");
     }
@@ -221,11 +294,15 @@ fn classifier_evaluations(cl: &Value) -> Vec<Value> {
 /// The thesis's evaluation of the same kind at the nearest sample size.
 fn thesis_classifier<'a>(t: &'a Value, e: &Value) -> Option<&'a Value> {
     let n = e["samples"].as_f64()?;
-    t["classifier"].as_array()?.iter().filter(|x| x["kind"] == e["kind"]).min_by(|a, b| {
-        let da = (a["samples"].as_f64().unwrap_or(0.0) - n).abs();
-        let db = (b["samples"].as_f64().unwrap_or(0.0) - n).abs();
-        da.total_cmp(&db)
-    })
+    t["classifier"]
+        .as_array()?
+        .iter()
+        .filter(|x| x["kind"] == e["kind"])
+        .min_by(|a, b| {
+            let da = (a["samples"].as_f64().unwrap_or(0.0) - n).abs();
+            let db = (b["samples"].as_f64().unwrap_or(0.0) - n).abs();
+            da.total_cmp(&db)
+        })
 }
 
 /// Rows: table, source, observability, target, quantity, thesis, ours, difference.
@@ -234,12 +311,29 @@ fn comparison(r: &Report) -> Vec<[String; 8]> {
     let games = t["games_per_cell"].as_f64().unwrap_or(50400.0);
     let mut out = Vec::new();
     for c in &r.cells {
-        let Some(x) = thesis_cell(&t, c) else { continue };
+        let Some(x) = thesis_cell(&t, c) else {
+            continue;
+        };
         let ours_wr = |w: u64, n: u64| w as f64 / n.max(1) as f64;
         let quantities: Vec<(u64, &str, f64, f64)> = vec![
-            (x["score_table"].as_u64().unwrap_or(0), "M* mean score_diff", x["mstar"].as_f64().unwrap_or(f64::NAN), c.mstar.mean_score_diff),
-            (x["score_table"].as_u64().unwrap_or(0), "Expectimax mean score_diff", x["expectimax"].as_f64().unwrap_or(f64::NAN), c.expectimax.mean_score_diff),
-            (x["score_table"].as_u64().unwrap_or(0), "score gain", x["gain"].as_f64().unwrap_or(f64::NAN), c.score_test.diff),
+            (
+                x["score_table"].as_u64().unwrap_or(0),
+                "M* mean score_diff",
+                x["mstar"].as_f64().unwrap_or(f64::NAN),
+                c.mstar.mean_score_diff,
+            ),
+            (
+                x["score_table"].as_u64().unwrap_or(0),
+                "Expectimax mean score_diff",
+                x["expectimax"].as_f64().unwrap_or(f64::NAN),
+                c.expectimax.mean_score_diff,
+            ),
+            (
+                x["score_table"].as_u64().unwrap_or(0),
+                "score gain",
+                x["gain"].as_f64().unwrap_or(f64::NAN),
+                c.score_test.diff,
+            ),
             (
                 x["win_table"].as_u64().unwrap_or(0),
                 "M* win/tie share",
@@ -297,7 +391,10 @@ pub fn write_report_files(r: &Report) -> Vec<(String, String)> {
         .iter()
         .map(|c| json!({"table": c[0], "information_source": c[1], "observability": c[2], "target": c[3], "quantity": c[4], "thesis": c[5].parse::<f64>().ok(), "ours": c[6].parse::<f64>().ok(), "difference": c[7].parse::<f64>().ok()}))
         .collect::<Vec<_>>());
-    files.push(("report.json".into(), serde_json::to_string_pretty(&json).expect("serialises") + "\n"));
+    files.push((
+        "report.json".into(),
+        serde_json::to_string_pretty(&json).expect("serialises") + "\n",
+    ));
     files.push(("report.md".into(), markdown(r)));
     files.push((
         "scores.csv".into(),
@@ -397,12 +494,19 @@ pub fn write_report_files(r: &Report) -> Vec<(String, String)> {
         let mut mats: Vec<(String, [[u64; 3]; 3])> = Vec::new();
         for e in classifier_evaluations(cl) {
             if let Ok(m) = serde_json::from_value::<[[u64; 3]; 3]>(e["confusion"].clone()) {
-                mats.push((format!("{} {}", e["kind"].as_str().unwrap_or("?"), e["samples"]), m));
+                mats.push((
+                    format!("{} {}", e["kind"].as_str().unwrap_or("?"), e["samples"]),
+                    m,
+                ));
             }
         }
-        files.push(("confusion.svg".into(), svg::confusions("Classifier confusion matrices (held-out samples)", &mats)));
+        files.push((
+            "confusion.svg".into(),
+            svg::confusions("Classifier confusion matrices (held-out samples)", &mats),
+        ));
     }
-    let group = |c: &CellReport| format!("{} {} {}", c.observability, c.information_source, c.target);
+    let group =
+        |c: &CellReport| format!("{} {} {}", c.observability, c.information_source, c.target);
     files.push((
         "value_gain.svg".into(),
         svg::bars(
@@ -440,9 +544,15 @@ pub fn write_report_files(r: &Report) -> Vec<(String, String)> {
         hists.push((format!("{} M*", group(c)), c.mstar.histogram.clone()));
     }
     if let Some(c) = r.cells.first() {
-        hists.push((format!("{} Expectimax", group(c)), c.expectimax.histogram.clone()));
+        hists.push((
+            format!("{} Expectimax", group(c)),
+            c.expectimax.histogram.clone(),
+        ));
     }
-    files.push(("score_diff.svg".into(), svg::histograms("Distribution of score differences", &hists)));
+    files.push((
+        "score_diff.svg".into(),
+        svg::histograms("Distribution of score differences", &hists),
+    ));
     files
 }
 
@@ -466,7 +576,9 @@ pub fn write_report(dir: &Path) -> Result<PathBuf, ReportError> {
             message: e.to_string(),
         };
         std::fs::write(&tmp, body.as_bytes()).map_err(fail)?;
-        std::fs::File::open(&tmp).and_then(|f| f.sync_all()).map_err(fail)?;
+        std::fs::File::open(&tmp)
+            .and_then(|f| f.sync_all())
+            .map_err(fail)?;
         jobs::durable_rename(&tmp, &path)?;
     }
     Ok(out)

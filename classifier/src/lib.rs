@@ -8,7 +8,7 @@ mod eval;
 mod forest;
 mod mda;
 
-pub use artifact::{Artifact, ArtifactError, Model};
+pub use artifact::{Artifact, ArtifactError, Model, sha256_hex};
 pub use eval::{Confusion, folds, holdout_split};
 pub use forest::{Forest, ForestParams};
 pub use mda::Mda;

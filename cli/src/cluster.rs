@@ -422,6 +422,7 @@ pub fn run(a: RunArgs) -> Result<()> {
     }
     println!("{}", jobs::CellSummary::table(&jobs::summarize(&rows)));
     println!("{} rows in {}", rows.len(), dir.join("games").display());
+    println!("report: {}", dir.join("report/report.md").display());
     Ok(())
 }
 

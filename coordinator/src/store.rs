@@ -289,6 +289,14 @@ impl Store {
             ));
         }
         stages.push(("games", jobs::shards(spec)));
+        stages.push((
+            "report",
+            vec![jobs::Shard {
+                index: 0,
+                first_game: 0,
+                games: 0,
+            }],
+        ));
         for (seq, (stage, shards)) in stages.iter().enumerate() {
             tx.execute(
                 "INSERT INTO stages (experiment_id, name, seq) VALUES (?1, ?2, ?3)",
@@ -530,12 +538,18 @@ impl Store {
             )));
         }
         let final_file = match stage.as_str() {
-            "fit" => {
-                let want = format!("{output}/{}", jobs::training::model_file(checksum));
+            "fit" | "report" => {
+                // These stages write their files themselves (atomically) and
+                // complete with the SHA-256 of the file that marks them done.
+                let want = if stage == "fit" {
+                    format!("{output}/{}", jobs::training::model_file(checksum))
+                } else {
+                    format!("{output}/report/report.json")
+                };
                 let hex = checksum.len() == 64 && checksum.bytes().all(|b| b.is_ascii_hexdigit());
                 if !hex || temp_file != want {
                     return Ok(CompleteOutcome::Refused(format!(
-                        "a fit completes with the model's SHA-256 as checksum and its file {want:?}; got {temp_file:?}"
+                        "a {stage} task completes with its file's SHA-256 as checksum and the file {want:?}; got {temp_file:?}"
                     )));
                 }
                 want

@@ -138,10 +138,12 @@ async fn sleep_unless(stopping: &AtomicBool, d: Duration) {
 enum Output {
     Games(Vec<jobs::GameRow>),
     Samples(Vec<jobs::training::SampleRow>),
-    /// The model and report are written; the model's hash and the samples used.
-    Fit {
+    /// A stage that wrote its own files (fit, report): the file that marks it
+    /// done (relative to the experiment directory), its SHA-256, and a row count.
+    Written {
+        file: String,
         hash: String,
-        samples: u64,
+        rows: u64,
     },
 }
 
@@ -285,6 +287,18 @@ async fn play(
             let threads = executor.threads();
             Box::new(move |_, _| fit(&spec, &dir, threads))
         }
+        "report" => {
+            let dir = match resolve(&config.results, &task.output) {
+                Ok(d) => d,
+                Err(error) => {
+                    return Outcome::Failed {
+                        error,
+                        retryable: false,
+                    };
+                }
+            };
+            Box::new(move |_, cancel| report(&spec, &dir, cancel))
+        }
         other => {
             return Outcome::Failed {
                 error: format!("this worker cannot run stage {other:?}; upgrade it"),
@@ -395,9 +409,46 @@ fn fit(spec: &Spec, dir: &Path, threads: usize) -> Result<Output, WorkError> {
     write_atomic(&model, &out.artifact).map_err(io)?;
     let report = serde_json::to_vec_pretty(&out.report).expect("the report serialises");
     write_atomic(&dir.join("classifier/report.json"), &report).map_err(io)?;
-    Ok(Output::Fit {
+    Ok(Output::Written {
+        file: jobs::training::model_file(&out.hash),
         hash: out.hash,
-        samples: spec.classifier.samples,
+        rows: spec.classifier.samples,
+    })
+}
+
+/// The report stage: waits until every game partition is in place (a worker
+/// renames its partition just after its completion is accepted), then builds
+/// the report from the partitions alone.
+fn report(spec: &Spec, dir: &Path, cancel: &AtomicBool) -> Result<Output, WorkError> {
+    let parts: Vec<std::path::PathBuf> = jobs::shards(spec)
+        .iter()
+        .map(|s| dir.join("games").join(jobs::part_file(s.index)))
+        .collect();
+    let deadline = std::time::Instant::now() + Duration::from_secs(120);
+    while let Some(missing) = parts.iter().find(|p| !p.exists()) {
+        if cancel.load(Ordering::SeqCst) {
+            return Err(WorkError::Cancelled);
+        }
+        if std::time::Instant::now() > deadline {
+            return Err(WorkError::Failed {
+                error: format!("partition {} is still missing", missing.display()),
+                retryable: true,
+            });
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let out = analysis::write_report(dir).map_err(|e| WorkError::Failed {
+        error: e.to_string(),
+        retryable: true,
+    })?;
+    let bytes = std::fs::read(out.join("report.json")).map_err(|e| WorkError::Failed {
+        error: format!("{}: {e}", out.join("report.json").display()),
+        retryable: true,
+    })?;
+    Ok(Output::Written {
+        file: "report/report.json".into(),
+        hash: classifier::sha256_hex(&bytes),
+        rows: spec.games(),
     })
 }
 
@@ -460,9 +511,8 @@ async fn finish(
                 })),
             )
         }
-        Output::Fit { hash, samples } => {
-            let model = format!("{}/{}", task.output, jobs::training::model_file(&hash));
-            (samples, hash, model, None)
+        Output::Written { file, hash, rows } => {
+            (rows, hash, format!("{}/{file}", task.output), None)
         }
     };
     let temp = resolve(&config.results, &temp_rel)?;

@@ -1,0 +1,290 @@
+//! Tests of the analysis: statistics and a report on a hand-made dataset.
+
+use std::process::Command;
+
+use analysis::stats::{self, Moments};
+
+fn moments(xs: &[f64]) -> Moments {
+    let mut m = Moments::default();
+    for &x in xs {
+        m.add(x);
+    }
+    m
+}
+
+fn close(a: f64, b: f64, tol: f64) -> bool {
+    (a - b).abs() <= tol * b.abs().max(1e-300) || (a - b).abs() < 1e-15
+}
+
+#[test]
+fn statistics_against_values_worked_by_hand() {
+    assert_eq!(stats::erfc(0.0), 1.0);
+    assert!(close(stats::erfc(1.0), 0.157_299_207_050_285_13, 1e-12));
+    assert!(close(stats::erfc(2.0), 0.004_677_734_981_047_266, 1e-12));
+    assert!(close(stats::erfc(-1.0), 1.842_700_792_949_714_8, 1e-12));
+    assert!(close(stats::normal_sf(stats::Z95), 0.025, 1e-9));
+
+    // Eq. 10: M* 1,2,3,4 (mean 2.5, population variance 1.25), EM 0,0,2,2 (1, 1):
+    // sigma = sqrt(1.25/4 + 1/4) = 0.75, z = 1.5 / 0.75 = 2.
+    let t = stats::diff_of_means(
+        &moments(&[1.0, 2.0, 3.0, 4.0]),
+        &moments(&[0.0, 0.0, 2.0, 2.0]),
+    );
+    assert!(close(t.diff, 1.5, 1e-12) && close(t.sigma, 0.75, 1e-12) && close(t.z, 2.0, 1e-12));
+    assert!(close(t.p, 0.022_750_131_948_179_2, 1e-9));
+    assert!(t.significant);
+
+    // Eq. 11: 60 vs 50 wins of 100: p0 = 0.5, se = 0.05, z = 2, two-tailed p = 0.0455.
+    let b = stats::binomial_test(60, 50, 100);
+    assert_eq!(b.diff, 10);
+    assert!(close(b.z, 2.0, 1e-12) && close(b.p, 0.045_500_263_896_358_4, 1e-9));
+    assert!(b.significant);
+    assert!(!stats::binomial_test(52, 50, 100).significant);
+
+    // Paired: d = 1..5, mean 3, sample sd sqrt(2.5), se sqrt(0.5).
+    let p = stats::paired_test(&moments(&[1.0, 2.0, 3.0, 4.0, 5.0]));
+    assert!(close(p.mean, 3.0, 1e-12) && close(p.sd, 2.5f64.sqrt(), 1e-12));
+    assert!(close(p.ci_low, 3.0 - stats::Z95 * 0.5f64.sqrt(), 1e-12));
+    assert!(close(p.z, 3.0 / 0.5f64.sqrt(), 1e-12));
+
+    // McNemar: b = 10, c = 2: chi2 = 64 / 12.
+    let m = stats::mcnemar(10, 2);
+    assert!(close(m.chi2, 64.0 / 12.0, 1e-12));
+    assert!(close(m.p, 0.020_921_335_337_794_2, 1e-9));
+    assert!(m.significant);
+    assert_eq!(stats::mcnemar(0, 0).p, 1.0);
+}
+
+/// The same statistics from scipy (installed by scripts/ci.sh) on fixed inputs.
+#[test]
+fn statistics_agree_with_scipy() {
+    let zs = [-3.5, -1.0, 0.0, 0.3, 1.2, 1.644_853_6, 2.5, 4.0, 6.0, 8.5];
+    let chis = [
+        0.1,
+        1.0,
+        3.841_458_820_694_124,
+        5.333_333_333_333_333,
+        12.0,
+        40.0,
+    ];
+    let d: Vec<f64> = (0..2000)
+        .map(|i| ((i * 7919 % 23) as f64 - 10.0) * 0.5 + (i % 3) as f64)
+        .collect();
+    let script = format!(
+        "import numpy as np\nfrom scipy import stats\nzs = {zs:?}\nchis = {chis:?}\nd = np.array({d:?})\n\
+         print(' '.join(repr(float(stats.norm.sf(z))) for z in zs))\n\
+         print(' '.join(repr(float(stats.chi2.sf(c, 1))) for c in chis))\n\
+         se = d.std(ddof=1) / np.sqrt(len(d))\n\
+         print(repr(float(d.mean())), repr(float(d.std(ddof=1))), repr(float(2 * stats.norm.sf(abs(d.mean()) / se))))\n"
+    );
+    let out = Command::new("python3")
+        .arg("-c")
+        .arg(&script)
+        .output()
+        .expect("python3 is needed for this test");
+    assert!(
+        out.status.success(),
+        "scipy failed (python3 -m pip install scipy): {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = String::from_utf8(out.stdout).unwrap();
+    let lines: Vec<Vec<f64>> = text
+        .lines()
+        .map(|l| l.split_whitespace().map(|v| v.parse().unwrap()).collect())
+        .collect();
+    for (z, want) in zs.iter().zip(&lines[0]) {
+        let got = stats::normal_sf(*z);
+        assert!(close(got, *want, 1e-9), "sf({z}): {got} vs scipy {want}");
+    }
+    for (c, want) in chis.iter().zip(&lines[1]) {
+        // McNemar's p-value is the chi-square(1) tail: erfc(sqrt(chi2 / 2)).
+        let c: f64 = *c;
+        let got = stats::erfc((c / 2.0).sqrt());
+        assert!(
+            close(got, *want, 1e-9),
+            "chi2 sf({c}): {got} vs scipy {want}"
+        );
+    }
+    let p = stats::paired_test(&moments(&d));
+    assert!(close(p.mean, lines[2][0], 1e-12));
+    assert!(close(p.sd, lines[2][1], 1e-12));
+    assert!(close(p.p, lines[2][2], 1e-9), "{} vs {}", p.p, lines[2][2]);
+    let m = stats::mcnemar(30, 12);
+    let out = Command::new("python3")
+        .arg("-c")
+        .arg("from scipy import stats; print(repr(float(stats.chi2.sf((30-12)**2/42, 1))))")
+        .output()
+        .unwrap();
+    let want: f64 = String::from_utf8(out.stdout)
+        .unwrap()
+        .trim()
+        .parse()
+        .unwrap();
+    assert!(close(m.p, want, 1e-9));
+}
+
+fn row(
+    source: jobs::Source,
+    engine: engine::PlayerEngine,
+    state: u64,
+    diff: i32,
+    win: bool,
+    pred: (u32, u32),
+    moves: &str,
+) -> jobs::GameRow {
+    jobs::GameRow {
+        game_index: state * 10 + engine as u64 + 100 * source as u64,
+        information_source: source,
+        observability: engine::Observability::Full,
+        target: engine::TargetKind::Scorer,
+        starting_state: state,
+        engine,
+        repeat: 1,
+        leader: engine::Seat::Target,
+        player_score: diff.max(0) as u32,
+        target_score: (-diff).max(0) as u32,
+        score_diff: diff,
+        win_or_tie: win,
+        ending: engine::Ending::Domino,
+        turns: 5,
+        player_draws: 0,
+        target_draws: 0,
+        predictions: pred.0,
+        predictions_correct: pred.1,
+        nodes: 4,
+        moves: moves.into(),
+        elapsed_us: 1,
+    }
+}
+
+#[test]
+fn a_report_on_a_hand_made_dataset_has_every_number_right() {
+    use engine::PlayerEngine::{Expectimax as EM, MStar as MS};
+    use jobs::Source::{Classifier as CL, Oracle as OR};
+    // Oracle cell: pairs (M*, EM) per state: (5 W, -3 L), (2 W, 2 W), (-1 L, 4 W), (0 W, -2 L).
+    let mut rows = vec![
+        row(OR, MS, 0, 5, true, (2, 2), "a"),
+        row(OR, EM, 0, -3, false, (0, 0), "e0"),
+        row(OR, MS, 1, 2, true, (2, 2), "a"),
+        row(OR, EM, 1, 2, true, (0, 0), "e1"),
+        row(OR, MS, 2, -1, false, (1, 1), "a"),
+        row(OR, EM, 2, 4, true, (0, 0), "e2"),
+        row(OR, MS, 3, 0, true, (1, 1), "a"),
+        row(OR, EM, 3, -2, false, (0, 0), "e3"),
+    ];
+    // Classifier cell: M* 1, 1, 1, 1 (all wins), half its predictions right;
+    // Expectimax identical to the oracle cell's except one move list.
+    for s in 0..4u64 {
+        rows.push(row(CL, MS, s, 1, true, (2, 1), "c"));
+        let em = rows[(2 * s + 1) as usize].clone();
+        let moves = if s == 3 {
+            "different".to_string()
+        } else {
+            em.moves.clone()
+        };
+        rows.push(jobs::GameRow {
+            information_source: CL,
+            game_index: em.game_index + 100,
+            moves,
+            ..em
+        });
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let exp = dir.path().join("hand");
+    std::fs::create_dir_all(exp.join("games")).unwrap();
+    jobs::write_partition(&exp.join("games/part-00000.parquet"), "hand", &rows[..8]).unwrap();
+    jobs::write_partition(&exp.join("games/part-00001.parquet"), "hand", &rows[8..]).unwrap();
+    let out = analysis::write_report(&exp).unwrap();
+    let json: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(out.join("report.json")).unwrap()).unwrap();
+    assert_eq!(json["experiment"], "hand");
+    assert_eq!(json["games"], 16);
+    assert_eq!(json["consistency"]["compared"], 4);
+    assert_eq!(json["consistency"]["mismatches"], 1);
+    let cells = json["cells"].as_array().unwrap();
+    assert_eq!(cells.len(), 2);
+    let o = &cells[0];
+    assert_eq!(
+        (o["information_source"].as_str(), o["target"].as_str()),
+        (Some("oracle"), Some("scorer"))
+    );
+    assert_eq!(o["mstar"]["games"], 4);
+    assert_eq!(o["mstar"]["mean_score_diff"], 1.5);
+    assert_eq!(o["expectimax"]["mean_score_diff"], 0.25);
+    assert_eq!(o["mstar"]["wins_or_ties"], 3);
+    assert_eq!(o["expectimax"]["wins_or_ties"], 2);
+    assert_eq!(o["mstar"]["accuracy"], 1.0);
+    assert_eq!(o["expectimax"]["accuracy"], serde_json::Value::Null);
+    assert_eq!(o["mstar"]["histogram"]["5"], 1);
+    // Eq. 10: var_M* = (25+4+1+0)/4 - 1.5^2 = 5.25; var_EM = (9+4+16+4)/4 - 0.0625 = 8.1875.
+    let sigma = (5.25f64 / 4.0 + 8.1875 / 4.0).sqrt();
+    assert!((o["score_test"]["sigma"].as_f64().unwrap() - sigma).abs() < 1e-12);
+    assert!((o["score_test"]["z"].as_f64().unwrap() - 1.25 / sigma).abs() < 1e-12);
+    assert_eq!(o["score_test"]["significant"], false);
+    // Eq. 11: 3 vs 2 of 4.
+    assert_eq!(o["win_test"]["diff"], 1);
+    assert_eq!(o["win_test"]["p0"], 0.5);
+    assert_eq!(o["win_test"]["rate"], 0.75);
+    // Paired d = 8, 0, -5, 2: mean 1.25; b = 2, c = 1.
+    assert_eq!(o["paired"]["n"], 4);
+    assert_eq!(o["paired"]["mean"], 1.25);
+    let sd = ((8.0f64 - 1.25).powi(2) + 1.25f64.powi(2) + 6.25f64.powi(2) + 0.75f64.powi(2)) / 3.0;
+    assert!((o["paired"]["sd"].as_f64().unwrap() - sd.sqrt()).abs() < 1e-12);
+    assert_eq!(
+        (o["mcnemar"]["b"].as_u64(), o["mcnemar"]["c"].as_u64()),
+        (Some(2), Some(1))
+    );
+    assert!((o["mcnemar"]["chi2"].as_f64().unwrap() - 1.0 / 3.0).abs() < 1e-12);
+    assert_eq!(o["unpaired"], 0);
+    let c = &cells[1];
+    assert_eq!(c["information_source"], "classifier");
+    assert_eq!(c["mstar"]["mean_score_diff"], 1.0);
+    assert_eq!(c["mstar"]["accuracy"], 0.5);
+    assert_eq!(c["paired"]["mean"], 0.75);
+    // Side by side with the thesis: Table 19's scorer cell.
+    let cmp = json["thesis_comparison"].as_array().unwrap();
+    let m = cmp
+        .iter()
+        .find(|x| x["table"] == "19" && x["quantity"] == "M* mean score_diff")
+        .unwrap();
+    assert_eq!(m["thesis"], 1.388);
+    assert_eq!(m["ours"], 1.5);
+    assert!((m["difference"].as_f64().unwrap() - 0.112).abs() < 1e-9);
+    let md = std::fs::read_to_string(out.join("report.md")).unwrap();
+    assert!(md.contains("Consistency warning:** 1 of 4"), "{md}");
+    assert!(md.contains("Quadrant 1") && md.contains("Quadrant 2"));
+    assert!(md.contains("| mean score_diff | 1.500 | 0.250 |"), "{md}");
+    let scores = std::fs::read_to_string(out.join("scores.csv")).unwrap();
+    assert!(
+        scores
+            .lines()
+            .nth(1)
+            .unwrap()
+            .starts_with("oracle,full,scorer,4,1.500000,4,0.250000,1.250000,")
+    );
+    let wins = std::fs::read_to_string(out.join("wins.csv")).unwrap();
+    assert!(
+        wins.lines()
+            .nth(1)
+            .unwrap()
+            .starts_with("oracle,full,scorer,3,2,4,1,")
+    );
+    for f in [
+        "value_gain.svg",
+        "win_gain.svg",
+        "score_diff.svg",
+        "paired.csv",
+        "thesis_comparison.csv",
+    ] {
+        let body = std::fs::read_to_string(out.join(f)).unwrap();
+        assert!(body.len() > 50, "{f}");
+    }
+    assert!(
+        !out.join("confusion.svg").exists(),
+        "no classifier report, no confusion plot"
+    );
+    assert!(
+        analysis::write_report(dir.path()).is_err(),
+        "a directory without partitions is refused"
+    );
+}
