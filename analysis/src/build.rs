@@ -95,6 +95,8 @@ struct PairAcc {
 }
 
 type CellKey = (u8, u8, u8);
+/// (observability, target, starting state, repeat) of an Expectimax game.
+type EmKey = (u8, u8, u64, u32);
 
 /// Folds rows into the report's numbers.
 #[derive(Debug, Default)]
@@ -106,7 +108,7 @@ pub struct Accumulator {
     /// Unpaired halves: (cell, state, repeat) -> (is_mstar, score_diff, win).
     pending: HashMap<(CellKey, u64, u32), (bool, i32, bool)>,
     /// Expectimax games seen: (observability, target, state, repeat) -> (source, score, moves hash).
-    em_seen: HashMap<(u8, u8, u64, u32), (u8, i32, u64)>,
+    em_seen: HashMap<EmKey, (u8, i32, u64)>,
     consistency: Consistency,
 }
 
@@ -190,7 +192,7 @@ impl Accumulator {
 
     pub fn finish(self, classifier: Option<serde_json::Value>) -> Report {
         let mut unpaired: BTreeMap<CellKey, u64> = BTreeMap::new();
-        for ((cell, _, _), _) in &self.pending {
+        for (cell, _, _) in self.pending.keys() {
             *unpaired.entry(*cell).or_default() += 1;
         }
         let cells_keys: Vec<CellKey> = {
