@@ -13,8 +13,8 @@ cargo clippy --workspace --all-targets --locked -- -D warnings
 echo "== architecture invariants"
 bash scripts/check-invariants.sh
 
-echo "== Python tools for the tests (DuckDB, pyarrow, Polars, scikit-learn)"
-python3 -m pip install --quiet --disable-pip-version-check duckdb pyarrow polars scikit-learn
+echo "== Python tools for the tests (DuckDB, pyarrow, Polars, scikit-learn, scipy)"
+python3 -m pip install --quiet --disable-pip-version-check duckdb pyarrow polars scikit-learn scipy
 
 echo "== cargo test"
 log=$(mktemp)

@@ -287,7 +287,9 @@ fn markdown(r: &Report) -> String {
 
 fn classifier_evaluations(cl: &Value) -> Vec<Value> {
     let mut out: Vec<Value> = cl["comparisons"].as_array().cloned().unwrap_or_default();
-    out.push(cl["chosen"].clone());
+    let mut chosen = cl["chosen"].clone();
+    chosen["chosen"] = json!(true);
+    out.push(chosen);
     out
 }
 
@@ -494,8 +496,13 @@ pub fn write_report_files(r: &Report) -> Vec<(String, String)> {
         let mut mats: Vec<(String, [[u64; 3]; 3])> = Vec::new();
         for e in classifier_evaluations(cl) {
             if let Ok(m) = serde_json::from_value::<[[u64; 3]; 3]>(e["confusion"].clone()) {
+                let tag = if e["chosen"] == true { "chosen: " } else { "" };
                 mats.push((
-                    format!("{} {}", e["kind"].as_str().unwrap_or("?"), e["samples"]),
+                    format!(
+                        "{tag}{} {}",
+                        e["kind"].as_str().unwrap_or("?"),
+                        e["samples"]
+                    ),
                     m,
                 ));
             }
@@ -505,8 +512,6 @@ pub fn write_report_files(r: &Report) -> Vec<(String, String)> {
             svg::confusions("Classifier confusion matrices (held-out samples)", &mats),
         ));
     }
-    let group =
-        |c: &CellReport| format!("{} {} {}", c.observability, c.information_source, c.target);
     files.push((
         "value_gain.svg".into(),
         svg::bars(
@@ -539,15 +544,21 @@ pub fn write_report_files(r: &Report) -> Vec<(String, String)> {
                 .collect::<Vec<_>>(),
         ),
     ));
-    let mut hists = Vec::new();
-    for c in r.cells.iter().take(6) {
-        hists.push((format!("{} M*", group(c)), c.mstar.histogram.clone()));
-    }
-    if let Some(c) = r.cells.first() {
-        hists.push((
-            format!("{} Expectimax", group(c)),
-            c.expectimax.histogram.clone(),
-        ));
+    // One distribution per observability and engine, over every source and target.
+    let mut hists: Vec<(String, std::collections::BTreeMap<i32, u64>)> = Vec::new();
+    for o in ["full", "partial"] {
+        for (name, pick) in [("M*", true), ("Expectimax", false)] {
+            let mut h = std::collections::BTreeMap::new();
+            for c in r.cells.iter().filter(|c| c.observability == o) {
+                let e = if pick { &c.mstar } else { &c.expectimax };
+                for (&k, &v) in &e.histogram {
+                    *h.entry(k).or_insert(0) += v;
+                }
+            }
+            if !h.is_empty() {
+                hists.push((format!("{o} observation, {name}"), h));
+            }
+        }
     }
     files.push((
         "score_diff.svg".into(),
