@@ -133,11 +133,7 @@ impl Accumulator {
             self.experiment = experiment.to_string();
         }
         self.games += 1;
-        let cell = (
-            source_code(r.information_source),
-            r.observability as u8,
-            r.target as u8,
-        );
+        let cell = (source_code(r.information_source), r.observability as u8, r.target as u8);
         let mstar = r.engine == engine::PlayerEngine::MStar;
         let e = self.engines.entry((cell, mstar)).or_default();
         e.m.add(r.score_diff as f64);
@@ -163,17 +159,11 @@ impl Accumulator {
                 self.pending.insert(key, same);
             }
             None => {
-                self.pending
-                    .insert(key, (mstar, r.score_diff, r.win_or_tie));
+                self.pending.insert(key, (mstar, r.score_diff, r.win_or_tie));
             }
         }
         if !mstar {
-            let k = (
-                r.observability as u8,
-                r.target as u8,
-                r.starting_state,
-                r.repeat,
-            );
+            let k = (r.observability as u8, r.target as u8, r.starting_state, r.repeat);
             let h = moves_hash(&r.moves);
             match self.em_seen.get(&k) {
                 Some(&(src, s, mh)) if src != cell.0 => {
@@ -263,12 +253,10 @@ pub fn build(dir: &Path) -> Result<Report, ReportError> {
     }
     let cpath = dir.join("classifier/report.json");
     let classifier = match std::fs::read(&cpath) {
-        Ok(bytes) => Some(
-            serde_json::from_slice(&bytes).map_err(|e| ReportError::File {
-                path: cpath.clone(),
-                message: e.to_string(),
-            })?,
-        ),
+        Ok(bytes) => Some(serde_json::from_slice(&bytes).map_err(|e| ReportError::File {
+            path: cpath.clone(),
+            message: e.to_string(),
+        })?),
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
         Err(e) => {
             return Err(ReportError::File {

@@ -8,9 +8,7 @@ mod render;
 pub mod stats;
 mod svg;
 
-pub use build::{
-    Accumulator, CellReport, Consistency, EngineSummary, Report, build, build_from_rows,
-};
+pub use build::{Accumulator, CellReport, Consistency, EngineSummary, Report, build, build_from_rows};
 pub use render::{write_report, write_report_files};
 
 /// The thesis's published numbers (Tables 13-26).
@@ -22,10 +20,7 @@ pub enum ReportError {
     #[error("{0}")]
     Io(#[from] jobs::IoError),
     #[error("{path}: {message}")]
-    File {
-        path: std::path::PathBuf,
-        message: String,
-    },
+    File { path: std::path::PathBuf, message: String },
     #[error("no game partitions under {0}")]
     Empty(std::path::PathBuf),
 }

@@ -46,10 +46,7 @@ fn quadrants(r: &Report) -> Vec<(String, String)> {
 
 fn quadrant_title(o: &str, s: &str) -> String {
     let (n, tables) = match (o, s) {
-        ("full", "oracle") => (
-            "Quadrant 1: expected value gain upper bound",
-            "Tables 19 and 20",
-        ),
+        ("full", "oracle") => ("Quadrant 1: expected value gain upper bound", "Tables 19 and 20"),
         ("full", "classifier") => ("Quadrant 2: actual value", "Tables 21 and 22"),
         ("partial", "oracle") => ("Quadrant 3: expected value gain", "Tables 23 and 24"),
         ("partial", "classifier") => ("Quadrant 4: actual value, real world", "Tables 25 and 26"),
@@ -59,11 +56,7 @@ fn quadrant_title(o: &str, s: &str) -> String {
 }
 
 fn f3(x: f64) -> String {
-    if x.is_nan() {
-        "n/a".into()
-    } else {
-        format!("{x:.3}")
-    }
+    if x.is_nan() { "n/a".into() } else { format!("{x:.3}") }
 }
 
 fn p(x: f64) -> String {
@@ -123,20 +116,16 @@ fn markdown(r: &Report) -> String {
         let cells: Vec<&CellReport> = TARGETS
             .iter()
             .filter_map(|tg| {
-                r.cells.iter().find(|c| {
-                    c.observability == o && c.information_source == src && c.target == *tg
-                })
+                r.cells
+                    .iter()
+                    .find(|c| c.observability == o && c.information_source == src && c.target == *tg)
             })
             .collect();
         if cells.is_empty() {
             continue;
         }
         let _ = writeln!(s, "## {}\n", quadrant_title(&o, &src));
-        let label = if src == "oracle" {
-            "EVG"
-        } else {
-            "actual value"
-        };
+        let label = if src == "oracle" { "EVG" } else { "actual value" };
         let mut head = String::from("| Targets |");
         let mut sep = String::from("|---|");
         for c in &cells {
@@ -264,10 +253,7 @@ fn markdown(r: &Report) -> String {
                 e["holdout"],
                 e["cv_accuracy"].as_f64().unwrap_or(f64::NAN),
                 e["accuracy"].as_f64().unwrap_or(f64::NAN),
-                th.map_or("-".into(), |x| format!(
-                    "{} (Table {})",
-                    x["accuracy"], x["table"]
-                )),
+                th.map_or("-".into(), |x| format!("{} (Table {})", x["accuracy"], x["table"])),
                 e["fit_ms"].as_f64().unwrap_or(f64::NAN),
                 e["predict_ms"].as_f64().unwrap_or(f64::NAN),
                 e["confusion"]
@@ -498,11 +484,7 @@ pub fn write_report_files(r: &Report) -> Vec<(String, String)> {
             if let Ok(m) = serde_json::from_value::<[[u64; 3]; 3]>(e["confusion"].clone()) {
                 let tag = if e["chosen"] == true { "chosen: " } else { "" };
                 mats.push((
-                    format!(
-                        "{tag}{} {}",
-                        e["kind"].as_str().unwrap_or("?"),
-                        e["samples"]
-                    ),
+                    format!("{tag}{} {}", e["kind"].as_str().unwrap_or("?"), e["samples"]),
                     m,
                 ));
             }
@@ -587,9 +569,7 @@ pub fn write_report(dir: &Path) -> Result<PathBuf, ReportError> {
             message: e.to_string(),
         };
         std::fs::write(&tmp, body.as_bytes()).map_err(fail)?;
-        std::fs::File::open(&tmp)
-            .and_then(|f| f.sync_all())
-            .map_err(fail)?;
+        std::fs::File::open(&tmp).and_then(|f| f.sync_all()).map_err(fail)?;
         jobs::durable_rename(&tmp, &path)?;
     }
     Ok(out)

@@ -108,8 +108,7 @@ pub struct DiffOfMeans {
 
 pub fn diff_of_means(mstar: &Moments, em: &Moments) -> DiffOfMeans {
     let diff = mstar.mean() - em.mean();
-    let sigma =
-        (mstar.var_pop() / mstar.n.max(1) as f64 + em.var_pop() / em.n.max(1) as f64).sqrt();
+    let sigma = (mstar.var_pop() / mstar.n.max(1) as f64 + em.var_pop() / em.n.max(1) as f64).sqrt();
     let z = if sigma > 0.0 { diff / sigma } else { f64::NAN };
     let p = if z.is_nan() { f64::NAN } else { normal_sf(z) };
     DiffOfMeans {
@@ -142,11 +141,7 @@ pub fn binomial_test(mstar_wins: u64, em_wins: u64, n: u64) -> BinomialTest {
     let rate = mstar_wins as f64 / n_f;
     let se = (p0 * (1.0 - p0) / n_f).sqrt();
     let z = if se > 0.0 { (rate - p0) / se } else { f64::NAN };
-    let p = if z.is_nan() {
-        f64::NAN
-    } else {
-        2.0 * normal_sf(z.abs())
-    };
+    let p = if z.is_nan() { f64::NAN } else { 2.0 * normal_sf(z.abs()) };
     BinomialTest {
         diff: mstar_wins as i64 - em_wins as i64,
         p0,
@@ -178,11 +173,7 @@ pub fn paired_test(d: &Moments) -> PairedTest {
     let sd = d.var_sample().sqrt();
     let se = sd / (d.n.max(1) as f64).sqrt();
     let z = if se > 0.0 { mean / se } else { f64::NAN };
-    let p = if z.is_nan() {
-        f64::NAN
-    } else {
-        2.0 * normal_sf(z.abs())
-    };
+    let p = if z.is_nan() { f64::NAN } else { 2.0 * normal_sf(z.abs()) };
     PairedTest {
         n: d.n,
         mean,
@@ -210,17 +201,9 @@ pub struct McNemar {
 
 pub fn mcnemar(b: u64, c: u64) -> McNemar {
     let (bf, cf) = (b as f64, c as f64);
-    let chi2 = if b + c > 0 {
-        (bf - cf).powi(2) / (bf + cf)
-    } else {
-        0.0
-    };
+    let chi2 = if b + c > 0 { (bf - cf).powi(2) / (bf + cf) } else { 0.0 };
     // The chi-square(1) tail is the two-sided normal tail of sqrt(chi2).
-    let p = if b + c > 0 {
-        erfc((chi2 / 2.0).sqrt())
-    } else {
-        1.0
-    };
+    let p = if b + c > 0 { erfc((chi2 / 2.0).sqrt()) } else { 1.0 };
     McNemar {
         b,
         c,

@@ -10,14 +10,10 @@ const LEFT: f64 = 70.0;
 const RIGHT: f64 = 20.0;
 const TOP: f64 = 50.0;
 const BOTTOM: f64 = 90.0;
-const COLORS: [&str; 6] = [
-    "#4477aa", "#ee6677", "#228833", "#ccbb44", "#66ccee", "#aa3377",
-];
+const COLORS: [&str; 6] = ["#4477aa", "#ee6677", "#228833", "#ccbb44", "#66ccee", "#aa3377"];
 
 fn esc(s: &str) -> String {
-    s.replace('&', "&amp;")
-        .replace('<', "&lt;")
-        .replace('>', "&gt;")
+    s.replace('&', "&amp;").replace('<', "&lt;").replace('>', "&gt;")
 }
 
 fn header(title: &str, w: f64, h: f64) -> String {
@@ -152,12 +148,7 @@ pub fn bars(title: &str, y_label: &str, data: &[Bar]) -> String {
             ly - 10.0,
             COLORS[si % COLORS.len()]
         );
-        let _ = writeln!(
-            s,
-            r#"<text x="{}" y="{ly}">{}</text>"#,
-            lx + 16.0,
-            esc(name)
-        );
+        let _ = writeln!(s, r#"<text x="{}" y="{ly}">{}</text>"#, lx + 16.0, esc(name));
     }
     s.push_str("</svg>\n");
     s
@@ -225,10 +216,7 @@ pub fn confusions(title: &str, mats: &[(String, [[u64; 3]; 3])]) -> String {
 }
 
 /// Histograms (as step lines) of several distributions over the same axis.
-pub fn histograms(
-    title: &str,
-    series: &[(String, std::collections::BTreeMap<i32, u64>)],
-) -> String {
+pub fn histograms(title: &str, series: &[(String, std::collections::BTreeMap<i32, u64>)]) -> String {
     let xs: Vec<i32> = series.iter().flat_map(|(_, h)| h.keys().copied()).collect();
     let (xmin, xmax) = (
         xs.iter().copied().min().unwrap_or(0),
@@ -242,10 +230,7 @@ pub fn histograms(
         .iter()
         .map(|(n, h)| {
             let total = h.values().sum::<u64>().max(1) as f64;
-            (
-                n.clone(),
-                h.iter().map(|(&k, &v)| (k, v as f64 / total)).collect(),
-            )
+            (n.clone(), h.iter().map(|(&k, &v)| (k, v as f64 / total)).collect())
         })
         .collect();
     let ymax = shares
@@ -311,12 +296,7 @@ pub fn histograms(
             ly - 6.0,
             COLORS[si % COLORS.len()]
         );
-        let _ = writeln!(
-            s,
-            r#"<text x="{}" y="{ly}">{}</text>"#,
-            lx + 16.0,
-            esc(name)
-        );
+        let _ = writeln!(s, r#"<text x="{}" y="{ly}">{}</text>"#, lx + 16.0, esc(name));
     }
     s.push_str("</svg>\n");
     s

@@ -46,19 +46,14 @@ pub struct Artifact {
 /// An artifact that cannot be used.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum ArtifactError {
-    #[error(
-        "its content hash is {actual}, not the expected {expected}: the file is corrupted or not this model"
-    )]
+    #[error("its content hash is {actual}, not the expected {expected}: the file is corrupted or not this model")]
     Hash { expected: String, actual: String },
     #[error("it is not a model artifact: {0}")]
     Format(String),
 }
 
 pub fn sha256_hex(bytes: &[u8]) -> String {
-    Sha256::digest(bytes)
-        .iter()
-        .map(|b| format!("{b:02x}"))
-        .collect()
+    Sha256::digest(bytes).iter().map(|b| format!("{b:02x}")).collect()
 }
 
 impl Artifact {
@@ -78,8 +73,7 @@ impl Artifact {
                 actual,
             });
         }
-        let a: Artifact =
-            serde_json::from_slice(bytes).map_err(|e| ArtifactError::Format(e.to_string()))?;
+        let a: Artifact = serde_json::from_slice(bytes).map_err(|e| ArtifactError::Format(e.to_string()))?;
         if a.format != FORMAT {
             return Err(ArtifactError::Format(format!(
                 "format {} is not the supported {FORMAT}",

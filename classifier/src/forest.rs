@@ -176,10 +176,7 @@ fn grow(d: &Data<'_>, tree: u64) -> Vec<Node> {
         }
         nodes[id].class = majority(&counts);
         let size = hi - lo;
-        if depth >= p.max_depth
-            || size < 2 * p.min_leaf.max(1)
-            || counts.iter().filter(|&&c| c > 0).count() < 2
-        {
+        if depth >= p.max_depth || size < 2 * p.min_leaf.max(1) || counts.iter().filter(|&&c| c > 0).count() < 2 {
             continue;
         }
         // Try max_features random features; if none splits, the rest too.
@@ -215,10 +212,7 @@ fn grow(d: &Data<'_>, tree: u64) -> Vec<Node> {
                     continue;
                 }
                 // Maximising sum(l^2)/n_l + sum(r^2)/n_r minimises the weighted Gini impurity.
-                let score: f64 = (0..CLASSES)
-                    .map(|c| (left[c] * left[c]) as f64)
-                    .sum::<f64>()
-                    / n_left as f64
+                let score: f64 = (0..CLASSES).map(|c| (left[c] * left[c]) as f64).sum::<f64>() / n_left as f64
                     + (0..CLASSES)
                         .map(|c| ((counts[c] - left[c]) * (counts[c] - left[c])) as f64)
                         .sum::<f64>()

@@ -43,9 +43,7 @@ pub fn majority(samples: &[Sample]) -> u8 {
     for s in samples {
         n[s.label as usize] += 1;
     }
-    (0..CLASSES)
-        .max_by_key(|&k| (n[k], std::cmp::Reverse(k)))
-        .unwrap_or(0) as u8
+    (0..CLASSES).max_by_key(|&k| (n[k], std::cmp::Reverse(k))).unwrap_or(0) as u8
 }
 
 pub(crate) fn check(samples: &[Sample], min: usize) -> Result<(), FitError> {

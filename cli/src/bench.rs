@@ -7,8 +7,8 @@ use std::time::{Duration, Instant};
 use anyhow::{Result, bail};
 use clap::Args;
 use engine::{
-    EngineKind, GameConfig, InfoSource, LocalTable, Observability, PlayerEngine, Rules,
-    SearchConfig, Searcher, TargetKind, play_game,
+    EngineKind, GameConfig, InfoSource, LocalTable, Observability, PlayerEngine, Rules, SearchConfig, Searcher,
+    TargetKind, play_game,
 };
 
 use crate::args::parse_states;
@@ -56,8 +56,7 @@ pub fn run(args: BenchArgs) -> Result<()> {
         let mut nodes = 0;
         for _ in 0..args.runs {
             let t = Instant::now();
-            let mut searcher =
-                Searcher::new(rules.clone(), SearchConfig::default(), LocalTable::new());
+            let mut searcher = Searcher::new(rules.clone(), SearchConfig::default(), LocalTable::new());
             let mut sum = 0.0;
             for &s in &all {
                 let deal = engine::Deal::from_index(&rules, s).expect("valid state");
@@ -83,12 +82,7 @@ pub fn run(args: BenchArgs) -> Result<()> {
     println!();
     println!(
         "{:<26} {:>10} {:>12} {:>12} {:>14} {:>14}",
-        "games (oracle, warm table)",
-        "games",
-        "per game",
-        "games/s/core",
-        "root nodes",
-        "sum score_diff"
+        "games (oracle, warm table)", "games", "per game", "games/s/core", "root nodes", "sum score_diff"
     );
     let mut table = LocalTable::new();
     for observability in [Observability::Full, Observability::Partial] {
@@ -106,11 +100,7 @@ pub fn run(args: BenchArgs) -> Result<()> {
                     })
                 })
                 .collect();
-            let mut searcher = Searcher::new(
-                rules.clone(),
-                SearchConfig::default(),
-                std::mem::take(&mut table),
-            );
+            let mut searcher = Searcher::new(rules.clone(), SearchConfig::default(), std::mem::take(&mut table));
             // One untimed pass warms the table.
             let (nodes, diff) = play_all(&mut searcher, &games)?;
             let mut times = Vec::new();
@@ -179,10 +169,7 @@ fn classifier_bench(rules: &Rules, runs: usize) -> Result<()> {
         let t = Instant::now();
         let m = classifier::Mda::fit(&samples).map_err(|e| anyhow::anyhow!("{e}"))?;
         times.push(t.elapsed());
-        right = samples
-            .iter()
-            .filter(|s| m.predict(&s.x) == s.label)
-            .count();
+        right = samples.iter().filter(|s| m.predict(&s.x) == s.label).count();
     }
     println!(
         "{:<26} {:>10} {:>10.1}ms {:>13.3}",

@@ -6,12 +6,11 @@ use std::time::Duration;
 
 use anyhow::{Context, Result, bail};
 use clap::Args;
-use proto::coordinator_client::CoordinatorClient;
+use proto::client::Client;
 use proto::{
-    CancelExperimentRequest, Experiment, ExperimentState, GetExperimentRequest,
-    ListExperimentsRequest, SubmitExperimentRequest,
+    CancelExperimentRequest, Experiment, ExperimentState, GetExperimentRequest, ListExperimentsRequest,
+    SubmitExperimentRequest,
 };
-use tonic::transport::Channel;
 
 /// The coordinator a client or worker talks to when none is given.
 pub const DEFAULT_COORDINATOR: &str = "http://127.0.0.1:50051";
@@ -21,6 +20,9 @@ pub struct CoordinatorUrl {
     /// The coordinator's URL.
     #[arg(long, env = "MUGGINS_COORDINATOR", default_value = DEFAULT_COORDINATOR)]
     pub coordinator: String,
+    /// The coordinator's bearer token, if it requires one.
+    #[arg(long, env = "MUGGINS_TOKEN", hide_env_values = true)]
+    pub token: Option<String>,
 }
 
 #[derive(Debug, Args)]
@@ -52,6 +54,9 @@ pub struct CoordinatorArgs {
     /// Seconds a lease lasts without a heartbeat.
     #[arg(long, default_value_t = 30)]
     pub lease_secs: u64,
+    /// Require this bearer token on every RPC (better: set MUGGINS_TOKEN).
+    #[arg(long, env = "MUGGINS_TOKEN", hide_env_values = true)]
+    pub token: Option<String>,
     /// Log as JSON lines.
     #[arg(long)]
     pub log_json: bool,
@@ -113,11 +118,7 @@ fn init_logs(default: &str, json: bool) {
     let b = tracing_subscriber::fmt()
         .with_env_filter(filter)
         .with_writer(std::io::stderr);
-    let _ = if json {
-        b.json().try_init()
-    } else {
-        b.try_init()
-    };
+    let _ = if json { b.json().try_init() } else { b.try_init() };
 }
 
 fn runtime() -> Result<tokio::runtime::Runtime> {
@@ -135,8 +136,8 @@ fn cores() -> usize {
 async fn termination() {
     #[cfg(unix)]
     {
-        let mut term = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())
-            .expect("SIGTERM handler");
+        let mut term =
+            tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()).expect("SIGTERM handler");
         tokio::select! {
             _ = term.recv() => {}
             _ = tokio::signal::ctrl_c() => {}
@@ -146,19 +147,18 @@ async fn termination() {
     let _ = tokio::signal::ctrl_c().await;
 }
 
-async fn connect(url: &str) -> Result<CoordinatorClient<Channel>> {
+async fn connect(url: &str, token: Option<&str>) -> Result<Client> {
     let ch = tonic::transport::Endpoint::from_shared(url.to_string())
         .with_context(|| format!("--coordinator {url:?} is not a valid URL"))?
         .connect_timeout(Duration::from_secs(5))
         .connect()
         .await
         .with_context(|| format!("cannot reach the coordinator at {url}"))?;
-    Ok(CoordinatorClient::new(ch).max_decoding_message_size(16 << 20))
+    proto::client::new(ch, token).context("--token")
 }
 
 fn read_spec(path: &Path) -> Result<String> {
-    let meta =
-        std::fs::metadata(path).with_context(|| format!("reading spec {}", path.display()))?;
+    let meta = std::fs::metadata(path).with_context(|| format!("reading spec {}", path.display()))?;
     if meta.len() > jobs::MAX_SPEC_BYTES as u64 {
         bail!(
             "spec {}: {} bytes; a spec may be at most {} bytes",
@@ -219,9 +219,15 @@ pub fn coordinator(a: CoordinatorArgs) -> Result<()> {
     }
     let rt = runtime()?;
     rt.block_on(async {
-        let listener = tokio::net::TcpListener::bind(a.listen).await.with_context(|| format!("--listen {}: cannot bind", a.listen))?;
+        let listener = tokio::net::TcpListener::bind(a.listen)
+            .await
+            .with_context(|| format!("--listen {}: cannot bind", a.listen))?;
         let mut config = coordinator::Config::new(a.state.clone(), a.results.clone());
         config.lease = Duration::from_secs(a.lease_secs);
+        if a.token.as_deref().is_some_and(|t| t.len() < 16) {
+            bail!("--token: use at least 16 characters");
+        }
+        config.token = coordinator::Token::new(a.token.as_deref());
         tracing::info!(listen = %listener.local_addr()?, results = %a.results.display(), "coordinator listening");
         coordinator::serve(listener, config, termination()).await?;
         tracing::info!("coordinator stopped");
@@ -242,12 +248,10 @@ pub fn worker(a: WorkerArgs) -> Result<()> {
         worker_id: a.id.unwrap_or_else(worker::default_worker_id),
         exit_when_done: a.exit_when_done,
         grace: Duration::from_secs(a.grace_secs),
+        auth: proto::client::Auth::new(a.url.token.as_deref()).context("--token")?,
     };
     let stats = runtime()?.block_on(worker::run(config, termination()))?;
-    eprintln!(
-        "worker done: {} tasks, {} games",
-        stats.tasks_completed, stats.games
-    );
+    eprintln!("worker done: {} tasks, {} games", stats.tasks_completed, stats.games);
     Ok(())
 }
 
@@ -255,15 +259,13 @@ pub fn submit(a: SubmitArgs) -> Result<()> {
     let text = read_spec(&a.spec)?;
     jobs::Spec::from_toml(&text).with_context(|| format!("spec {}", a.spec.display()))?;
     runtime()?.block_on(async {
-        let mut c = connect(&a.url.coordinator).await?;
+        let mut c = connect(&a.url.coordinator, a.url.token.as_deref()).await?;
         let r = c
             .submit_experiment(SubmitExperimentRequest { spec_toml: text })
             .await
             .map_err(|s| anyhow::anyhow!("{}", s.message()))?
             .into_inner();
-        let e = r
-            .experiment
-            .context("the coordinator returned no experiment")?;
+        let e = r.experiment.context("the coordinator returned no experiment")?;
         if !r.created {
             eprintln!("an identical spec was submitted before; this is its experiment");
         }
@@ -275,7 +277,7 @@ pub fn submit(a: SubmitArgs) -> Result<()> {
 
 pub fn status(a: StatusArgs) -> Result<()> {
     runtime()?.block_on(async {
-        let mut c = connect(&a.url.coordinator).await?;
+        let mut c = connect(&a.url.coordinator, a.url.token.as_deref()).await?;
         match (a.id, a.watch) {
             (None, true) => bail!("--watch needs an experiment id"),
             (None, false) => {
@@ -305,11 +307,7 @@ pub fn status(a: StatusArgs) -> Result<()> {
                     .map_err(|s| anyhow::anyhow!("{}", s.message()))?
                     .into_inner();
                 let mut last = None;
-                while let Some(e) = stream
-                    .message()
-                    .await
-                    .map_err(|s| anyhow::anyhow!("{}", s.message()))?
-                {
+                while let Some(e) = stream.message().await.map_err(|s| anyhow::anyhow!("{}", s.message()))? {
                     println!("{}", describe(&e));
                     last = Some(e);
                 }
@@ -326,7 +324,7 @@ pub fn status(a: StatusArgs) -> Result<()> {
 
 pub fn cancel(a: CancelArgs) -> Result<()> {
     runtime()?.block_on(async {
-        let mut c = connect(&a.url.coordinator).await?;
+        let mut c = connect(&a.url.coordinator, a.url.token.as_deref()).await?;
         let e = c
             .cancel_experiment(CancelExperimentRequest { id: a.id })
             .await
@@ -356,8 +354,7 @@ pub fn run(a: RunArgs) -> Result<()> {
         bail!("--threads 0: at least one thread is needed");
     }
     let threads = a.threads.unwrap_or_else(cores).max(n_workers);
-    std::fs::create_dir_all(&a.out)
-        .with_context(|| format!("--out {}: cannot create it", a.out.display()))?;
+    std::fs::create_dir_all(&a.out).with_context(|| format!("--out {}: cannot create it", a.out.display()))?;
     let state = a.out.join(".muggins-state.sqlite");
     eprintln!(
         "running {} ({} games in {} shards) from {origin}: {} worker(s), {threads} threads, results in {}",
@@ -392,6 +389,7 @@ pub fn run(a: RunArgs) -> Result<()> {
                 worker_id: format!("local-{k}"),
                 exit_when_done: false,
                 grace: Duration::from_secs(5),
+                auth: Default::default(),
             };
             workers.push(tokio::spawn(worker::run(config, until(stop_rx.clone()))));
         }
@@ -430,7 +428,7 @@ pub fn run(a: RunArgs) -> Result<()> {
 async fn drive(url: &str, text: &str, games: u64) -> Result<Experiment> {
     let mut client = None;
     for _ in 0..100 {
-        match connect(url).await {
+        match connect(url, None).await {
             Ok(c) => {
                 client = Some(c);
                 break;
@@ -455,11 +453,9 @@ async fn drive(url: &str, text: &str, games: u64) -> Result<Experiment> {
     }
     let bar = indicatif::ProgressBar::new(games);
     bar.set_style(
-        indicatif::ProgressStyle::with_template(
-            "{elapsed_precise} [{bar:40}] {pos}/{len} games  {per_sec}  ETA {eta}",
-        )
-        .expect("a valid template")
-        .progress_chars("=> "),
+        indicatif::ProgressStyle::with_template("{elapsed_precise} [{bar:40}] {pos}/{len} games  {per_sec}  ETA {eta}")
+            .expect("a valid template")
+            .progress_chars("=> "),
     );
     let started = std::time::Instant::now();
     let mut stream = c
@@ -468,11 +464,7 @@ async fn drive(url: &str, text: &str, games: u64) -> Result<Experiment> {
         .map_err(|s| anyhow::anyhow!("{}", s.message()))?
         .into_inner();
     let mut last = e;
-    while let Some(e) = stream
-        .message()
-        .await
-        .map_err(|s| anyhow::anyhow!("{}", s.message()))?
-    {
+    while let Some(e) = stream.message().await.map_err(|s| anyhow::anyhow!("{}", s.message()))? {
         bar.set_position(e.games_done);
         last = e;
     }

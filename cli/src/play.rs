@@ -3,8 +3,8 @@
 use anyhow::{Result, bail};
 use clap::Args;
 use engine::{
-    Deal, GameConfig, InfoSource, LocalTable, Move, Observability, PlayerEngine, Position, Rules,
-    Searcher, TargetKind, TileSet, play_game,
+    Deal, GameConfig, InfoSource, LocalTable, Move, Observability, PlayerEngine, Position, Rules, Searcher, TargetKind,
+    TileSet, play_game,
 };
 use serde_json::json;
 
@@ -47,9 +47,9 @@ pub fn run(args: PlayArgs) -> Result<()> {
     let config = args.search.config()?;
     let source = match args.source.as_str() {
         "oracle" => InfoSource::Oracle,
-        "classifier" => bail!(
-            "--source classifier: no trained opponent classifier is available in this build; use --source oracle"
-        ),
+        "classifier" => {
+            bail!("--source classifier: no trained opponent classifier is available in this build; use --source oracle")
+        }
         other => bail!("--source {other:?}: expected oracle"),
     };
     let game = GameConfig {
@@ -99,13 +99,7 @@ pub fn run(args: PlayArgs) -> Result<()> {
     }
     println!(
         "state {} repeat {} seed {}: {} ({}) against {}, {} observation",
-        args.state,
-        args.repeat,
-        args.seed,
-        args.engine,
-        args.source,
-        args.target,
-        args.observability
+        args.state, args.repeat, args.seed, args.engine, args.source, args.target, args.observability
     );
     println!("deal: {}", deal.describe(&rules));
     println!();
@@ -117,11 +111,7 @@ pub fn run(args: PlayArgs) -> Result<()> {
         record.player_score,
         record.target_score,
         record.score_diff,
-        if record.win_or_tie() {
-            "win or tie"
-        } else {
-            "loss"
-        }
+        if record.win_or_tie() { "win or tie" } else { "loss" }
     );
     println!(
         "turns {}, draws player {} target {}, predictions {} correct {}, nodes {}",
@@ -159,10 +149,7 @@ fn print_moves(rules: &Rules, deal: &Deal, moves: &[Move]) {
                 } else {
                     String::new()
                 };
-                (
-                    seat,
-                    format!("plays {} {:?}{scored}", rules.tile_name(tile), loc),
-                )
+                (seat, format!("plays {} {:?}{scored}", rules.tile_name(tile), loc))
             }
             Move::Draw { seat, tile } => {
                 pos.draw(tile);

@@ -49,20 +49,13 @@ pub fn run(args: SolveArgs) -> Result<()> {
         // Adding 0.0 turns -0.0 into 0.0.
         writeln!(out, "{s},{:.9}", v + 0.0)?;
     }
-    out.flush()
-        .context("writing the values to standard output")?;
+    out.flush().context("writing the values to standard output")?;
     Ok(())
 }
 
 /// Values of `states` in order. Each thread takes a contiguous run of states
 /// (neighbours share a boneyard, so their searches overlap) with its own table.
-pub fn solve(
-    rules: &Rules,
-    config: SearchConfig,
-    engine: EngineKind,
-    states: &[u64],
-    threads: usize,
-) -> Vec<f64> {
+pub fn solve(rules: &Rules, config: SearchConfig, engine: EngineKind, states: &[u64], threads: usize) -> Vec<f64> {
     let mut values = vec![0.0; states.len()];
     let chunk = states.len().div_ceil(threads).max(1);
     std::thread::scope(|scope| {
@@ -70,8 +63,7 @@ pub fn solve(
             scope.spawn(move || {
                 let mut searcher = Searcher::new(rules.clone(), config, LocalTable::new());
                 for (&s, v) in ids.iter().zip(out.iter_mut()) {
-                    let deal =
-                        Deal::from_index(rules, s).expect("states were checked against the rules");
+                    let deal = Deal::from_index(rules, s).expect("states were checked against the rules");
                     *v = searcher.value_of(&Position::start(rules, &deal), engine);
                 }
             });

@@ -17,6 +17,49 @@ use std::time::Duration;
 pub use service::CoordinatorService;
 pub use store::{MAX_FAILURES, MAX_WORKER_FAILURES, Store, StoreError};
 
+/// A bearer token. Its `Debug` never shows it.
+#[derive(Clone, Default)]
+pub struct Token(Option<Arc<[u8]>>);
+
+impl Token {
+    pub fn new(token: Option<&str>) -> Token {
+        Token(token.map(|t| Arc::from(t.as_bytes())))
+    }
+    pub fn is_set(&self) -> bool {
+        self.0.is_some()
+    }
+}
+
+impl std::fmt::Debug for Token {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(if self.0.is_some() { "Token(set)" } else { "Token(none)" })
+    }
+}
+
+/// Refuses requests without the configured bearer token, comparing in
+/// constant time.
+#[derive(Clone, Debug)]
+struct CheckToken(Token);
+
+impl tonic::service::Interceptor for CheckToken {
+    fn call(&mut self, req: tonic::Request<()>) -> Result<tonic::Request<()>, tonic::Status> {
+        use subtle::ConstantTimeEq;
+        let Some(want) = &self.0.0 else { return Ok(req) };
+        let given = req
+            .metadata()
+            .get("authorization")
+            .and_then(|v| v.to_str().ok())
+            .and_then(|v| v.strip_prefix("Bearer "))
+            .map(str::as_bytes)
+            .unwrap_or(b"");
+        if bool::from(given.ct_eq(want)) {
+            Ok(req)
+        } else {
+            Err(tonic::Status::unauthenticated("missing or wrong bearer token"))
+        }
+    }
+}
+
 /// How the coordinator runs.
 #[derive(Clone, Debug)]
 pub struct Config {
@@ -28,6 +71,8 @@ pub struct Config {
     pub lease: Duration,
     /// How often finished experiments are checked and sealed.
     pub sweep_every: Duration,
+    /// When set, every RPC must carry `authorization: Bearer <token>`.
+    pub token: Token,
 }
 
 impl Config {
@@ -37,6 +82,7 @@ impl Config {
             results,
             lease: Duration::from_secs(30),
             sweep_every: Duration::from_millis(200),
+            token: Token::default(),
         }
     }
 }
@@ -45,10 +91,7 @@ impl Config {
 #[derive(Debug, thiserror::Error)]
 pub enum ServeError {
     #[error("results root {path}: {source}")]
-    Results {
-        path: PathBuf,
-        source: std::io::Error,
-    },
+    Results { path: PathBuf, source: std::io::Error },
     #[error("state database {path}: {source}")]
     State { path: PathBuf, source: StoreError },
     #[error("gRPC server: {0}")]
@@ -94,20 +137,22 @@ pub async fn serve(
     let running = store.running_ids().unwrap_or_default();
     tracing::info!(experiments = running.len(), state = %config.state.display(), "coordinator resuming");
     let service = CoordinatorService::new(store, config.clone());
-    let sweeper = tokio::spawn(sweeper::run(
-        Arc::clone(service.shared()),
-        config.sweep_every,
-    ));
+    let sweeper = tokio::spawn(sweeper::run(Arc::clone(service.shared()), config.sweep_every));
     let reflection = tonic_reflection::server::Builder::configure()
         .register_encoded_file_descriptor_set(proto::FILE_DESCRIPTOR_SET)
         .build_v1()?;
+    let check = CheckToken(config.token.clone());
     let result = tonic::transport::Server::builder()
-        .add_service(reflection)
-        .add_service(
+        .add_service(tonic::service::interceptor::InterceptedService::new(
+            reflection,
+            check.clone(),
+        ))
+        .add_service(tonic::service::interceptor::InterceptedService::new(
             proto::coordinator_server::CoordinatorServer::new(service)
                 .max_decoding_message_size(4 << 20)
                 .max_encoding_message_size(16 << 20),
-        )
+            check,
+        ))
         .serve_with_incoming_shutdown(incoming(listener), shutdown)
         .await;
     sweeper.abort();

@@ -12,8 +12,7 @@ use tonic::{Request, Response, Status};
 
 use crate::Config;
 use crate::store::{
-    CompleteOutcome, ExpState, ExperimentRow, FailOutcome, HeartbeatOutcome, Store, StoreError,
-    now_ms,
+    CompleteOutcome, ExpState, ExperimentRow, FailOutcome, HeartbeatOutcome, Store, StoreError, now_ms,
 };
 
 /// State shared by the service and the sweeper.
@@ -59,15 +58,9 @@ impl CoordinatorService {
     fn to_proto(&self, e: &ExperimentRow) -> Experiment {
         let now = now_ms();
         let (rate, eta) = {
-            let mut all = self
-                .shared
-                .samples
-                .lock()
-                .unwrap_or_else(|p| p.into_inner());
+            let mut all = self.shared.samples.lock().unwrap_or_else(|p| p.into_inner());
             let s = all.entry(e.id.clone()).or_default();
-            if s.back()
-                .is_none_or(|&(t, g)| g != e.games_done || now - t > 1000)
-            {
+            if s.back().is_none_or(|&(t, g)| g != e.games_done || now - t > 1000) {
                 s.push_back((now, e.games_done));
             }
             while s.len() > 2 && now - s[0].0 > 30_000 {
@@ -164,15 +157,10 @@ impl Coordinator for CoordinatorService {
         request: Request<SubmitExperimentRequest>,
     ) -> Result<Response<SubmitExperimentResponse>, Status> {
         let text = request.into_inner().spec_toml;
-        let spec =
-            jobs::Spec::from_toml(&text).map_err(|e| Status::invalid_argument(e.to_string()))?;
+        let spec = jobs::Spec::from_toml(&text).map_err(|e| Status::invalid_argument(e.to_string()))?;
         let dir = self.shared.config.results.join(&spec.output).join("games");
-        std::fs::create_dir_all(&dir).map_err(|e| {
-            Status::internal(format!(
-                "cannot create results directory {}: {e}",
-                dir.display()
-            ))
-        })?;
+        std::fs::create_dir_all(&dir)
+            .map_err(|e| Status::internal(format!("cannot create results directory {}: {e}", dir.display())))?;
         let (id, created) = self.shared.store().submit(&spec, &text).map_err(status)?;
         tracing::info!(%id, created, games = spec.games(), "experiment submitted");
         Ok(Response::new(SubmitExperimentResponse {
@@ -181,10 +169,7 @@ impl Coordinator for CoordinatorService {
         }))
     }
 
-    async fn get_experiment(
-        &self,
-        request: Request<GetExperimentRequest>,
-    ) -> Result<Response<Experiment>, Status> {
+    async fn get_experiment(&self, request: Request<GetExperimentRequest>) -> Result<Response<Experiment>, Status> {
         let id = request.into_inner().id;
         require("id", &id)?;
         Ok(Response::new(self.get(&id)?))
@@ -225,18 +210,14 @@ impl Coordinator for CoordinatorService {
                         return;
                     }
                 };
-                let changed = now.games_done != last.games_done
-                    || now.state != last.state
-                    || now.stages != last.stages;
+                let changed = now.games_done != last.games_done || now.state != last.state || now.stages != last.stages;
                 last = now;
                 if changed && tx.send(Ok(last.clone())).await.is_err() {
                     return;
                 }
             }
         });
-        Ok(Response::new(Box::pin(
-            tokio_stream::wrappers::ReceiverStream::new(rx),
-        )))
+        Ok(Response::new(Box::pin(tokio_stream::wrappers::ReceiverStream::new(rx))))
     }
 
     async fn cancel_experiment(
@@ -250,10 +231,7 @@ impl Coordinator for CoordinatorService {
         Ok(Response::new(self.to_proto(&e)))
     }
 
-    async fn lease_task(
-        &self,
-        request: Request<LeaseTaskRequest>,
-    ) -> Result<Response<LeaseTaskResponse>, Status> {
+    async fn lease_task(&self, request: Request<LeaseTaskRequest>) -> Result<Response<LeaseTaskResponse>, Status> {
         let r = request.into_inner();
         require("worker_id", &r.worker_id)?;
         let mut store = self.shared.store();
@@ -286,10 +264,7 @@ impl Coordinator for CoordinatorService {
         }))
     }
 
-    async fn heartbeat(
-        &self,
-        request: Request<HeartbeatRequest>,
-    ) -> Result<Response<HeartbeatResponse>, Status> {
+    async fn heartbeat(&self, request: Request<HeartbeatRequest>) -> Result<Response<HeartbeatResponse>, Status> {
         let r = request.into_inner();
         require("task_id", &r.task_id)?;
         require("lease_token", &r.lease_token)?;
@@ -325,13 +300,7 @@ impl Coordinator for CoordinatorService {
         let outcome = self
             .shared
             .store()
-            .complete(
-                &r.task_id,
-                &r.lease_token,
-                r.rows,
-                &r.checksum,
-                &r.temp_file,
-            )
+            .complete(&r.task_id, &r.lease_token, r.rows, &r.checksum, &r.temp_file)
             .map_err(status)?;
         Ok(Response::new(match outcome {
             CompleteOutcome::Accepted { final_file } => CompleteTaskResponse {
@@ -350,10 +319,7 @@ impl Coordinator for CoordinatorService {
         }))
     }
 
-    async fn fail_task(
-        &self,
-        request: Request<FailTaskRequest>,
-    ) -> Result<Response<FailTaskResponse>, Status> {
+    async fn fail_task(&self, request: Request<FailTaskRequest>) -> Result<Response<FailTaskResponse>, Status> {
         let r = request.into_inner();
         require("worker_id", &r.worker_id)?;
         require("task_id", &r.task_id)?;
@@ -363,14 +329,7 @@ impl Coordinator for CoordinatorService {
         let outcome = self
             .shared
             .store()
-            .fail(
-                &r.worker_id,
-                &r.task_id,
-                &r.lease_token,
-                &error,
-                r.retryable,
-                r.release,
-            )
+            .fail(&r.worker_id, &r.task_id, &r.lease_token, &error, r.retryable, r.release)
             .map_err(status)?;
         let (accepted, reason) = match outcome {
             FailOutcome::Requeued => {

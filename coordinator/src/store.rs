@@ -220,9 +220,7 @@ impl Store {
 
     /// The journal mode in force (for tests: "wal").
     pub fn journal_mode(&self) -> Result<String> {
-        Ok(self
-            .conn
-            .query_row("PRAGMA journal_mode", [], |r| r.get(0))?)
+        Ok(self.conn.query_row("PRAGMA journal_mode", [], |r| r.get(0))?)
     }
 
     /// Adds an experiment with its stages and tasks, or returns the existing one
@@ -233,9 +231,7 @@ impl Store {
         let id = format!("{}-{}", spec.name, &hash[..12]);
         let tx = self.conn.transaction()?;
         let existing: Option<String> = tx
-            .query_row("SELECT state FROM experiments WHERE id = ?1", [&id], |r| {
-                r.get(0)
-            })
+            .query_row("SELECT state FROM experiments WHERE id = ?1", [&id], |r| r.get(0))
             .optional()?;
         if let Some(state) = existing {
             let state = ExpState::parse(&state);
@@ -465,17 +461,19 @@ impl Store {
             "UPDATE tasks SET state = 'leased', lease_token = ?3, lease_worker = ?4, lease_expires_ms = ?5,
                               games_done = 0, attempts = attempts + 1
              WHERE experiment_id = ?1 AND task_id = ?2",
-            params![task.experiment_id, task.task_id, task.lease_token, worker, now + lease_ms],
+            params![
+                task.experiment_id,
+                task.task_id,
+                task.lease_token,
+                worker,
+                now + lease_ms
+            ],
         )?;
         tx.commit()?;
         Ok(Some(task))
     }
 
-    fn leased_by<'a>(
-        tx: &Transaction<'a>,
-        task_id: &str,
-        token: &str,
-    ) -> Result<Option<(String, String)>> {
+    fn leased_by<'a>(tx: &Transaction<'a>, task_id: &str, token: &str) -> Result<Option<(String, String)>> {
         Ok(tx
             .query_row(
                 "SELECT t.experiment_id, e.state FROM tasks t JOIN experiments e ON e.id = t.experiment_id
@@ -522,9 +520,7 @@ impl Store {
             )));
         };
         if state != "running" {
-            return Ok(CompleteOutcome::Refused(format!(
-                "experiment {exp} is {state}"
-            )));
+            return Ok(CompleteOutcome::Refused(format!("experiment {exp} is {state}")));
         }
         let (games, shard, output, stage): (i64, i64, String, String) = tx.query_row(
             "SELECT t.games, t.shard, e.output, t.stage FROM tasks t JOIN experiments e ON e.id = t.experiment_id
@@ -561,10 +557,7 @@ impl Store {
                     format!("{output}/games/")
                 };
                 let ok_temp = temp_file.strip_prefix(&dir).is_some_and(|n| {
-                    n.starts_with('.')
-                        && !n.contains('/')
-                        && !n.ends_with(".parquet")
-                        && !n.contains("..")
+                    n.starts_with('.') && !n.contains('/') && !n.ends_with(".parquet") && !n.contains("..")
                 });
                 if !ok_temp {
                     return Ok(CompleteOutcome::Refused(format!(
@@ -621,13 +614,10 @@ impl Store {
             params![exp, task_id],
             |r| Ok((r.get(0)?, r.get(1)?)),
         )?;
-        let give_up =
-            !retryable || workers as u64 >= MAX_WORKER_FAILURES || failures as u64 >= MAX_FAILURES;
+        let give_up = !retryable || workers as u64 >= MAX_WORKER_FAILURES || failures as u64 >= MAX_FAILURES;
         if give_up {
             let why = if retryable {
-                format!(
-                    "task {task_id} failed {failures} times on {workers} workers; last error: {error}"
-                )
+                format!("task {task_id} failed {failures} times on {workers} workers; last error: {error}")
             } else {
                 format!("task {task_id} failed and cannot be retried: {error}")
             };
@@ -705,10 +695,7 @@ impl Store {
 /// Resolves a path relative to the results root, refusing anything outside it.
 pub fn under_root(root: &Path, relative: &str) -> Option<PathBuf> {
     let p = Path::new(relative);
-    if p.is_absolute()
-        || p.components()
-            .any(|c| !matches!(c, std::path::Component::Normal(_)))
-    {
+    if p.is_absolute() || p.components().any(|c| !matches!(c, std::path::Component::Normal(_))) {
         return None;
     }
     Some(root.join(p))

@@ -31,24 +31,14 @@ pub async fn run(shared: Arc<Shared>, every: Duration) {
 fn sweep(shared: &Shared) -> Result<(), String> {
     let ids = shared.store().running_ids().map_err(|e| e.to_string())?;
     for id in ids {
-        let Some(tasks) = shared
-            .store()
-            .finished_tasks(&id)
-            .map_err(|e| e.to_string())?
-        else {
+        let Some(tasks) = shared.store().finished_tasks(&id).map_err(|e| e.to_string())? else {
             continue;
         };
         let root = &shared.config.results;
         let mut ready = true;
         for t in &tasks {
-            let (Some(fin), Some(tmp)) = (
-                under_root(root, &t.final_file),
-                under_root(root, &t.temp_file),
-            ) else {
-                return Err(format!(
-                    "task {} has a path outside the results root",
-                    t.task_id
-                ));
+            let (Some(fin), Some(tmp)) = (under_root(root, &t.final_file), under_root(root, &t.temp_file)) else {
+                return Err(format!("task {} has a path outside the results root", t.task_id));
             };
             if fin.exists() {
                 continue;

@@ -209,9 +209,7 @@ impl Board {
                 self.spinner_pip = a;
                 false
             }
-            (Spinner::Center, Loc::Left | Loc::Right) => {
-                self.ends[0].covered && self.ends[1].covered
-            }
+            (Spinner::Center, Loc::Left | Loc::Right) => self.ends[0].covered && self.ends[1].covered,
             (Spinner::LeftArm, Loc::Left) | (Spinner::RightArm, Loc::Right) => true,
             _ => false,
         };

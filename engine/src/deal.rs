@@ -74,12 +74,7 @@ impl Deal {
         let c = rules.config();
         let l = rules.tile_count() as u32;
         let per_boneyard = rules.binom(l - c.boneyard as u32, c.hand as u32);
-        let boneyard = unrank_subset(
-            rules,
-            rules.all_tiles(),
-            c.boneyard as u32,
-            index / per_boneyard,
-        );
+        let boneyard = unrank_subset(rules, rules.all_tiles(), c.boneyard as u32, index / per_boneyard);
         let rest = rules.all_tiles() & !boneyard;
         let player = unrank_subset(rules, rest, c.hand as u32, index % per_boneyard);
         Some(Deal {
@@ -96,9 +91,8 @@ impl Deal {
         let sizes_ok = self.player.count_ones() == c.hand as u32
             && self.target.count_ones() == c.hand as u32
             && self.boneyard.count_ones() == c.boneyard as u32;
-        let disjoint = self.player & self.target == 0
-            && self.player & self.boneyard == 0
-            && self.target & self.boneyard == 0;
+        let disjoint =
+            self.player & self.target == 0 && self.player & self.boneyard == 0 && self.target & self.boneyard == 0;
         let whole = self.player | self.target | self.boneyard == rules.all_tiles();
         if !(sizes_ok && disjoint && whole) {
             return None;
@@ -121,12 +115,7 @@ impl Deal {
 
     /// A readable form: "boneyard {00,01,02,03} player {11,12,13} target {22,23,33}".
     pub fn describe(&self, rules: &Rules) -> String {
-        let names = |s: TileSet| {
-            bits(s)
-                .map(|t| rules.tile_name(t))
-                .collect::<Vec<_>>()
-                .join(",")
-        };
+        let names = |s: TileSet| bits(s).map(|t| rules.tile_name(t)).collect::<Vec<_>>().join(",");
         format!(
             "boneyard {{{}}} player {{{}}} target {{{}}}",
             names(self.boneyard),

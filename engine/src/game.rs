@@ -32,9 +32,7 @@ impl std::str::FromStr for Observability {
         match s {
             "full" => Ok(Observability::Full),
             "partial" => Ok(Observability::Partial),
-            _ => Err(format!(
-                "unknown observability {s:?}: expected full or partial"
-            )),
+            _ => Err(format!("unknown observability {s:?}: expected full or partial")),
         }
     }
 }
@@ -63,9 +61,7 @@ impl std::str::FromStr for PlayerEngine {
         match s {
             "expectimax" => Ok(PlayerEngine::Expectimax),
             "mstar" => Ok(PlayerEngine::MStar),
-            _ => Err(format!(
-                "unknown engine {s:?}: expected mstar or expectimax"
-            )),
+            _ => Err(format!("unknown engine {s:?}: expected mstar or expectimax")),
         }
     }
 }
@@ -253,13 +249,7 @@ impl Streams {
 }
 
 /// The game loop shared by searched games and training games.
-fn run(
-    rules: &Rules,
-    deal: &Deal,
-    mut streams: Streams,
-    target: TargetKind,
-    brain: &mut impl PlayerBrain,
-) -> Played {
+fn run(rules: &Rules, deal: &Deal, mut streams: Streams, target: TargetKind, brain: &mut impl PlayerBrain) -> Played {
     let mut next_draw = 0;
     let mut pos = Position::start(rules, deal);
     let leader = pos.mover;
@@ -359,11 +349,7 @@ struct Searching<'s, 'a, S> {
 
 impl<S: ValueStore> Searching<'_, '_, S> {
     fn posterior(&self) -> [f64; 3] {
-        let m = self
-            .log_posterior
-            .iter()
-            .copied()
-            .fold(f64::NEG_INFINITY, f64::max);
+        let m = self.log_posterior.iter().copied().fold(f64::NEG_INFINITY, f64::max);
         let e = self.log_posterior.map(|l| (l - m).exp());
         let z: f64 = e.iter().sum();
         e.map(|x| x / z)
@@ -410,11 +396,10 @@ impl<S: ValueStore> PlayerBrain for Searching<'_, '_, S> {
         }
         let d = match self.game.observability {
             Observability::Full => self.searcher.decide_full_mix(pos, &mix[..n]),
-            Observability::Partial => self.searcher.decide_partial_mix(
-                &PlayerView::of(pos),
-                &mix[..n],
-                &mut self.world_rng,
-            ),
+            Observability::Partial => {
+                self.searcher
+                    .decide_partial_mix(&PlayerView::of(pos), &mix[..n], &mut self.world_rng)
+            }
         };
         self.nodes += d.evaluations;
         d.index
@@ -671,9 +656,7 @@ pub fn replay(rules: &Rules, deal: &Deal, moves: &[Move]) -> Result<Replayed, Re
             return Err(fail(format!("it is {:?}'s turn", pos.mover)));
         }
         let ended = match *m {
-            Move::Play {
-                tile, loc, points, ..
-            } => {
+            Move::Play { tile, loc, points, .. } => {
                 let a = Action { tile, loc };
                 if !list.as_slice().contains(&a) {
                     return Err(fail("not a legal play here".into()));
@@ -701,9 +684,7 @@ pub fn replay(rules: &Rules, deal: &Deal, moves: &[Move]) -> Result<Replayed, Re
             }
             Move::Pass { .. } => {
                 if !list.is_empty() || pos.boneyard != 0 {
-                    return Err(fail(
-                        "a pass needs no legal play and an empty boneyard".into(),
-                    ));
+                    return Err(fail("a pass needs no legal play and an empty boneyard".into()));
                 }
                 turns += 1;
                 let step = pos.pass(rules);

@@ -148,18 +148,12 @@ impl Position {
                 Lead::HighestDouble => {
                     let (_, tile) = forced_lead(rules, self.hands);
                     if hand & bit(tile) != 0 {
-                        out.push(Action {
-                            tile,
-                            loc: Loc::Left,
-                        });
+                        out.push(Action { tile, loc: Loc::Left });
                     }
                 }
                 Lead::Player | Lead::Target => {
                     for tile in bits(hand) {
-                        out.push(Action {
-                            tile,
-                            loc: Loc::Left,
-                        });
+                        out.push(Action { tile, loc: Loc::Left });
                     }
                 }
             }
@@ -176,10 +170,7 @@ impl Position {
         for tile in bits(any) {
             for i in 0..n {
                 if masks[i] & bit(tile) != 0 {
-                    out.push(Action {
-                        tile,
-                        loc: Loc::ALL[i],
-                    });
+                    out.push(Action { tile, loc: Loc::ALL[i] });
                 }
             }
         }
@@ -193,11 +184,7 @@ impl Position {
         self.board.play(rules, a.tile, a.loc);
         self.passes = 0;
         let count = self.board.count();
-        let count_points = if count > 0 && count % 5 == 0 {
-            count
-        } else {
-            0
-        };
+        let count_points = if count > 0 && count % 5 == 0 { count } else { 0 };
         let mut gained = count_points as i32;
         let terminal = self.hands[me] == 0;
         if terminal {
@@ -247,9 +234,7 @@ impl Position {
             Blocked::None => 0,
             // The lower pip total scores the difference: +diff for the player
             // when its total is lower, -diff when the target's is.
-            Blocked::Difference => {
-                rules.pip_total(self.hands[1]) as i32 - rules.pip_total(self.hands[0]) as i32
-            }
+            Blocked::Difference => rules.pip_total(self.hands[1]) as i32 - rules.pip_total(self.hands[0]) as i32,
         }
     }
 }

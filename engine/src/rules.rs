@@ -56,11 +56,7 @@ impl FromStr for Blocked {
         match s {
             "difference" => Ok(Blocked::Difference),
             "none" => Ok(Blocked::None),
-            _ => Err(RulesError::new(
-                "blocked",
-                s,
-                "expected one of difference, none",
-            )),
+            _ => Err(RulesError::new("blocked", s, "expected one of difference, none")),
         }
     }
 }
@@ -121,11 +117,7 @@ pub struct RulesError {
 }
 
 impl RulesError {
-    pub(crate) fn new(
-        field: &'static str,
-        value: impl fmt::Display,
-        reason: impl Into<String>,
-    ) -> Self {
+    pub(crate) fn new(field: &'static str, value: impl fmt::Display, reason: impl Into<String>) -> Self {
         RulesError {
             field,
             value: value.to_string(),
@@ -200,11 +192,7 @@ impl Rules {
             with_pip[a as usize] |= bit(i as u8);
             with_pip[b as usize] |= bit(i as u8);
         }
-        let all = if tiles == 64 {
-            u64::MAX
-        } else {
-            (1u64 << tiles) - 1
-        };
+        let all = if tiles == 64 { u64::MAX } else { (1u64 << tiles) - 1 };
         Ok(Rules {
             config,
             tiles,

@@ -174,12 +174,7 @@ impl<S: ValueStore> Searcher<S> {
     /// The player's decision under partial observation: every action is valued
     /// in every world by the full-observation search, and the weighted averages
     /// compared. `rng` is drawn from only when worlds are sampled.
-    pub fn decide_partial(
-        &mut self,
-        view: &PlayerView,
-        kind: EngineKind,
-        rng: &mut impl RngCore,
-    ) -> Decision {
+    pub fn decide_partial(&mut self, view: &PlayerView, kind: EngineKind, rng: &mut impl RngCore) -> Decision {
         self.decide_partial_mix(view, &[(kind, 1.0)], rng)
     }
 
@@ -233,17 +228,12 @@ impl<S: ValueStore> Searcher<S> {
         let n_worlds = worlds.as_slice().len() as u64;
         self.worlds = worlds;
         self.values.clear();
-        self.values
-            .extend(acc[..n].iter().map(|v| v / total_weight));
+        self.values.extend(acc[..n].iter().map(|v| v / total_weight));
         self.pick(&list, n_worlds)
     }
 
     fn pick(&self, list: &ActionList, worlds: u64) -> Decision {
-        let best = self
-            .values
-            .iter()
-            .copied()
-            .fold(f64::NEG_INFINITY, f64::max);
+        let best = self.values.iter().copied().fold(f64::NEG_INFINITY, f64::max);
         let index = self
             .values
             .iter()
@@ -340,8 +330,7 @@ impl<S: ValueStore> Searcher<S> {
                     sum / n as f64
                 }
                 (Seat::Target, EngineKind::MStar(model)) => {
-                    let i =
-                        target_choice(&self.rules, model, pos, acts).expect("deterministic model");
+                    let i = target_choice(&self.rules, model, pos, acts).expect("deterministic model");
                     self.after(pos, acts[i], kind, depth)
                 }
             },

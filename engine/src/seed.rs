@@ -27,12 +27,7 @@ pub enum Stream {
 }
 
 /// The random stream `stream` of the game at (`starting_state`, `repeat`).
-pub fn game_rng(
-    experiment_seed: u64,
-    starting_state: u64,
-    repeat: u64,
-    stream: Stream,
-) -> ChaCha20Rng {
+pub fn game_rng(experiment_seed: u64, starting_state: u64, repeat: u64, stream: Stream) -> ChaCha20Rng {
     let mut key = [0u8; 32];
     key[0..8].copy_from_slice(&experiment_seed.to_le_bytes());
     key[8..16].copy_from_slice(&starting_state.to_le_bytes());

@@ -47,9 +47,7 @@ impl FromStr for TargetKind {
             "random" => Ok(TargetKind::Random),
             "scorer" => Ok(TargetKind::Scorer),
             "defender" => Ok(TargetKind::Defender),
-            _ => Err(format!(
-                "unknown target {s:?}: expected random, scorer or defender"
-            )),
+            _ => Err(format!("unknown target {s:?}: expected random, scorer or defender")),
         }
     }
 }
@@ -110,12 +108,7 @@ impl FromStr for EngineKind {
 /// (non-empty, canonical order): the index of the first action with the best key.
 /// For `Random` it returns `None`: the caller draws from the target's stream.
 #[inline]
-pub fn target_choice(
-    rules: &Rules,
-    kind: TargetKind,
-    pos: &Position,
-    actions: &[Action],
-) -> Option<usize> {
+pub fn target_choice(rules: &Rules, kind: TargetKind, pos: &Position, actions: &[Action]) -> Option<usize> {
     if kind == TargetKind::Random {
         return None;
     }
@@ -127,11 +120,7 @@ pub fn target_choice(
         let count = board.count() as i64;
         let key = match kind {
             TargetKind::Scorer => {
-                let points = if count > 0 && count % 5 == 0 {
-                    count
-                } else {
-                    0
-                };
+                let points = if count > 0 && count % 5 == 0 { count } else { 0 };
                 (points, count)
             }
             TargetKind::Defender => (board.defense() as i64, -count),

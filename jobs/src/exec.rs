@@ -5,8 +5,8 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::Instant;
 
 use engine::{
-    Ending, GameConfig, InfoSource, LocalTable, Observability, PlayerEngine, RulesConfig, Searcher,
-    Seat, TargetKind, play_game,
+    Ending, GameConfig, InfoSource, LocalTable, Observability, PlayerEngine, RulesConfig, Searcher, Seat, TargetKind,
+    play_game,
 };
 use sha2::{Digest, Sha256};
 
@@ -148,8 +148,7 @@ impl Executor {
                 .map(|table| {
                     let (rules, next, failed) = (&rules, &next, &failed);
                     scope.spawn(move || {
-                        let mut searcher =
-                            Searcher::new(rules.clone(), spec.search, std::mem::take(table));
+                        let mut searcher = Searcher::new(rules.clone(), spec.search, std::mem::take(table));
                         let mut rows = Vec::new();
                         let outcome = loop {
                             let start = next.fetch_add(BLOCK, Ordering::Relaxed);

@@ -36,8 +36,7 @@ pub fn coords(spec: &Spec, index: u64) -> GameCoords {
     let state = g.starting_states.get(digit(g.starting_states.len()));
     let target = g.target[digit(g.target.len() as u64) as usize];
     let observability = g.observability[digit(g.observability.len() as u64) as usize];
-    let information_source =
-        g.information_source[digit(g.information_source.len() as u64) as usize];
+    let information_source = g.information_source[digit(g.information_source.len() as u64) as usize];
     GameCoords {
         game_index: index,
         information_source,

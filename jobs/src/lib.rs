@@ -15,12 +15,12 @@ pub use exec::{ExecError, Executor, GameRow, checksum};
 pub use grid::{GameCoords, Shard, coords, part_file, shards};
 pub use manifest::{ClassifierEntry, Manifest, ShardEntry, write_json_atomic};
 pub use parquet_io::{
-    IoError, SCHEMA_VERSION, durable_rename, partitions, parts_in, read_partition, read_samples,
-    samples_schema, schema, to_batch, write_partition, write_samples,
+    IoError, SCHEMA_VERSION, durable_rename, partitions, parts_in, read_partition, read_samples, samples_schema,
+    schema, to_batch, write_partition, write_samples,
 };
 pub use spec::{
-    ClassifierSpec, DEFAULT_SHARD_GAMES, GridSpec, MAX_GAMES, MAX_SHARD_GAMES, MAX_SPEC_BYTES,
-    Source, Spec, SpecError, StateSet,
+    ClassifierSpec, DEFAULT_SHARD_GAMES, GridSpec, MAX_GAMES, MAX_SHARD_GAMES, MAX_SPEC_BYTES, Source, Spec, SpecError,
+    StateSet,
 };
 pub use summary::{CellSummary, summarize};
 

@@ -6,9 +6,7 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use arrow::array::{
-    Array, ArrayRef, BooleanArray, Int32Array, Int64Array, RecordBatch, StringArray,
-};
+use arrow::array::{Array, ArrayRef, BooleanArray, Int32Array, Int64Array, RecordBatch, StringArray};
 use arrow::datatypes::{DataType, Field, Schema, SchemaRef};
 use engine::{Ending, Seat};
 use parquet::arrow::ArrowWriter;
@@ -55,10 +53,7 @@ pub fn schema() -> SchemaRef {
 #[derive(Debug, thiserror::Error)]
 pub enum IoError {
     #[error("{path}: {source}")]
-    Io {
-        path: PathBuf,
-        source: std::io::Error,
-    },
+    Io { path: PathBuf, source: std::io::Error },
     #[error("{path}: {message}")]
     Format { path: PathBuf, message: String },
 }
@@ -86,15 +81,10 @@ fn seat_name(s: Seat) -> &'static str {
 
 /// The rows as one record batch.
 pub fn to_batch(experiment: &str, rows: &[GameRow]) -> RecordBatch {
-    let s = |f: &dyn Fn(&GameRow) -> String| -> ArrayRef {
-        Arc::new(StringArray::from_iter_values(rows.iter().map(f)))
-    };
-    let i64s = |f: &dyn Fn(&GameRow) -> i64| -> ArrayRef {
-        Arc::new(Int64Array::from_iter_values(rows.iter().map(f)))
-    };
-    let i32s = |f: &dyn Fn(&GameRow) -> i32| -> ArrayRef {
-        Arc::new(Int32Array::from_iter_values(rows.iter().map(f)))
-    };
+    let s =
+        |f: &dyn Fn(&GameRow) -> String| -> ArrayRef { Arc::new(StringArray::from_iter_values(rows.iter().map(f))) };
+    let i64s = |f: &dyn Fn(&GameRow) -> i64| -> ArrayRef { Arc::new(Int64Array::from_iter_values(rows.iter().map(f))) };
+    let i32s = |f: &dyn Fn(&GameRow) -> i32| -> ArrayRef { Arc::new(Int32Array::from_iter_values(rows.iter().map(f))) };
     let columns: Vec<ArrayRef> = vec![
         s(&|_| experiment.to_string()),
         i64s(&|r| r.game_index as i64),
@@ -134,11 +124,8 @@ pub fn write_partition(path: &Path, experiment: &str, rows: &[GameRow]) -> Resul
             env!("CARGO_PKG_VERSION")
         ))
         .build();
-    let mut writer =
-        ArrowWriter::try_new(file, schema(), Some(props)).map_err(|e| format(path, e))?;
-    writer
-        .write(&to_batch(experiment, rows))
-        .map_err(|e| format(path, e))?;
+    let mut writer = ArrowWriter::try_new(file, schema(), Some(props)).map_err(|e| format(path, e))?;
+    writer.write(&to_batch(experiment, rows)).map_err(|e| format(path, e))?;
     let mut file = writer.into_inner().map_err(|e| format(path, e))?;
     file.flush().map_err(io(path))?;
     file.sync_all().map_err(io(path))?;
@@ -149,9 +136,7 @@ pub fn write_partition(path: &Path, experiment: &str, rows: &[GameRow]) -> Resul
 pub fn durable_rename(from: &Path, to: &Path) -> Result<(), IoError> {
     std::fs::rename(from, to).map_err(io(to))?;
     if let Some(dir) = to.parent() {
-        File::open(dir)
-            .and_then(|d| d.sync_all())
-            .map_err(io(dir))?;
+        File::open(dir).and_then(|d| d.sync_all()).map_err(io(dir))?;
     }
     Ok(())
 }
@@ -160,12 +145,7 @@ fn col<'a, T: 'static>(batch: &'a RecordBatch, path: &Path, name: &str) -> Resul
     batch
         .column_by_name(name)
         .and_then(|c| c.as_any().downcast_ref::<T>())
-        .ok_or_else(|| {
-            format(
-                path,
-                format!("column {name} is missing or of the wrong type"),
-            )
-        })
+        .ok_or_else(|| format(path, format!("column {name} is missing or of the wrong type")))
 }
 
 fn parse<T>(path: &Path, name: &str, v: &str, f: impl Fn(&str) -> Option<T>) -> Result<T, IoError> {
@@ -266,25 +246,13 @@ pub fn samples_schema() -> SchemaRef {
 /// Writes training samples to `path` as Parquet and forces it to disk.
 pub fn write_samples(path: &Path, rows: &[crate::training::SampleRow]) -> Result<(), IoError> {
     use arrow::array::Float64Array;
-    let col = |j: usize| -> ArrayRef {
-        Arc::new(Float64Array::from_iter_values(rows.iter().map(|r| r.x[j])))
-    };
+    let col = |j: usize| -> ArrayRef { Arc::new(Float64Array::from_iter_values(rows.iter().map(|r| r.x[j]))) };
     let columns: Vec<ArrayRef> = vec![
-        Arc::new(Int64Array::from_iter_values(
-            rows.iter().map(|r| r.game as i64),
-        )),
-        Arc::new(Int32Array::from_iter_values(
-            rows.iter().map(|r| r.turn as i32),
-        )),
-        Arc::new(StringArray::from_iter_values(
-            rows.iter().map(|r| r.player_type.name()),
-        )),
-        Arc::new(StringArray::from_iter_values(
-            rows.iter().map(|r| r.target_type.name()),
-        )),
-        Arc::new(Int32Array::from_iter_values(
-            rows.iter().map(|r| r.target_type as i32),
-        )),
+        Arc::new(Int64Array::from_iter_values(rows.iter().map(|r| r.game as i64))),
+        Arc::new(Int32Array::from_iter_values(rows.iter().map(|r| r.turn as i32))),
+        Arc::new(StringArray::from_iter_values(rows.iter().map(|r| r.player_type.name()))),
+        Arc::new(StringArray::from_iter_values(rows.iter().map(|r| r.target_type.name()))),
+        Arc::new(Int32Array::from_iter_values(rows.iter().map(|r| r.target_type as i32))),
         col(0),
         col(1),
         col(2),
@@ -300,8 +268,7 @@ pub fn write_samples(path: &Path, rows: &[crate::training::SampleRow]) -> Result
             env!("CARGO_PKG_VERSION")
         ))
         .build();
-    let mut writer =
-        ArrowWriter::try_new(file, samples_schema(), Some(props)).map_err(|e| format(path, e))?;
+    let mut writer = ArrowWriter::try_new(file, samples_schema(), Some(props)).map_err(|e| format(path, e))?;
     writer.write(&batch).map_err(|e| format(path, e))?;
     let mut file = writer.into_inner().map_err(|e| format(path, e))?;
     file.flush().map_err(io(path))?;

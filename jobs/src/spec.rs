@@ -4,8 +4,8 @@
 use std::fmt;
 
 use engine::{
-    Belief, Blocked, DepthLimit, Lead, Observability, PlayerEngine, Rules, RulesConfig,
-    SearchConfig, TargetKind, WorldCount,
+    Belief, Blocked, DepthLimit, Lead, Observability, PlayerEngine, Rules, RulesConfig, SearchConfig, TargetKind,
+    WorldCount,
 };
 use serde::Serialize;
 use sha2::{Digest, Sha256};
@@ -31,11 +31,7 @@ pub enum SpecError {
     #[error("invalid spec: missing key `{key}` ({reason})")]
     Missing { key: String, reason: String },
     #[error("invalid spec: {key} = {value}: {reason}")]
-    Value {
-        key: String,
-        value: String,
-        reason: String,
-    },
+    Value { key: String, value: String, reason: String },
 }
 
 impl SpecError {
@@ -43,9 +39,9 @@ impl SpecError {
     pub fn key(&self) -> Option<&str> {
         match self {
             SpecError::Syntax(_) => None,
-            SpecError::UnknownKey { key, .. }
-            | SpecError::Missing { key, .. }
-            | SpecError::Value { key, .. } => Some(key),
+            SpecError::UnknownKey { key, .. } | SpecError::Missing { key, .. } | SpecError::Value { key, .. } => {
+                Some(key)
+            }
         }
     }
 }
@@ -177,11 +173,10 @@ impl Spec {
         let mut root: Table = text
             .parse()
             .map_err(|e: toml::de::Error| SpecError::Syntax(e.to_string().trim().to_string()))?;
-        let name = take_str(&mut root, "", "name")?
-            .ok_or_else(|| missing("name", "every experiment has a name"))?;
+        let name = take_str(&mut root, "", "name")?.ok_or_else(|| missing("name", "every experiment has a name"))?;
         check_name("name", &name)?;
-        let seed = take_int(&mut root, "", "seed")?
-            .ok_or_else(|| missing("seed", "the experiment seed, e.g. seed = 2014"))?;
+        let seed =
+            take_int(&mut root, "", "seed")?.ok_or_else(|| missing("seed", "the experiment seed, e.g. seed = 2014"))?;
         let seed = u64::try_from(seed).map_err(|_| bad("seed", seed, "must not be negative"))?;
         let output = match take_str(&mut root, "", "output")? {
             Some(o) => {
@@ -191,8 +186,7 @@ impl Spec {
             None => name.clone(),
         };
         let rules = parse_rules(take_table(&mut root, "", "rules")?)?;
-        let rules_checked = Rules::new(rules)
-            .map_err(|e| bad(&format!("rules.{}", e.field), &e.value, e.reason))?;
+        let rules_checked = Rules::new(rules).map_err(|e| bad(&format!("rules.{}", e.field), &e.value, e.reason))?;
         let grid_table = take_table(&mut root, "", "grid")?
             .ok_or_else(|| missing("grid", "the [grid] table of levels and factors"))?;
         let grid = parse_grid(grid_table, &rules_checked)?;
@@ -368,11 +362,7 @@ fn check_name(key: &str, s: &str) -> Result<(), SpecError> {
 fn check_output(o: &str) -> Result<(), SpecError> {
     let shown = Value::String(o.into());
     if o.starts_with('/') || o.contains('\\') || o.contains(':') {
-        return Err(bad(
-            "output",
-            shown,
-            "must be a relative path inside the results root",
-        ));
+        return Err(bad("output", shown, "must be a relative path inside the results root"));
     }
     for part in o.split('/') {
         if part == ".." || part == "." {
@@ -452,8 +442,7 @@ fn factor<T: PartialEq>(
 
 fn parse_grid(mut t: Table, rules: &Rules) -> Result<GridSpec, SpecError> {
     let information_source = factor(&mut t, "information_source", |s| {
-        Source::parse(s)
-            .ok_or_else(|| "expected \"oracle\", \"classifier\" or \"bayes\"".to_string())
+        Source::parse(s).ok_or_else(|| "expected \"oracle\", \"classifier\" or \"bayes\"".to_string())
     })?;
     let observability = factor(&mut t, "observability", |s| s.parse::<Observability>())?;
     let target = factor(&mut t, "target", |s| s.parse::<TargetKind>())?;
@@ -509,12 +498,10 @@ fn parse_states(v: Value, rules: &Rules) -> Result<StateSet, SpecError> {
             last: count - 1,
         }),
         Value::String(s) => {
-            let parsed = s.split_once('-').and_then(|(a, b)| {
-                Some((a.trim().parse::<u64>().ok()?, b.trim().parse::<u64>().ok()?))
-            });
-            let Some((first, last)) =
-                parsed.or_else(|| s.trim().parse::<u64>().ok().map(|x| (x, x)))
-            else {
+            let parsed = s
+                .split_once('-')
+                .and_then(|(a, b)| Some((a.trim().parse::<u64>().ok()?, b.trim().parse::<u64>().ok()?)));
+            let Some((first, last)) = parsed.or_else(|| s.trim().parse::<u64>().ok().map(|x| (x, x))) else {
                 return Err(bad(
                     key,
                     &v,
@@ -537,11 +524,7 @@ fn parse_states(v: Value, rules: &Rules) -> Result<StateSet, SpecError> {
             let mut seen = std::collections::HashSet::new();
             for item in items {
                 let Some(i) = item.as_integer().filter(|i| *i >= 0) else {
-                    return Err(bad(
-                        key,
-                        item,
-                        "each listed state must be a non-negative integer",
-                    ));
+                    return Err(bad(key, item, "each listed state must be a non-negative integer"));
                 };
                 let i = i as u64;
                 if i >= count {
@@ -570,9 +553,7 @@ fn parse_search(t: Option<Table>, rules: &RulesConfig) -> Result<SearchConfig, S
     match t.remove("worlds") {
         None => {}
         Some(Value::String(s)) if s == "all" => c.worlds = WorldCount::All,
-        Some(Value::Integer(k)) if (1..=1_000_000).contains(&k) => {
-            c.worlds = WorldCount::Sample(k as u32)
-        }
+        Some(Value::Integer(k)) if (1..=1_000_000).contains(&k) => c.worlds = WorldCount::Sample(k as u32),
         Some(v) => {
             return Err(bad(
                 "search.worlds",
@@ -585,11 +566,7 @@ fn parse_search(t: Option<Table>, rules: &RulesConfig) -> Result<SearchConfig, S
         None => {}
         Some(s) if s == "uniform" => c.belief = Belief::Uniform,
         Some(s) => {
-            return Err(bad(
-                "search.belief",
-                Value::String(s),
-                "expected \"uniform\"",
-            ));
+            return Err(bad("search.belief", Value::String(s), "expected \"uniform\""));
         }
     }
     match t.remove("depth") {
@@ -674,11 +651,7 @@ fn parse_classifier(t: Option<Table>) -> Result<ClassifierSpec, SpecError> {
             ));
         }
     }
-    no_unknown(
-        &t,
-        p,
-        &["kind", "samples", "compare_samples", "folds", "holdout"],
-    )?;
+    no_unknown(&t, p, &["kind", "samples", "compare_samples", "folds", "holdout"])?;
     Ok(c)
 }
 

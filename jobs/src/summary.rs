@@ -34,12 +34,7 @@ pub fn summarize<'a>(rows: impl IntoIterator<Item = &'a GameRow>) -> Vec<CellSum
     }
     let mut cells: BTreeMap<(Source, u8, TargetKind, u8), Acc> = BTreeMap::new();
     for r in rows {
-        let key = (
-            r.information_source,
-            r.observability as u8,
-            r.target,
-            r.engine as u8,
-        );
+        let key = (r.information_source, r.observability as u8, r.target, r.engine as u8);
         let a = cells.entry(key).or_default();
         a.games += 1;
         a.diff += r.score_diff as i64;
@@ -82,10 +77,7 @@ impl CellSummary {
         );
         for c in cells {
             let acc = if c.predictions > 0 {
-                format!(
-                    "{:.1}%",
-                    100.0 * c.predictions_correct as f64 / c.predictions as f64
-                )
+                format!("{:.1}%", 100.0 * c.predictions_correct as f64 / c.predictions as f64)
             } else {
                 "-".into()
             };

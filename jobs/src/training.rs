@@ -3,9 +3,7 @@
 
 use std::time::Instant;
 
-use classifier::{
-    Artifact, Confusion, Forest, ForestParams, Mda, Model, Sample, folds, holdout_split, majority,
-};
+use classifier::{Artifact, Confusion, Forest, ForestParams, Mda, Model, Sample, folds, holdout_split, majority};
 use engine::TargetKind;
 use serde::Serialize;
 
@@ -62,13 +60,7 @@ pub fn samples_checksum(rows: &[SampleRow]) -> String {
     use sha2::{Digest, Sha256};
     let mut h = Sha256::new();
     for r in rows {
-        h.update(
-            format!(
-                "{},{},{},{},{:?}\n",
-                r.game, r.turn, r.player_type, r.target_type, r.x
-            )
-            .as_bytes(),
-        );
+        h.update(format!("{},{},{},{},{:?}\n", r.game, r.turn, r.player_type, r.target_type, r.x).as_bytes());
     }
     h.finalize().iter().map(|b| format!("{b:02x}")).collect()
 }
@@ -128,12 +120,7 @@ fn pick(data: &[Sample], idx: &[usize]) -> Vec<Sample> {
 }
 
 /// Cross validation on `train`, then a fit on all of it scored on `test`.
-fn evaluate(
-    kind: &str,
-    data: &[Sample],
-    spec: &Spec,
-    threads: usize,
-) -> Result<(Evaluation, Model), String> {
+fn evaluate(kind: &str, data: &[Sample], spec: &Spec, threads: usize) -> Result<(Evaluation, Model), String> {
     let c = &spec.classifier;
     let (train, test) = holdout_split(data.len(), c.holdout, spec.seed);
     let train_set = pick(data, &train);
@@ -202,10 +189,7 @@ pub fn fit(spec: &Spec, samples: &[([f64; 5], u8)], threads: usize) -> Result<Fi
             samples.len()
         ));
     }
-    let all: Vec<Sample> = samples
-        .iter()
-        .map(|&(x, label)| Sample { x, label })
-        .collect();
+    let all: Vec<Sample> = samples.iter().map(|&(x, label)| Sample { x, label }).collect();
     let mut comparisons = Vec::new();
     for &n in &c.compare_samples {
         for kind in ["mda", "random-forest"] {
@@ -221,10 +205,7 @@ pub fn fit(spec: &Spec, samples: &[([f64; 5], u8)], threads: usize) -> Result<Fi
     for kind in candidates {
         let (e, m) = evaluate(kind, data, spec, threads)?;
         // Highest cross-validation accuracy; ties keep the first (MDA).
-        if best
-            .as_ref()
-            .is_none_or(|(b, _)| e.cv_accuracy > b.cv_accuracy)
-        {
+        if best.as_ref().is_none_or(|(b, _)| e.cv_accuracy > b.cv_accuracy) {
             best = Some((e, m));
         }
     }

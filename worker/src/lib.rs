@@ -11,9 +11,9 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::Duration;
 
 use jobs::{ExecError, Executor, Shard, Spec};
-use proto::coordinator_client::CoordinatorClient;
+use proto::client::{Auth, Client};
 use proto::{CompleteTaskRequest, FailTaskRequest, HeartbeatRequest, LeaseTaskRequest, Task};
-use tonic::transport::{Channel, Endpoint};
+use tonic::transport::Endpoint;
 
 /// How a worker runs.
 #[derive(Clone, Debug)]
@@ -29,6 +29,8 @@ pub struct Config {
     /// After shutdown is asked for, how long the current task may still run
     /// before it is given back.
     pub grace: Duration,
+    /// The coordinator's bearer token, if it asks for one.
+    pub auth: Auth,
 }
 
 /// What a worker did.
@@ -62,10 +64,7 @@ pub fn default_worker_id() -> String {
 
 /// Runs until `shutdown` resolves (or, with `exit_when_done`, until no
 /// experiment is running).
-pub async fn run(
-    config: Config,
-    shutdown: impl Future<Output = ()> + Send + 'static,
-) -> Result<Stats, WorkerError> {
+pub async fn run(config: Config, shutdown: impl Future<Output = ()> + Send + 'static) -> Result<Stats, WorkerError> {
     let channel = Endpoint::from_shared(config.coordinator.clone())
         .map_err(|e| WorkerError::Url {
             url: config.coordinator.clone(),
@@ -73,7 +72,7 @@ pub async fn run(
         })?
         .connect_timeout(Duration::from_secs(5))
         .connect_lazy();
-    let mut client = CoordinatorClient::new(channel).max_decoding_message_size(16 << 20);
+    let mut client = proto::client::with_auth(channel, config.auth.clone());
     let stopping = Arc::new(AtomicBool::new(false));
     {
         let stopping = Arc::clone(&stopping);
@@ -168,7 +167,7 @@ enum Outcome {
 
 async fn run_task(
     config: &Config,
-    client: &mut CoordinatorClient<Channel>,
+    client: &mut Client,
     executor: &Arc<Executor>,
     task: Task,
     stopping: &Arc<AtomicBool>,
@@ -187,10 +186,7 @@ async fn run_task(
                 stats.completions_refused += 1;
                 return;
             }
-            Err(error) => Outcome::Failed {
-                error,
-                retryable: true,
-            },
+            Err(error) => Outcome::Failed { error, retryable: true },
         },
         other => other,
     };
@@ -221,7 +217,7 @@ async fn run_task(
 
 async fn play(
     config: &Config,
-    client: &mut CoordinatorClient<Channel>,
+    client: &mut Client,
     executor: &Arc<Executor>,
     task: &Task,
     stopping: &Arc<AtomicBool>,
@@ -367,20 +363,13 @@ fn load_model(config: &Config, task: &Task) -> Result<Arc<classifier::Artifact>,
             retryable: false,
         });
     }
-    let rel = format!(
-        "{}/{}",
-        task.output,
-        jobs::training::model_file(&task.model)
-    );
+    let rel = format!("{}/{}", task.output, jobs::training::model_file(&task.model));
     let path = resolve(&config.results, &rel).map_err(|error| Outcome::Failed {
         error,
         retryable: false,
     })?;
     let bytes = std::fs::read(&path).map_err(|e| Outcome::Failed {
-        error: format!(
-            "model artifact {} is missing or unreadable: {e}",
-            path.display()
-        ),
+        error: format!("model artifact {} is missing or unreadable: {e}", path.display()),
         retryable: true,
     })?;
     classifier::Artifact::from_bytes(&bytes, &task.model)
@@ -393,10 +382,7 @@ fn load_model(config: &Config, task: &Task) -> Result<Arc<classifier::Artifact>,
 
 /// The fit stage: reads the samples, fits, writes the model and the report.
 fn fit(spec: &Spec, dir: &Path, threads: usize) -> Result<Output, WorkError> {
-    let io = |error: String| WorkError::Failed {
-        error,
-        retryable: true,
-    };
+    let io = |error: String| WorkError::Failed { error, retryable: true };
     let mut samples = Vec::new();
     for part in jobs::parts_in(&dir.join("classifier/samples")).map_err(|e| io(e.to_string()))? {
         samples.extend(jobs::read_samples(&part).map_err(|e| io(e.to_string()))?);
@@ -472,22 +458,12 @@ type Writer = Box<dyn FnOnce(&Path) -> Result<(), String> + Send>;
 
 /// Writes the partition under a hidden name, completes, then renames it.
 /// Ok(true): completed; Ok(false): the coordinator refused (stale lease).
-async fn finish(
-    config: &Config,
-    client: &mut CoordinatorClient<Channel>,
-    task: &Task,
-    output: Output,
-) -> Result<bool, String> {
+async fn finish(config: &Config, client: &mut Client, task: &Task, output: Output) -> Result<bool, String> {
     let token_tag: String = task.lease_token.chars().take(12).collect();
     let (rows, checksum, temp_rel, write): (u64, String, String, Option<Writer>) = match output {
         Output::Games(rows) => {
-            let temp = format!(
-                "{}/games/.part-{:05}.{token_tag}.tmp",
-                task.output, task.shard
-            );
-            let experiment = Spec::from_toml(&task.spec_toml)
-                .map(|s| s.name)
-                .unwrap_or_default();
+            let temp = format!("{}/games/.part-{:05}.{token_tag}.tmp", task.output, task.shard);
+            let experiment = Spec::from_toml(&task.spec_toml).map(|s| s.name).unwrap_or_default();
             (
                 rows.len() as u64,
                 jobs::checksum(&rows),
@@ -511,9 +487,7 @@ async fn finish(
                 })),
             )
         }
-        Output::Written { file, hash, rows } => {
-            (rows, hash, format!("{}/{file}", task.output), None)
-        }
+        Output::Written { file, hash, rows } => (rows, hash, format!("{}/{file}", task.output), None),
     };
     let temp = resolve(&config.results, &temp_rel)?;
     let renames = write.is_some();
@@ -562,10 +536,7 @@ async fn finish(
 
 fn resolve(root: &Path, relative: &str) -> Result<PathBuf, String> {
     let p = Path::new(relative);
-    if p.is_absolute()
-        || p.components()
-            .any(|c| !matches!(c, std::path::Component::Normal(_)))
-    {
+    if p.is_absolute() || p.components().any(|c| !matches!(c, std::path::Component::Normal(_))) {
         return Err(format!(
             "path {relative:?} from the coordinator leaves the results root"
         ));

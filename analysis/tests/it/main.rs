@@ -26,10 +26,7 @@ fn statistics_against_values_worked_by_hand() {
 
     // Eq. 10: M* 1,2,3,4 (mean 2.5, population variance 1.25), EM 0,0,2,2 (1, 1):
     // sigma = sqrt(1.25/4 + 1/4) = 0.75, z = 1.5 / 0.75 = 2.
-    let t = stats::diff_of_means(
-        &moments(&[1.0, 2.0, 3.0, 4.0]),
-        &moments(&[0.0, 0.0, 2.0, 2.0]),
-    );
+    let t = stats::diff_of_means(&moments(&[1.0, 2.0, 3.0, 4.0]), &moments(&[0.0, 0.0, 2.0, 2.0]));
     assert!(close(t.diff, 1.5, 1e-12) && close(t.sigma, 0.75, 1e-12) && close(t.z, 2.0, 1e-12));
     assert!(close(t.p, 0.022_750_131_948_179_2, 1e-9));
     assert!(t.significant);
@@ -59,14 +56,7 @@ fn statistics_against_values_worked_by_hand() {
 #[test]
 fn statistics_agree_with_scipy() {
     let zs = [-3.5, -1.0, 0.0, 0.3, 1.2, 1.644_853_6, 2.5, 4.0, 6.0, 8.5];
-    let chis = [
-        0.1,
-        1.0,
-        3.841_458_820_694_124,
-        5.333_333_333_333_333,
-        12.0,
-        40.0,
-    ];
+    let chis = [0.1, 1.0, 3.841_458_820_694_124, 5.333_333_333_333_333, 12.0, 40.0];
     let d: Vec<f64> = (0..2000)
         .map(|i| ((i * 7919 % 23) as f64 - 10.0) * 0.5 + (i % 3) as f64)
         .collect();
@@ -100,10 +90,7 @@ fn statistics_agree_with_scipy() {
         // McNemar's p-value is the chi-square(1) tail: erfc(sqrt(chi2 / 2)).
         let c: f64 = *c;
         let got = stats::erfc((c / 2.0).sqrt());
-        assert!(
-            close(got, *want, 1e-9),
-            "chi2 sf({c}): {got} vs scipy {want}"
-        );
+        assert!(close(got, *want, 1e-9), "chi2 sf({c}): {got} vs scipy {want}");
     }
     let p = stats::paired_test(&moments(&d));
     assert!(close(p.mean, lines[2][0], 1e-12));
@@ -115,11 +102,7 @@ fn statistics_agree_with_scipy() {
         .arg("from scipy import stats; print(repr(float(stats.chi2.sf((30-12)**2/42, 1))))")
         .output()
         .unwrap();
-    let want: f64 = String::from_utf8(out.stdout)
-        .unwrap()
-        .trim()
-        .parse()
-        .unwrap();
+    let want: f64 = String::from_utf8(out.stdout).unwrap().trim().parse().unwrap();
     assert!(close(m.p, want, 1e-9));
 }
 
@@ -195,8 +178,7 @@ fn a_report_on_a_hand_made_dataset_has_every_number_right() {
     jobs::write_partition(&exp.join("games/part-00000.parquet"), "hand", &rows[..8]).unwrap();
     jobs::write_partition(&exp.join("games/part-00001.parquet"), "hand", &rows[8..]).unwrap();
     let out = analysis::write_report(&exp).unwrap();
-    let json: serde_json::Value =
-        serde_json::from_slice(&std::fs::read(out.join("report.json")).unwrap()).unwrap();
+    let json: serde_json::Value = serde_json::from_slice(&std::fs::read(out.join("report.json")).unwrap()).unwrap();
     assert_eq!(json["experiment"], "hand");
     assert_eq!(json["games"], 16);
     assert_eq!(json["consistency"]["compared"], 4);
@@ -263,12 +245,7 @@ fn a_report_on_a_hand_made_dataset_has_every_number_right() {
             .starts_with("oracle,full,scorer,4,1.500000,4,0.250000,1.250000,")
     );
     let wins = std::fs::read_to_string(out.join("wins.csv")).unwrap();
-    assert!(
-        wins.lines()
-            .nth(1)
-            .unwrap()
-            .starts_with("oracle,full,scorer,3,2,4,1,")
-    );
+    assert!(wins.lines().nth(1).unwrap().starts_with("oracle,full,scorer,3,2,4,1,"));
     for f in [
         "value_gain.svg",
         "win_gain.svg",

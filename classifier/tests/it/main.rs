@@ -3,9 +3,7 @@
 use std::io::Write;
 use std::process::Command;
 
-use classifier::{
-    Artifact, Confusion, Forest, ForestParams, Mda, Model, Sample, folds, holdout_split,
-};
+use classifier::{Artifact, Confusion, Forest, ForestParams, Mda, Model, Sample, folds, holdout_split};
 
 fn s(x: [f64; 5], label: u8) -> Sample {
     Sample { x, label }
@@ -13,11 +11,7 @@ fn s(x: [f64; 5], label: u8) -> Sample {
 
 /// Each class: its mean plus and minus each unit vector (10 samples).
 fn textbook() -> Vec<Sample> {
-    let means = [
-        [0.0; 5],
-        [2.0, 0.0, 0.0, 0.0, 0.0],
-        [0.0, 2.0, 0.0, 0.0, 0.0],
-    ];
+    let means = [[0.0; 5], [2.0, 0.0, 0.0, 0.0, 0.0], [0.0, 2.0, 0.0, 0.0, 0.0]];
     let mut out = Vec::new();
     for (k, m) in means.iter().enumerate() {
         for j in 0..5 {
@@ -64,10 +58,7 @@ fn mda_survives_a_constant_feature_and_refuses_bad_input() {
     assert_eq!(m.predict(&[1.2, 0.0, 0.0, 0.0, 7.0]), 1);
     assert_eq!(Mda::fit(&data[..3]), Err(classifier::FitError::TooFew(3)));
     assert_eq!(Mda::fit(&data[..10]), Err(classifier::FitError::OneClass));
-    assert_eq!(
-        Mda::fit(&[s([0.0; 5], 5); 9]),
-        Err(classifier::FitError::BadLabel(5))
-    );
+    assert_eq!(Mda::fit(&[s([0.0; 5], 5); 9]), Err(classifier::FitError::BadLabel(5)));
 }
 
 #[test]
@@ -86,10 +77,7 @@ fn folds_are_disjoint_cover_the_training_part_and_are_reproducible() {
             seen[i] += 1;
         }
     }
-    assert!(
-        seen.iter().all(|&c| c == 1),
-        "every index in exactly one fold"
-    );
+    assert!(seen.iter().all(|&c| c == 1), "every index in exactly one fold");
     assert_eq!(f, folds(train.len(), 5, 42));
     assert_ne!(f, folds(train.len(), 5, 43));
     assert_eq!(holdout_split(1003, 0.2, 42), (train, test));
@@ -121,14 +109,7 @@ fn forest_is_reproducible_and_learns() {
         ..ForestParams::default()
     };
     let f = Forest::fit(&tr, &params).unwrap();
-    let f2 = Forest::fit(
-        &tr,
-        &ForestParams {
-            threads: 3,
-            ..params
-        },
-    )
-    .unwrap();
+    let f2 = Forest::fit(&tr, &ForestParams { threads: 3, ..params }).unwrap();
     assert_eq!(f, f2, "threads do not change the forest");
     let mut c = Confusion::default();
     for &i in &test {
@@ -178,12 +159,7 @@ fn mda_agrees_with_scikit_learn() {
         let mut f = std::fs::File::create(dir.path().join(name)).unwrap();
         for &i in idx {
             let x = data[i].x;
-            writeln!(
-                f,
-                "{},{},{},{},{},{}",
-                x[0], x[1], x[2], x[3], x[4], data[i].label
-            )
-            .unwrap();
+            writeln!(f, "{},{},{},{},{},{}", x[0], x[1], x[2], x[3], x[4], data[i].label).unwrap();
         }
     };
     write("train.csv", &train);

@@ -76,11 +76,7 @@ fn worker(port: u16, dir: &Path, threads: usize, exit_when_done: bool) -> Proc {
 
 fn submit(port: u16, spec: &Path) -> String {
     let o = Command::new(bin())
-        .args([
-            "submit",
-            "--coordinator",
-            &format!("http://127.0.0.1:{port}"),
-        ])
+        .args(["submit", "--coordinator", &format!("http://127.0.0.1:{port}")])
         .arg(spec)
         .output()
         .unwrap();
@@ -143,8 +139,7 @@ fn expected(spec_text: &str, experiment_dir: &Path) -> Vec<jobs::GameRow> {
     let spec = jobs::Spec::from_toml(spec_text).unwrap();
     let model = spec.needs_classifier().then(|| {
         let m: jobs::Manifest =
-            serde_json::from_slice(&std::fs::read(experiment_dir.join("_manifest.json")).unwrap())
-                .unwrap();
+            serde_json::from_slice(&std::fs::read(experiment_dir.join("_manifest.json")).unwrap()).unwrap();
         let c = m.classifier.expect("a classifier entry in the manifest");
         let bytes = std::fs::read(experiment_dir.join(&c.model_file)).unwrap();
         classifier::Artifact::from_bytes(&bytes, &c.model_hash).unwrap()
@@ -153,18 +148,9 @@ fn expected(spec_text: &str, experiment_dir: &Path) -> Vec<jobs::GameRow> {
     let mut out = Vec::new();
     for shard in jobs::shards(&spec) {
         let rows = ex
-            .run_with(
-                &spec,
-                shard,
-                model.as_ref(),
-                &Default::default(),
-                &Default::default(),
-            )
+            .run_with(&spec, shard, model.as_ref(), &Default::default(), &Default::default())
             .unwrap();
-        out.extend(
-            rows.into_iter()
-                .map(|r| jobs::GameRow { elapsed_us: 0, ..r }),
-        );
+        out.extend(rows.into_iter().map(|r| jobs::GameRow { elapsed_us: 0, ..r }));
     }
     out
 }
@@ -186,11 +172,7 @@ fn check_predictions(rows: &[jobs::GameRow]) {
                     r.repeat,
                 );
                 if let Some(p) = em.insert(key, (r.score_diff, r.moves.clone())) {
-                    assert_eq!(
-                        p,
-                        (r.score_diff, r.moves.clone()),
-                        "expectimax differs across sources"
-                    );
+                    assert_eq!(p, (r.score_diff, r.moves.clone()), "expectimax differs across sources");
                 }
             }
             (_, jobs::Source::Oracle) => assert_eq!(r.predictions, r.predictions_correct),
@@ -228,8 +210,7 @@ fn a_coordinator_and_two_worker_processes_run_the_smoke_spec() {
     assert_eq!(got, expected(jobs::SMOKE_SPEC, &out));
     check_predictions(&got);
     assert!(out.join("classifier/report.json").exists());
-    let manifest: jobs::Manifest =
-        serde_json::from_slice(&std::fs::read(out.join("_manifest.json")).unwrap()).unwrap();
+    let manifest: jobs::Manifest = serde_json::from_slice(&std::fs::read(out.join("_manifest.json")).unwrap()).unwrap();
     assert_eq!(manifest.id, id);
     assert_eq!(manifest.shards.len(), 24);
     for s in &manifest.shards {
@@ -277,10 +258,7 @@ fn a_killed_worker_and_a_restarted_coordinator_lose_nothing() {
         s.tasks_done >= 1 && s.tasks_running >= 1
     });
     let before = experiment(port, &id);
-    assert!(
-        before.stages[0].tasks_running >= 1,
-        "the kill must land mid-shard"
-    );
+    assert!(before.stages[0].tasks_running >= 1, "the kill must land mid-shard");
     a.0.kill().unwrap();
     a.0.wait().unwrap();
     // Then kill the coordinator too, and start it again on the same state.
@@ -300,11 +278,7 @@ fn a_killed_worker_and_a_restarted_coordinator_lose_nothing() {
     let out = dir.path().join("results/faults");
     let got = rows(&out);
     assert_eq!(got.len(), 800);
-    assert_eq!(
-        got,
-        expected(SLOW_SPEC, &out),
-        "content equals an undisturbed run"
-    );
+    assert_eq!(got, expected(SLOW_SPEC, &out), "content equals an undisturbed run");
     let leftovers = std::fs::read_dir(out.join("games"))
         .unwrap()
         .flatten()
@@ -332,18 +306,12 @@ fn muggins_run_writes_the_dataset_and_a_summary() {
         .unwrap();
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     let stdout = String::from_utf8_lossy(&o.stdout);
-    assert!(
-        stdout.contains("oracle     partial  defender  mstar"),
-        "{stdout}"
-    );
+    assert!(stdout.contains("oracle     partial  defender  mstar"), "{stdout}");
     assert!(stdout.contains("600 rows in"), "{stdout}");
     let stderr = String::from_utf8_lossy(&o.stderr);
     assert!(stderr.contains("succeeded: 600 games"), "{stderr}");
     assert!(out.join("local/_SUCCESS").exists());
-    assert_eq!(
-        rows(&out.join("local")),
-        expected(&text, &out.join("local"))
-    );
+    assert_eq!(rows(&out.join("local")), expected(&text, &out.join("local")));
     // Running it again finds the finished experiment and changes nothing.
     let again = Command::new(bin())
         .arg("run")
@@ -389,9 +357,6 @@ fn a_worker_finishes_its_task_on_sigterm_and_leases_nothing_more() {
     let s = &e.stages[0];
     assert_eq!(s.tasks_running, 0, "the task was finished, not left leased");
     assert!(s.tasks_done >= 1);
-    assert!(
-        s.tasks_done < s.tasks_total,
-        "nothing more was leased after SIGTERM"
-    );
+    assert!(s.tasks_done < s.tasks_total, "nothing more was leased after SIGTERM");
     assert_eq!(e.state, ExperimentState::Running as i32);
 }

@@ -102,38 +102,20 @@ fn bad_flags_name_the_flag_and_value() {
         &["solve", "--states", "4200"],
         &["--states", "4200", "out of range", "0-4199"],
     );
-    check_error(
-        &["solve", "--states", "9-3"],
-        &["--states", "9-3", "backwards"],
-    );
+    check_error(&["solve", "--states", "9-3"], &["--states", "9-3", "backwards"]);
     check_error(&["solve", "--states", "x"], &["--states", "\"x\""]);
-    check_error(
-        &["solve", "--engine", "minimax"],
-        &["minimax", "expectimax"],
-    );
-    check_error(
-        &["solve", "--set", "12"],
-        &["rules.set = 12", "double-1 to double-9"],
-    );
+    check_error(&["solve", "--engine", "minimax"], &["minimax", "expectimax"]);
+    check_error(&["solve", "--set", "12"], &["rules.set = 12", "double-1 to double-9"]);
     check_error(&["solve", "--boneyard", "5"], &["rules.boneyard = 5"]);
     check_error(&["solve", "--lead", "first"], &["rules.lead = first"]);
     check_error(&["solve", "--depth", "0"], &["--depth", "\"0\""]);
-    check_error(
-        &["play", "--state", "99999"],
-        &["starting_state = 99999", "0-4199"],
-    );
-    check_error(
-        &["play", "--state", "1", "--target", "bully"],
-        &["bully", "scorer"],
-    );
+    check_error(&["play", "--state", "99999"], &["starting_state = 99999", "0-4199"]);
+    check_error(&["play", "--state", "1", "--target", "bully"], &["bully", "scorer"]);
     check_error(
         &["play", "--state", "1", "--observability", "half"],
         &["half", "partial"],
     );
-    check_error(
-        &["play", "--state", "1", "--worlds", "0"],
-        &["--worlds", "\"0\""],
-    );
+    check_error(&["play", "--state", "1", "--worlds", "0"], &["--worlds", "\"0\""]);
     check_error(
         &["play", "--state", "1", "--source", "classifier"],
         &["--source classifier", "oracle"],
@@ -200,15 +182,7 @@ fn bench_prints_checksums_and_speeds() {
         .find(|l| l.starts_with("expectimax "))
         .expect("expectimax solve line");
     assert!(line.trim_end().ends_with(" 207978"), "{line}");
-    for pair in [
-        "mstar/full",
-        "expectimax/full",
-        "mstar/partial",
-        "expectimax/partial",
-    ] {
-        assert!(
-            text.lines().any(|l| l.starts_with(pair)),
-            "{pair} missing in {text}"
-        );
+    for pair in ["mstar/full", "expectimax/full", "mstar/partial", "expectimax/partial"] {
+        assert!(text.lines().any(|l| l.starts_with(pair)), "{pair} missing in {text}");
     }
 }

@@ -18,22 +18,11 @@ games = 200
 
 /// The SQL between the markers in docs/analysis.md.
 fn docs_query() -> String {
-    let doc = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../docs/analysis.md"))
-        .unwrap();
-    let start = doc
-        .find("<!-- duckdb-query -->")
-        .expect("the query's start marker");
-    let end = doc
-        .find("<!-- /duckdb-query -->")
-        .expect("the query's end marker");
+    let doc = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../docs/analysis.md")).unwrap();
+    let start = doc.find("<!-- duckdb-query -->").expect("the query's start marker");
+    let end = doc.find("<!-- /duckdb-query -->").expect("the query's end marker");
     let block = &doc[start..end];
-    let sql = block
-        .split("```sql")
-        .nth(1)
-        .unwrap()
-        .split("```")
-        .next()
-        .unwrap();
+    let sql = block.split("```sql").nth(1).unwrap().split("```").next().unwrap();
     sql.trim().to_string()
 }
 
@@ -75,19 +64,13 @@ fn the_report_stage_writes_the_report_and_the_docs_query_gives_its_numbers() {
         String::from_utf8_lossy(&py.stderr)
     );
     let rows: Vec<serde_json::Value> = serde_json::from_slice(&py.stdout).unwrap();
-    assert_eq!(
-        rows.len(),
-        24,
-        "2 sources x 2 observabilities x 3 targets x 2 engines"
-    );
+    assert_eq!(rows.len(), 24, "2 sources x 2 observabilities x 3 targets x 2 engines");
     for r in &rows {
         let cell = report["cells"]
             .as_array()
             .unwrap()
             .iter()
-            .find(|c| {
-                c["information_source"] == r[0] && c["observability"] == r[1] && c["target"] == r[2]
-            })
+            .find(|c| c["information_source"] == r[0] && c["observability"] == r[1] && c["target"] == r[2])
             .expect("a report cell for every query group");
         let e = if r[3] == "mstar" {
             &cell["mstar"]
@@ -114,8 +97,5 @@ fn the_report_stage_writes_the_report_and_the_docs_query_gives_its_numbers() {
         .output()
         .unwrap();
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-    assert_eq!(
-        std::fs::read(exp.join("report/report.json")).unwrap(),
-        before
-    );
+    assert_eq!(std::fs::read(exp.join("report/report.json")).unwrap(), before);
 }

@@ -34,6 +34,7 @@ async fn run(spec: &str, workers: usize) -> (Vec<jobs::GameRow>, jobs::Manifest)
             worker_id: format!("w{k}"),
             exit_when_done: true,
             grace: Duration::from_secs(5),
+            auth: Default::default(),
         };
         let mut rx = stop_rx.clone();
         handles.push(tokio::spawn(worker::run(config, async move {
@@ -51,12 +52,7 @@ async fn run(spec: &str, workers: usize) -> (Vec<jobs::GameRow>, jobs::Manifest)
             done = true;
             break;
         }
-        assert_eq!(
-            now.state,
-            proto::ExperimentState::Running as i32,
-            "{}",
-            now.error
-        );
+        assert_eq!(now.state, proto::ExperimentState::Running as i32, "{}", now.error);
         tokio::time::sleep(Duration::from_millis(50)).await;
     }
     assert!(done, "the experiment did not finish in time");
@@ -67,8 +63,7 @@ async fn run(spec: &str, workers: usize) -> (Vec<jobs::GameRow>, jobs::Manifest)
     }
     let dir = s.results().join("e2e");
     assert!(dir.join("_SUCCESS").exists());
-    let manifest: jobs::Manifest =
-        serde_json::from_slice(&std::fs::read(dir.join("_manifest.json")).unwrap()).unwrap();
+    let manifest: jobs::Manifest = serde_json::from_slice(&std::fs::read(dir.join("_manifest.json")).unwrap()).unwrap();
     // One task per shard, and the report.
     assert_eq!(completed as usize, manifest.shards.len() + 1);
     let rows = read_rows(&dir);
@@ -81,9 +76,7 @@ async fn run(spec: &str, workers: usize) -> (Vec<jobs::GameRow>, jobs::Manifest)
     assert_eq!(hidden, 0);
     s.stop().await;
     (
-        rows.into_iter()
-            .map(|r| jobs::GameRow { elapsed_us: 0, ..r })
-            .collect(),
+        rows.into_iter().map(|r| jobs::GameRow { elapsed_us: 0, ..r }).collect(),
         manifest,
     )
 }
@@ -155,11 +148,7 @@ async fn prepare_model(s: &crate::Server) -> (String, std::path::PathBuf) {
                 let temp = format!("{}/classifier/samples/.part-{:05}.tmp", t.output, t.shard);
                 std::fs::create_dir_all(root.join(&t.output).join("classifier/samples")).unwrap();
                 jobs::write_samples(&root.join(&temp), &rows).unwrap();
-                (
-                    rows.len() as u64,
-                    jobs::training::samples_checksum(&rows),
-                    temp,
-                )
+                (rows.len() as u64, jobs::training::samples_checksum(&rows), temp)
             }
             "fit" => {
                 let mut samples = Vec::new();
@@ -183,9 +172,7 @@ async fn prepare_model(s: &crate::Server) -> (String, std::path::PathBuf) {
                 })
                 .await
                 .unwrap();
-                let path = root
-                    .join(&t.output)
-                    .join(jobs::training::model_file(&t.model));
+                let path = root.join(&t.output).join(jobs::training::model_file(&t.model));
                 assert!(path.exists());
                 return (e.id, path);
             }
@@ -218,14 +205,12 @@ async fn work_until_idle(s: &crate::Server, id: &str) -> proto::Experiment {
         worker_id: "w".into(),
         exit_when_done: true,
         grace: Duration::from_secs(5),
+        auth: Default::default(),
     };
-    tokio::time::timeout(
-        Duration::from_secs(60),
-        worker::run(config, std::future::pending()),
-    )
-    .await
-    .expect("the worker stops once nothing runs")
-    .unwrap();
+    tokio::time::timeout(Duration::from_secs(60), worker::run(config, std::future::pending()))
+        .await
+        .expect("the worker stops once nothing runs")
+        .unwrap();
     let mut c = client(&s.url).await;
     c.get_experiment(proto::GetExperimentRequest { id: id.into() })
         .await
@@ -269,12 +254,7 @@ async fn a_corrupted_model_fails_the_grid_clearly_and_a_good_one_completes_it() 
     let mut c = client(&s.url).await;
     submit(&mut c, CLF_SPEC).await;
     let e = work_until_idle(&s, &id).await;
-    assert_eq!(
-        e.state,
-        proto::ExperimentState::Succeeded as i32,
-        "{}",
-        e.error
-    );
+    assert_eq!(e.state, proto::ExperimentState::Succeeded as i32, "{}", e.error);
     let rows = read_rows(&s.results().join("clf"));
     assert_eq!(rows.len(), 10);
     assert!(rows.iter().all(|r| r.predictions_correct <= r.predictions));

@@ -49,11 +49,15 @@ impl Server {
 }
 
 pub async fn start_in(dir: tempfile::TempDir, lease: Duration) -> Server {
+    start_with(dir, lease, None).await
+}
+
+pub async fn start_with(dir: tempfile::TempDir, lease: Duration, token: Option<&str>) -> Server {
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let url = format!("http://{}", listener.local_addr().unwrap());
-    let mut config =
-        coordinator::Config::new(dir.path().join("state.sqlite"), dir.path().join("results"));
+    let mut config = coordinator::Config::new(dir.path().join("state.sqlite"), dir.path().join("results"));
     config.lease = lease;
+    config.token = coordinator::Token::new(token);
     config.sweep_every = Duration::from_millis(50);
     let (tx, rx) = tokio::sync::oneshot::channel::<()>();
     let handle = tokio::spawn(coordinator::serve(listener, config, async {
@@ -82,14 +86,12 @@ pub async fn client(url: &str) -> CoordinatorClient<Channel> {
 }
 
 pub async fn submit(c: &mut CoordinatorClient<Channel>, spec: &str) -> Experiment {
-    c.submit_experiment(SubmitExperimentRequest {
-        spec_toml: spec.into(),
-    })
-    .await
-    .unwrap()
-    .into_inner()
-    .experiment
-    .unwrap()
+    c.submit_experiment(SubmitExperimentRequest { spec_toml: spec.into() })
+        .await
+        .unwrap()
+        .into_inner()
+        .experiment
+        .unwrap()
 }
 
 async fn lease(c: &mut CoordinatorClient<Channel>, worker: &str) -> Option<Task> {
@@ -103,11 +105,7 @@ async fn lease(c: &mut CoordinatorClient<Channel>, worker: &str) -> Option<Task>
     .task
 }
 
-async fn complete(
-    c: &mut CoordinatorClient<Channel>,
-    t: &Task,
-    token: &str,
-) -> CompleteTaskResponse {
+async fn complete(c: &mut CoordinatorClient<Channel>, t: &Task, token: &str) -> CompleteTaskResponse {
     c.complete_task(CompleteTaskRequest {
         worker_id: "w".into(),
         task_id: t.task_id.clone(),
@@ -240,18 +238,12 @@ async fn a_non_retryable_failure_fails_at_once_and_a_release_is_no_failure() {
     assert!(fail(&mut c, "w2", &again, "bad spec", false).await.accepted);
     let now = get(&mut c, &e.id).await;
     assert_eq!(now.state, ExperimentState::Failed as i32);
-    assert!(
-        now.error.contains("cannot be retried: bad spec"),
-        "{}",
-        now.error
-    );
+    assert!(now.error.contains("cannot be retried: bad spec"), "{}", now.error);
     // Failing with a stale token is refused.
     assert!(!fail(&mut c, "w2", &again, "x", true).await.accepted);
     // Resubmitting the same spec resumes it.
     let r = c
-        .submit_experiment(SubmitExperimentRequest {
-            spec_toml: SPEC.into(),
-        })
+        .submit_experiment(SubmitExperimentRequest { spec_toml: SPEC.into() })
         .await
         .unwrap()
         .into_inner();
@@ -299,11 +291,7 @@ async fn bad_requests_get_clear_errors_and_the_server_keeps_serving() {
         .await
         .unwrap_err();
     assert_eq!(bad.code(), tonic::Code::InvalidArgument);
-    assert!(
-        bad.message().contains("grid.repeats = 0"),
-        "{}",
-        bad.message()
-    );
+    assert!(bad.message().contains("grid.repeats = 0"), "{}", bad.message());
     let missing = c
         .get_experiment(GetExperimentRequest { id: "nope".into() })
         .await
@@ -321,9 +309,7 @@ async fn bad_requests_get_clear_errors_and_the_server_keeps_serving() {
     assert!(no_worker.message().contains("worker_id is required"));
     let e = submit(&mut c, SPEC).await;
     let same = c
-        .submit_experiment(SubmitExperimentRequest {
-            spec_toml: SPEC.into(),
-        })
+        .submit_experiment(SubmitExperimentRequest { spec_toml: SPEC.into() })
         .await
         .unwrap()
         .into_inner();
@@ -336,11 +322,7 @@ async fn bad_requests_get_clear_errors_and_the_server_keeps_serving() {
         .await
         .unwrap_err();
     assert_eq!(clash.code(), tonic::Code::AlreadyExists);
-    assert!(
-        clash.message().contains("output = \"tiny\""),
-        "{}",
-        clash.message()
-    );
+    assert!(clash.message().contains("output = \"tiny\""), "{}", clash.message());
     // A completion naming a file outside the experiment's games directory is refused.
     let t = lease(&mut c, "w").await.unwrap();
     let r = c
@@ -355,25 +337,9 @@ async fn bad_requests_get_clear_errors_and_the_server_keeps_serving() {
         .await
         .unwrap()
         .into_inner();
-    assert!(
-        !r.accepted && r.reason.contains("hidden file"),
-        "{}",
-        r.reason
-    );
-    let r = complete(
-        &mut c,
-        &Task {
-            games: 3,
-            ..t.clone()
-        },
-        &t.lease_token,
-    )
-    .await;
-    assert!(
-        !r.accepted && r.reason.contains("20 games but 3 rows"),
-        "{}",
-        r.reason
-    );
+    assert!(!r.accepted && r.reason.contains("hidden file"), "{}", r.reason);
+    let r = complete(&mut c, &Task { games: 3, ..t.clone() }, &t.lease_token).await;
+    assert!(!r.accepted && r.reason.contains("20 games but 3 rows"), "{}", r.reason);
     assert_eq!(
         c.list_experiments(ListExperimentsRequest {})
             .await
@@ -394,13 +360,7 @@ async fn state_survives_a_restart_in_a_wal_sqlite_file() {
     let t = lease(&mut c, "w1").await.unwrap();
     s.stop().await;
     let state = s.state();
-    assert_eq!(
-        coordinator::Store::open(&state)
-            .unwrap()
-            .journal_mode()
-            .unwrap(),
-        "wal"
-    );
+    assert_eq!(coordinator::Store::open(&state).unwrap().journal_mode().unwrap(), "wal");
     let dir = std::mem::replace(&mut s.dir, tempfile::tempdir().unwrap());
     let mut s2 = start_in(dir, Duration::from_secs(30)).await;
     let mut c = client(&s2.url).await;
@@ -441,22 +401,93 @@ async fn grpc_reflection_lists_the_service() {
         panic!("unexpected reflection answer");
     };
     let names: Vec<String> = list.service.into_iter().map(|s| s.name).collect();
-    assert!(
-        names.contains(&"muggins.v1.Coordinator".to_string()),
-        "{names:?}"
-    );
+    assert!(names.contains(&"muggins.v1.Coordinator".to_string()), "{names:?}");
     s.stop().await;
 }
 
 pub fn read_rows(dir: &Path) -> Vec<jobs::GameRow> {
     let mut rows = Vec::new();
     for p in jobs::partitions(dir).unwrap() {
-        rows.extend(
-            jobs::read_partition(&p)
-                .unwrap()
-                .into_iter()
-                .map(|(_, r)| r),
-        );
+        rows.extend(jobs::read_partition(&p).unwrap().into_iter().map(|(_, r)| r));
     }
     rows
+}
+
+#[tokio::test]
+async fn a_configured_token_is_required_on_every_rpc() {
+    let token = "s3cret-token-0123456789";
+    let mut s = start_with(tempfile::tempdir().unwrap(), Duration::from_secs(30), Some(token)).await;
+    let channel = loop {
+        if let Ok(ch) = tonic::transport::Endpoint::from_shared(s.url.clone())
+            .unwrap()
+            .connect()
+            .await
+        {
+            break ch;
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    };
+    for bad in [None, Some("wrong-token-0123456789"), Some("s3cret-token-012345678")] {
+        let mut c = proto::client::new(channel.clone(), bad).unwrap();
+        let e = c.list_experiments(ListExperimentsRequest {}).await.unwrap_err();
+        assert_eq!(e.code(), tonic::Code::Unauthenticated, "{bad:?}");
+        assert!(e.message().contains("bearer token"));
+        assert!(!e.message().contains(token), "the token is never echoed");
+        let e = c
+            .lease_task(LeaseTaskRequest {
+                worker_id: "w".into(),
+                threads: 1,
+            })
+            .await
+            .unwrap_err();
+        assert_eq!(e.code(), tonic::Code::Unauthenticated);
+        let e = c
+            .submit_experiment(SubmitExperimentRequest { spec_toml: SPEC.into() })
+            .await
+            .unwrap_err();
+        assert_eq!(e.code(), tonic::Code::Unauthenticated);
+    }
+    // Reflection is behind the token too.
+    {
+        use tonic_reflection::pb::v1::ServerReflectionRequest;
+        use tonic_reflection::pb::v1::server_reflection_client::ServerReflectionClient;
+        use tonic_reflection::pb::v1::server_reflection_request::MessageRequest;
+        let mut r = ServerReflectionClient::new(channel.clone());
+        let req = ServerReflectionRequest {
+            host: String::new(),
+            message_request: Some(MessageRequest::ListServices(String::new())),
+        };
+        let e = r
+            .server_reflection_info(tokio_stream::iter(vec![req]))
+            .await
+            .unwrap_err();
+        assert_eq!(e.code(), tonic::Code::Unauthenticated);
+    }
+    let mut c = proto::client::new(channel, Some(token)).unwrap();
+    let e = c
+        .submit_experiment(SubmitExperimentRequest { spec_toml: SPEC.into() })
+        .await
+        .unwrap()
+        .into_inner();
+    assert!(e.created);
+    assert!(
+        c.lease_task(LeaseTaskRequest {
+            worker_id: "w".into(),
+            threads: 1
+        })
+        .await
+        .unwrap()
+        .into_inner()
+        .task
+        .is_some()
+    );
+    assert!(
+        proto::client::new(
+            tonic::transport::Endpoint::from_static("http://127.0.0.1:1").connect_lazy(),
+            Some("has space")
+        )
+        .is_err()
+    );
+    assert_eq!(format!("{:?}", coordinator::Token::new(Some(token))), "Token(set)");
+    s.stop().await;
 }

@@ -30,10 +30,7 @@ fn check(moves: &[&str], expected: &[(u32, u32)]) -> Board {
 fn rules_md_count_examples_spinner_first() {
     // (3|3) -> 6; (2|3) Left -> 2 + 6 = 8; (1|3) Right -> 2 + 1 = 3, Up/Down open
     // with pip 3; (0|3) Up -> 2 + 1 + 0 = 3.
-    let b = check(
-        &["33L", "23L", "13R", "03U"],
-        &[(6, 3), (8, 2), (3, 1), (3, 0)],
-    );
+    let b = check(&["33L", "23L", "13R", "03U"], &[(6, 3), (8, 2), (3, 1), (3, 0)]);
     assert!(b.up_down_open());
     assert_eq!(b.exposed(Loc::Down), Some(3));
     assert_eq!(b.exposed(Loc::Up), Some(0));
@@ -57,10 +54,7 @@ fn up_and_down_wait_for_both_sides_of_a_centre_spinner() {
     // A spinner on the left arm opens only when a tile lies beyond it on that arm.
     let b = check(&["12L", "11L", "23R"], &[(3, 2), (2 + 2, 2), (2 + 3, 2)]);
     assert!(!b.up_down_open());
-    let b = check(
-        &["12L", "11L", "23R", "01L"],
-        &[(3, 2), (4, 2), (5, 2), (3, 1)],
-    );
+    let b = check(&["12L", "11L", "23R", "01L"], &[(3, 2), (4, 2), (5, 2), (3, 1)]);
     assert!(b.up_down_open());
     assert_eq!(b.exposed(Loc::Up), Some(1));
 }
@@ -68,10 +62,7 @@ fn up_and_down_wait_for_both_sides_of_a_centre_spinner() {
 #[test]
 fn later_doubles_are_ordinary_and_count_both_halves() {
     // (3|3) spinner; (1|3) Left, (0|3) Right open Up/Down; (1|1) Left is an ordinary double.
-    check(
-        &["33L", "13L", "03R", "11L"],
-        &[(6, 3), (1 + 6, 2), (1, 1), (2, 1)],
-    );
+    check(&["33L", "13L", "03R", "11L"], &[(6, 3), (1 + 6, 2), (1, 1), (2, 1)]);
     // Up counts once played, a double there counts both halves.
     check(
         &["33L", "13L", "03R", "23U", "22U"],
@@ -111,10 +102,7 @@ fn legal_actions_are_in_canonical_order_without_removing_duplicates() {
         passes: 0,
     };
     pos.board.play(&r, tile(&r, "33"), Loc::Left);
-    assert_eq!(
-        actions(&pos, &r),
-        ["03L", "03R", "13L", "13R", "23L", "23R"]
-    );
+    assert_eq!(actions(&pos, &r), ["03L", "03R", "13L", "13R", "23L", "23R"]);
     pos.play(
         &r,
         Action {
@@ -188,10 +176,7 @@ fn domino_and_blocked_scoring() {
             loc: Loc::Left,
         },
     );
-    assert_eq!(
-        (step.count_points, step.reward, step.terminal),
-        (0, 1, true)
-    );
+    assert_eq!((step.count_points, step.reward, step.terminal), (0, 1, true));
     // Blocked: the player holds (1|1) = 2 pips, the target (0|0) = 0: the target scores 2.
     let mut pos = Position {
         hands: [tiles(&r, &["11"]), tiles(&r, &["00"])],
@@ -226,21 +211,13 @@ fn perft(r: &Rules, pos: &Position, seen: &mut std::collections::HashSet<Positio
                 .sum();
         }
         let mut c = *pos;
-        return if c.pass(r).terminal {
-            1
-        } else {
-            perft(r, &c, seen)
-        };
+        return if c.pass(r).terminal { 1 } else { perft(r, &c, seen) };
     }
     list.as_slice()
         .iter()
         .map(|&a| {
             let mut c = *pos;
-            if c.play(r, a).terminal {
-                1
-            } else {
-                perft(r, &c, seen)
-            }
+            if c.play(r, a).terminal { 1 } else { perft(r, &c, seen) }
         })
         .sum()
 }
@@ -257,9 +234,4 @@ fn perft_counts_of_fixed_deals() {
     assert_eq!(got, PERFT);
 }
 
-const PERFT: [(u64, u64, usize); 4] = [
-    (0, 66, 37),
-    (3, 452, 339),
-    (3333, 4746, 1295),
-    (4199, 430, 265),
-];
+const PERFT: [(u64, u64, usize); 4] = [(0, 66, 37), (3, 452, 339), (3333, 4746, 1295), (4199, 430, 265)];

@@ -15,18 +15,8 @@ fn check(state: u64, boneyard: &[&str], player: &[&str], target: &[&str]) {
 
 #[test]
 fn rules_md_starting_states() {
-    check(
-        0,
-        &["00", "01", "02", "03"],
-        &["11", "12", "13"],
-        &["22", "23", "33"],
-    );
-    check(
-        3,
-        &["00", "01", "02", "03"],
-        &["11", "12", "33"],
-        &["13", "22", "23"],
-    );
+    check(0, &["00", "01", "02", "03"], &["11", "12", "13"], &["22", "23", "33"]);
+    check(3, &["00", "01", "02", "03"], &["11", "12", "33"], &["13", "22", "23"]);
     check(
         3333,
         &["02", "12", "13", "23"],
@@ -88,10 +78,7 @@ fn larger_sets_round_trip() {
 fn bad_deals_have_no_index() {
     let r = thesis();
     let d = deal(&r, 5);
-    let overlapping = Deal {
-        target: d.player,
-        ..d
-    };
+    let overlapping = Deal { target: d.player, ..d };
     assert_eq!(overlapping.index(&r), None);
     let short = Deal {
         boneyard: d.boneyard & (d.boneyard - 1),

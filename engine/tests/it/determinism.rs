@@ -1,6 +1,6 @@
 use engine::{
-    GameConfig, GameRecord, InfoSource, LocalTable, Move, Observability, PlayerEngine,
-    SearchConfig, Searcher, SharedTable, TargetKind, WorldCount, play_game,
+    GameConfig, GameRecord, InfoSource, LocalTable, Move, Observability, PlayerEngine, SearchConfig, Searcher,
+    SharedTable, TargetKind, WorldCount, play_game,
 };
 
 use crate::thesis;
@@ -39,19 +39,11 @@ fn the_same_coordinates_give_the_same_record_cold_or_warm() {
         .collect();
     // Played again in reverse order on the warm table, and each on a cold table.
     for (g, want) in games.iter().zip(&first).rev() {
-        assert_eq!(
-            &play_game(&mut warm, g, InfoSource::Oracle).unwrap(),
-            want,
-            "{g:?}"
-        );
+        assert_eq!(&play_game(&mut warm, g, InfoSource::Oracle).unwrap(), want, "{g:?}");
     }
     for (g, want) in games.iter().zip(&first).step_by(13) {
         let mut cold = Searcher::new(r.clone(), SearchConfig::default(), LocalTable::new());
-        assert_eq!(
-            &play_game(&mut cold, g, InfoSource::Oracle).unwrap(),
-            want,
-            "{g:?}"
-        );
+        assert_eq!(&play_game(&mut cold, g, InfoSource::Oracle).unwrap(), want, "{g:?}");
     }
 }
 
@@ -112,10 +104,7 @@ fn every_engine_faces_the_same_boneyard_order() {
     let mut differ_by_repeat = 0;
     for state in (0..4200).step_by(37) {
         let mut orders: Vec<Vec<u8>> = Vec::new();
-        for g in grid(std::iter::once(state))
-            .iter()
-            .filter(|g| g.repeat == 1)
-        {
+        for g in grid(std::iter::once(state)).iter().filter(|g| g.repeat == 1) {
             orders.push(draws(&play_game(&mut s, g, InfoSource::Oracle).unwrap()));
         }
         // Draws come off one shuffled boneyard: each sequence is a prefix of the longest.

@@ -1,8 +1,8 @@
 use std::sync::Mutex;
 
 use engine::{
-    Features, GameConfig, InfoSource, LocalTable, Observability, OpponentModel, PlayerEngine,
-    Position, SearchConfig, Searcher, TargetKind, play_game,
+    Features, GameConfig, InfoSource, LocalTable, Observability, OpponentModel, PlayerEngine, Position, SearchConfig,
+    Searcher, TargetKind, play_game,
 };
 
 use crate::thesis;
@@ -52,19 +52,11 @@ fn features_after_each_target_turn() {
     let r = thesis();
     let mut s = Searcher::new(r.clone(), SearchConfig::default(), LocalTable::new());
     let model = Fixed::new(TargetKind::Scorer, TargetKind::Scorer);
-    let rec = play_game(
-        &mut s,
-        &game(3333, TargetKind::Scorer),
-        InfoSource::Classifier(&model),
-    )
-    .unwrap();
+    let rec = play_game(&mut s, &game(3333, TargetKind::Scorer), InfoSource::Classifier(&model)).unwrap();
     assert_eq!(rec.moves_text(&r), "T33L Pd23 P23L T03R P22L T00R");
     let seen = model.seen.into_inner().unwrap();
     // Points/t, defense, opponent draws/t, scoring plays/t, count.
-    assert_eq!(
-        seen,
-        vec![[0.0, 3.0, 0.0, 0.0, 6.0], [0.0, 1.0, 0.5, 0.0, 2.0]]
-    );
+    assert_eq!(seen, vec![[0.0, 3.0, 0.0, 0.0, 6.0], [0.0, 1.0, 0.5, 0.0, 2.0]]);
     assert_eq!((rec.predictions, rec.predictions_correct), (2, 2));
 }
 
@@ -90,29 +82,20 @@ fn a_right_classifier_plays_like_the_oracle_and_a_wrong_one_is_counted() {
             );
             let other = TargetKind::ALL[(target as usize + 1) % 3];
             let wrong = Fixed::new(other, other);
-            let rec =
-                play_game(&mut s, &game(state, target), InfoSource::Classifier(&wrong)).unwrap();
+            let rec = play_game(&mut s, &game(state, target), InfoSource::Classifier(&wrong)).unwrap();
             assert_eq!(rec.predictions_correct, 0);
             wrong_made += rec.predictions;
             // With the player leading, it searches before the target's first
             // turn: that prediction is the prior, wrong here; the rest are right.
             let late = Fixed::new(other, target);
-            let rec = play_game(
-                &mut lead,
-                &game(state, target),
-                InfoSource::Classifier(&late),
-            )
-            .unwrap();
+            let rec = play_game(&mut lead, &game(state, target), InfoSource::Classifier(&late)).unwrap();
             assert!(rec.predictions_correct <= rec.predictions);
             assert!(rec.predictions - rec.predictions_correct <= 1);
             prior_misses += rec.predictions - rec.predictions_correct;
         }
     }
     assert!(wrong_made > 100);
-    assert!(
-        prior_misses > 0,
-        "some games search before the target's first turn"
-    );
+    assert!(prior_misses > 0, "some games search before the target's first turn");
 }
 
 #[test]
@@ -147,10 +130,7 @@ fn training_games_follow_table_9_and_are_reproducible() {
             assert!(f.points_per_turn >= 0.0 && f.scoring_plays_per_turn <= 1.0);
         }
     }
-    assert_eq!(
-        engine::TABLE_9[1],
-        (TargetKind::Defender, TargetKind::Random)
-    );
+    assert_eq!(engine::TABLE_9[1], (TargetKind::Defender, TargetKind::Random));
     let states: std::collections::HashSet<u64> = (0..200)
         .map(|i| engine::training_game(&r, 77, i).starting_state)
         .collect();
@@ -166,19 +146,10 @@ fn final_posterior(r: &engine::Rules, state: u64, moves: &[engine::Move]) -> [f6
     let mut rng = <rand_chacha::ChaCha20Rng as rand_core::SeedableRng>::seed_from_u64(0);
     for m in moves {
         match *m {
-            engine::Move::Play {
-                seat, tile, loc, ..
-            } => {
+            engine::Move::Play { seat, tile, loc, .. } => {
                 let a = engine::Action { tile, loc };
                 if seat == engine::Seat::Target && !pos.board.is_empty() {
-                    let l = engine::likelihoods(
-                        r,
-                        &pos,
-                        a,
-                        engine::Observability::Full,
-                        &config,
-                        &mut rng,
-                    );
+                    let l = engine::likelihoods(r, &pos, a, engine::Observability::Full, &config, &mut rng);
                     for k in 0..3 {
                         logp[k] += l[k].max(engine::BAYES_FLOOR).ln();
                     }
@@ -202,8 +173,7 @@ fn bayes_identifies_deterministic_targets_under_full_observation() {
     let r = thesis();
     let mut s = Searcher::new(r.clone(), SearchConfig::default(), LocalTable::new());
     for target in [TargetKind::Scorer, TargetKind::Defender] {
-        let (mut made, mut correct, mut informative, mut identified, mut unique, mut games) =
-            (0, 0, 0, 0, 0, 0);
+        let (mut made, mut correct, mut informative, mut identified, mut unique, mut games) = (0, 0, 0, 0, 0, 0);
         for state in (0..4200).step_by(7) {
             let rec = play_game(&mut s, &game(state, target), InfoSource::Bayes).unwrap();
             assert!(rec.predictions_correct <= rec.predictions);
@@ -260,13 +230,6 @@ fn likelihoods_under_full_observation_are_policy_indicators() {
     assert_eq!(l[1], 1.0);
     assert!((l[0] - 1.0 / acts.len() as f64).abs() < 1e-12);
     let other = (scorer_pick + 1) % acts.len();
-    let l = engine::likelihoods(
-        &r,
-        &pos,
-        acts[other],
-        engine::Observability::Full,
-        &config,
-        &mut rng,
-    );
+    let l = engine::likelihoods(&r, &pos, acts[other], engine::Observability::Full, &config, &mut rng);
     assert_eq!(l[1], 0.0);
 }

@@ -1,6 +1,6 @@
 use engine::{
-    Ending, GameConfig, GameRecord, InfoSource, LocalTable, Move, Observability, PlayerEngine,
-    Rules, SearchConfig, Searcher, Seat, TargetKind, play_game, replay,
+    Ending, GameConfig, GameRecord, InfoSource, LocalTable, Move, Observability, PlayerEngine, Rules, SearchConfig,
+    Searcher, Seat, TargetKind, play_game, replay,
 };
 
 use crate::{deal, thesis};
@@ -17,14 +17,9 @@ pub fn check_record(r: &Rules, game: &GameConfig, rec: &GameRecord) {
     let mut plays = 0;
     for m in &rec.moves {
         match *m {
-            Move::Play {
-                seat, tile, points, ..
-            } => {
+            Move::Play { seat, tile, points, .. } => {
                 let bit = 1u64 << tile;
-                assert!(
-                    hands[seat as usize] & bit != 0,
-                    "{ctx}: played a tile not in hand"
-                );
+                assert!(hands[seat as usize] & bit != 0, "{ctx}: played a tile not in hand");
                 hands[seat as usize] &= !bit;
                 assert_eq!(played & bit, 0, "{ctx}: tile played twice");
                 played |= bit;
@@ -33,10 +28,7 @@ pub fn check_record(r: &Rules, game: &GameConfig, rec: &GameRecord) {
             }
             Move::Draw { seat, tile } => {
                 let bit = 1u64 << tile;
-                assert!(
-                    boneyard & bit != 0,
-                    "{ctx}: drew a tile not in the boneyard"
-                );
+                assert!(boneyard & bit != 0, "{ctx}: drew a tile not in the boneyard");
                 boneyard &= !bit;
                 hands[seat as usize] |= bit;
                 draws[seat as usize] += 1;
@@ -55,10 +47,7 @@ pub fn check_record(r: &Rules, game: &GameConfig, rec: &GameRecord) {
     assert_eq!((hands[0] | hands[1]) & (boneyard | played), 0);
     assert_eq!(played.count_ones(), plays);
     match rec.ending {
-        Ending::Domino => assert!(
-            hands[0] == 0 || hands[1] == 0,
-            "{ctx}: domino with tiles in both hands"
-        ),
+        Ending::Domino => assert!(hands[0] == 0 || hands[1] == 0, "{ctx}: domino with tiles in both hands"),
         Ending::Blocked => {
             let n = rec.moves.len();
             assert!(
@@ -68,26 +57,15 @@ pub fn check_record(r: &Rules, game: &GameConfig, rec: &GameRecord) {
             );
         }
     }
-    assert_eq!(
-        (rec.player_draws, rec.target_draws),
-        (draws[0], draws[1]),
-        "{ctx}"
-    );
+    assert_eq!((rec.player_draws, rec.target_draws), (draws[0], draws[1]), "{ctx}");
     let again = replay(r, &d, &rec.moves).unwrap_or_else(|e| panic!("{ctx}: {e}"));
     assert_eq!(
         (again.player_score, again.target_score),
         (rec.player_score, rec.target_score),
         "{ctx}"
     );
-    assert_eq!(
-        (again.ending, again.turns),
-        (rec.ending, rec.turns),
-        "{ctx}"
-    );
-    assert_eq!(
-        rec.score_diff,
-        rec.player_score as i32 - rec.target_score as i32
-    );
+    assert_eq!((again.ending, again.turns), (rec.ending, rec.turns), "{ctx}");
+    assert_eq!(rec.score_diff, rec.player_score as i32 - rec.target_score as i32);
     let first_seat = rec.moves.iter().find_map(|m| match *m {
         Move::Play { seat, .. } => Some(seat),
         _ => None,
@@ -101,15 +79,7 @@ pub fn check_record(r: &Rules, game: &GameConfig, rec: &GameRecord) {
     let player_plays = rec
         .moves
         .iter()
-        .filter(|m| {
-            matches!(
-                m,
-                Move::Play {
-                    seat: Seat::Player,
-                    ..
-                }
-            )
-        })
+        .filter(|m| matches!(m, Move::Play { seat: Seat::Player, .. }))
         .count();
     assert!(rec.predictions as usize <= player_plays);
 }
@@ -141,10 +111,7 @@ fn every_state_target_engine_and_observability_plays_correctly() {
         }
     }
     assert_eq!(games, 4200 * 3 * 2 * 2);
-    assert!(
-        endings[0] > 0 && endings[1] > 0,
-        "both endings occur: {endings:?}"
-    );
+    assert!(endings[0] > 0 && endings[1] > 0, "both endings occur: {endings:?}");
 }
 
 #[test]
@@ -155,10 +122,7 @@ fn mstar_with_the_oracle_beats_expectimax_on_average_under_full_observation() {
     let mut s = Searcher::new(r.clone(), SearchConfig::default(), LocalTable::new());
     for target in [TargetKind::Scorer, TargetKind::Defender] {
         let mut sums = [0i64; 2];
-        for (i, engine) in [PlayerEngine::MStar, PlayerEngine::Expectimax]
-            .into_iter()
-            .enumerate()
-        {
+        for (i, engine) in [PlayerEngine::MStar, PlayerEngine::Expectimax].into_iter().enumerate() {
             for state in 0..r.starting_states() {
                 for repeat in 1..=3 {
                     let game = GameConfig {
@@ -169,18 +133,11 @@ fn mstar_with_the_oracle_beats_expectimax_on_average_under_full_observation() {
                         target,
                         observability: Observability::Full,
                     };
-                    sums[i] += play_game(&mut s, &game, InfoSource::Oracle)
-                        .unwrap()
-                        .score_diff as i64;
+                    sums[i] += play_game(&mut s, &game, InfoSource::Oracle).unwrap().score_diff as i64;
                 }
             }
         }
-        assert!(
-            sums[0] > sums[1],
-            "{target}: mstar {} expectimax {}",
-            sums[0],
-            sums[1]
-        );
+        assert!(sums[0] > sums[1], "{target}: mstar {} expectimax {}", sums[0], sums[1]);
     }
 }
 
@@ -206,11 +163,7 @@ fn out_of_range_states_are_refused() {
 #[test]
 fn other_rules_play_to_the_end() {
     for (set, hand, boneyard) in [(2u8, 2u8, 2u8), (4, 4, 7), (6, 7, 14)] {
-        for lead in [
-            engine::Lead::HighestDouble,
-            engine::Lead::Player,
-            engine::Lead::Target,
-        ] {
+        for lead in [engine::Lead::HighestDouble, engine::Lead::Player, engine::Lead::Target] {
             let r = Rules::new(engine::RulesConfig {
                 set,
                 hand,

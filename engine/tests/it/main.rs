@@ -33,9 +33,7 @@ pub fn tiles(rules: &Rules, names: &[&str]) -> u64 {
         .iter()
         .map(|n| {
             let b = n.as_bytes();
-            let t = rules
-                .tile_index(b[0] - b'0', b[1] - b'0')
-                .expect("a tile of the set");
+            let t = rules.tile_index(b[0] - b'0', b[1] - b'0').expect("a tile of the set");
             1u64 << t
         })
         .fold(0, |a, b| a | b)

@@ -12,18 +12,8 @@ fn check_err(config: RulesConfig, field: &str, value: &str, reason_part: &str) {
 #[test]
 fn bad_rules_name_the_field_and_value() {
     let d = RulesConfig::default();
-    check_err(
-        RulesConfig { set: 0, ..d },
-        "set",
-        "0",
-        "double-1 to double-9",
-    );
-    check_err(
-        RulesConfig { set: 10, ..d },
-        "set",
-        "10",
-        "double-1 to double-9",
-    );
+    check_err(RulesConfig { set: 0, ..d }, "set", "0", "double-1 to double-9");
+    check_err(RulesConfig { set: 10, ..d }, "set", "10", "double-1 to double-9");
     check_err(
         RulesConfig {
             hand: 0,
@@ -40,12 +30,7 @@ fn bad_rules_name_the_field_and_value() {
         "5",
         "must equal the 10 tiles of a double-3 set, got 11",
     );
-    check_err(
-        RulesConfig { set: 6, ..d },
-        "boneyard",
-        "4",
-        "28 tiles of a double-6",
-    );
+    check_err(RulesConfig { set: 6, ..d }, "boneyard", "4", "28 tiles of a double-6");
 }
 
 #[test]
@@ -74,10 +59,7 @@ fn every_set_from_double_1_to_double_9_is_accepted() {
 
 #[test]
 fn lead_and_blocked_parse_and_refuse() {
-    assert_eq!(
-        "highest-double".parse::<Lead>().unwrap(),
-        Lead::HighestDouble
-    );
+    assert_eq!("highest-double".parse::<Lead>().unwrap(), Lead::HighestDouble);
     assert_eq!("player".parse::<Lead>().unwrap(), Lead::Player);
     assert_eq!("target".parse::<Lead>().unwrap(), Lead::Target);
     assert_eq!("none".parse::<Blocked>().unwrap(), Blocked::None);
@@ -94,9 +76,6 @@ fn lead_and_blocked_parse_and_refuse() {
 fn tile_order_is_canonical() {
     let r = Rules::thesis();
     let names: Vec<String> = (0..r.tile_count()).map(|t| r.tile_name(t)).collect();
-    assert_eq!(
-        names,
-        ["00", "01", "02", "03", "11", "12", "13", "22", "23", "33"]
-    );
+    assert_eq!(names, ["00", "01", "02", "03", "11", "12", "13", "22", "23", "33"]);
     assert_eq!(r.starting_states(), 4200);
 }

@@ -1,6 +1,6 @@
 use engine::{
-    ActionList, Blocked, DepthLimit, EngineKind, Lead, LocalTable, PlayerView, Position, Rules,
-    RulesConfig, SearchConfig, Searcher, Seat, SharedTable, TargetKind, target_choice,
+    ActionList, Blocked, DepthLimit, EngineKind, Lead, LocalTable, PlayerView, Position, Rules, RulesConfig,
+    SearchConfig, Searcher, Seat, SharedTable, TargetKind, target_choice,
 };
 use rand_core::SeedableRng;
 
@@ -24,10 +24,7 @@ fn exact_values_table() {
         let pos = Position::start(&r, &deal(&r, state));
         for (kind, want) in EngineKind::ALL.into_iter().zip(values) {
             let got = s.value_of(&pos, kind);
-            assert!(
-                (got - want).abs() < 5e-7,
-                "state {state} {kind}: {got} != {want}"
-            );
+            assert!((got - want).abs() < 5e-7, "state {state} {kind}: {got} != {want}");
         }
     }
 }
@@ -57,10 +54,7 @@ fn mstar_never_values_a_state_below_expectimax() {
         let em = s.value_of(&pos, EngineKind::Expectimax);
         for t in TargetKind::ALL {
             let m = s.value_of(&pos, EngineKind::MStar(t));
-            assert!(
-                m >= em - 1e-9,
-                "state {state} mstar:{t} {m} < expectimax {em}"
-            );
+            assert!(m >= em - 1e-9, "state {state} mstar:{t} {m} < expectimax {em}");
         }
     }
 }
@@ -76,9 +70,7 @@ fn plain(r: &Rules, pos: &Position, kind: EngineKind, depth: Option<u8>) -> f64 
     pos.actions(r, &mut list);
     if list.is_empty() {
         if pos.boneyard != 0 {
-            let tiles: Vec<u8> = (0..r.tile_count())
-                .filter(|t| pos.boneyard >> t & 1 == 1)
-                .collect();
+            let tiles: Vec<u8> = (0..r.tile_count()).filter(|t| pos.boneyard >> t & 1 == 1).collect();
             let total: f64 = tiles
                 .iter()
                 .map(|&t| {
@@ -91,12 +83,7 @@ fn plain(r: &Rules, pos: &Position, kind: EngineKind, depth: Option<u8>) -> f64 
         }
         let mut c = *pos;
         let step = c.pass(r);
-        return step.reward as f64
-            + if step.terminal {
-                0.0
-            } else {
-                plain(r, &c, kind, next)
-            };
+        return step.reward as f64 + if step.terminal { 0.0 } else { plain(r, &c, kind, next) };
     }
     let values: Vec<f64> = list
         .as_slice()
@@ -104,25 +91,14 @@ fn plain(r: &Rules, pos: &Position, kind: EngineKind, depth: Option<u8>) -> f64 
         .map(|&a| {
             let mut c = *pos;
             let step = c.play(r, a);
-            step.reward as f64
-                + if step.terminal {
-                    0.0
-                } else {
-                    plain(r, &c, kind, next)
-                }
+            step.reward as f64 + if step.terminal { 0.0 } else { plain(r, &c, kind, next) }
         })
         .collect();
     match (pos.mover, kind) {
         (Seat::Player, _) => values.iter().copied().fold(f64::NEG_INFINITY, f64::max),
-        (Seat::Target, EngineKind::Expectimax) => {
-            values.iter().copied().fold(f64::INFINITY, f64::min)
-        }
-        (Seat::Target, EngineKind::MStar(TargetKind::Random)) => {
-            values.iter().sum::<f64>() / values.len() as f64
-        }
-        (Seat::Target, EngineKind::MStar(t)) => {
-            values[target_choice(r, t, pos, list.as_slice()).unwrap()]
-        }
+        (Seat::Target, EngineKind::Expectimax) => values.iter().copied().fold(f64::INFINITY, f64::min),
+        (Seat::Target, EngineKind::MStar(TargetKind::Random)) => values.iter().sum::<f64>() / values.len() as f64,
+        (Seat::Target, EngineKind::MStar(t)) => values[target_choice(r, t, pos, list.as_slice()).unwrap()],
     }
 }
 
@@ -167,10 +143,7 @@ fn table_agrees_with_plain_search_on_double_2() {
                 })
                 .unwrap();
                 let n = r.starting_states();
-                assert_eq!(
-                    compare_with_plain(&r, 0..n, DepthLimit::Unlimited),
-                    4 * n as usize
-                );
+                assert_eq!(compare_with_plain(&r, 0..n, DepthLimit::Unlimited), 4 * n as usize);
             }
         }
     }
@@ -236,10 +209,7 @@ fn a_shared_table_gives_the_same_values_from_several_threads() {
                     (0..4200).rev().collect()
                 };
                 for st in order {
-                    let v = s.value_of(
-                        &Position::start(r, &deal(r, st)),
-                        EngineKind::MStar(TargetKind::Random),
-                    );
+                    let v = s.value_of(&Position::start(r, &deal(r, st)), EngineKind::MStar(TargetKind::Random));
                     assert_eq!(v, want[st as usize], "state {st}");
                 }
             });

@@ -38,24 +38,10 @@ fn sampled_worlds_are_distinct_reproducible_and_among_all() {
     let mut rng = rand_chacha::ChaCha20Rng::seed_from_u64(9);
     // 21 unseen tiles, the target holds 7: 116,280 worlds; sample 50.
     let mut a = Worlds::default();
-    a.fill(
-        &r,
-        unseen,
-        7,
-        WorldCount::Sample(50),
-        Belief::Uniform,
-        &mut rng,
-    );
+    a.fill(&r, unseen, 7, WorldCount::Sample(50), Belief::Uniform, &mut rng);
     let mut b = Worlds::default();
     let mut rng2 = rand_chacha::ChaCha20Rng::seed_from_u64(9);
-    b.fill(
-        &r,
-        unseen,
-        7,
-        WorldCount::Sample(50),
-        Belief::Uniform,
-        &mut rng2,
-    );
+    b.fill(&r, unseen, 7, WorldCount::Sample(50), Belief::Uniform, &mut rng2);
     assert_eq!(a.as_slice(), b.as_slice());
     assert_eq!(a.as_slice().len(), 50);
     let targets: std::collections::HashSet<u64> = a.as_slice().iter().map(|w| w.target).collect();
@@ -66,13 +52,6 @@ fn sampled_worlds_are_distinct_reproducible_and_among_all() {
     }
     // Asking for more worlds than exist gives all of them.
     let small = tiles(&r, &["00", "01", "02", "03", "04"]);
-    all.fill(
-        &r,
-        small,
-        2,
-        WorldCount::Sample(1000),
-        Belief::Uniform,
-        &mut rng,
-    );
+    all.fill(&r, small, 2, WorldCount::Sample(1000), Belief::Uniform, &mut rng);
     assert_eq!(all.as_slice().len(), 10);
 }

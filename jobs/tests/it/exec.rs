@@ -34,21 +34,14 @@ fn run_all(spec: &Spec, threads: usize) -> Vec<GameRow> {
 }
 
 fn without_timing(rows: &[GameRow]) -> Vec<GameRow> {
-    rows.iter()
-        .cloned()
-        .map(|r| GameRow { elapsed_us: 0, ..r })
-        .collect()
+    rows.iter().cloned().map(|r| GameRow { elapsed_us: 0, ..r }).collect()
 }
 
 #[test]
 fn rows_do_not_depend_on_shard_size_or_threads() {
     let big = run_all(&spec(10_000), 2);
     assert_eq!(big.len(), 960);
-    assert!(
-        big.iter()
-            .enumerate()
-            .all(|(i, r)| r.game_index == i as u64)
-    );
+    assert!(big.iter().enumerate().all(|(i, r)| r.game_index == i as u64));
     let small = run_all(&spec(1), 1);
     let odd = run_all(&spec(37), 3);
     assert_eq!(without_timing(&big), without_timing(&small));

@@ -43,10 +43,7 @@ fn the_shipped_specs_are_valid() {
     let s = Spec::from_toml(MYERS2014_SPEC).unwrap();
     // Table 12: 2 x 2 x 3 x 4200 x 2 x 12.
     assert_eq!(s.games(), 1_209_600);
-    assert_eq!(
-        s.grid.information_source,
-        vec![Source::Oracle, Source::Classifier]
-    );
+    assert_eq!(s.grid.information_source, vec![Source::Oracle, Source::Classifier]);
     assert!(s.needs_classifier());
     assert_eq!(shards(&s).len(), 240);
     assert_eq!(s.samples_needed(), 130_000);
@@ -58,9 +55,7 @@ fn the_shipped_specs_are_valid() {
     );
     let beyond = Spec::from_toml(jobs::BEYOND_SPEC).unwrap();
     assert_eq!(beyond.games(), 1_814_400);
-    let oracle_only =
-        Spec::from_toml(&MYERS2014_SPEC.replace(r#"["oracle", "classifier"]"#, r#"["oracle"]"#))
-            .unwrap();
+    let oracle_only = Spec::from_toml(&MYERS2014_SPEC.replace(r#"["oracle", "classifier"]"#, r#"["oracle"]"#)).unwrap();
     assert!(!oracle_only.needs_classifier());
     assert_eq!(oracle_only.games(), 604_800);
 }
@@ -79,31 +74,19 @@ fn invalid_specs_are_refused_with_the_key_and_value() {
             BASE.replace("[grid]", "[grid]\nrepeat = 3"),
             vec!["unknown key `grid.repeat`", "repeats"],
         ),
-        (
-            BASE.replace("name = \"t\"\n", ""),
-            vec!["missing key `name`"],
-        ),
+        (BASE.replace("name = \"t\"\n", ""), vec!["missing key `name`"]),
         (with("name = \"../up\""), vec!["name = \"../up\""]),
         (with("name = \"_hidden\""), vec!["name = \"_hidden\""]),
         (with("seed = -4"), vec!["seed = -4", "negative"]),
         (with("seed = \"x\""), vec!["seed = \"x\"", "integer"]),
-        (
-            top("output = \"/etc/x\""),
-            vec!["output = \"/etc/x\"", "relative"],
-        ),
+        (top("output = \"/etc/x\""), vec!["output = \"/etc/x\"", "relative"]),
         (
             top("output = \"a/../../b\""),
             vec!["output = \"a/../../b\"", "inside the results root"],
         ),
-        (
-            with("repeats = 0"),
-            vec!["grid.repeats = 0", "between 1 and"],
-        ),
+        (with("repeats = 0"), vec!["grid.repeats = 0", "between 1 and"]),
         (with("repeats = 2.5"), vec!["grid.repeats = 2.5", "integer"]),
-        (
-            with("target = []"),
-            vec!["grid.target = []", "at least one level"],
-        ),
+        (with("target = []"), vec!["grid.target = []", "at least one level"]),
         (
             with("target = [\"bully\"]"),
             vec!["grid.target = \"bully\"", "random, scorer or defender"],
@@ -116,17 +99,10 @@ fn invalid_specs_are_refused_with_the_key_and_value() {
             with("observability = \"full\""),
             vec!["grid.observability = \"full\"", "list"],
         ),
-        (
-            with("engine = [\"minimax\"]"),
-            vec!["grid.engine = \"minimax\""],
-        ),
+        (with("engine = [\"minimax\"]"), vec!["grid.engine = \"minimax\""]),
         (
             with("starting_states = \"0-4200\""),
-            vec![
-                "grid.starting_states = \"0-4200\"",
-                "out of range",
-                "0-4199",
-            ],
+            vec!["grid.starting_states = \"0-4200\"", "out of range", "0-4199"],
         ),
         (
             with("starting_states = \"9-3\""),
@@ -153,22 +129,13 @@ fn invalid_specs_are_refused_with_the_key_and_value() {
             format!("{BASE}[rules]\nset = 6\nhand = 7\nboneyard = 14\n"),
             vec!["search.depth = \"unlimited\"", "double-6"],
         ),
-        (
-            format!("{BASE}[search]\nworlds = 0\n"),
-            vec!["search.worlds = 0"],
-        ),
+        (format!("{BASE}[search]\nworlds = 0\n"), vec!["search.worlds = 0"]),
         (
             format!("{BASE}[search]\nbelief = \"bayes\"\n"),
             vec!["search.belief = \"bayes\"", "uniform"],
         ),
-        (
-            format!("{BASE}[search]\ndepth = 300\n"),
-            vec!["search.depth = 300"],
-        ),
-        (
-            format!("{BASE}[shards]\ngames = 0\n"),
-            vec!["shards.games = 0"],
-        ),
+        (format!("{BASE}[search]\ndepth = 300\n"), vec!["search.depth = 300"]),
+        (format!("{BASE}[shards]\ngames = 0\n"), vec!["shards.games = 0"]),
         (
             format!("{BASE}[shards]\nsize = 10\n"),
             vec!["unknown key `shards.size`"],
@@ -185,10 +152,7 @@ fn invalid_specs_are_refused_with_the_key_and_value() {
             with("repeats = 1000000").replace("\"0-9\"", "\"all\""),
             vec!["grid = 4200000000 games", "at most 100000000"],
         ),
-        (
-            BASE.replace("[grid]", "grid = 3\n[x]"),
-            vec!["grid = 3", "table"],
-        ),
+        (BASE.replace("[grid]", "grid = 3\n[x]"), vec!["grid = 3", "table"]),
         ("x".repeat(2 << 20), vec!["spec = 2097152 bytes"]),
     ];
     assert!(cases.len() >= 15);
@@ -209,10 +173,7 @@ fn defaults_fill_what_the_spec_leaves_out() {
     assert_eq!(s.output, "t");
     assert_eq!(s.shard_games, jobs::DEFAULT_SHARD_GAMES);
     assert_eq!(s.rules, engine::RulesConfig::default());
-    assert_eq!(
-        s.grid.starting_states,
-        StateSet::Range { first: 0, last: 9 }
-    );
+    assert_eq!(s.grid.starting_states, StateSet::Range { first: 0, last: 9 });
     let all = Spec::from_toml(&BASE.replace("starting_states = \"0-9\"\n", "")).unwrap();
     assert_eq!(all.grid.starting_states.len(), 4200);
     let list = Spec::from_toml(&with("starting_states = [5, 3, 4000]")).unwrap();
@@ -241,40 +202,18 @@ fn grid_order_is_table_12_with_repeat_fastest() {
     let c1 = coords(&s, 1);
     assert_eq!((c1.starting_state, c1.repeat), (0, 2));
     let c12 = coords(&s, 12);
-    assert_eq!(
-        (c12.engine, c12.repeat),
-        (engine::PlayerEngine::Expectimax, 1)
-    );
+    assert_eq!((c12.engine, c12.repeat), (engine::PlayerEngine::Expectimax, 1));
     let c24 = coords(&s, 24);
-    assert_eq!(
-        (c24.starting_state, c24.engine),
-        (1, engine::PlayerEngine::MStar)
-    );
+    assert_eq!((c24.starting_state, c24.engine), (1, engine::PlayerEngine::MStar));
     let per_target = 4200 * 2 * 12;
     assert_eq!(coords(&s, per_target).target, engine::TargetKind::Scorer);
     let last = coords(&s, s.games() - 1);
     assert_eq!(last.information_source, Source::Classifier);
+    assert_eq!(coords(&s, s.games() / 2).information_source, Source::Classifier);
+    assert_eq!(coords(&s, s.games() / 2 - 1).information_source, Source::Oracle);
     assert_eq!(
-        coords(&s, s.games() / 2).information_source,
-        Source::Classifier
-    );
-    assert_eq!(
-        coords(&s, s.games() / 2 - 1).information_source,
-        Source::Oracle
-    );
-    assert_eq!(
-        (
-            last.observability,
-            last.target,
-            last.starting_state,
-            last.repeat
-        ),
-        (
-            engine::Observability::Partial,
-            engine::TargetKind::Defender,
-            4199,
-            12
-        )
+        (last.observability, last.target, last.starting_state, last.repeat),
+        (engine::Observability::Partial, engine::TargetKind::Defender, 4199, 12)
     );
     // Every index decodes to distinct coordinates.
     let mut seen = std::collections::HashSet::new();
@@ -296,10 +235,7 @@ fn shards_cover_the_grid_exactly() {
     let s = Spec::from_toml(&format!("{BASE}[shards]\ngames = 7\n")).unwrap();
     let plan = shards(&s);
     assert_eq!(plan.len(), 3);
-    assert_eq!(
-        plan.iter().map(|p| p.games).collect::<Vec<_>>(),
-        vec![7, 7, 6]
-    );
+    assert_eq!(plan.iter().map(|p| p.games).collect::<Vec<_>>(), vec![7, 7, 6]);
     assert_eq!(plan[2].first_game, 14);
     assert_eq!(jobs::part_file(2), "part-00002.parquet");
 }
