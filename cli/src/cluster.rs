@@ -54,6 +54,9 @@ pub struct CoordinatorArgs {
     /// Seconds a lease lasts without a heartbeat.
     #[arg(long, default_value_t = 30)]
     pub lease_secs: u64,
+    /// Serve Prometheus metrics (GET /metrics) on this address.
+    #[arg(long)]
+    pub metrics_listen: Option<SocketAddr>,
     /// Require this bearer token on every RPC (better: set MUGGINS_TOKEN).
     #[arg(long, env = "MUGGINS_TOKEN", hide_env_values = true)]
     pub token: Option<String>,
@@ -228,8 +231,22 @@ pub fn coordinator(a: CoordinatorArgs) -> Result<()> {
             bail!("--token: use at least 16 characters");
         }
         config.token = coordinator::Token::new(a.token.as_deref());
-        tracing::info!(listen = %listener.local_addr()?, results = %a.results.display(), "coordinator listening");
-        coordinator::serve(listener, config, termination()).await?;
+        let metrics = match a.metrics_listen {
+            Some(addr) => Some(
+                tokio::net::TcpListener::bind(addr)
+                    .await
+                    .with_context(|| format!("--metrics-listen {addr}: cannot bind"))?,
+            ),
+            None => None,
+        };
+        tracing::info!(
+            listen = %listener.local_addr()?,
+            results = %a.results.display(),
+            token = config.token.is_set(),
+            metrics = ?a.metrics_listen,
+            "coordinator listening"
+        );
+        coordinator::serve_with_metrics(listener, metrics, config, termination()).await?;
         tracing::info!("coordinator stopped");
         Ok(())
     })

@@ -5,6 +5,7 @@
 //! [`serve`] runs the service on a listener until `shutdown` resolves, so tests
 //! start it in-process on `127.0.0.1:0`.
 
+mod metrics;
 mod service;
 mod store;
 mod sweeper;
@@ -39,7 +40,7 @@ impl std::fmt::Debug for Token {
 /// Refuses requests without the configured bearer token, comparing in
 /// constant time.
 #[derive(Clone, Debug)]
-struct CheckToken(Token);
+struct CheckToken(Token, Arc<service::Shared>);
 
 impl tonic::service::Interceptor for CheckToken {
     fn call(&mut self, req: tonic::Request<()>) -> Result<tonic::Request<()>, tonic::Status> {
@@ -55,6 +56,7 @@ impl tonic::service::Interceptor for CheckToken {
         if bool::from(given.ct_eq(want)) {
             Ok(req)
         } else {
+            metrics::Metrics::inc(&self.1.metrics.unauthenticated);
             Err(tonic::Status::unauthenticated("missing or wrong bearer token"))
         }
     }
@@ -120,6 +122,16 @@ pub async fn serve(
     config: Config,
     shutdown: impl Future<Output = ()> + Send + 'static,
 ) -> Result<(), ServeError> {
+    serve_with_metrics(listener, None, config, shutdown).await
+}
+
+/// [`serve`], with the Prometheus endpoint `GET /metrics` on `metrics`.
+pub async fn serve_with_metrics(
+    listener: tokio::net::TcpListener,
+    metrics: Option<tokio::net::TcpListener>,
+    config: Config,
+    shutdown: impl Future<Output = ()> + Send + 'static,
+) -> Result<(), ServeError> {
     std::fs::create_dir_all(&config.results).map_err(|source| ServeError::Results {
         path: config.results.clone(),
         source,
@@ -138,10 +150,17 @@ pub async fn serve(
     tracing::info!(experiments = running.len(), state = %config.state.display(), "coordinator resuming");
     let service = CoordinatorService::new(store, config.clone());
     let sweeper = tokio::spawn(sweeper::run(Arc::clone(service.shared()), config.sweep_every));
+    let (stop_tx, stop_rx) = tokio::sync::watch::channel(false);
+    let metrics_task = metrics.map(|l| {
+        let mut rx = stop_rx.clone();
+        tokio::spawn(metrics::serve(l, Arc::clone(service.shared()), async move {
+            let _ = rx.wait_for(|v| *v).await;
+        }))
+    });
     let reflection = tonic_reflection::server::Builder::configure()
         .register_encoded_file_descriptor_set(proto::FILE_DESCRIPTOR_SET)
         .build_v1()?;
-    let check = CheckToken(config.token.clone());
+    let check = CheckToken(config.token.clone(), Arc::clone(service.shared()));
     let result = tonic::transport::Server::builder()
         .add_service(tonic::service::interceptor::InterceptedService::new(
             reflection,
@@ -156,5 +175,9 @@ pub async fn serve(
         .serve_with_incoming_shutdown(incoming(listener), shutdown)
         .await;
     sweeper.abort();
+    let _ = stop_tx.send(true);
+    if let Some(m) = metrics_task {
+        let _ = m.await;
+    }
     Ok(result?)
 }

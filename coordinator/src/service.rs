@@ -11,6 +11,7 @@ use tokio_stream::Stream;
 use tonic::{Request, Response, Status};
 
 use crate::Config;
+use crate::metrics::Metrics;
 use crate::store::{
     CompleteOutcome, ExpState, ExperimentRow, FailOutcome, HeartbeatOutcome, Store, StoreError, now_ms,
 };
@@ -22,6 +23,7 @@ pub struct Shared {
     pub config: Config,
     /// Recent (time, games done) samples per experiment, for rates and ETAs.
     samples: Mutex<HashMap<String, VecDeque<(i64, u64)>>>,
+    pub metrics: crate::metrics::Metrics,
 }
 
 impl Shared {
@@ -43,6 +45,7 @@ impl CoordinatorService {
                 store: Mutex::new(store),
                 config,
                 samples: Mutex::new(HashMap::new()),
+                metrics: Default::default(),
             }),
         }
     }
@@ -234,12 +237,14 @@ impl Coordinator for CoordinatorService {
     async fn lease_task(&self, request: Request<LeaseTaskRequest>) -> Result<Response<LeaseTaskResponse>, Status> {
         let r = request.into_inner();
         require("worker_id", &r.worker_id)?;
+        self.shared.metrics.seen(&r.worker_id);
         let mut store = self.shared.store();
         let leased = store.lease(&r.worker_id, self.lease_ms()).map_err(status)?;
         let idle = leased.is_none() && store.running_ids().map_err(status)?.is_empty();
         drop(store);
         let task = leased.map(|t| {
             if t.was_expired {
+                Metrics::inc(&self.shared.metrics.lease_expiries);
                 tracing::warn!(task = %t.task_id, experiment = %t.experiment_id, "lease expired; task leased again");
             }
             Task {
@@ -268,6 +273,7 @@ impl Coordinator for CoordinatorService {
         let r = request.into_inner();
         require("task_id", &r.task_id)?;
         require("lease_token", &r.lease_token)?;
+        self.shared.metrics.seen(&r.worker_id);
         let outcome = self
             .shared
             .store()
@@ -303,12 +309,16 @@ impl Coordinator for CoordinatorService {
             .complete(&r.task_id, &r.lease_token, r.rows, &r.checksum, &r.temp_file)
             .map_err(status)?;
         Ok(Response::new(match outcome {
-            CompleteOutcome::Accepted { final_file } => CompleteTaskResponse {
-                accepted: true,
-                reason: String::new(),
-                final_file,
-            },
+            CompleteOutcome::Accepted { final_file } => {
+                Metrics::inc(&self.shared.metrics.completions);
+                CompleteTaskResponse {
+                    accepted: true,
+                    reason: String::new(),
+                    final_file,
+                }
+            }
             CompleteOutcome::Refused(reason) => {
+                Metrics::inc(&self.shared.metrics.stale_completions);
                 tracing::warn!(task = %r.task_id, worker = %r.worker_id, %reason, "completion refused");
                 CompleteTaskResponse {
                     accepted: false,
@@ -333,11 +343,13 @@ impl Coordinator for CoordinatorService {
             .map_err(status)?;
         let (accepted, reason) = match outcome {
             FailOutcome::Requeued => {
+                Metrics::inc(&self.shared.metrics.retries);
                 tracing::warn!(task = %r.task_id, worker = %r.worker_id, %error, "task failed; it will be retried");
                 (true, String::new())
             }
             FailOutcome::Released => (true, String::new()),
             FailOutcome::TaskFailed => {
+                Metrics::inc(&self.shared.metrics.tasks_failed);
                 tracing::error!(task = %r.task_id, worker = %r.worker_id, %error, "task failed for good; experiment failed");
                 (true, String::new())
             }

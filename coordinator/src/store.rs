@@ -683,6 +683,38 @@ impl Store {
         Ok(())
     }
 
+    /// (stage, state, count) over all experiments.
+    pub fn task_counts(&self) -> Result<Vec<(String, String, u64)>> {
+        let mut q = self
+            .conn
+            .prepare("SELECT stage, state, COUNT(*) FROM tasks GROUP BY stage, state ORDER BY stage, state")?;
+        let rows = q.query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get::<_, i64>(2)? as u64)))?;
+        Ok(rows.collect::<std::result::Result<_, _>>()?)
+    }
+
+    /// (state, count) of experiments.
+    pub fn experiment_counts(&self) -> Result<Vec<(String, u64)>> {
+        let mut q = self
+            .conn
+            .prepare("SELECT state, COUNT(*) FROM experiments GROUP BY state ORDER BY state")?;
+        let rows = q.query_map([], |r| Ok((r.get(0)?, r.get::<_, i64>(1)? as u64)))?;
+        Ok(rows.collect::<std::result::Result<_, _>>()?)
+    }
+
+    /// Games in done grid tasks.
+    pub fn games_done(&self) -> Result<u64> {
+        self.games_done_since(i64::MIN)
+    }
+
+    /// Games in grid tasks completed since `ms`.
+    pub fn games_done_since(&self, ms: i64) -> Result<u64> {
+        Ok(self.conn.query_row(
+            "SELECT COALESCE(SUM(games), 0) FROM tasks WHERE stage = 'games' AND state = 'done' AND completed_ms >= ?1",
+            [ms],
+            |r| r.get::<_, i64>(0),
+        )? as u64)
+    }
+
     pub fn finish(&mut self, id: &str, state: ExpState, error: &str) -> Result<()> {
         self.conn.execute(
             "UPDATE experiments SET state = ?2, error = ?3, updated_ms = ?4 WHERE id = ?1 AND state = 'running'",

@@ -26,6 +26,8 @@ games = 20
 #[derive(Debug)]
 pub struct Server {
     pub url: String,
+    /// Where `GET /metrics` answers.
+    pub metrics: std::net::SocketAddr,
     pub dir: tempfile::TempDir,
     stop: Option<tokio::sync::oneshot::Sender<()>>,
     handle: Option<tokio::task::JoinHandle<Result<(), coordinator::ServeError>>>,
@@ -60,11 +62,19 @@ pub async fn start_with(dir: tempfile::TempDir, lease: Duration, token: Option<&
     config.token = coordinator::Token::new(token);
     config.sweep_every = Duration::from_millis(50);
     let (tx, rx) = tokio::sync::oneshot::channel::<()>();
-    let handle = tokio::spawn(coordinator::serve(listener, config, async {
-        let _ = rx.await;
-    }));
+    let metrics_listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let metrics = metrics_listener.local_addr().unwrap();
+    let handle = tokio::spawn(coordinator::serve_with_metrics(
+        listener,
+        Some(metrics_listener),
+        config,
+        async {
+            let _ = rx.await;
+        },
+    ));
     Server {
         url,
+        metrics,
         dir,
         stop: Some(tx),
         handle: Some(handle),
@@ -489,5 +499,56 @@ async fn a_configured_token_is_required_on_every_rpc() {
         .is_err()
     );
     assert_eq!(format!("{:?}", coordinator::Token::new(Some(token))), "Token(set)");
+    s.stop().await;
+}
+
+/// `GET /metrics` over a plain HTTP/1.1 request.
+pub async fn scrape(addr: std::net::SocketAddr) -> String {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let mut conn = tokio::net::TcpStream::connect(addr).await.unwrap();
+    conn.write_all(b"GET /metrics HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+        .await
+        .unwrap();
+    let mut body = String::new();
+    conn.read_to_string(&mut body).await.unwrap();
+    assert!(body.starts_with("HTTP/1.1 200"), "{body}");
+    body
+}
+
+fn metric(text: &str, line_start: &str) -> f64 {
+    text.lines()
+        .find(|l| l.starts_with(line_start))
+        .unwrap_or_else(|| panic!("no {line_start} in {text}"))
+        .rsplit(' ')
+        .next()
+        .unwrap()
+        .parse()
+        .unwrap()
+}
+
+#[tokio::test]
+async fn metrics_count_tasks_games_workers_and_refusals() {
+    let mut s = start(Duration::from_millis(300)).await;
+    let mut c = client(&s.url).await;
+    submit(&mut c, SPEC).await;
+    let a = lease(&mut c, "worker-a").await.unwrap();
+    tokio::time::sleep(Duration::from_millis(400)).await;
+    let b = lease(&mut c, "worker-b").await.unwrap();
+    assert!(!complete(&mut c, &a, &a.lease_token).await.accepted);
+    assert!(complete(&mut c, &b, &b.lease_token).await.accepted);
+    let t = lease(&mut c, "worker-b").await.unwrap();
+    assert!(fail(&mut c, "worker-b", &t, "flaky", true).await.accepted);
+    let text = scrape(s.metrics).await;
+    assert!(text.contains("# TYPE muggins_tasks gauge"), "{text}");
+    assert_eq!(metric(&text, "muggins_tasks{stage=\"games\",state=\"done\"}"), 1.0);
+    assert_eq!(metric(&text, "muggins_tasks{stage=\"games\",state=\"pending\"}"), 3.0);
+    assert_eq!(metric(&text, "muggins_experiments{state=\"running\"}"), 1.0);
+    assert_eq!(metric(&text, "muggins_games_completed "), 20.0);
+    assert!(metric(&text, "muggins_games_per_second ") > 0.0);
+    assert_eq!(metric(&text, "muggins_workers_alive "), 2.0);
+    assert_eq!(metric(&text, "muggins_lease_expiries_total "), 1.0);
+    assert_eq!(metric(&text, "muggins_stale_completions_rejected_total "), 1.0);
+    assert_eq!(metric(&text, "muggins_task_retries_total "), 1.0);
+    assert_eq!(metric(&text, "muggins_completions_total "), 1.0);
     s.stop().await;
 }

@@ -1,0 +1,154 @@
+//! The Prometheus text endpoint: `GET /metrics` on its own port.
+
+use std::collections::HashMap;
+use std::fmt::Write;
+use std::sync::Arc;
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::{Duration, Instant};
+
+use crate::service::Shared;
+use crate::store::now_ms;
+
+/// Counters kept since the coordinator started (Prometheus handles resets).
+#[derive(Debug, Default)]
+pub struct Metrics {
+    pub lease_expiries: AtomicU64,
+    pub retries: AtomicU64,
+    pub stale_completions: AtomicU64,
+    pub tasks_failed: AtomicU64,
+    pub completions: AtomicU64,
+    pub unauthenticated: AtomicU64,
+    workers: Mutex<HashMap<String, Instant>>,
+}
+
+/// A worker not heard from for this long is not counted as alive.
+const ALIVE: Duration = Duration::from_secs(60);
+
+impl Metrics {
+    pub fn inc(c: &AtomicU64) {
+        c.fetch_add(1, Ordering::Relaxed);
+    }
+
+    /// A worker called in.
+    pub fn seen(&self, worker: &str) {
+        let mut w = self.workers.lock().unwrap_or_else(|e| e.into_inner());
+        if w.len() > 100_000 {
+            w.retain(|_, t| t.elapsed() < ALIVE);
+        }
+        w.insert(worker.to_string(), Instant::now());
+    }
+
+    fn alive(&self) -> usize {
+        let w = self.workers.lock().unwrap_or_else(|e| e.into_inner());
+        w.values().filter(|t| t.elapsed() < ALIVE).count()
+    }
+}
+
+fn family(out: &mut String, name: &str, kind: &str, help: &str) {
+    let _ = writeln!(out, "# HELP {name} {help}");
+    let _ = writeln!(out, "# TYPE {name} {kind}");
+}
+
+/// The metrics in Prometheus's text format.
+pub fn render(shared: &Shared) -> String {
+    let m = &shared.metrics;
+    let mut out = String::new();
+    let (tasks, experiments, games_done, recent) = {
+        let store = shared.store();
+        (
+            store.task_counts().unwrap_or_default(),
+            store.experiment_counts().unwrap_or_default(),
+            store.games_done().unwrap_or(0),
+            store.games_done_since(now_ms() - 60_000).unwrap_or(0),
+        )
+    };
+    family(
+        &mut out,
+        "muggins_tasks",
+        "gauge",
+        "Tasks of all experiments by stage and state.",
+    );
+    for (stage, state, n) in tasks {
+        let _ = writeln!(out, "muggins_tasks{{stage=\"{stage}\",state=\"{state}\"}} {n}");
+    }
+    family(&mut out, "muggins_experiments", "gauge", "Experiments by state.");
+    for (state, n) in experiments {
+        let _ = writeln!(out, "muggins_experiments{{state=\"{state}\"}} {n}");
+    }
+    family(
+        &mut out,
+        "muggins_games_completed",
+        "gauge",
+        "Games in completed grid tasks, all experiments.",
+    );
+    let _ = writeln!(out, "muggins_games_completed {games_done}");
+    family(
+        &mut out,
+        "muggins_games_per_second",
+        "gauge",
+        "Games completed per second over the last minute.",
+    );
+    let _ = writeln!(out, "muggins_games_per_second {}", recent as f64 / 60.0);
+    family(
+        &mut out,
+        "muggins_workers_alive",
+        "gauge",
+        "Workers heard from in the last 60 seconds.",
+    );
+    let _ = writeln!(out, "muggins_workers_alive {}", m.alive());
+    for (name, help, c) in [
+        (
+            "muggins_lease_expiries_total",
+            "Tasks leased again because a lease expired.",
+            &m.lease_expiries,
+        ),
+        (
+            "muggins_task_retries_total",
+            "Failed tasks put back to be tried again.",
+            &m.retries,
+        ),
+        (
+            "muggins_tasks_failed_total",
+            "Tasks that failed for good.",
+            &m.tasks_failed,
+        ),
+        ("muggins_completions_total", "Completions accepted.", &m.completions),
+        (
+            "muggins_stale_completions_rejected_total",
+            "Completions refused (stale lease or bad report).",
+            &m.stale_completions,
+        ),
+        (
+            "muggins_unauthenticated_requests_total",
+            "Requests refused for a missing or wrong token.",
+            &m.unauthenticated,
+        ),
+    ] {
+        family(&mut out, name, "counter", help);
+        let _ = writeln!(out, "{name} {}", c.load(Ordering::Relaxed));
+    }
+    out
+}
+
+/// Serves `GET /metrics` until `shutdown` resolves.
+pub async fn serve(
+    listener: tokio::net::TcpListener,
+    shared: Arc<Shared>,
+    shutdown: impl std::future::Future<Output = ()> + Send + 'static,
+) -> std::io::Result<()> {
+    use axum::routing::get;
+    let app = axum::Router::new().route(
+        "/metrics",
+        get(move || {
+            let shared = Arc::clone(&shared);
+            async move {
+                let body = tokio::task::spawn_blocking(move || render(&shared))
+                    .await
+                    .unwrap_or_default();
+                ([("content-type", "text/plain; version=0.0.4")], body)
+            }
+        }),
+    );
+    axum::serve(listener, app).with_graceful_shutdown(shutdown).await
+}
