@@ -14,7 +14,10 @@ echo "== architecture invariants"
 bash scripts/check-invariants.sh
 
 echo "== Python tools for the tests (DuckDB, pyarrow, Polars, scikit-learn, scipy)"
-python3 -m pip install --quiet --disable-pip-version-check duckdb pyarrow polars scikit-learn scipy
+python3 -m pip install --quiet --disable-pip-version-check duckdb pyarrow polars scikit-learn scipy kubernetes-validate pyyaml
+
+echo "== deployment files"
+bash scripts/check-deploy.sh
 
 echo "== cargo test"
 log=$(mktemp)
