@@ -7,6 +7,7 @@ use proto::coordinator_client::CoordinatorClient;
 use proto::*;
 use tonic::transport::Channel;
 
+mod bad_input;
 mod jobs_e2e;
 
 const SPEC: &str = r#"
