@@ -10,6 +10,9 @@ cargo fmt --all -- --check
 echo "== cargo clippy"
 cargo clippy --workspace --all-targets --locked -- -D warnings
 
+echo "== the cargo-fuzz target builds (run it with: cargo +nightly fuzz run spec)"
+cargo check --quiet --locked --manifest-path fuzz/Cargo.toml
+
 echo "== architecture invariants"
 bash scripts/check-invariants.sh
 

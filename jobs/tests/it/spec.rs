@@ -239,3 +239,78 @@ fn shards_cover_the_grid_exactly() {
     assert_eq!(plan[2].first_game, 14);
     assert_eq!(jobs::part_file(2), "part-00002.parquet");
 }
+
+/// A stable-Rust companion of the cargo-fuzz target (fuzz/fuzz_targets/spec.rs):
+/// thousands of seeded mutations of real specs (byte flips, deletions,
+/// duplications, splices of TOML fragments) must each parse or be refused with
+/// an error, never panic.
+#[test]
+fn mutated_specs_never_panic() {
+    let seeds = [MYERS2014_SPEC, SMOKE_SPEC, jobs::BEYOND_SPEC, BASE];
+    let fragments = [
+        "[grid]",
+        "[rules]",
+        "= ",
+        "\"",
+        "[",
+        "]",
+        "\n",
+        "repeats = 99999999999999999999",
+        "set = -1",
+        "starting_states = [",
+        "\"0-\"",
+        "information_source = [\"bayes\"]",
+        "depth = 0",
+        "worlds = \"all\"",
+        "ü",
+        "\u{0}",
+        "games = 1",
+    ];
+    let mut state = 0x9E37_79B9_7F4A_7C15u64;
+    let mut next = move |n: usize| {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        (state % n.max(1) as u64) as usize
+    };
+    let (mut ok, mut refused) = (0, 0);
+    for i in 0..6000 {
+        let mut bytes = seeds[i % seeds.len()].as_bytes().to_vec();
+        for _ in 0..1 + next(4) {
+            let at = next(bytes.len() + 1);
+            match next(4) {
+                0 if !bytes.is_empty() => {
+                    let i = at.min(bytes.len() - 1);
+                    bytes[i] ^= 1 << next(8);
+                }
+                1 if at < bytes.len() => {
+                    let end = (at + next(40)).min(bytes.len());
+                    bytes.drain(at..end);
+                }
+                2 => {
+                    let f = fragments[next(fragments.len())].as_bytes();
+                    bytes.splice(at..at, f.iter().copied());
+                }
+                _ => {
+                    let end = (at + next(30)).min(bytes.len());
+                    let copy = bytes[at..end].to_vec();
+                    bytes.splice(at..at, copy);
+                }
+            }
+        }
+        let Ok(text) = std::str::from_utf8(&bytes) else {
+            continue;
+        };
+        match Spec::from_toml(text) {
+            Ok(s) => {
+                assert!(s.games() <= jobs::MAX_GAMES);
+                ok += 1;
+            }
+            Err(e) => {
+                assert!(e.to_string().starts_with("invalid spec"), "{e}");
+                refused += 1;
+            }
+        }
+    }
+    assert!(ok > 100 && refused > 1000, "ok {ok}, refused {refused}");
+}
