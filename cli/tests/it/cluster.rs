@@ -8,11 +8,11 @@ use std::time::{Duration, Instant};
 use proto::coordinator_client::CoordinatorClient;
 use proto::{ExperimentState, GetExperimentRequest};
 
-fn bin() -> &'static str {
+pub(crate) fn bin() -> &'static str {
     env!("CARGO_BIN_EXE_muggins")
 }
 
-fn free_port() -> u16 {
+pub(crate) fn free_port() -> u16 {
     std::net::TcpListener::bind("127.0.0.1:0")
         .unwrap()
         .local_addr()
@@ -21,7 +21,7 @@ fn free_port() -> u16 {
 }
 
 #[derive(Debug)]
-struct Proc(Child);
+pub(crate) struct Proc(pub(crate) Child);
 
 impl Drop for Proc {
     fn drop(&mut self) {
@@ -55,7 +55,7 @@ fn coordinator(port: u16, dir: &Path, lease_secs: u64) -> Proc {
     Proc(child)
 }
 
-fn worker(port: u16, dir: &Path, threads: usize, exit_when_done: bool) -> Proc {
+pub(crate) fn worker(port: u16, dir: &Path, threads: usize, exit_when_done: bool) -> Proc {
     let mut cmd = Command::new(bin());
     cmd.args([
         "worker",
@@ -74,7 +74,7 @@ fn worker(port: u16, dir: &Path, threads: usize, exit_when_done: bool) -> Proc {
     Proc(cmd.spawn().unwrap())
 }
 
-fn submit(port: u16, spec: &Path) -> String {
+pub(crate) fn submit(port: u16, spec: &Path) -> String {
     let o = Command::new(bin())
         .args(["submit", "--coordinator", &format!("http://127.0.0.1:{port}")])
         .arg(spec)
@@ -84,7 +84,7 @@ fn submit(port: u16, spec: &Path) -> String {
     String::from_utf8(o.stdout).unwrap().trim().to_string()
 }
 
-fn experiment(port: u16, id: &str) -> proto::Experiment {
+pub(crate) fn experiment(port: u16, id: &str) -> proto::Experiment {
     let rt = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
@@ -100,7 +100,7 @@ fn experiment(port: u16, id: &str) -> proto::Experiment {
     })
 }
 
-fn wait_for(what: &str, secs: u64, mut f: impl FnMut() -> bool) {
+pub(crate) fn wait_for(what: &str, secs: u64, mut f: impl FnMut() -> bool) {
     let deadline = Instant::now() + Duration::from_secs(secs);
     while !f() {
         assert!(Instant::now() < deadline, "timed out waiting for {what}");
@@ -120,7 +120,7 @@ fn wait_exit(p: &mut Proc, secs: u64) {
     }
 }
 
-fn rows(dir: &Path) -> Vec<jobs::GameRow> {
+pub(crate) fn rows(dir: &Path) -> Vec<jobs::GameRow> {
     let mut out = Vec::new();
     for p in jobs::partitions(dir).unwrap() {
         out.extend(
@@ -135,7 +135,7 @@ fn rows(dir: &Path) -> Vec<jobs::GameRow> {
 
 /// What an undisturbed run gives: every shard played directly (with the
 /// experiment's own model artifact, checked against its hash, if it has one).
-fn expected(spec_text: &str, experiment_dir: &Path) -> Vec<jobs::GameRow> {
+pub(crate) fn expected(spec_text: &str, experiment_dir: &Path) -> Vec<jobs::GameRow> {
     let spec = jobs::Spec::from_toml(spec_text).unwrap();
     let model = spec.needs_classifier().then(|| {
         let m: jobs::Manifest =
@@ -181,7 +181,7 @@ fn check_predictions(rows: &[jobs::GameRow]) {
     }
 }
 
-fn write_spec(dir: &Path, text: &str) -> PathBuf {
+pub(crate) fn write_spec(dir: &Path, text: &str) -> PathBuf {
     let p = dir.join("spec.toml");
     std::fs::write(&p, text).unwrap();
     p
@@ -223,7 +223,7 @@ fn a_coordinator_and_two_worker_processes_run_the_smoke_spec() {
     }
 }
 
-const SLOW_SPEC: &str = r#"
+pub(crate) const SLOW_SPEC: &str = r#"
 name = "faults"
 seed = 21
 [rules]

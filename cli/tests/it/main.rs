@@ -1,6 +1,7 @@
 //! Tests of the `muggins` binary, run as a real process.
 
 mod cluster;
+mod faults;
 mod report;
 
 use std::process::{Command, Output};
