@@ -192,7 +192,8 @@ fn faults_lose_and_duplicate_nothing() {
             } else {
                 rng.below(8)
             };
-            step += u64::from(done > 0 && step < 4);
+            let scheduled = done > 0 && step < 4;
+            let mut did = true;
             match action {
                 1 | 4 | 5 => {
                     // SIGKILL a random worker and start a fresh one.
@@ -224,10 +225,14 @@ fn faults_lose_and_duplicate_nothing() {
                     if replay_once(port, dir.path(), &spec) {
                         replayed = true;
                         f.replays_refused += 1;
+                    } else {
+                        // No grid task free right now: try again next tick.
+                        did = false;
                     }
                 }
                 _ => {}
             }
+            step += u64::from(scheduled && did);
         }
         f.refused += refused_before_restart + scrape(mport, "muggins_stale_completions_rejected_total");
         for mut w in workers {
