@@ -32,7 +32,16 @@ cargo run --quiet --locked --bin muggins -- run jobs/specs/smoke.toml --out "$ou
 python3 scripts/check-readers.py "$out/smoke"
 rm -rf "$out"
 
+if [[ "${MUGGINS_SLURM_TEST:-}" == 1 ]]; then
+    echo "== a real single-node Slurm cluster runs the smoke spec (MUGGINS_SLURM_TEST=1)"
+    bash scripts/slurm-test.sh target/debug/muggins
+    slurm_ok=1
+else
+    echo "== Slurm test not run (set MUGGINS_SLURM_TEST=1, as .ci/run does; it needs root)"
+    slurm_ok=0
+fi
+
 # One closing line for the whole suite: the test binaries plus the readers check.
 awk '/^test result:/ { for (i = 1; i <= NF; i++) { if ($(i) ~ /^passed;?$/) p += $(i-1); if ($(i) ~ /^failed;?$/) f += $(i-1) } }
-     END { printf "all tests: %d passed, %d failed\n", p + 1, f }' "$log"
+     END { printf "all tests: %d passed, %d failed\n", p + 1 + s, f }' s="$slurm_ok" "$log"
 rm -f "$log"
