@@ -23,6 +23,23 @@ pub struct CoordinatorUrl {
     /// The coordinator's bearer token, if it requires one.
     #[arg(long, env = "MUGGINS_TOKEN", hide_env_values = true)]
     pub token: Option<String>,
+    /// CA certificate (PEM) to check a TLS coordinator with (use an https:// URL).
+    #[arg(long, env = "MUGGINS_TLS_CA")]
+    pub tls_ca: Option<PathBuf>,
+    /// The name in the coordinator's certificate, if not the URL's host.
+    #[arg(long)]
+    pub tls_domain: Option<String>,
+}
+
+impl CoordinatorUrl {
+    fn tls(&self) -> Result<Option<proto::client::ClientTls>> {
+        let Some(ca) = &self.tls_ca else { return Ok(None) };
+        let ca_pem = std::fs::read(ca).with_context(|| format!("--tls-ca {}", ca.display()))?;
+        Ok(Some(proto::client::ClientTls {
+            ca_pem,
+            domain: self.tls_domain.clone(),
+        }))
+    }
 }
 
 #[derive(Debug, Args)]
@@ -54,6 +71,12 @@ pub struct CoordinatorArgs {
     /// Seconds a lease lasts without a heartbeat.
     #[arg(long, default_value_t = 30)]
     pub lease_secs: u64,
+    /// TLS certificate chain (PEM); with --tls-key the coordinator speaks TLS only.
+    #[arg(long, requires = "tls_key")]
+    pub tls_cert: Option<PathBuf>,
+    /// TLS private key (PEM).
+    #[arg(long, requires = "tls_cert")]
+    pub tls_key: Option<PathBuf>,
     /// Serve Prometheus metrics (GET /metrics) on this address.
     #[arg(long)]
     pub metrics_listen: Option<SocketAddr>,
@@ -150,9 +173,9 @@ async fn termination() {
     let _ = tokio::signal::ctrl_c().await;
 }
 
-async fn connect(url: &str, token: Option<&str>) -> Result<Client> {
-    let ch = tonic::transport::Endpoint::from_shared(url.to_string())
-        .with_context(|| format!("--coordinator {url:?} is not a valid URL"))?
+async fn connect(url: &str, token: Option<&str>, tls: Option<proto::client::ClientTls>) -> Result<Client> {
+    let ch = proto::client::endpoint(url, tls.as_ref())
+        .with_context(|| format!("--coordinator {url:?} is not a valid URL (or --tls-ca is not a certificate)"))?
         .connect_timeout(Duration::from_secs(5))
         .connect()
         .await
@@ -231,6 +254,12 @@ pub fn coordinator(a: CoordinatorArgs) -> Result<()> {
             bail!("--token: use at least 16 characters");
         }
         config.token = coordinator::Token::new(a.token.as_deref());
+        if let (Some(cert), Some(key)) = (&a.tls_cert, &a.tls_key) {
+            config.tls = Some(coordinator::Tls {
+                cert_pem: std::fs::read(cert).with_context(|| format!("--tls-cert {}", cert.display()))?,
+                key_pem: std::fs::read(key).with_context(|| format!("--tls-key {}", key.display()))?,
+            });
+        }
         let metrics = match a.metrics_listen {
             Some(addr) => Some(
                 tokio::net::TcpListener::bind(addr)
@@ -243,6 +272,7 @@ pub fn coordinator(a: CoordinatorArgs) -> Result<()> {
             listen = %listener.local_addr()?,
             results = %a.results.display(),
             token = config.token.is_set(),
+            tls = config.tls.is_some(),
             metrics = ?a.metrics_listen,
             "coordinator listening"
         );
@@ -258,6 +288,7 @@ pub fn worker(a: WorkerArgs) -> Result<()> {
     if threads == 0 {
         bail!("--threads 0: a worker needs at least one thread");
     }
+    let tls = a.url.tls()?;
     let config = worker::Config {
         coordinator: a.url.coordinator,
         results: a.results,
@@ -266,6 +297,7 @@ pub fn worker(a: WorkerArgs) -> Result<()> {
         exit_when_done: a.exit_when_done,
         grace: Duration::from_secs(a.grace_secs),
         auth: proto::client::Auth::new(a.url.token.as_deref()).context("--token")?,
+        tls,
     };
     let stats = runtime()?.block_on(worker::run(config, termination()))?;
     eprintln!("worker done: {} tasks, {} games", stats.tasks_completed, stats.games);
@@ -276,7 +308,7 @@ pub fn submit(a: SubmitArgs) -> Result<()> {
     let text = read_spec(&a.spec)?;
     jobs::Spec::from_toml(&text).with_context(|| format!("spec {}", a.spec.display()))?;
     runtime()?.block_on(async {
-        let mut c = connect(&a.url.coordinator, a.url.token.as_deref()).await?;
+        let mut c = connect(&a.url.coordinator, a.url.token.as_deref(), a.url.tls()?).await?;
         let r = c
             .submit_experiment(SubmitExperimentRequest { spec_toml: text })
             .await
@@ -294,7 +326,7 @@ pub fn submit(a: SubmitArgs) -> Result<()> {
 
 pub fn status(a: StatusArgs) -> Result<()> {
     runtime()?.block_on(async {
-        let mut c = connect(&a.url.coordinator, a.url.token.as_deref()).await?;
+        let mut c = connect(&a.url.coordinator, a.url.token.as_deref(), a.url.tls()?).await?;
         match (a.id, a.watch) {
             (None, true) => bail!("--watch needs an experiment id"),
             (None, false) => {
@@ -341,7 +373,7 @@ pub fn status(a: StatusArgs) -> Result<()> {
 
 pub fn cancel(a: CancelArgs) -> Result<()> {
     runtime()?.block_on(async {
-        let mut c = connect(&a.url.coordinator, a.url.token.as_deref()).await?;
+        let mut c = connect(&a.url.coordinator, a.url.token.as_deref(), a.url.tls()?).await?;
         let e = c
             .cancel_experiment(CancelExperimentRequest { id: a.id })
             .await
@@ -407,6 +439,7 @@ pub fn run(a: RunArgs) -> Result<()> {
                 exit_when_done: false,
                 grace: Duration::from_secs(5),
                 auth: Default::default(),
+                tls: None,
             };
             workers.push(tokio::spawn(worker::run(config, until(stop_rx.clone()))));
         }
@@ -445,7 +478,7 @@ pub fn run(a: RunArgs) -> Result<()> {
 async fn drive(url: &str, text: &str, games: u64) -> Result<Experiment> {
     let mut client = None;
     for _ in 0..100 {
-        match connect(url, None).await {
+        match connect(url, None, None).await {
             Ok(c) => {
                 client = Some(c);
                 break;

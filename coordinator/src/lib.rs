@@ -62,6 +62,20 @@ impl tonic::service::Interceptor for CheckToken {
     }
 }
 
+/// The coordinator's TLS certificate chain and private key (PEM). `Debug`
+/// never shows the key.
+#[derive(Clone)]
+pub struct Tls {
+    pub cert_pem: Vec<u8>,
+    pub key_pem: Vec<u8>,
+}
+
+impl std::fmt::Debug for Tls {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Tls(cert, key)")
+    }
+}
+
 /// How the coordinator runs.
 #[derive(Clone, Debug)]
 pub struct Config {
@@ -75,6 +89,8 @@ pub struct Config {
     pub sweep_every: Duration,
     /// When set, every RPC must carry `authorization: Bearer <token>`.
     pub token: Token,
+    /// When set, the coordinator speaks TLS (rustls) only.
+    pub tls: Option<Tls>,
 }
 
 impl Config {
@@ -85,6 +101,7 @@ impl Config {
             lease: Duration::from_secs(30),
             sweep_every: Duration::from_millis(200),
             token: Token::default(),
+            tls: None,
         }
     }
 }
@@ -161,7 +178,12 @@ pub async fn serve_with_metrics(
         .register_encoded_file_descriptor_set(proto::FILE_DESCRIPTOR_SET)
         .build_v1()?;
     let check = CheckToken(config.token.clone(), Arc::clone(service.shared()));
-    let result = tonic::transport::Server::builder()
+    let mut builder = tonic::transport::Server::builder();
+    if let Some(tls) = &config.tls {
+        let identity = tonic::transport::Identity::from_pem(&tls.cert_pem, &tls.key_pem);
+        builder = builder.tls_config(tonic::transport::ServerTlsConfig::new().identity(identity))?;
+    }
+    let result = builder
         .add_service(tonic::service::interceptor::InterceptedService::new(
             reflection,
             check.clone(),

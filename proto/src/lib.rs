@@ -64,6 +64,29 @@ pub mod client {
         }
     }
 
+    /// How a client checks the coordinator's TLS certificate.
+    #[derive(Clone, Debug)]
+    pub struct ClientTls {
+        /// The CA certificate (PEM) that signed the coordinator's certificate.
+        pub ca_pem: Vec<u8>,
+        /// The name the certificate must carry (default: the URL's host).
+        pub domain: Option<String>,
+    }
+
+    /// An endpoint for `url`, with TLS when `tls` is given (`https://` URLs).
+    pub fn endpoint(url: &str, tls: Option<&ClientTls>) -> Result<tonic::transport::Endpoint, tonic::transport::Error> {
+        let mut e = tonic::transport::Endpoint::from_shared(url.to_string())?;
+        if let Some(t) = tls {
+            let mut c = tonic::transport::ClientTlsConfig::new()
+                .ca_certificate(tonic::transport::Certificate::from_pem(&t.ca_pem));
+            if let Some(d) = &t.domain {
+                c = c.domain_name(d.clone());
+            }
+            e = e.tls_config(c)?;
+        }
+        Ok(e)
+    }
+
     /// The coordinator client every muggins tool uses.
     pub type Client = CoordinatorClient<InterceptedService<Channel, Auth>>;
 

@@ -13,7 +13,6 @@ use std::time::Duration;
 use jobs::{ExecError, Executor, Shard, Spec};
 use proto::client::{Auth, Client};
 use proto::{CompleteTaskRequest, FailTaskRequest, HeartbeatRequest, LeaseTaskRequest, Task};
-use tonic::transport::Endpoint;
 
 /// How a worker runs.
 #[derive(Clone, Debug)]
@@ -31,6 +30,8 @@ pub struct Config {
     pub grace: Duration,
     /// The coordinator's bearer token, if it asks for one.
     pub auth: Auth,
+    /// TLS towards the coordinator (`https://` URLs).
+    pub tls: Option<proto::client::ClientTls>,
 }
 
 /// What a worker did.
@@ -65,7 +66,7 @@ pub fn default_worker_id() -> String {
 /// Runs until `shutdown` resolves (or, with `exit_when_done`, until no
 /// experiment is running).
 pub async fn run(config: Config, shutdown: impl Future<Output = ()> + Send + 'static) -> Result<Stats, WorkerError> {
-    let channel = Endpoint::from_shared(config.coordinator.clone())
+    let channel = proto::client::endpoint(&config.coordinator, config.tls.as_ref())
         .map_err(|e| WorkerError::Url {
             url: config.coordinator.clone(),
             message: e.to_string(),

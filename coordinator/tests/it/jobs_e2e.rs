@@ -35,6 +35,7 @@ async fn run(spec: &str, workers: usize) -> (Vec<jobs::GameRow>, jobs::Manifest)
             exit_when_done: true,
             grace: Duration::from_secs(5),
             auth: Default::default(),
+            tls: None,
         };
         let mut rx = stop_rx.clone();
         handles.push(tokio::spawn(worker::run(config, async move {
@@ -206,6 +207,7 @@ async fn work_until_idle(s: &crate::Server, id: &str) -> proto::Experiment {
         exit_when_done: true,
         grace: Duration::from_secs(5),
         auth: Default::default(),
+        tls: None,
     };
     tokio::time::timeout(Duration::from_secs(60), worker::run(config, std::future::pending()))
         .await

@@ -553,3 +553,70 @@ async fn metrics_count_tasks_games_workers_and_refusals() {
     assert_eq!(metric(&text, "muggins_completions_total "), 1.0);
     s.stop().await;
 }
+
+#[tokio::test]
+async fn tls_with_rustls_serves_clients_that_trust_the_certificate() {
+    let ck = rcgen::generate_simple_self_signed(vec!["localhost".to_string()]).unwrap();
+    let tls = coordinator::Tls {
+        cert_pem: ck.cert.pem().into_bytes(),
+        key_pem: ck.signing_key.serialize_pem().into_bytes(),
+    };
+    assert_eq!(format!("{tls:?}"), "Tls(cert, key)");
+    let dir = tempfile::tempdir().unwrap();
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let port = listener.local_addr().unwrap().port();
+    let mut config = coordinator::Config::new(dir.path().join("state.sqlite"), dir.path().join("results"));
+    config.tls = Some(tls);
+    let (tx, rx) = tokio::sync::oneshot::channel::<()>();
+    let handle = tokio::spawn(coordinator::serve(listener, config, async {
+        let _ = rx.await;
+    }));
+    let trust = proto::client::ClientTls {
+        ca_pem: ck.cert.pem().into_bytes(),
+        domain: None,
+    };
+    let url = format!("https://localhost:{port}");
+    let mut ok = None;
+    for _ in 0..100 {
+        if let Ok(ch) = proto::client::endpoint(&url, Some(&trust)).unwrap().connect().await {
+            ok = Some(ch);
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    let mut c = proto::client::new(ok.expect("a TLS connection"), None).unwrap();
+    let e = c
+        .submit_experiment(SubmitExperimentRequest { spec_toml: SPEC.into() })
+        .await
+        .unwrap()
+        .into_inner();
+    assert!(e.created);
+    // A plaintext client gets nowhere.
+    let plain = tonic::transport::Endpoint::from_shared(format!("http://127.0.0.1:{port}"))
+        .unwrap()
+        .connect()
+        .await;
+    if let Ok(ch) = plain {
+        let mut c = proto::client::new(ch, None).unwrap();
+        assert!(c.list_experiments(ListExperimentsRequest {}).await.is_err());
+    }
+    // A client that does not trust the certificate cannot connect.
+    let other = rcgen::generate_simple_self_signed(vec!["localhost".to_string()]).unwrap();
+    let wrong = proto::client::ClientTls {
+        ca_pem: other.cert.pem().into_bytes(),
+        domain: None,
+    };
+    let res = proto::client::endpoint(&url, Some(&wrong)).unwrap().connect().await;
+    match res {
+        Err(_) => {}
+        Ok(ch) => assert!(
+            proto::client::new(ch, None)
+                .unwrap()
+                .list_experiments(ListExperimentsRequest {})
+                .await
+                .is_err()
+        ),
+    }
+    let _ = tx.send(());
+    handle.await.unwrap().unwrap();
+}
