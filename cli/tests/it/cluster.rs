@@ -31,6 +31,12 @@ impl Drop for Proc {
 }
 
 fn coordinator(port: u16, dir: &Path, lease_secs: u64) -> Proc {
+    coordinator_with(port, dir, lease_secs, &[])
+}
+
+/// A coordinator process on `port` with state and results under `dir`, and
+/// `extra` arguments; returns once it accepts connections.
+pub(crate) fn coordinator_with(port: u16, dir: &Path, lease_secs: u64, extra: &[&str]) -> Proc {
     let child = Command::new(bin())
         .args([
             "coordinator",
@@ -39,6 +45,7 @@ fn coordinator(port: u16, dir: &Path, lease_secs: u64) -> Proc {
             "--lease-secs",
             &lease_secs.to_string(),
         ])
+        .args(extra)
         .arg("--state")
         .arg(dir.join("state.sqlite"))
         .arg("--results")

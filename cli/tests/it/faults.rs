@@ -8,41 +8,21 @@
 //! printed and written to `target/reliability.txt`.
 
 use std::path::Path;
-use std::process::{Command, Stdio};
+use std::process::Command;
 use std::time::{Duration, Instant};
 
 use proto::{CompleteTaskRequest, ExperimentState, LeaseTaskRequest};
 
-use crate::cluster::{Proc, SLOW_SPEC, bin, expected, experiment, free_port, rows, submit, worker, write_spec};
+use crate::cluster::{
+    Proc, SLOW_SPEC, coordinator_with, expected, experiment, free_port, rows, submit, worker, write_spec,
+};
 
 /// The slow spec of the cluster tests, made longer so every fault lands mid-run.
 static FAULT_SPEC: std::sync::LazyLock<String> =
     std::sync::LazyLock::new(|| SLOW_SPEC.replace("\"0-399\"", "\"0-1999\""));
 
 fn coordinator(port: u16, metrics: u16, dir: &Path) -> Proc {
-    let child = Command::new(bin())
-        .args([
-            "coordinator",
-            "--listen",
-            &format!("127.0.0.1:{port}"),
-            "--lease-secs",
-            "1",
-        ])
-        .args(["--metrics-listen", &format!("127.0.0.1:{metrics}")])
-        .arg("--state")
-        .arg(dir.join("state.sqlite"))
-        .arg("--results")
-        .arg(dir.join("results"))
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
-    let deadline = Instant::now() + Duration::from_secs(20);
-    while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
-        assert!(Instant::now() < deadline, "the coordinator did not start");
-        std::thread::sleep(Duration::from_millis(20));
-    }
-    Proc(child)
+    coordinator_with(port, dir, 1, &["--metrics-listen", &format!("127.0.0.1:{metrics}")])
 }
 
 fn signal(p: &Proc, sig: &str) {

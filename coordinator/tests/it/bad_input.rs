@@ -75,16 +75,7 @@ fn spec_with(line: &str) -> String {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn thirty_and_more_bad_inputs_get_clear_errors_and_the_server_keeps_serving() {
     let mut s = start_with(tempfile::tempdir().unwrap(), Duration::from_secs(30), Some(TOKEN)).await;
-    let channel = loop {
-        if let Ok(ch) = tonic::transport::Endpoint::from_shared(s.url.clone())
-            .unwrap()
-            .connect()
-            .await
-        {
-            break ch;
-        }
-        tokio::time::sleep(Duration::from_millis(20)).await;
-    };
+    let channel = crate::channel(&s.url).await;
     let mut c = proto::client::new(channel.clone(), Some(TOKEN)).unwrap();
     let mut checked = 0;
 

@@ -428,16 +428,7 @@ pub fn read_rows(dir: &Path) -> Vec<jobs::GameRow> {
 async fn a_configured_token_is_required_on_every_rpc() {
     let token = "s3cret-token-0123456789";
     let mut s = start_with(tempfile::tempdir().unwrap(), Duration::from_secs(30), Some(token)).await;
-    let channel = loop {
-        if let Ok(ch) = tonic::transport::Endpoint::from_shared(s.url.clone())
-            .unwrap()
-            .connect()
-            .await
-        {
-            break ch;
-        }
-        tokio::time::sleep(Duration::from_millis(20)).await;
-    };
+    let channel = channel(&s.url).await;
     for bad in [None, Some("wrong-token-0123456789"), Some("s3cret-token-012345678")] {
         let mut c = proto::client::new(channel.clone(), bad).unwrap();
         let e = c.list_experiments(ListExperimentsRequest {}).await.unwrap_err();
@@ -619,4 +610,19 @@ async fn tls_with_rustls_serves_clients_that_trust_the_certificate() {
     }
     let _ = tx.send(());
     handle.await.unwrap().unwrap();
+}
+
+/// A plain channel to `url`, once the server answers.
+pub async fn channel(url: &str) -> tonic::transport::Channel {
+    for _ in 0..100 {
+        if let Ok(ch) = tonic::transport::Endpoint::from_shared(url.to_string())
+            .unwrap()
+            .connect()
+            .await
+        {
+            return ch;
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    panic!("no server at {url}");
 }
