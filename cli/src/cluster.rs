@@ -464,14 +464,43 @@ pub fn run(a: RunArgs) -> Result<()> {
         );
     }
     let dir = a.out.join(&spec.output);
-    let mut rows = Vec::new();
-    for p in jobs::partitions(&dir)? {
-        rows.extend(jobs::read_partition(&p)?.into_iter().map(|(_, r)| r));
-    }
-    println!("{}", jobs::CellSummary::table(&jobs::summarize(&rows)));
-    println!("{} rows in {}", rows.len(), dir.join("games").display());
+    // The report stage has already aggregated every row: summarise from it
+    // rather than reading the partitions again.
+    let path = dir.join("report/report.json");
+    let report: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(&path).with_context(|| format!("{}", path.display()))?)
+            .with_context(|| format!("{}", path.display()))?;
+    let cells = summary_cells(&report).with_context(|| format!("{}: unexpected content", path.display()))?;
+    println!("{}", jobs::CellSummary::table(&cells));
+    println!("{} rows in {}", report["games"], dir.join("games").display());
     println!("report: {}", dir.join("report/report.md").display());
     Ok(())
+}
+
+/// The per-cell summary table's rows, from report.json's cells.
+fn summary_cells(report: &serde_json::Value) -> Option<Vec<jobs::CellSummary>> {
+    let mut out = Vec::new();
+    for c in report["cells"].as_array()? {
+        for (engine, key) in [
+            (engine::PlayerEngine::MStar, "mstar"),
+            (engine::PlayerEngine::Expectimax, "expectimax"),
+        ] {
+            let e = &c[key];
+            out.push(jobs::CellSummary {
+                information_source: jobs::Source::parse(c["information_source"].as_str()?)?,
+                observability: c["observability"].as_str()?.parse().ok()?,
+                target: c["target"].as_str()?.parse().ok()?,
+                engine,
+                games: e["games"].as_u64()?,
+                mean_score_diff: e["mean_score_diff"].as_f64()?,
+                wins_or_ties: e["wins_or_ties"].as_u64()?,
+                predictions: e["predictions"].as_u64()?,
+                predictions_correct: e["predictions_correct"].as_u64()?,
+            });
+        }
+    }
+    out.sort_by_key(|c| (c.information_source, c.observability as u8, c.target, c.engine as u8));
+    Some(out)
 }
 
 /// Submits the spec and shows progress until the experiment ends.
