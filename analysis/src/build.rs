@@ -240,15 +240,59 @@ pub fn build_from_rows<'a>(
 
 /// Reads an experiment directory partition by partition (only one in memory
 /// at a time) and its classifier report.
+///
+/// A directory with an owner record (`_experiment.json`, written by the
+/// coordinator) is read by its spec: exactly the spec's partitions, each of
+/// which must hold the experiment's own rows for its shard's games; any other
+/// file is ignored. A directory without one (made by hand) is read by the
+/// glob `games/part-*.parquet`.
 pub fn build(dir: &Path) -> Result<Report, ReportError> {
-    let parts = jobs::partitions(dir)?;
-    if parts.is_empty() {
-        return Err(ReportError::Empty(dir.join("games")));
-    }
     let mut acc = Accumulator::default();
-    for p in parts {
-        for (experiment, row) in jobs::read_partition(&p)? {
-            acc.add(&experiment, &row);
+    match jobs::layout::Owner::read(dir)? {
+        Some(owner) => {
+            let spec = jobs::Spec::from_toml(&owner.spec_toml).map_err(|e| ReportError::File {
+                path: dir.join(jobs::layout::OWNER_FILE),
+                message: format!("its spec is invalid: {e}"),
+            })?;
+            for shard in jobs::shards(&spec) {
+                let p = dir.join("games").join(jobs::part_file(shard.index));
+                let range = shard.first_game..shard.first_game + shard.games;
+                let rows = jobs::read_partition(&p)?;
+                if rows.len() as u64 != shard.games {
+                    return Err(ReportError::File {
+                        path: p,
+                        message: format!(
+                            "holds {} rows; shard {} has {} games",
+                            rows.len(),
+                            shard.index,
+                            shard.games
+                        ),
+                    });
+                }
+                for (experiment, row) in rows {
+                    if experiment != spec.name || !range.contains(&row.game_index) {
+                        return Err(ReportError::File {
+                            path: p,
+                            message: format!(
+                                "holds game {} of experiment {experiment:?}, not of {} (shard {} is games {}..{})",
+                                row.game_index, owner.id, shard.index, range.start, range.end
+                            ),
+                        });
+                    }
+                    acc.add(&experiment, &row);
+                }
+            }
+        }
+        None => {
+            let parts = jobs::partitions(dir)?;
+            if parts.is_empty() {
+                return Err(ReportError::Empty(dir.join("games")));
+            }
+            for p in parts {
+                for (experiment, row) in jobs::read_partition(&p)? {
+                    acc.add(&experiment, &row);
+                }
+            }
         }
     }
     let cpath = dir.join("classifier/report.json");

@@ -13,6 +13,7 @@ use engine::{
 
 use crate::args::parse_states;
 use crate::solve::solve;
+use crate::text::plural;
 
 #[derive(Debug, Args)]
 pub struct BenchArgs {
@@ -38,8 +39,9 @@ pub fn run(args: BenchArgs) -> Result<()> {
     let all: Vec<u64> = (0..rules.starting_states()).collect();
     let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
     println!(
-        "muggins bench: thesis rules (double-3, hands 3, boneyard 4), {} runs each, median, {cores} cores",
-        args.runs
+        "muggins bench: thesis rules (double-3, hands 3, boneyard 4), {} each, median, {}",
+        plural(args.runs as u64, "run"),
+        plural(cores as u64, "core")
     );
     println!();
     println!(
@@ -47,7 +49,7 @@ pub fn run(args: BenchArgs) -> Result<()> {
         "solve (cold table)",
         "states",
         "1 thread",
-        format!("{cores} threads"),
+        plural(cores as u64, "thread"),
         "nodes"
     );
     for engine in EngineKind::ALL {
@@ -161,7 +163,7 @@ fn classifier_bench(rules: &Rules, runs: usize) -> Result<()> {
         "training games",
         games,
         ms(median(times)),
-        format!("{} samples", samples.len())
+        plural(samples.len() as u64, "sample")
     );
     let mut times = Vec::new();
     let mut right = 0;

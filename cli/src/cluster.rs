@@ -32,6 +32,21 @@ pub struct CoordinatorUrl {
 }
 
 impl CoordinatorUrl {
+    /// A client of the coordinator, and what its errors are to be read against.
+    async fn open(&self) -> Result<(Client, Rpc)> {
+        // The URL first: a bad URL is the likelier mistake than a bad CA file.
+        proto::client::check_url(&self.coordinator, self.tls_ca.is_some())
+            .map_err(|e| url_error(&self.coordinator, e))?;
+        let client = connect(&self.coordinator, self.token.as_deref(), self.tls()?).await?;
+        Ok((
+            client,
+            Rpc {
+                url: self.coordinator.clone(),
+                token_given: self.token.is_some(),
+            },
+        ))
+    }
+
     fn tls(&self) -> Result<Option<proto::client::ClientTls>> {
         let Some(ca) = &self.tls_ca else { return Ok(None) };
         let ca_pem = std::fs::read(ca).with_context(|| format!("--tls-ca {}", ca.display()))?;
@@ -52,7 +67,8 @@ pub struct RunArgs {
     /// Workers to start in this process (default: one per core).
     #[arg(long)]
     pub workers: Option<usize>,
-    /// Threads in all (default: all cores), shared among the workers.
+    /// Threads in all, shared among the workers (default: all cores, and at
+    /// least one per worker). Fewer threads than workers is refused.
     #[arg(long)]
     pub threads: Option<usize>,
 }
@@ -141,8 +157,10 @@ pub struct CancelArgs {
 fn init_logs(default: &str, json: bool) {
     let filter = tracing_subscriber::EnvFilter::try_from_env("MUGGINS_LOG")
         .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new(default));
+    // Colours only for a terminal: escape codes garble log files and collectors.
     let b = tracing_subscriber::fmt()
         .with_env_filter(filter)
+        .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()))
         .with_writer(std::io::stderr);
     let _ = if json { b.json().try_init() } else { b.try_init() };
 }
@@ -173,14 +191,122 @@ async fn termination() {
     let _ = tokio::signal::ctrl_c().await;
 }
 
+/// How long a client waits for the coordinator to accept a connection.
+const CONNECT_TIMEOUT: Duration = Duration::from_secs(5);
+
 async fn connect(url: &str, token: Option<&str>, tls: Option<proto::client::ClientTls>) -> Result<Client> {
     let ch = proto::client::endpoint(url, tls.as_ref())
-        .with_context(|| format!("--coordinator {url:?} is not a valid URL (or --tls-ca is not a certificate)"))?
-        .connect_timeout(Duration::from_secs(5))
+        .map_err(|e| url_error(url, e))?
+        .connect_timeout(CONNECT_TIMEOUT)
         .connect()
         .await
-        .with_context(|| format!("cannot reach the coordinator at {url}"))?;
+        .map_err(|e| unreachable(url, &e))?;
     proto::client::new(ch, token).context("--token")
+}
+
+/// A bad coordinator URL, worded as the worker words it.
+fn url_error(url: &str, e: proto::client::EndpointError) -> anyhow::Error {
+    anyhow::anyhow!("coordinator URL {url:?}: {e}")
+}
+
+/// Why nothing answered at `url`, once, without the layers of wrapped
+/// transport errors.
+fn unreachable(url: &str, e: &(dyn std::error::Error + 'static)) -> anyhow::Error {
+    let mut source = Some(e);
+    while let Some(err) = source {
+        if let Some(io) = err.downcast_ref::<std::io::Error>() {
+            match io.kind() {
+                std::io::ErrorKind::ConnectionRefused => {
+                    return anyhow::anyhow!(
+                        "nothing listens at {url} (connection refused): start the coordinator there, or give its \
+                         --listen address with --coordinator or MUGGINS_COORDINATOR"
+                    );
+                }
+                std::io::ErrorKind::TimedOut => break,
+                _ => {}
+            }
+        }
+        source = err.source();
+    }
+    let chain = proto::client::error_chain(e);
+    if chain.contains("timed out") || chain.contains("timeout") {
+        return anyhow::anyhow!(
+            "no answer from {url} within {} s: check the host and port, and that no firewall drops the connection",
+            CONNECT_TIMEOUT.as_secs()
+        );
+    }
+    anyhow::anyhow!("cannot reach the coordinator at {url}: {chain}")
+}
+
+/// What a client needs to explain a refused call.
+#[derive(Debug)]
+struct Rpc {
+    url: String,
+    token_given: bool,
+}
+
+impl Rpc {
+    /// A refused call, explained: a missing or wrong token, a server that is
+    /// not a coordinator, or the coordinator's own message.
+    fn error(&self, s: tonic::Status) -> anyhow::Error {
+        let url = &self.url;
+        if s.message().starts_with("grpc-status header missing") {
+            // An HTTP server answered, but not with gRPC.
+            return anyhow::anyhow!(
+                "{url} is not a muggins coordinator: it answers HTTP but not the coordinator's gRPC ({}); perhaps \
+                 it is the coordinator's metrics port (--metrics-listen): give its --listen address instead",
+                s.message()
+            );
+        }
+        match s.code() {
+            tonic::Code::Unauthenticated if self.token_given => anyhow::anyhow!(
+                "the coordinator at {url} refused the token: set MUGGINS_TOKEN (or --token) to the token the \
+                 coordinator was started with"
+            ),
+            tonic::Code::Unauthenticated => anyhow::anyhow!(
+                "the coordinator at {url} requires a token and none was given: set MUGGINS_TOKEN (or pass --token)"
+            ),
+            tonic::Code::Unavailable => unreachable(url, &s),
+            _ => anyhow::anyhow!("{}", s.message()),
+        }
+    }
+
+    /// A refused call about experiment `id`: when the coordinator knows no
+    /// such experiment, suggests the ids it does know whose name matches.
+    async fn experiment_error(&self, c: &mut Client, id: &str, s: tonic::Status) -> anyhow::Error {
+        if s.code() != tonic::Code::NotFound {
+            return self.error(s);
+        }
+        let known: Vec<String> = match c.list_experiments(ListExperimentsRequest {}).await {
+            Ok(r) => r.into_inner().experiments.into_iter().map(|e| e.id).collect(),
+            Err(_) => return anyhow::anyhow!("no experiment with id {id:?}; `muggins status` lists them"),
+        };
+        anyhow::anyhow!("no experiment with id {id:?}; {}", suggest(id, &known))
+    }
+}
+
+/// The name part of an experiment id `<name>-<12 hex digits>`, if it is one.
+fn id_name(id: &str) -> Option<&str> {
+    let (name, hash) = id.rsplit_once('-')?;
+    (hash.len() == 12 && hash.bytes().all(|b| b.is_ascii_hexdigit())).then_some(name)
+}
+
+/// What to say after "no experiment with id ..." given the ids there are.
+fn suggest(given: &str, known: &[String]) -> String {
+    if known.is_empty() {
+        return "the coordinator has no experiments (submit one with `muggins submit SPEC`)".into();
+    }
+    let name = id_name(given).unwrap_or(given);
+    let matching: Vec<&str> = known
+        .iter()
+        .filter(|k| id_name(k) == Some(name) || (k.starts_with(given) && !given.is_empty()))
+        .map(String::as_str)
+        .collect();
+    match matching.as_slice() {
+        [] => format!("the experiments are: {}", known.join(", ")),
+        [one] => format!("did you mean {one}?"),
+        many => format!("did you mean one of {}?", many.join(", ")),
+    }
 }
 
 fn read_spec(path: &Path) -> Result<String> {
@@ -212,8 +338,12 @@ fn describe(e: &Experiment) -> String {
         .iter()
         .map(|s| {
             format!(
-                "{} {}/{} tasks ({} running, {} failed)",
-                s.name, s.tasks_done, s.tasks_total, s.tasks_running, s.tasks_failed
+                "{} {}/{} ({} running, {} failed)",
+                s.name,
+                s.tasks_done,
+                crate::text::plural(s.tasks_total, "task"),
+                s.tasks_running,
+                s.tasks_failed
             )
         })
         .collect();
@@ -223,11 +353,11 @@ fn describe(e: &Experiment) -> String {
         String::new()
     };
     let mut s = format!(
-        "{}  {}  {}/{} games ({:.1}%), {:.0} games/s{eta}; {}",
+        "{}  {}  {}/{} ({:.1}%), {:.0} games/s{eta}; {}",
         e.id,
         state_name(e.state),
         e.games_done,
-        e.games_total,
+        crate::text::plural(e.games_total, "game"),
         100.0 * e.games_done as f64 / e.games_total.max(1) as f64,
         e.games_per_second,
         tasks.join(", ")
@@ -308,11 +438,11 @@ pub fn submit(a: SubmitArgs) -> Result<()> {
     let text = read_spec(&a.spec)?;
     jobs::Spec::from_toml(&text).with_context(|| format!("spec {}", a.spec.display()))?;
     runtime()?.block_on(async {
-        let mut c = connect(&a.url.coordinator, a.url.token.as_deref(), a.url.tls()?).await?;
+        let (mut c, rpc) = a.url.open().await?;
         let r = c
             .submit_experiment(SubmitExperimentRequest { spec_toml: text })
             .await
-            .map_err(|s| anyhow::anyhow!("{}", s.message()))?
+            .map_err(|s| rpc.error(s))?
             .into_inner();
         let e = r.experiment.context("the coordinator returned no experiment")?;
         if !r.created {
@@ -326,14 +456,17 @@ pub fn submit(a: SubmitArgs) -> Result<()> {
 
 pub fn status(a: StatusArgs) -> Result<()> {
     runtime()?.block_on(async {
-        let mut c = connect(&a.url.coordinator, a.url.token.as_deref(), a.url.tls()?).await?;
+        if a.id.is_none() && a.watch {
+            bail!("--watch needs an experiment id (`muggins status` lists them)");
+        }
+        let (mut c, rpc) = a.url.open().await?;
         match (a.id, a.watch) {
-            (None, true) => bail!("--watch needs an experiment id"),
+            (None, true) => unreachable!("refused above"),
             (None, false) => {
                 let list = c
                     .list_experiments(ListExperimentsRequest {})
                     .await
-                    .map_err(|s| anyhow::anyhow!("{}", s.message()))?;
+                    .map_err(|s| rpc.error(s))?;
                 let list = list.into_inner().experiments;
                 if list.is_empty() {
                     println!("no experiments");
@@ -343,20 +476,19 @@ pub fn status(a: StatusArgs) -> Result<()> {
                 }
             }
             (Some(id), false) => {
-                let e = c
-                    .get_experiment(GetExperimentRequest { id })
-                    .await
-                    .map_err(|s| anyhow::anyhow!("{}", s.message()))?;
+                let e = match c.get_experiment(GetExperimentRequest { id: id.clone() }).await {
+                    Ok(e) => e,
+                    Err(s) => return Err(rpc.experiment_error(&mut c, &id, s).await),
+                };
                 println!("{}", describe(&e.into_inner()));
             }
             (Some(id), true) => {
-                let mut stream = c
-                    .watch_experiment(GetExperimentRequest { id })
-                    .await
-                    .map_err(|s| anyhow::anyhow!("{}", s.message()))?
-                    .into_inner();
+                let mut stream = match c.watch_experiment(GetExperimentRequest { id: id.clone() }).await {
+                    Ok(s) => s.into_inner(),
+                    Err(s) => return Err(rpc.experiment_error(&mut c, &id, s).await),
+                };
                 let mut last = None;
-                while let Some(e) = stream.message().await.map_err(|s| anyhow::anyhow!("{}", s.message()))? {
+                while let Some(e) = stream.message().await.map_err(|s| rpc.error(s))? {
                     println!("{}", describe(&e));
                     last = Some(e);
                 }
@@ -373,15 +505,61 @@ pub fn status(a: StatusArgs) -> Result<()> {
 
 pub fn cancel(a: CancelArgs) -> Result<()> {
     runtime()?.block_on(async {
-        let mut c = connect(&a.url.coordinator, a.url.token.as_deref(), a.url.tls()?).await?;
-        let e = c
-            .cancel_experiment(CancelExperimentRequest { id: a.id })
-            .await
-            .map_err(|s| anyhow::anyhow!("{}", s.message()))?
-            .into_inner();
+        let (mut c, rpc) = a.url.open().await?;
+        let e = match c.cancel_experiment(CancelExperimentRequest { id: a.id.clone() }).await {
+            Ok(e) => e.into_inner(),
+            Err(s) => return Err(rpc.experiment_error(&mut c, &a.id, s).await),
+        };
         println!("{}", describe(&e));
         Ok(())
     })
+}
+
+/// `n` and the noun, singular or plural.
+fn count(n: u64, one: &str, many: &str) -> String {
+    format!("{n} {}", if n == 1 { one } else { many })
+}
+
+/// How many workers and threads `muggins run` starts: `--threads` is the
+/// total, shared among the workers, and every worker needs one.
+pub fn run_shape(workers: Option<usize>, threads: Option<usize>, cores: usize) -> Result<(usize, usize)> {
+    if workers == Some(0) {
+        bail!("--workers 0: at least one worker is needed");
+    }
+    if threads == Some(0) {
+        bail!("--threads 0: at least one thread is needed");
+    }
+    Ok(match (workers, threads) {
+        (Some(w), Some(t)) if t < w => bail!(
+            "--threads {t} is fewer than --workers {w}: --threads is the total shared among the workers and each \
+             needs at least one; give --threads {w} or more, or --workers {t} or fewer"
+        ),
+        (Some(w), Some(t)) => (w, t),
+        (None, Some(t)) => (cores.min(t), t),
+        (Some(w), None) => (w, cores.max(w)),
+        (None, None) => (cores, cores),
+    })
+}
+
+/// Holds `<out>/.muggins-run.lock` for the life of a run, so two runs never
+/// share one results directory (and its state file).
+fn lock_out_dir(out: &Path) -> Result<std::fs::File> {
+    let path = out.join(".muggins-run.lock");
+    let f = std::fs::OpenOptions::new()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .open(&path)
+        .with_context(|| format!("--out {}: cannot create {}", out.display(), path.display()))?;
+    match f.try_lock() {
+        Ok(()) => Ok(f),
+        Err(std::fs::TryLockError::WouldBlock) => bail!(
+            "another `muggins run` is using --out {} (it holds {}); wait for it, or give another --out",
+            out.display(),
+            path.display()
+        ),
+        Err(std::fs::TryLockError::Error(e)) => Err(e).with_context(|| format!("locking {}", path.display())),
+    }
 }
 
 /// `muggins run`: a coordinator and workers in this process, over loopback gRPC.
@@ -395,22 +573,17 @@ pub fn run(a: RunArgs) -> Result<()> {
         ),
     };
     let spec = jobs::Spec::from_toml(&text).with_context(|| format!("spec {origin}"))?;
-    let n_workers = a.workers.unwrap_or_else(cores);
-    if n_workers == 0 {
-        bail!("--workers 0: at least one worker is needed");
-    }
-    if a.threads == Some(0) {
-        bail!("--threads 0: at least one thread is needed");
-    }
-    let threads = a.threads.unwrap_or_else(cores).max(n_workers);
+    let (n_workers, threads) = run_shape(a.workers, a.threads, cores())?;
     std::fs::create_dir_all(&a.out).with_context(|| format!("--out {}: cannot create it", a.out.display()))?;
+    let _lock = lock_out_dir(&a.out)?;
     let state = a.out.join(".muggins-state.sqlite");
     eprintln!(
-        "running {} ({} games in {} shards) from {origin}: {} worker(s), {threads} threads, results in {}",
+        "running {} ({} in {}) from {origin}: {}, {}, results in {}",
         spec.name,
-        spec.games(),
-        jobs::shards(&spec).len(),
-        n_workers,
+        count(spec.games(), "game", "games"),
+        count(jobs::shards(&spec).len() as u64, "shard", "shards"),
+        count(n_workers as u64, "worker", "workers"),
+        count(threads as u64, "thread", "threads"),
         a.out.join(&spec.output).display()
     );
     let rt = runtime()?;
@@ -423,11 +596,11 @@ pub fn run(a: RunArgs) -> Result<()> {
         let until = |mut rx: tokio::sync::watch::Receiver<bool>| async move {
             let _ = rx.wait_for(|s| *s).await;
         };
-        let server = tokio::spawn(coordinator::serve(
-            listener,
-            coordinator::Config::new(state.clone(), a.out.clone()),
-            until(stop_rx.clone()),
-        ));
+        let mut config = coordinator::Config::new(state.clone(), a.out.clone());
+        // Leases of this directory's previous run (stopped by Ctrl-C) are
+        // given back at once instead of waiting out their expiry.
+        config.release_leases_of = Some(LOCAL_WORKER_PREFIX.into());
+        let server = tokio::spawn(coordinator::serve(listener, config, until(stop_rx.clone())));
         let mut workers = Vec::new();
         for k in 0..n_workers {
             let share = threads / n_workers + usize::from(k < threads % n_workers);
@@ -435,7 +608,7 @@ pub fn run(a: RunArgs) -> Result<()> {
                 coordinator: url.clone(),
                 results: a.out.clone(),
                 threads: share,
-                worker_id: format!("local-{k}"),
+                worker_id: format!("{LOCAL_WORKER_PREFIX}{k}"),
                 exit_when_done: false,
                 grace: Duration::from_secs(5),
                 auth: Default::default(),
@@ -443,14 +616,14 @@ pub fn run(a: RunArgs) -> Result<()> {
             };
             workers.push(tokio::spawn(worker::run(config, until(stop_rx.clone()))));
         }
-        let outcome = drive(&url, &text, spec.games()).await;
+        let outcome = drive(&url, &text).await;
         let _ = stop_tx.send(true);
         for w in workers {
             let _ = w.await;
         }
         match server.await {
             Ok(Ok(())) => {}
-            Ok(Err(e)) => return Err(anyhow::Error::from(e).context("the coordinator stopped")),
+            Ok(Err(e)) => return Err(anyhow::Error::from(e)),
             Err(e) => bail!("the coordinator task failed: {e}"),
         }
         outcome
@@ -476,6 +649,9 @@ pub fn run(a: RunArgs) -> Result<()> {
     println!("report: {}", dir.join("report/report.md").display());
     Ok(())
 }
+
+/// The ids of `muggins run`'s in-process workers start with this.
+const LOCAL_WORKER_PREFIX: &str = "local-";
 
 /// The per-cell summary table's rows, from report.json's cells.
 fn summary_cells(report: &serde_json::Value) -> Option<Vec<jobs::CellSummary>> {
@@ -503,8 +679,44 @@ fn summary_cells(report: &serde_json::Value) -> Option<Vec<jobs::CellSummary>> {
     Some(out)
 }
 
-/// Submits the spec and shows progress until the experiment ends.
-async fn drive(url: &str, text: &str, games: u64) -> Result<Experiment> {
+/// The stage an experiment is in: the first whose tasks are not all done.
+fn current_stage(e: &Experiment) -> Option<&proto::Stage> {
+    e.stages.iter().find(|s| s.tasks_done < s.tasks_total)
+}
+
+/// (stage name, done, total, unit) of an experiment's progress: games in
+/// the grid stage, tasks in the others.
+fn progress(e: &Experiment) -> (String, u64, u64, &'static str) {
+    match current_stage(e) {
+        Some(s) if s.name == "games" => ("games".into(), e.games_done, e.games_total, "games"),
+        Some(s) => (s.name.clone(), s.tasks_done, s.tasks_total, "tasks"),
+        None => ("done".into(), e.games_done, e.games_total, "games"),
+    }
+}
+
+/// One plain progress line (for logs, when stderr is not a terminal).
+fn progress_line(e: &Experiment, elapsed: Duration) -> String {
+    let (stage, done, total, unit) = progress(e);
+    let pct = 100.0 * done as f64 / total.max(1) as f64;
+    let mut line = format!(
+        "[{:>6.0} s] {stage}: {done}/{total} {unit} ({pct:.1}%)",
+        elapsed.as_secs_f64()
+    );
+    if stage == "games" {
+        line.push_str(&format!(", {:.0} games/s", e.games_per_second));
+        if e.eta_seconds >= 0.0 {
+            line.push_str(&format!(", ETA {:.0} s", e.eta_seconds));
+        }
+    }
+    line
+}
+
+/// How often a progress line is printed when stderr is not a terminal.
+const PLAIN_PROGRESS_EVERY: Duration = Duration::from_secs(10);
+
+/// Submits the spec and shows progress until the experiment ends: a bar
+/// naming the stage on a terminal, else a plain line every 10 s.
+async fn drive(url: &str, text: &str) -> Result<Experiment> {
     let mut client = None;
     for _ in 0..100 {
         match connect(url, None, None).await {
@@ -526,15 +738,22 @@ async fn drive(url: &str, text: &str, games: u64) -> Result<Experiment> {
     let e = r.experiment.context("no experiment returned")?;
     if !r.created {
         eprintln!(
-            "resuming experiment {} ({} of {} games already done)",
+            "resuming experiment {} ({} of {} games already done, files checked)",
             e.id, e.games_done, e.games_total
         );
     }
-    let bar = indicatif::ProgressBar::new(games);
+    eprintln!(
+        "coordinator at {url}: `muggins status {} --watch --coordinator {url}` follows this run",
+        e.id
+    );
+    let terminal = std::io::IsTerminal::is_terminal(&std::io::stderr());
+    let bar = indicatif::ProgressBar::new(e.games_total);
     bar.set_style(
-        indicatif::ProgressStyle::with_template("{elapsed_precise} [{bar:40}] {pos}/{len} games  {per_sec}  ETA {eta}")
-            .expect("a valid template")
-            .progress_chars("=> "),
+        indicatif::ProgressStyle::with_template(
+            "{prefix:>8} {elapsed_precise} [{bar:40}] {pos}/{len} {msg}  {per_sec}  ETA {eta}",
+        )
+        .expect("a valid template")
+        .progress_chars("=> "),
     );
     let started = std::time::Instant::now();
     let mut stream = c
@@ -542,18 +761,38 @@ async fn drive(url: &str, text: &str, games: u64) -> Result<Experiment> {
         .await
         .map_err(|s| anyhow::anyhow!("{}", s.message()))?
         .into_inner();
+    let mut tick = tokio::time::interval(PLAIN_PROGRESS_EVERY);
+    tick.tick().await;
+    let mut shown_stage = String::new();
     let mut last = e;
-    while let Some(e) = stream.message().await.map_err(|s| anyhow::anyhow!("{}", s.message()))? {
-        bar.set_position(e.games_done);
-        last = e;
+    loop {
+        tokio::select! {
+            m = stream.message() => {
+                let Some(e) = m.map_err(|s| anyhow::anyhow!("{}", s.message()))? else { break };
+                let (stage, done, total, unit) = progress(&e);
+                if stage != shown_stage {
+                    bar.reset();
+                    bar.set_length(total);
+                    bar.set_prefix(stage.clone());
+                    bar.set_message(unit);
+                    if !terminal && !shown_stage.is_empty() {
+                        eprintln!("{}", progress_line(&e, started.elapsed()));
+                    }
+                    shown_stage = stage;
+                }
+                bar.set_position(done);
+                last = e;
+            }
+            _ = tick.tick(), if !terminal => eprintln!("{}", progress_line(&last, started.elapsed())),
+        }
     }
     bar.finish_and_clear();
     let secs = started.elapsed().as_secs_f64();
     eprintln!(
-        "{} {}: {} games in {:.1} s ({:.0} games/s)",
+        "{} {}: {} in {:.1} s ({:.0} games/s)",
         last.id,
         state_name(last.state),
-        last.games_done,
+        count(last.games_done, "game", "games"),
         secs,
         last.games_done as f64 / secs.max(1e-9)
     );

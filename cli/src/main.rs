@@ -4,7 +4,9 @@ mod args;
 mod bench;
 mod cluster;
 mod play;
+mod report;
 mod solve;
+mod text;
 
 use std::process::ExitCode;
 
@@ -61,9 +63,7 @@ fn main() -> ExitCode {
         Command::Submit(a) => cluster::submit(a),
         Command::Status(a) => cluster::status(a),
         Command::Cancel(a) => cluster::cancel(a),
-        Command::Report(a) => analysis::write_report(&a.dir)
-            .map(|out| println!("{}", out.join("report.md").display()))
-            .map_err(anyhow::Error::from),
+        Command::Report(a) => report::run(&a.dir),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

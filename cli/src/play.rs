@@ -1,6 +1,8 @@
 //! `muggins play`: one game, move by move.
 
-use anyhow::{Result, bail};
+use std::path::{Path, PathBuf};
+
+use anyhow::{Context, Result, bail};
 use clap::Args;
 use engine::{
     Deal, GameConfig, InfoSource, LocalTable, Move, Observability, PlayerEngine, Position, Rules, Searcher, TargetKind,
@@ -30,9 +32,13 @@ pub struct PlayArgs {
     /// full or partial.
     #[arg(long, default_value = "full")]
     pub observability: Observability,
-    /// Where M* takes its target model from: oracle.
-    #[arg(long, default_value = "oracle")]
-    pub source: String,
+    /// Where M* takes its target model from: oracle, classifier or bayes.
+    #[arg(long, default_value = "oracle", value_parser = parse_source)]
+    pub source: jobs::Source,
+    /// The trained classifier (a model artifact, e.g.
+    /// <results>/<experiment>/classifier/model-<hash>.json); needed by --source classifier.
+    #[arg(long)]
+    pub model: Option<PathBuf>,
     #[command(flatten)]
     pub search: SearchArgs,
     #[command(flatten)]
@@ -45,12 +51,24 @@ pub struct PlayArgs {
 pub fn run(args: PlayArgs) -> Result<()> {
     let rules = args.rules.rules()?;
     let config = args.search.config()?;
-    let source = match args.source.as_str() {
-        "oracle" => InfoSource::Oracle,
-        "classifier" => {
-            bail!("--source classifier: no trained opponent classifier is available in this build; use --source oracle")
-        }
-        other => bail!("--source {other:?}: expected oracle"),
+    let model = match (args.source, &args.model) {
+        (jobs::Source::Classifier, Some(path)) => Some(load_model(path)?),
+        (jobs::Source::Classifier, None) => bail!(
+            "--source classifier needs the trained classifier: give --model FILE, the model artifact of a fitted \
+             experiment (<results>/<experiment>/classifier/model-<hash>.json)"
+        ),
+        (other, Some(path)) => bail!(
+            "--model {}: only --source classifier uses a model, not --source {}; leave --model out",
+            path.display(),
+            other.name()
+        ),
+        (_, None) => None,
+    };
+    // `model` is set exactly when the source is the classifier (checked above).
+    let source = match (args.source, &model) {
+        (_, Some((m, _))) => InfoSource::Classifier(m),
+        (jobs::Source::Bayes, None) => InfoSource::Bayes,
+        (_, None) => InfoSource::Oracle,
     };
     let game = GameConfig {
         seed: args.seed,
@@ -76,7 +94,8 @@ pub fn run(args: PlayArgs) -> Result<()> {
             "starting_state": args.state,
             "repeat": args.repeat,
             "engine": args.engine,
-            "information_source": args.source,
+            "information_source": args.source.name(),
+            "model_hash": model.as_ref().map(|(_, hash)| hash),
             "target": args.target,
             "observability": args.observability,
             "deal": { "player": names(deal.player), "target": names(deal.target), "boneyard": names(deal.boneyard) },
@@ -99,7 +118,13 @@ pub fn run(args: PlayArgs) -> Result<()> {
     }
     println!(
         "state {} repeat {} seed {}: {} ({}) against {}, {} observation",
-        args.state, args.repeat, args.seed, args.engine, args.source, args.target, args.observability
+        args.state,
+        args.repeat,
+        args.seed,
+        args.engine,
+        args.source.name(),
+        args.target,
+        args.observability
     );
     println!("deal: {}", deal.describe(&rules));
     println!();
@@ -123,6 +148,31 @@ pub fn run(args: PlayArgs) -> Result<()> {
         record.nodes
     );
     Ok(())
+}
+
+fn parse_source(s: &str) -> Result<jobs::Source, String> {
+    jobs::Source::parse(s).ok_or_else(|| format!("expected oracle, classifier or bayes, got {s:?}"))
+}
+
+/// A model artifact and its hash. A file named `model-<hash>.json`, as the fit stage
+/// writes it, must hold exactly that content; any other name is taken as it is.
+fn load_model(path: &Path) -> Result<(classifier::Artifact, String)> {
+    let bytes =
+        std::fs::read(path).with_context(|| format!("--model {}: cannot read the model artifact", path.display()))?;
+    let named = path
+        .file_name()
+        .and_then(|n| n.to_str())
+        .and_then(|n| n.strip_prefix("model-")?.strip_suffix(".json"))
+        .filter(|h| h.len() == 64 && h.bytes().all(|b| b.is_ascii_hexdigit()));
+    let expected = named.map_or_else(|| classifier::sha256_hex(&bytes), str::to_string);
+    let artifact = classifier::Artifact::from_bytes(&bytes, &expected).with_context(|| {
+        format!(
+            "--model {}: not a usable model artifact (use the classifier/model-<hash>.json that an experiment's fit \
+             stage wrote)",
+            path.display()
+        )
+    })?;
+    Ok((artifact, expected))
 }
 
 fn print_moves(rules: &Rules, deal: &Deal, moves: &[Move]) {

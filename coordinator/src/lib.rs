@@ -5,6 +5,7 @@
 //! [`serve`] runs the service on a listener until `shutdown` resolves, so tests
 //! start it in-process on `127.0.0.1:0`.
 
+mod files;
 mod metrics;
 mod service;
 mod store;
@@ -15,7 +16,7 @@ use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
 
-pub use service::CoordinatorService;
+pub use service::{CoordinatorService, truncate_chars};
 pub use store::{MAX_FAILURES, MAX_WORKER_FAILURES, Store, StoreError};
 
 /// A bearer token. Its `Debug` never shows it.
@@ -91,6 +92,9 @@ pub struct Config {
     pub token: Token,
     /// When set, the coordinator speaks TLS (rustls) only.
     pub tls: Option<Tls>,
+    /// At start, give back the leases of workers whose id starts with this
+    /// (`muggins run`: its in-process workers of a previous run are gone).
+    pub release_leases_of: Option<String>,
 }
 
 impl Config {
@@ -102,6 +106,7 @@ impl Config {
             sweep_every: Duration::from_millis(200),
             token: Token::default(),
             tls: None,
+            release_leases_of: None,
         }
     }
 }
@@ -109,10 +114,16 @@ impl Config {
 /// Why the coordinator could not run.
 #[derive(Debug, thiserror::Error)]
 pub enum ServeError {
-    #[error("results root {path}: {source}")]
-    Results { path: PathBuf, source: std::io::Error },
-    #[error("state database {path}: {source}")]
-    State { path: PathBuf, source: StoreError },
+    #[error("results root {path}: {message}")]
+    Results { path: PathBuf, message: String },
+    #[error("--state {path}: cannot create its directory {dir}: {message}")]
+    StateDir {
+        path: PathBuf,
+        dir: PathBuf,
+        message: String,
+    },
+    #[error("{0}")]
+    State(String),
     #[error("gRPC server: {0}")]
     Transport(#[from] tonic::transport::Error),
     #[error("gRPC reflection: {0}")]
@@ -149,23 +160,31 @@ pub async fn serve_with_metrics(
     config: Config,
     shutdown: impl Future<Output = ()> + Send + 'static,
 ) -> Result<(), ServeError> {
-    std::fs::create_dir_all(&config.results).map_err(|source| ServeError::Results {
+    let results_error = |e: std::io::Error| ServeError::Results {
         path: config.results.clone(),
-        source,
-    })?;
+        message: e.to_string(),
+    };
+    std::fs::create_dir_all(&config.results).map_err(results_error)?;
+    let marker = files::ensure_marker(&config.results).map_err(results_error)?;
     if let Some(parent) = config.state.parent().filter(|p| !p.as_os_str().is_empty()) {
-        std::fs::create_dir_all(parent).map_err(|source| ServeError::Results {
-            path: parent.to_path_buf(),
-            source,
+        std::fs::create_dir_all(parent).map_err(|e| ServeError::StateDir {
+            path: config.state.clone(),
+            dir: parent.to_path_buf(),
+            message: e.to_string(),
         })?;
     }
-    let store = Store::open(&config.state).map_err(|source| ServeError::State {
-        path: config.state.clone(),
-        source,
-    })?;
+    let mut store = Store::open(&config.state).map_err(|e| ServeError::State(e.to_string()))?;
+    if let Some(prefix) = &config.release_leases_of {
+        let n = store
+            .release_leases_of(prefix)
+            .map_err(|e| ServeError::State(e.to_string()))?;
+        if n > 0 {
+            tracing::info!(tasks = n, "gave back the leases of this run's previous workers");
+        }
+    }
     let running = store.running_ids().unwrap_or_default();
     tracing::info!(experiments = running.len(), state = %config.state.display(), "coordinator resuming");
-    let service = CoordinatorService::new(store, config.clone());
+    let service = CoordinatorService::new(store, config.clone(), marker);
     let sweeper = tokio::spawn(sweeper::run(Arc::clone(service.shared()), config.sweep_every));
     let (stop_tx, stop_rx) = tokio::sync::watch::channel(false);
     let metrics_task = metrics.map(|l| {
@@ -174,9 +193,13 @@ pub async fn serve_with_metrics(
             let _ = rx.wait_for(|v| *v).await;
         }))
     });
+    // Both reflection versions: grpcurl speaks v1, Python's grpcio-reflection v1alpha.
     let reflection = tonic_reflection::server::Builder::configure()
         .register_encoded_file_descriptor_set(proto::FILE_DESCRIPTOR_SET)
         .build_v1()?;
+    let reflection_alpha = tonic_reflection::server::Builder::configure()
+        .register_encoded_file_descriptor_set(proto::FILE_DESCRIPTOR_SET)
+        .build_v1alpha()?;
     let check = CheckToken(config.token.clone(), Arc::clone(service.shared()));
     let mut builder = tonic::transport::Server::builder();
     if let Some(tls) = &config.tls {
@@ -186,6 +209,10 @@ pub async fn serve_with_metrics(
     let result = builder
         .add_service(tonic::service::interceptor::InterceptedService::new(
             reflection,
+            check.clone(),
+        ))
+        .add_service(tonic::service::interceptor::InterceptedService::new(
+            reflection_alpha,
             check.clone(),
         ))
         .add_service(tonic::service::interceptor::InterceptedService::new(

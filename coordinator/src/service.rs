@@ -24,6 +24,8 @@ pub struct Shared {
     /// Recent (time, games done) samples per experiment, for rates and ETAs.
     samples: Mutex<HashMap<String, VecDeque<(i64, u64)>>>,
     pub metrics: crate::metrics::Metrics,
+    /// The content of the results root's marker file, which workers must echo.
+    pub marker: String,
 }
 
 impl Shared {
@@ -39,13 +41,14 @@ pub struct CoordinatorService {
 }
 
 impl CoordinatorService {
-    pub fn new(store: Store, config: Config) -> CoordinatorService {
+    pub fn new(store: Store, config: Config, marker: String) -> CoordinatorService {
         CoordinatorService {
             shared: Arc::new(Shared {
                 store: Mutex::new(store),
                 config,
                 samples: Mutex::new(HashMap::new()),
                 metrics: Default::default(),
+                marker,
             }),
         }
     }
@@ -131,7 +134,25 @@ fn status(e: StoreError) -> Status {
             tracing::error!(error = %e, "state database error");
             Status::internal(format!("state database error: {e}"))
         }
+        StoreError::Open(m) => Status::internal(m),
     }
+}
+
+/// `s` cut to at most `max` bytes, on a character boundary.
+pub fn truncate_chars(s: &mut String, max: usize) {
+    if s.len() > max {
+        let mut end = max;
+        while !s.is_char_boundary(end) {
+            end -= 1;
+        }
+        s.truncate(end);
+    }
+}
+
+async fn blocking<T: Send + 'static>(f: impl FnOnce() -> T + Send + 'static) -> Result<T, Status> {
+    tokio::task::spawn_blocking(f)
+        .await
+        .map_err(|e| Status::internal(format!("the request's work failed: {e}")))
 }
 
 fn check_len(field: &str, value: &str, max: usize) -> Result<(), Status> {
@@ -161,11 +182,12 @@ impl Coordinator for CoordinatorService {
     ) -> Result<Response<SubmitExperimentResponse>, Status> {
         let text = request.into_inner().spec_toml;
         let spec = jobs::Spec::from_toml(&text).map_err(|e| Status::invalid_argument(e.to_string()))?;
-        let dir = self.shared.config.results.join(&spec.output).join("games");
-        std::fs::create_dir_all(&dir)
-            .map_err(|e| Status::internal(format!("cannot create results directory {}: {e}", dir.display())))?;
-        let (id, created) = self.shared.store().submit(&spec, &text).map_err(status)?;
-        tracing::info!(%id, created, games = spec.games(), "experiment submitted");
+        let shared = Arc::clone(&self.shared);
+        let games = spec.games();
+        let (id, created) = blocking(move || crate::files::submit(&shared, &spec, &text))
+            .await?
+            .map_err(status)?;
+        tracing::info!(%id, created, games, "experiment submitted");
         Ok(Response::new(SubmitExperimentResponse {
             experiment: Some(self.get(&id)?),
             created,
@@ -237,6 +259,22 @@ impl Coordinator for CoordinatorService {
     async fn lease_task(&self, request: Request<LeaseTaskRequest>) -> Result<Response<LeaseTaskResponse>, Status> {
         let r = request.into_inner();
         require("worker_id", &r.worker_id)?;
+        check_len("results_root", &r.results_root, 4096)?;
+        if r.results_marker != self.shared.marker {
+            let theirs = if r.results_root.is_empty() {
+                "its results root".to_string()
+            } else {
+                r.results_root.clone()
+            };
+            tracing::error!(worker = %r.worker_id, worker_results = %theirs, "worker refused: it does not see this coordinator's results root");
+            return Err(Status::failed_precondition(format!(
+                "worker {} uses results root {theirs}, which is not this coordinator's results root {} (its marker file {} \
+                 is missing there or different): start the worker with --results naming the same shared directory",
+                r.worker_id,
+                crate::files::display_root(&self.shared.config.results),
+                jobs::layout::RESULTS_MARKER
+            )));
+        }
         self.shared.metrics.seen(&r.worker_id);
         let mut store = self.shared.store();
         let leased = store.lease(&r.worker_id, self.lease_ms()).map_err(status)?;
@@ -290,6 +328,12 @@ impl Coordinator for CoordinatorService {
                 cancel: false,
                 lease_ms: 0,
             },
+            HeartbeatOutcome::BadProgress { games } => {
+                return Err(Status::invalid_argument(format!(
+                    "games_done = {} but task {} holds {games} games",
+                    r.games_done, r.task_id
+                )));
+            }
         }))
     }
 
@@ -302,12 +346,11 @@ impl Coordinator for CoordinatorService {
         require("task_id", &r.task_id)?;
         require("lease_token", &r.lease_token)?;
         check_len("checksum", &r.checksum, 128)?;
-        check_len("temp_file", &r.temp_file, 1024)?;
-        let outcome = self
-            .shared
-            .store()
-            .complete(&r.task_id, &r.lease_token, r.rows, &r.checksum, &r.temp_file)
-            .map_err(status)?;
+        check_len("file_sha256", &r.file_sha256, 128)?;
+        check_len("temp_file", &r.temp_file, jobs::MAX_PATH_BYTES)?;
+        let shared = Arc::clone(&self.shared);
+        let (task, worker) = (r.task_id.clone(), r.worker_id.clone());
+        let outcome = blocking(move || complete(&shared, &r)).await?.map_err(status)?;
         Ok(Response::new(match outcome {
             CompleteOutcome::Accepted { final_file } => {
                 Metrics::inc(&self.shared.metrics.completions);
@@ -319,7 +362,7 @@ impl Coordinator for CoordinatorService {
             }
             CompleteOutcome::Refused(reason) => {
                 Metrics::inc(&self.shared.metrics.stale_completions);
-                tracing::warn!(task = %r.task_id, worker = %r.worker_id, %reason, "completion refused");
+                tracing::warn!(%task, %worker, %reason, "completion refused");
                 CompleteTaskResponse {
                     accepted: false,
                     reason,
@@ -335,7 +378,7 @@ impl Coordinator for CoordinatorService {
         require("task_id", &r.task_id)?;
         require("lease_token", &r.lease_token)?;
         let mut error = r.error;
-        error.truncate(8192);
+        truncate_chars(&mut error, 8192);
         let outcome = self
             .shared
             .store()
@@ -357,4 +400,50 @@ impl Coordinator for CoordinatorService {
         };
         Ok(Response::new(FailTaskResponse { accepted, reason }))
     }
+}
+
+/// A completion: the lease is checked, then the file it names (outside the
+/// store's lock: hashing a partition takes a moment), then it is recorded.
+/// A missing or mismatched file counts as a failure of that worker.
+fn complete(shared: &Shared, r: &CompleteTaskRequest) -> Result<CompleteOutcome, StoreError> {
+    use crate::files::{Completion, Refusal, check_completion};
+    let target = match shared.store().completion_target(&r.task_id, &r.lease_token)? {
+        Ok(t) => t,
+        Err(reason) => return Ok(CompleteOutcome::Refused(reason)),
+    };
+    let c = Completion {
+        worker_id: &r.worker_id,
+        task_id: &r.task_id,
+        rows: r.rows,
+        checksum: &r.checksum,
+        temp_file: &r.temp_file,
+        file_bytes: r.file_bytes,
+        file_sha256: &r.file_sha256,
+    };
+    let outcome = match check_completion(&shared.config.results, &target, &c) {
+        Ok(f) => shared.store().complete(
+            &r.task_id,
+            &r.lease_token,
+            r.rows,
+            &r.checksum,
+            &r.temp_file,
+            &f.final_file,
+            (f.bytes, &f.sha256),
+            f.placed,
+        )?,
+        Err(Refusal::Request(reason)) => CompleteOutcome::Refused(reason),
+        Err(Refusal::File(reason)) => {
+            tracing::error!(task = %r.task_id, worker = %r.worker_id, %reason, "completion refused: its file is not there");
+            let failed = shared
+                .store()
+                .fail(&r.worker_id, &r.task_id, &r.lease_token, &reason, true, false)?;
+            match failed {
+                FailOutcome::TaskFailed => Metrics::inc(&shared.metrics.tasks_failed),
+                FailOutcome::Requeued => Metrics::inc(&shared.metrics.retries),
+                _ => {}
+            }
+            CompleteOutcome::Refused(reason)
+        }
+    };
+    Ok(outcome)
 }

@@ -2,7 +2,7 @@
 //! (a real file in WAL mode). Every change is one transaction, so a crash at
 //! any point leaves a consistent state that a restart resumes.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::time::{SystemTime, UNIX_EPOCH};
 
 use jobs::Spec;
@@ -19,6 +19,9 @@ pub enum StoreError {
     Conflict(String),
     #[error("state database: {0}")]
     Db(#[from] rusqlite::Error),
+    /// The state file cannot be opened as a muggins state database.
+    #[error("{0}")]
+    Open(String),
 }
 
 pub type Result<T> = std::result::Result<T, StoreError>;
@@ -113,12 +116,33 @@ pub struct DoneTask {
     pub temp_file: String,
     pub final_file: String,
     pub completed_ms: i64,
+    /// The file's size and SHA-256 as checked at completion (None for rows
+    /// completed before they were recorded).
+    pub file_bytes: Option<u64>,
+    /// Whether the file is known to be under its final name.
+    pub placed: bool,
 }
 
 #[derive(Debug)]
 pub enum HeartbeatOutcome {
-    Valid { cancel: bool },
+    Valid {
+        cancel: bool,
+    },
     Invalid,
+    /// More games reported done than the task holds.
+    BadProgress {
+        games: u64,
+    },
+}
+
+/// Where a leased task's completion must have put its file.
+#[derive(Clone, Debug)]
+pub struct CompletionTarget {
+    pub experiment_id: String,
+    pub stage: String,
+    pub shard: u64,
+    pub games: u64,
+    pub output: String,
 }
 
 #[derive(Debug)]
@@ -181,6 +205,9 @@ CREATE TABLE IF NOT EXISTS tasks (
     final_file TEXT,
     completed_ms INTEGER,
     error TEXT,
+    file_bytes INTEGER,
+    file_sha256 TEXT,
+    placed INTEGER NOT NULL DEFAULT 0,
     PRIMARY KEY (experiment_id, task_id)
 );
 CREATE INDEX IF NOT EXISTS tasks_by_state ON tasks (state, experiment_id, stage_seq, seq);
@@ -206,16 +233,67 @@ fn token() -> String {
 }
 
 impl Store {
+    /// Opens (or creates) the state file. Errors name the file and say what
+    /// to do: not a database, in use by another process, unreadable.
     pub fn open(path: &Path) -> Result<Store> {
-        let conn = Connection::open(path)?;
-        conn.pragma_update(None, "journal_mode", "WAL")?;
+        let explain = |e: rusqlite::Error| {
+            use rusqlite::ErrorCode::*;
+            let shown = path.display();
+            StoreError::Open(match e.sqlite_error_code() {
+                Some(NotADatabase) => format!(
+                    "state file {shown} is not a muggins state database (not SQLite); give --state a new file or this coordinator's own"
+                ),
+                Some(DatabaseBusy | DatabaseLocked) => format!(
+                    "state file {shown} is in use by another coordinator or `muggins run` (the database is locked); stop it, or use another --state / --out"
+                ),
+                Some(CannotOpen | PermissionDenied | ReadOnly) => {
+                    format!("state file {shown} cannot be opened for writing: {e}")
+                }
+                _ => format!("state file {shown}: {e}"),
+            })
+        };
+        let conn = Connection::open(path).map_err(explain)?;
+        conn.busy_timeout(std::time::Duration::from_secs(5)).map_err(explain)?;
+        conn.pragma_update(None, "journal_mode", "WAL").map_err(explain)?;
         // NORMAL in WAL mode survives any process crash; an OS crash may lose the
         // last transactions, which only re-leases or re-runs tasks (idempotent).
-        conn.pragma_update(None, "synchronous", "NORMAL")?;
-        conn.pragma_update(None, "foreign_keys", "ON")?;
-        conn.busy_timeout(std::time::Duration::from_secs(5))?;
-        conn.execute_batch(SCHEMA)?;
+        conn.pragma_update(None, "synchronous", "NORMAL").map_err(explain)?;
+        conn.pragma_update(None, "foreign_keys", "ON").map_err(explain)?;
+        conn.execute_batch(SCHEMA).map_err(explain)?;
+        migrate(&conn).map_err(explain)?;
         Ok(Store { conn })
+    }
+
+    /// Gives back every lease held by a worker whose id starts with `prefix`
+    /// (`muggins run` restarting: its previous in-process workers are gone).
+    /// Returns how many.
+    pub fn release_leases_of(&mut self, prefix: &str) -> Result<usize> {
+        let pattern = format!("{}%", prefix.replace('%', "\\%").replace('_', "\\_"));
+        Ok(self.conn.execute(
+            "UPDATE tasks SET state = 'pending', lease_token = NULL, lease_worker = NULL
+             WHERE state = 'leased' AND lease_worker LIKE ?1 ESCAPE '\\'",
+            [pattern],
+        )?)
+    }
+
+    /// The other experiments writing to `output`, with their states.
+    pub fn experiments_with_output(&self, output: &str) -> Result<Vec<(String, ExpState)>> {
+        let mut q = self
+            .conn
+            .prepare("SELECT id, state FROM experiments WHERE output = ?1 ORDER BY created_ms, id")?;
+        let rows = q.query_map([output], |r| Ok((r.get(0)?, ExpState::parse(&r.get::<_, String>(1)?))))?;
+        Ok(rows.collect::<std::result::Result<_, _>>()?)
+    }
+
+    /// The state of experiment `id`, if it exists.
+    pub fn state_of(&self, id: &str) -> Result<Option<ExpState>> {
+        Ok(self
+            .conn
+            .query_row("SELECT state FROM experiments WHERE id = ?1", [id], |r| {
+                r.get::<_, String>(0)
+            })
+            .optional()?
+            .map(|s| ExpState::parse(&s)))
     }
 
     /// The journal mode in force (for tests: "wal").
@@ -228,7 +306,7 @@ impl Store {
     /// Returns the id and whether it was created.
     pub fn submit(&mut self, spec: &Spec, spec_toml: &str) -> Result<(String, bool)> {
         let hash = spec.hash();
-        let id = format!("{}-{}", spec.name, &hash[..12]);
+        let id = spec.id();
         let tx = self.conn.transaction()?;
         let existing: Option<String> = tx
             .query_row("SELECT state FROM experiments WHERE id = ?1", [&id], |r| r.get(0))
@@ -253,7 +331,7 @@ impl Store {
         }
         let clash: Option<String> = tx
             .query_row(
-                "SELECT id FROM experiments WHERE output = ?1 AND state IN ('running', 'succeeded')",
+                "SELECT id FROM experiments WHERE output = ?1 AND state = 'running'",
                 [&spec.output],
                 |r| r.get(0),
             )
@@ -423,7 +501,7 @@ impl Store {
                  WHERE e.state = 'running'
                    AND (t.state = 'pending' OR (t.state = 'leased' AND t.lease_expires_ms < ?1))
                    AND NOT EXISTS (SELECT 1 FROM tasks u WHERE u.experiment_id = t.experiment_id
-                                   AND u.stage_seq < t.stage_seq AND u.state != 'done')
+                                   AND u.stage_seq < t.stage_seq AND (u.state != 'done' OR u.placed = 0))
                  ORDER BY e.created_ms, e.id, t.stage_seq, t.seq LIMIT 1",
                 [now],
                 |r| {
@@ -495,6 +573,14 @@ impl Store {
         let Some((exp, state)) = Self::leased_by(&tx, task_id, token)? else {
             return Ok(HeartbeatOutcome::Invalid);
         };
+        let games: i64 = tx.query_row(
+            "SELECT games FROM tasks WHERE experiment_id = ?1 AND task_id = ?2",
+            params![exp, task_id],
+            |r| r.get(0),
+        )?;
+        if games_done > games as u64 {
+            return Ok(HeartbeatOutcome::BadProgress { games: games as u64 });
+        }
         tx.execute(
             "UPDATE tasks SET lease_expires_ms = ?3, games_done = ?4 WHERE experiment_id = ?1 AND task_id = ?2",
             params![exp, task_id, now_ms() + lease_ms, games_done as i64],
@@ -505,6 +591,47 @@ impl Store {
         })
     }
 
+    /// What a completion of `task_id` under `token` must have written, or
+    /// why it is refused before any file is looked at.
+    pub fn completion_target(
+        &self,
+        task_id: &str,
+        token: &str,
+    ) -> Result<std::result::Result<CompletionTarget, String>> {
+        let found = self
+            .conn
+            .query_row(
+                "SELECT t.experiment_id, e.state, t.stage, t.shard, t.games, e.output
+                 FROM tasks t JOIN experiments e ON e.id = t.experiment_id
+                 WHERE t.task_id = ?1 AND t.lease_token = ?2 AND t.state = 'leased'",
+                params![task_id, token],
+                |r| {
+                    Ok((
+                        r.get::<_, String>(1)?,
+                        CompletionTarget {
+                            experiment_id: r.get(0)?,
+                            stage: r.get(2)?,
+                            shard: r.get::<_, i64>(3)? as u64,
+                            games: r.get::<_, i64>(4)? as u64,
+                            output: r.get(5)?,
+                        },
+                    ))
+                },
+            )
+            .optional()?;
+        Ok(match found {
+            None => Err(format!(
+                "stale lease: task {task_id} is not leased with this token (it expired and was leased again, or is finished)"
+            )),
+            Some((state, t)) if state != "running" => Err(format!("experiment {} is {state}", t.experiment_id)),
+            Some((_, t)) => Ok(t),
+        })
+    }
+
+    /// Records a completion whose file the service has checked: `final_file`
+    /// is where it goes, `placed` whether it is there already (fit and
+    /// report write in place; partitions are renamed by the worker next).
+    #[allow(clippy::too_many_arguments)]
     pub fn complete(
         &mut self,
         task_id: &str,
@@ -512,6 +639,9 @@ impl Store {
         rows: u64,
         checksum: &str,
         temp_file: &str,
+        final_file: &str,
+        file: (u64, &str),
+        placed: bool,
     ) -> Result<CompleteOutcome> {
         let tx = self.conn.transaction()?;
         let Some((exp, state)) = Self::leased_by(&tx, task_id, token)? else {
@@ -522,63 +652,31 @@ impl Store {
         if state != "running" {
             return Ok(CompleteOutcome::Refused(format!("experiment {exp} is {state}")));
         }
-        let (games, shard, output, stage): (i64, i64, String, String) = tx.query_row(
-            "SELECT t.games, t.shard, e.output, t.stage FROM tasks t JOIN experiments e ON e.id = t.experiment_id
-             WHERE t.experiment_id = ?1 AND t.task_id = ?2",
-            params![exp, task_id],
-            |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)),
-        )?;
-        if stage == "games" && rows != games as u64 {
-            return Ok(CompleteOutcome::Refused(format!(
-                "task {task_id} has {games} games but {rows} rows were reported"
-            )));
-        }
-        let final_file = match stage.as_str() {
-            "fit" | "report" => {
-                // These stages write their files themselves (atomically) and
-                // complete with the SHA-256 of the file that marks them done.
-                let want = if stage == "fit" {
-                    format!("{output}/{}", jobs::training::model_file(checksum))
-                } else {
-                    format!("{output}/report/report.json")
-                };
-                let hex = checksum.len() == 64 && checksum.bytes().all(|b| b.is_ascii_hexdigit());
-                if !hex || temp_file != want {
-                    return Ok(CompleteOutcome::Refused(format!(
-                        "a {stage} task completes with its file's SHA-256 as checksum and the file {want:?}; got {temp_file:?}"
-                    )));
-                }
-                want
-            }
-            _ => {
-                let dir = if stage == "samples" {
-                    format!("{output}/classifier/samples/")
-                } else {
-                    format!("{output}/games/")
-                };
-                let ok_temp = temp_file.strip_prefix(&dir).is_some_and(|n| {
-                    n.starts_with('.') && !n.contains('/') && !n.ends_with(".parquet") && !n.contains("..")
-                });
-                if !ok_temp {
-                    return Ok(CompleteOutcome::Refused(format!(
-                        "temp_file {temp_file:?} must be a hidden file directly under {dir}"
-                    )));
-                }
-                format!("{dir}{}", jobs::part_file(shard as u64))
-            }
-        };
         tx.execute(
             "UPDATE tasks SET state = 'done', rows = ?3, checksum = ?4, temp_file = ?5, final_file = ?6,
-                              completed_ms = ?7, games_done = games
+                              completed_ms = ?7, games_done = games, file_bytes = ?8, file_sha256 = ?9, placed = ?10
              WHERE experiment_id = ?1 AND task_id = ?2",
-            params![exp, task_id, rows as i64, checksum, temp_file, final_file, now_ms()],
+            params![
+                exp,
+                task_id,
+                rows as i64,
+                checksum,
+                temp_file,
+                final_file,
+                now_ms(),
+                file.0 as i64,
+                file.1,
+                placed
+            ],
         )?;
         tx.execute(
             "UPDATE experiments SET updated_ms = ?2 WHERE id = ?1",
             params![exp, now_ms()],
         )?;
         tx.commit()?;
-        Ok(CompleteOutcome::Accepted { final_file })
+        Ok(CompleteOutcome::Accepted {
+            final_file: final_file.to_string(),
+        })
     }
 
     pub fn fail(
@@ -641,22 +739,30 @@ impl Store {
         Ok(FailOutcome::Requeued)
     }
 
-    /// The done tasks of a running experiment whose every task is done, or
-    /// `None` while some task is not done.
+    /// The done tasks of a running experiment whose every task is done and
+    /// in place, or `None` while some task is not.
     pub fn finished_tasks(&self, id: &str) -> Result<Option<Vec<DoneTask>>> {
         let open: i64 = self.conn.query_row(
-            "SELECT COUNT(*) FROM tasks WHERE experiment_id = ?1 AND state != 'done'",
+            "SELECT COUNT(*) FROM tasks WHERE experiment_id = ?1 AND (state != 'done' OR placed = 0)",
             [id],
             |r| r.get(0),
         )?;
         if open > 0 {
             return Ok(None);
         }
+        self.done_tasks(id, false).map(Some)
+    }
+
+    /// The done tasks of experiment `id` (only those not yet in place when
+    /// `unplaced_only`), in stage and shard order.
+    pub fn done_tasks(&self, id: &str, unplaced_only: bool) -> Result<Vec<DoneTask>> {
         let mut q = self.conn.prepare(
-            "SELECT task_id, shard, first_game, games, rows, checksum, temp_file, final_file, completed_ms, stage
-             FROM tasks WHERE experiment_id = ?1 ORDER BY stage_seq, seq",
+            "SELECT task_id, shard, first_game, games, rows, checksum, temp_file, final_file, completed_ms, stage,
+                    file_bytes, placed
+             FROM tasks WHERE experiment_id = ?1 AND state = 'done' AND (?2 = 0 OR placed = 0)
+             ORDER BY stage_seq, seq",
         )?;
-        let rows = q.query_map([id], |r| {
+        let rows = q.query_map(params![id, unplaced_only], |r| {
             Ok(DoneTask {
                 task_id: r.get(0)?,
                 shard: r.get::<_, i64>(1)? as u64,
@@ -668,17 +774,79 @@ impl Store {
                 final_file: r.get(7)?,
                 completed_ms: r.get(8)?,
                 stage: r.get(9)?,
+                file_bytes: r.get::<_, Option<i64>>(10)?.map(|b| b as u64),
+                placed: r.get(11)?,
             })
         })?;
-        Ok(Some(rows.collect::<std::result::Result<_, _>>()?))
+        Ok(rows.collect::<std::result::Result<_, _>>()?)
     }
 
-    /// A done task whose partition was lost goes back to pending.
-    pub fn requeue_lost(&mut self, id: &str, task_id: &str) -> Result<()> {
+    /// Marks a done task's file as under its final name.
+    pub fn mark_placed(&mut self, id: &str, task_id: &str) -> Result<()> {
         self.conn.execute(
-            "UPDATE tasks SET state = 'pending', lease_token = NULL, rows = NULL, checksum = NULL, games_done = 0
-             WHERE experiment_id = ?1 AND task_id = ?2 AND state = 'done'",
+            "UPDATE tasks SET placed = 1 WHERE experiment_id = ?1 AND task_id = ?2 AND state = 'done'",
             params![id, task_id],
+        )?;
+        Ok(())
+    }
+
+    /// Sends tasks whose files were lost back to pending, with what depends
+    /// on them: the report (it reads every partition) and, after a lost
+    /// model, everything after the fit (the grid carried that model's hash).
+    /// A leased dependent loses its lease (its completion will be refused).
+    /// An experiment that had succeeded runs again. Returns the task ids
+    /// requeued.
+    pub fn requeue_lost(&mut self, id: &str, lost: &[String]) -> Result<Vec<String>> {
+        if lost.is_empty() {
+            return Ok(Vec::new());
+        }
+        let tx = self.conn.transaction()?;
+        let mut ids: Vec<String> = lost.to_vec();
+        let fit_seq: Option<i64> = tx
+            .query_row(
+                "SELECT stage_seq FROM tasks WHERE experiment_id = ?1 AND stage = 'fit'",
+                [id],
+                |r| r.get(0),
+            )
+            .optional()?;
+        let lost_fit = lost.iter().any(|t| t.starts_with("fit-"));
+        {
+            let mut q = tx.prepare(
+                "SELECT task_id FROM tasks WHERE experiment_id = ?1 AND state != 'pending'
+                   AND (stage = 'report' OR (?2 AND stage_seq > ?3))",
+            )?;
+            let deps = q.query_map(params![id, lost_fit, fit_seq.unwrap_or(i64::MAX)], |r| {
+                r.get::<_, String>(0)
+            })?;
+            for d in deps {
+                let d = d?;
+                if !ids.contains(&d) {
+                    ids.push(d);
+                }
+            }
+        }
+        for t in &ids {
+            tx.execute(
+                "UPDATE tasks SET state = 'pending', lease_token = NULL, lease_worker = NULL, rows = NULL,
+                                  checksum = NULL, games_done = 0, placed = 0, file_bytes = NULL, file_sha256 = NULL
+                 WHERE experiment_id = ?1 AND task_id = ?2",
+                params![id, t],
+            )?;
+        }
+        tx.execute(
+            "UPDATE experiments SET state = 'running', error = '', updated_ms = ?2 WHERE id = ?1 AND state = 'succeeded'",
+            params![id, now_ms()],
+        )?;
+        tx.commit()?;
+        Ok(ids)
+    }
+
+    /// A succeeded experiment whose seal (manifest, `_SUCCESS`) is gone runs
+    /// again, so the sweeper seals it anew.
+    pub fn unseal(&mut self, id: &str) -> Result<()> {
+        self.conn.execute(
+            "UPDATE experiments SET state = 'running', updated_ms = ?2 WHERE id = ?1 AND state = 'succeeded'",
+            params![id, now_ms()],
         )?;
         Ok(())
     }
@@ -724,11 +892,24 @@ impl Store {
     }
 }
 
-/// Resolves a path relative to the results root, refusing anything outside it.
-pub fn under_root(root: &Path, relative: &str) -> Option<PathBuf> {
-    let p = Path::new(relative);
-    if p.is_absolute() || p.components().any(|c| !matches!(c, std::path::Component::Normal(_))) {
-        return None;
+/// Adds the columns newer versions keep to a state file made by an older one.
+fn migrate(conn: &Connection) -> rusqlite::Result<()> {
+    let have: Vec<String> = conn
+        .prepare("SELECT name FROM pragma_table_info('tasks')")?
+        .query_map([], |r| r.get(0))?
+        .collect::<rusqlite::Result<_>>()?;
+    for (col, ddl) in [
+        ("file_bytes", "ALTER TABLE tasks ADD COLUMN file_bytes INTEGER"),
+        ("file_sha256", "ALTER TABLE tasks ADD COLUMN file_sha256 TEXT"),
+        // Tasks done before placement was tracked were checked by the old sweeper.
+        (
+            "placed",
+            "ALTER TABLE tasks ADD COLUMN placed INTEGER NOT NULL DEFAULT 0; UPDATE tasks SET placed = 1 WHERE state = 'done'",
+        ),
+    ] {
+        if !have.iter().any(|h| h == col) {
+            conn.execute_batch(ddl)?;
+        }
     }
-    Some(root.join(p))
+    Ok(())
 }

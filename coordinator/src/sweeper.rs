@@ -1,6 +1,9 @@
-//! Seals finished experiments: checks every partition is in place (renaming a
-//! completed partition whose worker died before its rename, requeueing one
-//! that was lost), then writes `_manifest.json` and `_SUCCESS`.
+//! Keeps every running experiment's files in order and seals finished ones.
+//! Each tick it places completed partitions (finishing the rename of a
+//! worker that died, re-running a task whose partition never appeared),
+//! every few ticks it checks that placed files are still there (re-running
+//! the tasks of lost ones at once), and when every task is done and in place
+//! it writes `_manifest.json` and `_SUCCESS`.
 
 use std::path::Path;
 use std::sync::Arc;
@@ -8,19 +11,23 @@ use std::time::Duration;
 
 use jobs::{Manifest, ShardEntry, Spec};
 
+use crate::files;
 use crate::service::Shared;
-use crate::store::{ExpState, now_ms, under_root};
+use crate::store::ExpState;
 
-/// How long after a completion the coordinator waits for the worker's own rename.
-const RENAME_GRACE_MS: i64 = 1500;
+/// Every this many ticks, placed files are checked to still be there.
+const VERIFY_EVERY_TICKS: u64 = 10;
 
 pub async fn run(shared: Arc<Shared>, every: Duration) {
     let mut tick = tokio::time::interval(every);
     tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    let mut n: u64 = 0;
     loop {
         tick.tick().await;
         let s = Arc::clone(&shared);
-        match tokio::task::spawn_blocking(move || sweep(&s)).await {
+        let verify = n % VERIFY_EVERY_TICKS == 0;
+        n += 1;
+        match tokio::task::spawn_blocking(move || sweep(&s, verify)).await {
             Ok(Ok(())) => {}
             Ok(Err(e)) => tracing::error!(error = %e, "sweep failed"),
             Err(e) => tracing::error!(error = %e, "sweep panicked"),
@@ -28,46 +35,17 @@ pub async fn run(shared: Arc<Shared>, every: Duration) {
     }
 }
 
-fn sweep(shared: &Shared) -> Result<(), String> {
+fn sweep(shared: &Shared, verify: bool) -> Result<(), String> {
     let ids = shared.store().running_ids().map_err(|e| e.to_string())?;
     for id in ids {
+        files::place(shared, &id)?;
+        if verify {
+            let mut store = shared.store();
+            files::verify(&mut store, &shared.config.results, &id).map_err(|e| e.to_string())?;
+        }
         let Some(tasks) = shared.store().finished_tasks(&id).map_err(|e| e.to_string())? else {
             continue;
         };
-        let root = &shared.config.results;
-        let mut ready = true;
-        for t in &tasks {
-            let (Some(fin), Some(tmp)) = (under_root(root, &t.final_file), under_root(root, &t.temp_file)) else {
-                return Err(format!("task {} has a path outside the results root", t.task_id));
-            };
-            if fin.exists() {
-                continue;
-            }
-            ready = false;
-            if tmp.exists() {
-                if now_ms() - t.completed_ms > RENAME_GRACE_MS {
-                    // The worker completed but never renamed (it died): finish its rename.
-                    match jobs::durable_rename(&tmp, &fin) {
-                        Ok(()) => {
-                            tracing::warn!(task = %t.task_id, "renamed a completed partition its worker left behind")
-                        }
-                        Err(e) if fin.exists() => {
-                            tracing::debug!(error = %e, "the worker renamed it first")
-                        }
-                        Err(e) => return Err(e.to_string()),
-                    }
-                }
-            } else {
-                tracing::warn!(task = %t.task_id, file = %fin.display(), "partition missing; task requeued");
-                shared
-                    .store()
-                    .requeue_lost(&id, &t.task_id)
-                    .map_err(|e| e.to_string())?;
-            }
-        }
-        if !ready {
-            continue;
-        }
         seal(shared, &id, &tasks)?;
     }
     Ok(())

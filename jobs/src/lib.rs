@@ -5,6 +5,7 @@
 
 mod exec;
 mod grid;
+pub mod layout;
 mod manifest;
 mod parquet_io;
 mod spec;
@@ -19,8 +20,8 @@ pub use parquet_io::{
     schema, to_batch, write_partition, write_samples,
 };
 pub use spec::{
-    ClassifierSpec, DEFAULT_SHARD_GAMES, GridSpec, MAX_GAMES, MAX_SHARD_GAMES, MAX_SPEC_BYTES, Source, Spec, SpecError,
-    StateSet,
+    ClassifierSpec, DEFAULT_SHARD_GAMES, GridSpec, MAX_GAMES, MAX_OUTPUT_BYTES, MAX_PATH_BYTES, MAX_SHARD_GAMES,
+    MAX_SPEC_BYTES, Source, Spec, SpecError, StateSet,
 };
 pub use summary::{CellSummary, summarize};
 

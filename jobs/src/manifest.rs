@@ -1,12 +1,10 @@
 //! `_manifest.json`: what an experiment directory holds.
 
-use std::fs::File;
-use std::io::Write;
 use std::path::Path;
 
 use serde::{Deserialize, Serialize};
 
-use crate::parquet_io::{IoError, durable_rename};
+use crate::parquet_io::IoError;
 
 /// One shard's partition as recorded in the manifest.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -51,16 +49,7 @@ pub struct ClassifierEntry {
 
 /// Writes JSON to `path` through a hidden temporary file, fsync and rename.
 pub fn write_json_atomic<T: Serialize>(path: &Path, value: &T) -> Result<(), IoError> {
-    let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("file");
-    let tmp = path.with_file_name(format!(".{name}.tmp"));
-    let err = |source| IoError::Io {
-        path: tmp.clone(),
-        source,
-    };
-    let mut f = File::create(&tmp).map_err(err)?;
-    let text = serde_json::to_vec_pretty(value).expect("manifest serialises");
-    f.write_all(&text).map_err(err)?;
-    f.write_all(b"\n").map_err(err)?;
-    f.sync_all().map_err(err)?;
-    durable_rename(&tmp, path)
+    let mut text = serde_json::to_vec_pretty(value).expect("manifest serialises");
+    text.push(b'\n');
+    crate::layout::write_atomic(path, &text)
 }

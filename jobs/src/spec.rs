@@ -11,6 +11,10 @@ use serde::Serialize;
 use sha2::{Digest, Sha256};
 use toml::{Table, Value};
 
+/// The longest `output` accepted.
+pub const MAX_OUTPUT_BYTES: usize = 256;
+/// The longest path (relative to the results root) a completion may name.
+pub const MAX_PATH_BYTES: usize = 1024;
 /// Largest spec text accepted.
 pub const MAX_SPEC_BYTES: usize = 1 << 20;
 /// Largest grid accepted, in games.
@@ -192,6 +196,7 @@ impl Spec {
         let grid = parse_grid(grid_table, &rules_checked)?;
         let search = parse_search(take_table(&mut root, "", "search")?, &rules)?;
         let classifier = parse_classifier(take_table(&mut root, "", "classifier")?)?;
+        check_classifier_fits(&classifier)?;
         let shard_games = parse_shards(take_table(&mut root, "", "shards")?)?;
         no_unknown(
             &root,
@@ -282,6 +287,11 @@ impl Spec {
     pub fn hash(&self) -> String {
         hex(&Sha256::digest(self.canonical_json().as_bytes()))
     }
+
+    /// The experiment id: the name and the first 12 hex digits of the hash.
+    pub fn id(&self) -> String {
+        format!("{}-{}", self.name, &self.hash()[..12])
+    }
 }
 
 pub(crate) fn hex(bytes: &[u8]) -> String {
@@ -361,6 +371,16 @@ fn check_name(key: &str, s: &str) -> Result<(), SpecError> {
 /// The output directory must stay inside the results root.
 fn check_output(o: &str) -> Result<(), SpecError> {
     let shown = Value::String(o.into());
+    if o.len() > MAX_OUTPUT_BYTES {
+        return Err(bad(
+            "output",
+            format!("{} bytes", o.len()),
+            format!(
+                "may be at most {MAX_OUTPUT_BYTES} bytes, so that every file name under it fits the \
+                 {MAX_PATH_BYTES}-byte limit of a task's completion"
+            ),
+        ));
+    }
     if o.starts_with('/') || o.contains('\\') || o.contains(':') {
         return Err(bad("output", shown, "must be a relative path inside the results root"));
     }
@@ -410,16 +430,18 @@ fn parse_rules(t: Option<Table>) -> Result<RulesConfig, SpecError> {
     Ok(r)
 }
 
-/// A non-empty list of distinct values, each parsed by `parse`.
+/// A non-empty list of distinct values, each parsed by `parse`; `example`
+/// shows valid levels of this factor when it is missing.
 fn factor<T: PartialEq>(
     t: &mut Table,
     key: &str,
+    example: &str,
     parse: impl Fn(&str) -> Result<T, String>,
 ) -> Result<Vec<T>, SpecError> {
     let full = path("grid", key);
     let v = t
         .remove(key)
-        .ok_or_else(|| missing(&full, "a list of levels, e.g. [\"full\", \"partial\"]"))?;
+        .ok_or_else(|| missing(&full, &format!("a list of levels, e.g. {key} = {example}")))?;
     let Value::Array(items) = v else {
         return Err(bad(&full, v, "must be a list of strings"));
     };
@@ -441,12 +463,21 @@ fn factor<T: PartialEq>(
 }
 
 fn parse_grid(mut t: Table, rules: &Rules) -> Result<GridSpec, SpecError> {
-    let information_source = factor(&mut t, "information_source", |s| {
-        Source::parse(s).ok_or_else(|| "expected \"oracle\", \"classifier\" or \"bayes\"".to_string())
+    let information_source = factor(
+        &mut t,
+        "information_source",
+        r#"["oracle", "classifier", "bayes"]"#,
+        |s| Source::parse(s).ok_or_else(|| "expected \"oracle\", \"classifier\" or \"bayes\"".to_string()),
+    )?;
+    let observability = factor(&mut t, "observability", r#"["full", "partial"]"#, |s| {
+        s.parse::<Observability>()
     })?;
-    let observability = factor(&mut t, "observability", |s| s.parse::<Observability>())?;
-    let target = factor(&mut t, "target", |s| s.parse::<TargetKind>())?;
-    let engine = factor(&mut t, "engine", |s| s.parse::<PlayerEngine>())?;
+    let target = factor(&mut t, "target", r#"["random", "scorer", "defender"]"#, |s| {
+        s.parse::<TargetKind>()
+    })?;
+    let engine = factor(&mut t, "engine", r#"["mstar", "expectimax"]"#, |s| {
+        s.parse::<PlayerEngine>()
+    })?;
     let starting_states = match t.remove("starting_states") {
         None => StateSet::Range {
             first: 0,
@@ -454,8 +485,12 @@ fn parse_grid(mut t: Table, rules: &Rules) -> Result<GridSpec, SpecError> {
         },
         Some(v) => parse_states(v, rules)?,
     };
-    let repeats = take_int(&mut t, "grid", "repeats")?
-        .ok_or_else(|| missing("grid.repeats", "how many times each game is repeated"))?;
+    let repeats = take_int(&mut t, "grid", "repeats")?.ok_or_else(|| {
+        missing(
+            "grid.repeats",
+            "how many times each game is repeated, e.g. repeats = 12",
+        )
+    })?;
     let repeats = int_in("grid.repeats", repeats, 1, 1_000_000)? as u32;
     no_unknown(
         &t,
@@ -653,6 +688,46 @@ fn parse_classifier(t: Option<Table>) -> Result<ClassifierSpec, SpecError> {
     }
     no_unknown(&t, p, &["kind", "samples", "compare_samples", "folds", "holdout"])?;
     Ok(c)
+}
+
+/// The fewest samples a fit may be given (MDA's minimum with three classes).
+const MIN_FIT_SAMPLES: u64 = 5;
+
+/// Refuses a classifier section whose cross validation could never fit: every
+/// sample count it fits at must leave, after the holdout, at least one
+/// sample per fold and `MIN_FIT_SAMPLES` outside each fold, and a non-empty
+/// holdout.
+fn check_classifier_fits(c: &ClassifierSpec) -> Result<(), SpecError> {
+    let counts = std::iter::once(("classifier.samples", c.samples))
+        .chain(c.compare_samples.iter().map(|&n| ("classifier.compare_samples", n)));
+    for (key, n) in counts {
+        let test = ((c.holdout * n as f64).round() as u64).min(n);
+        let train = n - test;
+        let folds = u64::from(c.folds);
+        // The largest fold holds ceil(train / folds); the fit leaves it out.
+        let fit_on = train - train.div_ceil(folds.max(1));
+        if test == 0 || train < folds || fit_on < MIN_FIT_SAMPLES {
+            let why = if test == 0 {
+                format!(
+                    "classifier.holdout = {} of {n} samples leaves no holdout sample",
+                    c.holdout
+                )
+            } else {
+                format!(
+                    "with classifier.holdout = {} only {train} of {n} samples are left to train on; \
+                     classifier.folds = {} then fits on {fit_on} (at least {MIN_FIT_SAMPLES} are needed, \
+                     and a sample per fold)",
+                    c.holdout, c.folds
+                )
+            };
+            return Err(bad(
+                key,
+                n as i64,
+                format!("cannot be fitted: {why}; raise the sample count or lower holdout or folds"),
+            ));
+        }
+    }
+    Ok(())
 }
 
 fn parse_shards(t: Option<Table>) -> Result<u64, SpecError> {

@@ -43,10 +43,35 @@ pub struct Stats {
     pub completions_refused: u64,
 }
 
+impl std::fmt::Display for Stats {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let n = |k: u64, one: &str, many: &str| format!("{k} {}", if k == 1 { one } else { many });
+        write!(
+            f,
+            "{} completed ({}), {} failed, {} refused by the coordinator",
+            n(self.tasks_completed, "task", "tasks"),
+            n(self.games, "game", "games"),
+            n(self.tasks_failed, "task", "tasks"),
+            n(self.completions_refused, "completion", "completions")
+        )
+    }
+}
+
 #[derive(Debug, thiserror::Error)]
 pub enum WorkerError {
     #[error("coordinator URL {url:?}: {message}")]
     Url { url: String, message: String },
+    /// The coordinator will not give this worker work (e.g. it does not see
+    /// the coordinator's results root).
+    #[error("{0}")]
+    Refused(String),
+}
+
+/// The results-root marker as this worker reads it (empty when missing).
+fn read_marker(results: &Path) -> String {
+    std::fs::read_to_string(results.join(jobs::layout::RESULTS_MARKER))
+        .map(|s| s.trim().to_string())
+        .unwrap_or_default()
 }
 
 /// A default worker id: host name and process id.
@@ -86,18 +111,30 @@ pub async fn run(config: Config, shutdown: impl Future<Output = ()> + Send + 'st
     let executor = Arc::new(Executor::new(config.threads));
     let mut stats = Stats::default();
     let mut backoff = Duration::from_millis(100);
+    let results_shown = config
+        .results
+        .canonicalize()
+        .unwrap_or_else(|_| config.results.clone())
+        .display()
+        .to_string();
     tracing::info!(worker = %config.worker_id, threads = config.threads, coordinator = %config.coordinator, "worker started");
     while !stopping.load(Ordering::SeqCst) {
         let lease = client
             .lease_task(LeaseTaskRequest {
                 worker_id: config.worker_id.clone(),
                 threads: config.threads as u32,
+                results_marker: read_marker(&config.results),
+                results_root: results_shown.clone(),
             })
             .await;
         let reply = match lease {
             Ok(r) => {
                 backoff = Duration::from_millis(100);
                 r.into_inner()
+            }
+            Err(status) if status.code() == tonic::Code::FailedPrecondition => {
+                tracing::error!(error = %status.message(), "the coordinator refuses this worker");
+                return Err(WorkerError::Refused(status.message().to_string()));
             }
             Err(status) => {
                 tracing::warn!(error = %status.message(), code = ?status.code(), "cannot reach the coordinator; retrying");
@@ -120,7 +157,7 @@ pub async fn run(config: Config, shutdown: impl Future<Output = ()> + Send + 'st
         };
         run_task(&config, &mut client, &executor, task, &stopping, &mut stats).await;
     }
-    tracing::info!(?stats, "worker stopped");
+    tracing::info!("worker stopped: {stats}");
     Ok(stats)
 }
 
@@ -204,17 +241,40 @@ async fn run_task(
         }
         Outcome::Done(_) => unreachable!(),
     };
-    let _ = client
-        .fail_task(FailTaskRequest {
-            worker_id: config.worker_id.clone(),
-            task_id: task.task_id.clone(),
-            lease_token: task.lease_token.clone(),
-            error,
-            retryable,
-            release,
-        })
-        .await;
+    let request = FailTaskRequest {
+        worker_id: config.worker_id.clone(),
+        task_id: task.task_id.clone(),
+        lease_token: task.lease_token.clone(),
+        error,
+        retryable,
+        release,
+    };
+    // The coordinator must hear of the failure (else the task waits out its
+    // lease): retry while it is unreachable, a bounded number of times.
+    let mut wait = Duration::from_millis(100);
+    for attempt in 1..=FAIL_TASK_TRIES {
+        match client.fail_task(request.clone()).await {
+            Ok(r) => {
+                let r = r.into_inner();
+                if !r.accepted {
+                    tracing::warn!(task = %task.task_id, reason = %r.reason, "the coordinator did not take the failure");
+                }
+                return;
+            }
+            Err(status) if attempt < FAIL_TASK_TRIES => {
+                tracing::warn!(task = %task.task_id, error = %status.message(), attempt, "reporting the failure failed; retrying");
+                tokio::time::sleep(wait).await;
+                wait = (wait * 2).min(Duration::from_secs(5));
+            }
+            Err(status) => {
+                tracing::error!(task = %task.task_id, error = %status.message(), "could not report the failure; the lease will expire");
+            }
+        }
+    }
 }
+
+/// How often a worker tries to report a failed task.
+const FAIL_TASK_TRIES: u32 = 8;
 
 async fn play(
     config: &Config,
@@ -411,7 +471,10 @@ fn report(spec: &Spec, dir: &Path, cancel: &AtomicBool) -> Result<Output, WorkEr
         .iter()
         .map(|s| dir.join("games").join(jobs::part_file(s.index)))
         .collect();
-    let deadline = std::time::Instant::now() + Duration::from_secs(120);
+    // Every partition is in place before the coordinator leases the report;
+    // one lost since then makes the coordinator re-run its task and take
+    // this lease back (then `cancel` is set), so a short wait suffices.
+    let deadline = std::time::Instant::now() + Duration::from_secs(30);
     while let Some(missing) = parts.iter().find(|p| !p.exists()) {
         if cancel.load(Ordering::SeqCst) {
             return Err(WorkError::Cancelled);
@@ -439,19 +502,8 @@ fn report(spec: &Spec, dir: &Path, cancel: &AtomicBool) -> Result<Output, WorkEr
     })
 }
 
-/// Writes through a hidden temporary file, fsync and rename.
 fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), String> {
-    use std::io::Write;
-    let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("file");
-    let tmp = path.with_file_name(format!(".{name}.tmp"));
-    let err = |e: std::io::Error| format!("{}: {e}", tmp.display());
-    if let Some(parent) = path.parent() {
-        std::fs::create_dir_all(parent).map_err(|e| format!("{}: {e}", parent.display()))?;
-    }
-    let mut f = std::fs::File::create(&tmp).map_err(err)?;
-    f.write_all(bytes).map_err(err)?;
-    f.sync_all().map_err(err)?;
-    jobs::durable_rename(&tmp, path).map_err(|e| e.to_string())
+    jobs::layout::write_atomic(path, bytes).map_err(|e| e.to_string())
 }
 
 /// Writes a task's output to the given (hidden) path.
@@ -492,17 +544,20 @@ async fn finish(config: &Config, client: &mut Client, task: &Task, output: Outpu
     };
     let temp = resolve(&config.results, &temp_rel)?;
     let renames = write.is_some();
-    if let Some(write) = write {
+    let (file_bytes, file_sha256) = {
         let temp = temp.clone();
         tokio::task::spawn_blocking(move || {
-            if let Some(dir) = temp.parent() {
-                std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+            if let Some(write) = write {
+                if let Some(dir) = temp.parent() {
+                    std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+                }
+                write(&temp)?;
             }
-            write(&temp)
+            jobs::layout::file_digest(&temp).map_err(|e| format!("{}: {e}", temp.display()))
         })
         .await
-        .map_err(|e| e.to_string())??;
-    }
+        .map_err(|e| e.to_string())??
+    };
     let reply = client
         .complete_task(CompleteTaskRequest {
             worker_id: config.worker_id.clone(),
@@ -511,6 +566,8 @@ async fn finish(config: &Config, client: &mut Client, task: &Task, output: Outpu
             rows,
             checksum,
             temp_file: temp_rel,
+            file_bytes,
+            file_sha256,
         })
         .await
         .map_err(|s| format!("completing the task: {}", s.message()))?
@@ -521,6 +578,11 @@ async fn finish(config: &Config, client: &mut Client, task: &Task, output: Outpu
             let _ = std::fs::remove_file(&temp);
         }
         return Ok(false);
+    }
+    if std::env::var_os("MUGGINS_FAILPOINT").is_some_and(|v| v == "exit-after-complete") {
+        // Fault injection (tests): die between the accepted completion and the rename.
+        tracing::error!(task = %task.task_id, "MUGGINS_FAILPOINT=exit-after-complete: exiting before the rename");
+        std::process::exit(86);
     }
     if renames {
         let fin = resolve(&config.results, &reply.final_file)?;
@@ -536,11 +598,5 @@ async fn finish(config: &Config, client: &mut Client, task: &Task, output: Outpu
 }
 
 fn resolve(root: &Path, relative: &str) -> Result<PathBuf, String> {
-    let p = Path::new(relative);
-    if p.is_absolute() || p.components().any(|c| !matches!(c, std::path::Component::Normal(_))) {
-        return Err(format!(
-            "path {relative:?} from the coordinator leaves the results root"
-        ));
-    }
-    Ok(root.join(p))
+    jobs::layout::confine(root, relative).map_err(|e| format!("path from the coordinator refused: {e}"))
 }

@@ -90,6 +90,10 @@ fn replay_once(port: u16, dir: &Path, spec: &jobs::Spec) -> bool {
             .lease_task(LeaseTaskRequest {
                 worker_id: "replayer".into(),
                 threads: 1,
+                results_marker: std::fs::read_to_string(dir.join("results").join(jobs::layout::RESULTS_MARKER))
+                    .map(|m| m.trim().to_string())
+                    .unwrap_or_default(),
+                results_root: String::new(),
             })
             .await
         else {
@@ -116,6 +120,14 @@ fn replay_once(port: u16, dir: &Path, spec: &jobs::Spec) -> bool {
             rows: rows.len() as u64,
             checksum: jobs::checksum(&rows),
             temp_file: temp.clone(),
+            file_bytes: 0,
+            file_sha256: String::new(),
+        };
+        let (file_bytes, file_sha256) = jobs::layout::file_digest(&dir.join("results").join(&temp)).unwrap();
+        let req = CompleteTaskRequest {
+            file_bytes,
+            file_sha256,
+            ..req
         };
         let first = c.complete_task(req.clone()).await.unwrap().into_inner();
         if !first.accepted {

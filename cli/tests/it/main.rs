@@ -2,6 +2,7 @@
 
 mod cluster;
 mod faults;
+mod messages;
 mod report;
 
 use std::process::{Command, Output};
@@ -119,7 +120,27 @@ fn bad_flags_name_the_flag_and_value() {
     check_error(&["play", "--state", "1", "--worlds", "0"], &["--worlds", "\"0\""]);
     check_error(
         &["play", "--state", "1", "--source", "classifier"],
-        &["--source classifier", "oracle"],
+        &["--source classifier", "--model FILE", "model-<hash>.json"],
+    );
+    check_error(
+        &[
+            "play",
+            "--state",
+            "1",
+            "--source",
+            "classifier",
+            "--model",
+            "/nonexistent/model.json",
+        ],
+        &["--model /nonexistent/model.json", "cannot read"],
+    );
+    check_error(
+        &["play", "--state", "1", "--source", "bayes", "--model", "m.json"],
+        &["--model m.json", "--source bayes", "leave --model out"],
+    );
+    check_error(
+        &["play", "--state", "1", "--source", "psychic"],
+        &["psychic", "oracle, classifier or bayes"],
     );
     check_error(&["bench", "--runs", "0"], &["--runs 0"]);
 }
@@ -177,6 +198,9 @@ fn bench_prints_checksums_and_speeds() {
     let o = muggins(&["bench", "--runs", "1", "--states", "0-59"]);
     assert!(o.status.success(), "{}", stderr(&o));
     let text = stdout(&o);
+    let first = text.lines().next().unwrap();
+    assert!(first.contains(", 1 run each, median, "), "{first}");
+    assert!(!text.contains(" 1 runs") && !text.contains(" 1 threads") && !text.contains(" 1 cores"));
     // Solving all 4,200 states cold expands the same number of nodes every time.
     let line = text
         .lines()
@@ -186,4 +210,165 @@ fn bench_prints_checksums_and_speeds() {
     for pair in ["mstar/full", "expectimax/full", "mstar/partial", "expectimax/partial"] {
         assert!(text.lines().any(|l| l.starts_with(pair)), "{pair} missing in {text}");
     }
+}
+
+/// A spec of the games `play_replays_the_experiments_games_of_every_source` replays.
+const PLAY_SPEC: &str = r#"
+name = "replay"
+seed = 11
+[grid]
+information_source = ["oracle", "classifier", "bayes"]
+observability = ["full", "partial"]
+target = ["scorer", "defender"]
+starting_states = [17, 3333]
+engine = ["mstar"]
+repeats = 2
+[classifier]
+kind = "mda"
+samples = 600
+compare_samples = [600]
+folds = 5
+holdout = 0.2
+"#;
+
+/// Fits the spec's classifier as the fit stage does; writes the artifact as
+/// the stage names it, `model-<hash>.json`, in `dir`.
+fn fit_model(spec: &jobs::Spec, dir: &std::path::Path) -> (classifier::Artifact, std::path::PathBuf) {
+    let mut samples = Vec::new();
+    for shard in jobs::training::sample_shards(spec) {
+        samples.extend(
+            jobs::training::run_samples(spec, shard)
+                .into_iter()
+                .map(|r| (r.x, classifier::class_of(r.target_type))),
+        );
+    }
+    let out = jobs::training::fit(spec, &samples, 1).unwrap();
+    let path = dir.join(format!("model-{}.json", out.hash));
+    std::fs::write(&path, &out.artifact).unwrap();
+    (
+        classifier::Artifact::from_bytes(&out.artifact, &out.hash).unwrap(),
+        path,
+    )
+}
+
+#[test]
+fn play_replays_the_experiments_games_of_every_source() {
+    let dir = tempfile::tempdir().unwrap();
+    let spec = jobs::Spec::from_toml(PLAY_SPEC).unwrap();
+    let (model, model_path) = fit_model(&spec, dir.path());
+    let model_arg = model_path.to_str().unwrap();
+    let rows = jobs::Executor::new(1)
+        .run_with(
+            &spec,
+            jobs::shards(&spec)[0],
+            Some(&model),
+            &Default::default(),
+            &Default::default(),
+        )
+        .unwrap();
+    assert_eq!(rows.len() as u64, spec.games());
+    let mut predictions = std::collections::HashMap::new();
+    for r in &rows {
+        let (state, repeat) = (r.starting_state.to_string(), r.repeat.to_string());
+        let (source, obs, target) = (
+            r.information_source.name(),
+            r.observability.to_string(),
+            r.target.to_string(),
+        );
+        let mut args = vec![
+            "play",
+            "--json",
+            "--seed",
+            "11",
+            "--state",
+            &state,
+            "--repeat",
+            &repeat,
+            "--source",
+            source,
+            "--observability",
+            &obs,
+            "--target",
+            &target,
+        ];
+        if source == "classifier" {
+            args.extend(["--model", model_arg]);
+        }
+        let o = muggins(&args);
+        assert!(o.status.success(), "{args:?}: {}", stderr(&o));
+        let v: serde_json::Value = serde_json::from_slice(&o.stdout).expect("JSON");
+        let what = format!("{args:?}");
+        assert_eq!(v["information_source"], source, "{what}");
+        assert_eq!(v["score_diff"], r.score_diff, "{what}");
+        assert_eq!(
+            v["moves"].as_array().unwrap().len(),
+            r.moves.split(' ').count(),
+            "{what}"
+        );
+        let moves: Vec<&str> = v["moves"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|m| m.as_str().unwrap())
+            .collect();
+        assert_eq!(moves.join(" "), r.moves, "{what}");
+        assert_eq!(v["predictions"], r.predictions, "{what}");
+        assert_eq!(v["predictions_correct"], r.predictions_correct, "{what}");
+        assert_eq!(v["nodes"], r.nodes, "{what}");
+        let hash = if source == "classifier" {
+            serde_json::json!(
+                model_path
+                    .file_stem()
+                    .unwrap()
+                    .to_str()
+                    .unwrap()
+                    .strip_prefix("model-")
+                    .unwrap()
+            )
+        } else {
+            serde_json::Value::Null
+        };
+        assert_eq!(v["model_hash"], hash, "{what}");
+        *predictions.entry(source).or_insert(0) += r.predictions;
+    }
+    for source in ["oracle", "classifier", "bayes"] {
+        assert!(predictions[source] > 0, "M* with {source} made no predictions");
+    }
+    // The readable form names the source.
+    let o = muggins(&["play", "--state", "17", "--source", "bayes"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(stdout(&o).contains("mstar (bayes) against scorer"), "{}", stdout(&o));
+    // A model file whose content is not the hash it is named by is refused.
+    std::fs::create_dir(dir.path().join("tampered")).unwrap();
+    let tampered = dir.path().join("tampered").join(model_path.file_name().unwrap());
+    let mut bytes = std::fs::read(&model_path).unwrap();
+    bytes.push(b' ');
+    std::fs::write(&tampered, bytes).unwrap();
+    check_error(
+        &[
+            "play",
+            "--state",
+            "17",
+            "--source",
+            "classifier",
+            "--model",
+            tampered.to_str().unwrap(),
+        ],
+        &["--model", "not a usable model artifact", "content hash"],
+    );
+    // Any file is not a model.
+    let junk = dir.path().join("junk.json");
+    std::fs::write(&junk, "{}").unwrap();
+    check_error(
+        &[
+            "play",
+            "--state",
+            "17",
+            "--source",
+            "classifier",
+            "--model",
+            junk.to_str().unwrap(),
+        ],
+        &["--model", "junk.json", "not a model artifact"],
+    );
 }

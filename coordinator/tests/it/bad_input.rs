@@ -161,7 +161,8 @@ async fn thirty_and_more_bad_inputs_get_clear_errors_and_the_server_keeps_servin
         code(
             c.lease_task(LeaseTaskRequest {
                 worker_id: String::new(),
-                threads: 1
+                threads: 1,
+                ..Default::default()
             })
             .await
         ),
@@ -171,7 +172,8 @@ async fn thirty_and_more_bad_inputs_get_clear_errors_and_the_server_keeps_servin
         code(
             c.lease_task(LeaseTaskRequest {
                 worker_id: "w".repeat(300),
-                threads: 1
+                threads: 1,
+                ..Default::default()
             })
             .await
         ),
@@ -198,6 +200,7 @@ async fn thirty_and_more_bad_inputs_get_clear_errors_and_the_server_keeps_servin
         rows: 20,
         checksum: "x".into(),
         temp_file: "tiny/games/.part-00000.tmp".into(),
+        ..Default::default()
     };
     let r = c.complete_task(never.clone()).await.unwrap().into_inner();
     assert!(!r.accepted && r.reason.contains("stale lease"), "{}", r.reason);
@@ -232,10 +235,7 @@ async fn thirty_and_more_bad_inputs_get_clear_errors_and_the_server_keeps_servin
         .unwrap()
         .into_inner();
     let t = c
-        .lease_task(LeaseTaskRequest {
-            worker_id: "w".into(),
-            threads: 1,
-        })
+        .lease_task(crate::lease_request(&s, "w"))
         .await
         .unwrap()
         .into_inner()

@@ -128,16 +128,22 @@ async fn prepare_model(s: &crate::Server) -> (String, std::path::PathBuf) {
     let spec = jobs::Spec::from_toml(CLF_SPEC).unwrap();
     let root = s.results();
     loop {
-        let t = c
-            .lease_task(LeaseTaskRequest {
-                worker_id: "prep".into(),
-                threads: 1,
-            })
-            .await
-            .unwrap()
-            .into_inner()
-            .task
-            .expect("a task");
+        // A stage opens once the coordinator has seen every file of the
+        // previous one in place (its sweeper checks every 50 ms here).
+        let mut t = None;
+        for _ in 0..200 {
+            t = c
+                .lease_task(crate::lease_request(s, "prep"))
+                .await
+                .unwrap()
+                .into_inner()
+                .task;
+            if t.is_some() {
+                break;
+            }
+            tokio::time::sleep(Duration::from_millis(25)).await;
+        }
+        let t = t.expect("a task");
         let shard = jobs::Shard {
             index: t.shard,
             first_game: t.first_game,
@@ -179,14 +185,7 @@ async fn prepare_model(s: &crate::Server) -> (String, std::path::PathBuf) {
             }
         };
         let r = c
-            .complete_task(CompleteTaskRequest {
-                worker_id: "prep".into(),
-                task_id: t.task_id.clone(),
-                lease_token: t.lease_token.clone(),
-                rows,
-                checksum,
-                temp_file: temp.clone(),
-            })
+            .complete_task(crate::completion(s, "prep", &t, rows, &checksum, &temp))
             .await
             .unwrap()
             .into_inner();

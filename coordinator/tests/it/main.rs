@@ -105,29 +105,51 @@ pub async fn submit(c: &mut CoordinatorClient<Channel>, spec: &str) -> Experimen
         .unwrap()
 }
 
-async fn lease(c: &mut CoordinatorClient<Channel>, worker: &str) -> Option<Task> {
-    c.lease_task(LeaseTaskRequest {
-        worker_id: worker.into(),
-        threads: 1,
-    })
-    .await
-    .unwrap()
-    .into_inner()
-    .task
+/// The results-root marker a worker of `results` sends when it leases.
+pub fn marker(results: &Path) -> String {
+    std::fs::read_to_string(results.join(jobs::layout::RESULTS_MARKER))
+        .map(|m| m.trim().to_string())
+        .unwrap_or_default()
 }
 
-async fn complete(c: &mut CoordinatorClient<Channel>, t: &Task, token: &str) -> CompleteTaskResponse {
-    c.complete_task(CompleteTaskRequest {
-        worker_id: "w".into(),
+/// A lease request from `worker`, which sees the server's results root.
+pub fn lease_request(s: &Server, worker: &str) -> LeaseTaskRequest {
+    LeaseTaskRequest {
+        worker_id: worker.into(),
+        threads: 1,
+        results_marker: marker(&s.results()),
+        results_root: s.results().display().to_string(),
+    }
+}
+
+async fn lease(c: &mut CoordinatorClient<Channel>, s: &Server, worker: &str) -> Option<Task> {
+    c.lease_task(lease_request(s, worker)).await.unwrap().into_inner().task
+}
+
+/// A completion of `temp` (relative to the results root) with the file's
+/// real size and SHA-256.
+pub fn completion(s: &Server, worker: &str, t: &Task, rows: u64, checksum: &str, temp: &str) -> CompleteTaskRequest {
+    let (file_bytes, file_sha256) = jobs::layout::file_digest(&s.results().join(temp)).unwrap_or((0, "0".repeat(64)));
+    CompleteTaskRequest {
+        worker_id: worker.into(),
         task_id: t.task_id.clone(),
-        lease_token: token.into(),
-        rows: t.games,
-        checksum: "x".into(),
-        temp_file: format!("{}/games/.part-{:05}.tmp", t.output, t.shard),
-    })
-    .await
-    .unwrap()
-    .into_inner()
+        lease_token: t.lease_token.clone(),
+        rows,
+        checksum: checksum.into(),
+        temp_file: temp.into(),
+        file_bytes,
+        file_sha256,
+    }
+}
+
+/// Completes `t` under `token` with a stand-in partition written where the
+/// worker would write it.
+async fn complete(c: &mut CoordinatorClient<Channel>, s: &Server, t: &Task, token: &str) -> CompleteTaskResponse {
+    let temp = format!("{}/games/.part-{:05}.tmp", t.output, t.shard);
+    std::fs::write(s.results().join(&temp), b"a stand-in partition").unwrap();
+    let mut req = completion(s, "w", t, t.games, "x", &temp);
+    req.lease_token = token.into();
+    c.complete_task(req).await.unwrap().into_inner()
 }
 
 async fn fail(
@@ -163,13 +185,13 @@ async fn a_stale_completion_is_refused() {
     let mut c = client(&s.url).await;
     let e = submit(&mut c, SPEC).await;
     assert_eq!(e.games_total, 80);
-    let a = lease(&mut c, "worker-a").await.unwrap();
+    let a = lease(&mut c, &s, "worker-a").await.unwrap();
     tokio::time::sleep(Duration::from_millis(400)).await;
     // The lease expired: the same task goes to another worker with a new token.
-    let b = lease(&mut c, "worker-b").await.unwrap();
+    let b = lease(&mut c, &s, "worker-b").await.unwrap();
     assert_eq!(a.task_id, b.task_id);
     assert_ne!(a.lease_token, b.lease_token);
-    let late = complete(&mut c, &a, &a.lease_token).await;
+    let late = complete(&mut c, &s, &a, &a.lease_token).await;
     assert!(!late.accepted);
     assert!(late.reason.contains("stale lease"), "{}", late.reason);
     let hb = c
@@ -184,16 +206,16 @@ async fn a_stale_completion_is_refused() {
         .into_inner();
     assert!(!hb.lease_valid);
     // A task nobody leased with this token cannot be completed either.
-    let never = complete(&mut c, &b, "0123456789abcdef").await;
+    let never = complete(&mut c, &s, &b, "0123456789abcdef").await;
     assert!(!never.accepted);
-    let good = complete(&mut c, &b, &b.lease_token).await;
+    let good = complete(&mut c, &s, &b, &b.lease_token).await;
     assert!(good.accepted, "{}", good.reason);
     assert_eq!(
         good.final_file,
         format!("{}/games/part-{:05}.parquet", b.output, b.shard)
     );
     // A second completion with the same token is stale too.
-    assert!(!complete(&mut c, &b, &b.lease_token).await.accepted);
+    assert!(!complete(&mut c, &s, &b, &b.lease_token).await.accepted);
     s.stop().await;
 }
 
@@ -203,7 +225,7 @@ async fn a_poisoned_task_fails_the_experiment_after_three_workers() {
     let mut c = client(&s.url).await;
     let e = submit(&mut c, SPEC).await;
     for (i, w) in ["w1", "w2", "w3"].iter().enumerate() {
-        let t = lease(&mut c, w).await.unwrap();
+        let t = lease(&mut c, &s, w).await.unwrap();
         assert_eq!(t.task_id, "games-00000", "the failed task is retried first");
         assert!(fail(&mut c, w, &t, "disk on fire", true).await.accepted);
         let now = get(&mut c, &e.id).await;
@@ -219,7 +241,7 @@ async fn a_poisoned_task_fails_the_experiment_after_three_workers() {
     assert!(failed.error.contains("3 workers"), "{}", failed.error);
     assert!(failed.error.contains("disk on fire"), "{}", failed.error);
     assert!(
-        lease(&mut c, "w4").await.is_none(),
+        lease(&mut c, &s, "w4").await.is_none(),
         "a failed experiment dispatches nothing"
     );
     s.stop().await;
@@ -230,7 +252,7 @@ async fn a_non_retryable_failure_fails_at_once_and_a_release_is_no_failure() {
     let mut s = start(Duration::from_secs(30)).await;
     let mut c = client(&s.url).await;
     let e = submit(&mut c, SPEC).await;
-    let t = lease(&mut c, "w1").await.unwrap();
+    let t = lease(&mut c, &s, "w1").await.unwrap();
     let r = c
         .fail_task(FailTaskRequest {
             worker_id: "w1".into(),
@@ -244,7 +266,7 @@ async fn a_non_retryable_failure_fails_at_once_and_a_release_is_no_failure() {
         .unwrap()
         .into_inner();
     assert!(r.accepted);
-    let again = lease(&mut c, "w2").await.unwrap();
+    let again = lease(&mut c, &s, "w2").await.unwrap();
     assert_eq!(again.task_id, t.task_id);
     assert!(fail(&mut c, "w2", &again, "bad spec", false).await.accepted);
     let now = get(&mut c, &e.id).await;
@@ -268,7 +290,7 @@ async fn cancel_stops_dispatch_and_tells_workers() {
     let mut s = start(Duration::from_secs(30)).await;
     let mut c = client(&s.url).await;
     let e = submit(&mut c, SPEC).await;
-    let t = lease(&mut c, "w1").await.unwrap();
+    let t = lease(&mut c, &s, "w1").await.unwrap();
     let cancelled = c
         .cancel_experiment(CancelExperimentRequest { id: e.id.clone() })
         .await
@@ -286,8 +308,8 @@ async fn cancel_stops_dispatch_and_tells_workers() {
         .unwrap()
         .into_inner();
     assert!(hb.cancel);
-    assert!(lease(&mut c, "w2").await.is_none());
-    assert!(!complete(&mut c, &t, &t.lease_token).await.accepted);
+    assert!(lease(&mut c, &s, "w2").await.is_none());
+    assert!(!complete(&mut c, &s, &t, &t.lease_token).await.accepted);
     s.stop().await;
 }
 
@@ -309,13 +331,7 @@ async fn bad_requests_get_clear_errors_and_the_server_keeps_serving() {
         .unwrap_err();
     assert_eq!(missing.code(), tonic::Code::NotFound);
     assert!(missing.message().contains("\"nope\""));
-    let no_worker = c
-        .lease_task(LeaseTaskRequest {
-            worker_id: String::new(),
-            threads: 1,
-        })
-        .await
-        .unwrap_err();
+    let no_worker = c.lease_task(lease_request(&s, "")).await.unwrap_err();
     assert_eq!(no_worker.code(), tonic::Code::InvalidArgument);
     assert!(no_worker.message().contains("worker_id is required"));
     let e = submit(&mut c, SPEC).await;
@@ -335,21 +351,14 @@ async fn bad_requests_get_clear_errors_and_the_server_keeps_serving() {
     assert_eq!(clash.code(), tonic::Code::AlreadyExists);
     assert!(clash.message().contains("output = \"tiny\""), "{}", clash.message());
     // A completion naming a file outside the experiment's games directory is refused.
-    let t = lease(&mut c, "w").await.unwrap();
+    let t = lease(&mut c, &s, "w").await.unwrap();
     let r = c
-        .complete_task(CompleteTaskRequest {
-            worker_id: "w".into(),
-            task_id: t.task_id.clone(),
-            lease_token: t.lease_token.clone(),
-            rows: t.games,
-            checksum: "x".into(),
-            temp_file: "../../etc/passwd".into(),
-        })
+        .complete_task(completion(&s, "w", &t, t.games, "x", "../../etc/passwd"))
         .await
         .unwrap()
         .into_inner();
     assert!(!r.accepted && r.reason.contains("hidden file"), "{}", r.reason);
-    let r = complete(&mut c, &Task { games: 3, ..t.clone() }, &t.lease_token).await;
+    let r = complete(&mut c, &s, &Task { games: 3, ..t.clone() }, &t.lease_token).await;
     assert!(!r.accepted && r.reason.contains("20 games but 3 rows"), "{}", r.reason);
     assert_eq!(
         c.list_experiments(ListExperimentsRequest {})
@@ -368,7 +377,7 @@ async fn state_survives_a_restart_in_a_wal_sqlite_file() {
     let mut s = start(Duration::from_secs(30)).await;
     let mut c = client(&s.url).await;
     let e = submit(&mut c, SPEC).await;
-    let t = lease(&mut c, "w1").await.unwrap();
+    let t = lease(&mut c, &s, "w1").await.unwrap();
     s.stop().await;
     let state = s.state();
     assert_eq!(coordinator::Store::open(&state).unwrap().journal_mode().unwrap(), "wal");
@@ -378,9 +387,9 @@ async fn state_survives_a_restart_in_a_wal_sqlite_file() {
     let again = get(&mut c, &e.id).await;
     assert_eq!(again.state, ExperimentState::Running as i32);
     // The lease taken before the restart still holds: its worker may complete.
-    let next = lease(&mut c, "w2").await.unwrap();
+    let next = lease(&mut c, &s2, "w2").await.unwrap();
     assert_ne!(next.task_id, t.task_id);
-    assert!(complete(&mut c, &t, &t.lease_token).await.accepted);
+    assert!(complete(&mut c, &s2, &t, &t.lease_token).await.accepted);
     s2.stop().await;
 }
 
@@ -435,13 +444,7 @@ async fn a_configured_token_is_required_on_every_rpc() {
         assert_eq!(e.code(), tonic::Code::Unauthenticated, "{bad:?}");
         assert!(e.message().contains("bearer token"));
         assert!(!e.message().contains(token), "the token is never echoed");
-        let e = c
-            .lease_task(LeaseTaskRequest {
-                worker_id: "w".into(),
-                threads: 1,
-            })
-            .await
-            .unwrap_err();
+        let e = c.lease_task(lease_request(&s, "w")).await.unwrap_err();
         assert_eq!(e.code(), tonic::Code::Unauthenticated);
         let e = c
             .submit_experiment(SubmitExperimentRequest { spec_toml: SPEC.into() })
@@ -473,15 +476,12 @@ async fn a_configured_token_is_required_on_every_rpc() {
         .into_inner();
     assert!(e.created);
     assert!(
-        c.lease_task(LeaseTaskRequest {
-            worker_id: "w".into(),
-            threads: 1
-        })
-        .await
-        .unwrap()
-        .into_inner()
-        .task
-        .is_some()
+        c.lease_task(lease_request(&s, "w"))
+            .await
+            .unwrap()
+            .into_inner()
+            .task
+            .is_some()
     );
     assert!(
         proto::client::new(
@@ -523,12 +523,12 @@ async fn metrics_count_tasks_games_workers_and_refusals() {
     let mut s = start(Duration::from_millis(300)).await;
     let mut c = client(&s.url).await;
     submit(&mut c, SPEC).await;
-    let a = lease(&mut c, "worker-a").await.unwrap();
+    let a = lease(&mut c, &s, "worker-a").await.unwrap();
     tokio::time::sleep(Duration::from_millis(400)).await;
-    let b = lease(&mut c, "worker-b").await.unwrap();
-    assert!(!complete(&mut c, &a, &a.lease_token).await.accepted);
-    assert!(complete(&mut c, &b, &b.lease_token).await.accepted);
-    let t = lease(&mut c, "worker-b").await.unwrap();
+    let b = lease(&mut c, &s, "worker-b").await.unwrap();
+    assert!(!complete(&mut c, &s, &a, &a.lease_token).await.accepted);
+    assert!(complete(&mut c, &s, &b, &b.lease_token).await.accepted);
+    let t = lease(&mut c, &s, "worker-b").await.unwrap();
     assert!(fail(&mut c, "worker-b", &t, "flaky", true).await.accepted);
     let text = scrape(s.metrics).await;
     assert!(text.contains("# TYPE muggins_tasks gauge"), "{text}");

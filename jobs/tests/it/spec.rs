@@ -314,3 +314,50 @@ fn mutated_specs_never_panic() {
     }
     assert!(ok > 100 && refused > 1000, "ok {ok}, refused {refused}");
 }
+
+#[test]
+fn each_missing_grid_key_shows_its_own_valid_levels() {
+    let check = |key: &str, example: &str| {
+        let text: String = BASE
+            .lines()
+            .filter(|l| l.split('=').next().unwrap().trim() != key)
+            .map(|l| format!("{l}\n"))
+            .collect();
+        let err = Spec::from_toml(&text).unwrap_err();
+        assert_eq!(err.key(), Some(format!("grid.{key}").as_str()), "{err}");
+        let msg = err.to_string();
+        assert!(msg.contains(&format!("missing key `grid.{key}`")), "{msg}");
+        assert!(msg.contains(example), "{key}: {msg} lacks {example:?}");
+    };
+    check(
+        "information_source",
+        r#"information_source = ["oracle", "classifier", "bayes"]"#,
+    );
+    check("observability", r#"observability = ["full", "partial"]"#);
+    check("target", r#"target = ["random", "scorer", "defender"]"#);
+    check("engine", r#"engine = ["mstar", "expectimax"]"#);
+    check("repeats", "repeats = 12");
+    // Every example is itself valid.
+    for line in [
+        r#"information_source = ["oracle", "classifier", "bayes"]"#,
+        r#"observability = ["full", "partial"]"#,
+        r#"target = ["random", "scorer", "defender"]"#,
+        r#"engine = ["mstar", "expectimax"]"#,
+        "repeats = 12",
+    ] {
+        Spec::from_toml(&with(line)).unwrap_or_else(|e| panic!("{line}: {e}"));
+    }
+}
+
+#[test]
+fn a_grid_without_starting_states_plays_every_starting_state_of_the_rules() {
+    let text: String = BASE
+        .lines()
+        .filter(|l| !l.starts_with("starting_states"))
+        .map(|l| format!("{l}\n"))
+        .collect();
+    let s = Spec::from_toml(&text).unwrap();
+    assert_eq!(s.grid.starting_states, StateSet::Range { first: 0, last: 4199 });
+    let small = Spec::from_toml(&text.replace("[grid]", "[rules]\nset = 2\nhand = 2\nboneyard = 2\n[grid]")).unwrap();
+    assert_eq!(small.grid.starting_states, StateSet::Range { first: 0, last: 89 });
+}

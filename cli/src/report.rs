@@ -1,0 +1,46 @@
+//! `muggins report`: rebuilds an experiment's report from its partitions.
+
+use std::path::{Path, PathBuf};
+
+use anyhow::{Result, bail};
+
+pub fn run(dir: &Path) -> Result<()> {
+    check_experiment_dir(dir)?;
+    let out = analysis::write_report(dir)?;
+    println!("{}", out.join("report.md").display());
+    Ok(())
+}
+
+/// Refuses a directory that is not an experiment's (one with `games/`),
+/// naming the experiment directories inside it when it is a results root.
+fn check_experiment_dir(dir: &Path) -> Result<()> {
+    if !dir.is_dir() {
+        bail!(
+            "{}: no such directory: give an experiment directory, <results>/<experiment>",
+            dir.display()
+        );
+    }
+    if dir.join("games").is_dir() {
+        return Ok(());
+    }
+    let mut inside: Vec<PathBuf> = std::fs::read_dir(dir)
+        .map(|entries| {
+            entries
+                .flatten()
+                .map(|e| e.path())
+                .filter(|p| p.join("games").is_dir())
+                .collect()
+        })
+        .unwrap_or_default();
+    inside.sort();
+    let shown: Vec<String> = inside.iter().map(|p| p.display().to_string()).collect();
+    let hint = match shown.as_slice() {
+        [] => "nor is any directory inside it: give <results>/<experiment>, the directory an experiment wrote".into(),
+        [one] => format!("did you mean {one}?"),
+        many => format!("did you mean one of {}?", many.join(", ")),
+    };
+    bail!(
+        "{} has no games/ folder: it is not an experiment directory; {hint}",
+        dir.display()
+    )
+}

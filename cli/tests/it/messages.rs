@@ -1,0 +1,322 @@
+//! What the job commands say when something is wrong: bad coordinator URLs,
+//! nothing listening, the wrong server, a missing token, an unknown
+//! experiment id, a results root given as an experiment directory; and logs
+//! without colour codes when they do not go to a terminal.
+
+use std::io::Read;
+use std::path::Path;
+use std::process::{Command, Output, Stdio};
+use std::time::{Duration, Instant};
+
+use crate::cluster::{Proc, bin, coordinator_with, free_port, write_spec};
+
+const TOKEN: &str = "a-token-of-more-than-16-chars";
+
+/// `muggins args` with `env` and none of the muggins variables of the
+/// environment the tests run in; killed (and failed) after `secs`.
+fn run(args: &[&str], env: &[(&str, &str)], secs: u64) -> Output {
+    let dir = tempfile::tempdir().unwrap();
+    let mut cmd = Command::new(bin());
+    cmd.args(args).current_dir(dir.path());
+    for v in [
+        "MUGGINS_COORDINATOR",
+        "MUGGINS_TOKEN",
+        "MUGGINS_TLS_CA",
+        "MUGGINS_LOG",
+        "NO_COLOR",
+    ] {
+        cmd.env_remove(v);
+    }
+    cmd.envs(env.iter().copied());
+    let mut child = Proc(cmd.stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().unwrap());
+    let deadline = Instant::now() + Duration::from_secs(secs);
+    let status = loop {
+        if let Some(status) = child.0.try_wait().unwrap() {
+            break status;
+        }
+        if Instant::now() > deadline {
+            let _ = child.0.kill();
+            let _ = child.0.wait();
+            panic!(
+                "muggins {args:?} still ran after {secs} s; stderr: {}",
+                read_pipes(&mut child.0).1
+            );
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    let (stdout, stderr) = read_pipes(&mut child.0);
+    Output {
+        status,
+        stdout: stdout.into_bytes(),
+        stderr: stderr.into_bytes(),
+    }
+}
+
+/// What an exited child wrote (a few lines: the pipes never fill).
+fn read_pipes(child: &mut std::process::Child) -> (String, String) {
+    let mut out = String::new();
+    let mut err = String::new();
+    if let Some(mut s) = child.stdout.take() {
+        s.read_to_string(&mut out).unwrap();
+    }
+    if let Some(mut s) = child.stderr.take() {
+        s.read_to_string(&mut err).unwrap();
+    }
+    (out, err)
+}
+
+/// Runs a command that must fail, checks that its message has every one of
+/// `parts` and none of `absent`, and returns the message.
+fn refused(args: &[&str], env: &[(&str, &str)], parts: &[&str], absent: &[&str]) -> String {
+    let o = run(args, env, 60);
+    let err = String::from_utf8_lossy(&o.stderr).into_owned();
+    assert!(!o.status.success(), "{args:?} should fail; stderr: {err}");
+    for p in parts {
+        assert!(err.contains(p), "{args:?}: {err:?} lacks {p:?}");
+    }
+    for a in absent {
+        assert!(!err.contains(a), "{args:?}: {err:?} should not say {a:?}");
+    }
+    err
+}
+
+/// Every command that talks to a coordinator, with `url` as its coordinator.
+fn each_client(spec: &Path, url: &str, mut check: impl FnMut(&[&str])) {
+    let spec = spec.to_str().unwrap();
+    check(&["status", "--coordinator", url]);
+    check(&["status", "some-id", "--coordinator", url]);
+    check(&["cancel", "some-id", "--coordinator", url]);
+    check(&["submit", spec, "--coordinator", url]);
+    check(&["worker", "--exit-when-done", "--threads", "1", "--coordinator", url]);
+}
+
+#[test]
+fn coordinator_urls_other_than_http_and_https_are_refused_by_every_command() {
+    let dir = tempfile::tempdir().unwrap();
+    let spec = write_spec(dir.path(), jobs::SMOKE_SPEC);
+    for url in ["grpc://127.0.0.1:1", "grpcs://127.0.0.1:1", "ftp://127.0.0.1:1"] {
+        let scheme = url.split("://").next().unwrap();
+        each_client(&spec, url, |args| {
+            refused(
+                args,
+                &[],
+                &[
+                    url,
+                    &format!("scheme {scheme}:// is not supported"),
+                    "use http://127.0.0.1:1 (or https://127.0.0.1:1 with --tls-ca)",
+                ],
+                &["refused", "dns error"],
+            );
+        });
+    }
+    // Without a scheme: said once, with the URL to use.
+    each_client(&spec, "127.0.0.1:50051", |args| {
+        let err = refused(
+            args,
+            &[],
+            &["\"127.0.0.1:50051\"", "scheme is missing: use http://127.0.0.1:50051"],
+            &[],
+        );
+        assert_eq!(err.matches("scheme is missing").count(), 1, "{err}");
+    });
+    // https:// needs the CA, and the token must not go out in plain text.
+    each_client(&spec, "https://127.0.0.1:1", |args| {
+        refused(
+            args,
+            &[],
+            &["https://127.0.0.1:1", "--tls-ca", "MUGGINS_TLS_CA"],
+            &["refused"],
+        );
+    });
+    // A port that cannot be is not a refused connection.
+    each_client(&spec, "http://127.0.0.1:99999", |args| {
+        refused(
+            args,
+            &[],
+            &["http://127.0.0.1:99999", "port \"99999\" is invalid", "1 to 65535"],
+            &["refused"],
+        );
+    });
+    // A CA with a plain http:// URL would send the token unencrypted too.
+    let ca = dir.path().join("ca.pem");
+    std::fs::write(&ca, "not read").unwrap();
+    refused(
+        &[
+            "status",
+            "--coordinator",
+            "http://127.0.0.1:1",
+            "--tls-ca",
+            ca.to_str().unwrap(),
+        ],
+        &[],
+        &[
+            "--tls-ca is given but the URL is plain http://",
+            "use https://127.0.0.1:1",
+        ],
+        &[],
+    );
+}
+
+#[test]
+fn connection_errors_name_the_url_and_what_answered_there() {
+    // Nothing listens: said once, with the URL.
+    let port = free_port();
+    let url = format!("http://127.0.0.1:{port}");
+    let err = refused(
+        &["status", "--coordinator", &url],
+        &[],
+        &[&format!("nothing listens at {url}"), "--coordinator"],
+        &["tcp connect error"],
+    );
+    assert_eq!(err.lines().count(), 1, "{err}");
+
+    let dir = tempfile::tempdir().unwrap();
+    let (port, metrics) = (free_port(), free_port());
+    let metrics_addr = format!("127.0.0.1:{metrics}");
+    let _coord = coordinator_with(
+        port,
+        dir.path(),
+        30,
+        &["--token", TOKEN, "--metrics-listen", &metrics_addr],
+    );
+    let url = format!("http://127.0.0.1:{port}");
+    // The metrics port answers HTTP, but it is not the coordinator.
+    let metrics_url = format!("http://{metrics_addr}");
+    refused(
+        &["status", "--coordinator", &metrics_url],
+        &[("MUGGINS_TOKEN", TOKEN)],
+        &[&metrics_url, "is not a muggins coordinator", "metrics port"],
+        &[],
+    );
+    // No token, a wrong one, then the right one.
+    refused(
+        &["status", "--coordinator", &url],
+        &[],
+        &[&url, "requires a token", "MUGGINS_TOKEN", "--token"],
+        &[],
+    );
+    refused(
+        &["status", "--coordinator", &url, "--token", "not-the-right-token-at-all"],
+        &[],
+        &[&url, "refused the token", "MUGGINS_TOKEN", "--token"],
+        &[],
+    );
+    let o = run(&["status", "--coordinator", &url], &[("MUGGINS_TOKEN", TOKEN)], 60);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert_eq!(String::from_utf8_lossy(&o.stdout).trim(), "no experiments");
+}
+
+#[test]
+fn an_unknown_experiment_id_suggests_the_ids_of_that_name() {
+    let dir = tempfile::tempdir().unwrap();
+    let port = free_port();
+    let _coord = coordinator_with(port, dir.path(), 30, &["--token", TOKEN]);
+    let url = format!("http://127.0.0.1:{port}");
+    let env = [("MUGGINS_TOKEN", TOKEN), ("MUGGINS_COORDINATOR", url.as_str())];
+    refused(
+        &["status", "smoke"],
+        &env,
+        &["no experiment with id \"smoke\"", "no experiments", "muggins submit"],
+        &[],
+    );
+    let spec = write_spec(dir.path(), jobs::SMOKE_SPEC);
+    let o = run(&["submit", spec.to_str().unwrap()], &env, 60);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let id = String::from_utf8(o.stdout).unwrap().trim().to_string();
+    assert!(id.starts_with("smoke-") && id.len() == "smoke-".len() + 12, "{id}");
+    let hint = format!("no experiment with id \"smoke\"; did you mean {id}?");
+    refused(&["status", "smoke"], &env, &[&hint], &[]);
+    refused(&["status", "smoke", "--watch"], &env, &[&hint], &[]);
+    refused(&["cancel", "smoke"], &env, &[&hint], &[]);
+    // The right name with the wrong hash, and a prefix of the id.
+    refused(
+        &["status", "smoke-000000000000"],
+        &env,
+        &[&format!("did you mean {id}?")],
+        &[],
+    );
+    refused(&["status", &id[..9]], &env, &[&format!("did you mean {id}?")], &[]);
+    // Nothing alike: the ids there are.
+    refused(
+        &["status", "other"],
+        &env,
+        &[&format!("no experiment with id \"other\"; the experiments are: {id}")],
+        &[],
+    );
+    // The id itself works.
+    let o = run(&["status", &id], &env, 60);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert!(String::from_utf8_lossy(&o.stdout).starts_with(&format!("{id}  running")));
+}
+
+#[test]
+fn report_of_a_results_root_names_the_experiment_directories_inside() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("results");
+    std::fs::create_dir_all(root.join("smoke/games")).unwrap();
+    std::fs::create_dir_all(root.join("not-an-experiment")).unwrap();
+    let shown = root.display().to_string();
+    refused(
+        &["report", &shown],
+        &[],
+        &[&format!(
+            "{shown} has no games/ folder: it is not an experiment directory; did you mean {}?",
+            root.join("smoke").display()
+        )],
+        &[],
+    );
+    std::fs::create_dir_all(root.join("local/games")).unwrap();
+    refused(
+        &["report", &shown],
+        &[],
+        &[&format!(
+            "did you mean one of {}, {}?",
+            root.join("local").display(),
+            root.join("smoke").display()
+        )],
+        &[],
+    );
+    let empty = root.join("not-an-experiment");
+    refused(
+        &["report", &empty.display().to_string()],
+        &[],
+        &["has no games/ folder", "<results>/<experiment>"],
+        &[],
+    );
+    refused(
+        &["report", &root.join("absent").display().to_string()],
+        &[],
+        &["absent: no such directory"],
+        &[],
+    );
+}
+
+#[test]
+fn logs_carry_no_colour_codes_when_stderr_is_not_a_terminal() {
+    let dir = tempfile::tempdir().unwrap();
+    let port = free_port();
+    // A file, like a pipe, is not a terminal.
+    let log_path = dir.path().join("coordinator.log");
+    let _coord = Proc(
+        Command::new(bin())
+            .args(["coordinator", "--listen", &format!("127.0.0.1:{port}")])
+            .arg("--state")
+            .arg(dir.path().join("s.sqlite"))
+            .arg("--results")
+            .arg(dir.path().join("r"))
+            .env_remove("NO_COLOR")
+            .env_remove("MUGGINS_LOG")
+            .env_remove("MUGGINS_TOKEN")
+            .stdout(Stdio::null())
+            .stderr(std::fs::File::create(&log_path).unwrap())
+            .spawn()
+            .unwrap(),
+    );
+    let log = || std::fs::read_to_string(&log_path).unwrap();
+    crate::cluster::wait_for("the coordinator's first log line", 20, || {
+        log().contains("coordinator listening")
+    });
+    let log = log();
+    assert!(log.contains("INFO"), "{log}");
+    assert!(!log.contains("\x1b["), "escape codes in {log:?}");
+}

@@ -1,0 +1,281 @@
+//! What the coordinator checks on disk: the results-root marker, who owns an
+//! experiment directory, the file a completion names, and that every done
+//! task's file is (still) under its final name.
+
+use std::path::{Path, PathBuf};
+
+use jobs::Spec;
+use jobs::layout::{Owner, RESULTS_MARKER, confine, create_confined_dir, file_digest};
+
+use crate::service::Shared;
+use crate::store::{CompletionTarget, ExpState, Store, StoreError, now_ms};
+
+/// How long after a completion the coordinator waits for the worker's own
+/// rename before finishing it itself.
+pub const RENAME_GRACE_MS: i64 = 1500;
+
+/// The content of the results root's marker, written with a fresh random
+/// value the first time a coordinator serves this root.
+pub fn ensure_marker(results: &Path) -> std::io::Result<String> {
+    let path = results.join(RESULTS_MARKER);
+    match std::fs::read_to_string(&path) {
+        Ok(s) if !s.trim().is_empty() => return Ok(s.trim().to_string()),
+        Ok(_) => {}
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+        Err(e) => return Err(e),
+    }
+    let value = format!(
+        "muggins-results-{:016x}{:016x}",
+        rand::random::<u64>(),
+        rand::random::<u64>()
+    );
+    jobs::layout::write_atomic(&path, format!("{value}\n").as_bytes())
+        .map_err(|e| std::io::Error::other(e.to_string()))?;
+    Ok(value)
+}
+
+fn invalid(e: impl std::fmt::Display) -> StoreError {
+    StoreError::Invalid(e.to_string())
+}
+
+/// Submits `spec`: the output directory must be free or already this
+/// experiment's; it is claimed with an owner record before the experiment
+/// exists. Resubmitting an existing experiment checks its files and re-runs
+/// the tasks whose files are gone. Returns the id and whether it was created.
+pub fn submit(shared: &Shared, spec: &Spec, text: &str) -> Result<(String, bool), StoreError> {
+    let root = &shared.config.results;
+    let id = spec.id();
+    let mut store = shared.store();
+    let dir = confine(root, &spec.output).map_err(|e| invalid(format!("output = {:?}: {e}", spec.output)))?;
+    let owner = Owner::read(&dir).map_err(invalid)?;
+    if let Some(o) = owner.as_ref().filter(|o| o.id != id) {
+        let state = store
+            .state_of(&o.id)?
+            .map_or("unknown to this coordinator", |s| s.as_str());
+        return Err(StoreError::Conflict(format!(
+            "output = \"{}\" holds experiment {} ({state}), from another spec: an output directory belongs to one \
+             experiment; give this spec another output, or delete {} to start over",
+            spec.output,
+            o.id,
+            dir.display()
+        )));
+    }
+    for (other, state) in store.experiments_with_output(&spec.output)? {
+        if other != id && (state == ExpState::Running || (owner.is_none() && dir.exists())) {
+            return Err(StoreError::Conflict(format!(
+                "output = \"{}\" is used by experiment {other} ({}); give this spec another output",
+                spec.output,
+                state.as_str()
+            )));
+        }
+    }
+    create_confined_dir(root, &format!("{}/games", spec.output))
+        .map_err(|e| invalid(format!("output = {:?}: {e}", spec.output)))?;
+    if owner.is_none() {
+        let me = Owner {
+            id: id.clone(),
+            name: spec.name.clone(),
+            spec_hash: spec.hash(),
+            spec_toml: text.to_string(),
+        };
+        me.write(&dir).map_err(invalid)?;
+    }
+    let (id, created) = store.submit(spec, text)?;
+    if !created {
+        verify(&mut store, root, &id)?;
+    }
+    Ok((id, created))
+}
+
+/// Checks that every placed done task of `id` still has its file (with the
+/// size recorded at completion) and re-runs those that do not, with what
+/// depends on them. A succeeded experiment missing a file, or its seal, runs
+/// again. Returns the task ids requeued.
+pub fn verify(store: &mut Store, root: &Path, id: &str) -> Result<Vec<String>, StoreError> {
+    let e = store.experiment(id)?;
+    let mut lost = Vec::new();
+    for t in store.done_tasks(id, false)?.iter().filter(|t| t.placed) {
+        let there = confine(root, &t.final_file)
+            .ok()
+            .and_then(|p| std::fs::metadata(p).ok())
+            .is_some_and(|m| m.is_file() && t.file_bytes.is_none_or(|b| b == m.len()));
+        if !there {
+            tracing::warn!(experiment = %id, task = %t.task_id, file = %t.final_file, "file missing; its task runs again");
+            lost.push(t.task_id.clone());
+        }
+    }
+    let dir = confine(root, &e.output).map_err(invalid)?;
+    let requeued = store.requeue_lost(id, &lost)?;
+    if !requeued.is_empty() {
+        // The directory is no longer complete: take the seal away first.
+        let _ = std::fs::remove_file(dir.join("_SUCCESS"));
+        let _ = std::fs::remove_file(dir.join("_manifest.json"));
+    } else if e.state == ExpState::Succeeded
+        && !(dir.join("_SUCCESS").is_file() && dir.join("_manifest.json").is_file())
+    {
+        store.unseal(id)?;
+    }
+    Ok(requeued)
+}
+
+/// Finishes what completions left: a partition already under its final
+/// name is marked placed; one still under its temporary name past the
+/// grace period (its worker died between completing and renaming) is
+/// renamed here; one under neither name is lost and its task runs again.
+pub fn place(shared: &Shared, id: &str) -> Result<(), String> {
+    let root = &shared.config.results;
+    let unplaced = shared.store().done_tasks(id, true).map_err(|e| e.to_string())?;
+    let mut lost = Vec::new();
+    for t in unplaced {
+        let (fin, tmp) = match (confine(root, &t.final_file), confine(root, &t.temp_file)) {
+            (Ok(f), Ok(t)) => (f, t),
+            (Err(e), _) | (_, Err(e)) => {
+                tracing::error!(task = %t.task_id, error = %e, "partition path refused; task runs again");
+                lost.push(t.task_id);
+                continue;
+            }
+        };
+        if fin.is_file() {
+            shared.store().mark_placed(id, &t.task_id).map_err(|e| e.to_string())?;
+        } else if tmp.is_file() {
+            if now_ms() - t.completed_ms > RENAME_GRACE_MS {
+                match jobs::durable_rename(&tmp, &fin) {
+                    Ok(()) => tracing::warn!(task = %t.task_id, "renamed a completed partition its worker left behind"),
+                    Err(e) if fin.is_file() => tracing::debug!(error = %e, "the worker renamed it first"),
+                    Err(e) => return Err(e.to_string()),
+                }
+                shared.store().mark_placed(id, &t.task_id).map_err(|e| e.to_string())?;
+            }
+        } else {
+            tracing::warn!(task = %t.task_id, file = %fin.display(), "partition missing; task requeued");
+            lost.push(t.task_id);
+        }
+    }
+    shared.store().requeue_lost(id, &lost).map_err(|e| e.to_string())?;
+    Ok(())
+}
+
+/// A completion's file as checked: its final name (relative to the results
+/// root), whether it is there already, and its size and SHA-256.
+pub struct Checked {
+    pub final_file: String,
+    pub placed: bool,
+    pub bytes: u64,
+    pub sha256: String,
+}
+
+/// Why a completion is refused.
+pub enum Refusal {
+    /// The request itself is wrong (names, counts): refused, nothing counted.
+    Request(String),
+    /// The file is missing or not what the worker said: counted as a failure
+    /// of that worker, and the task runs again.
+    File(String),
+}
+
+/// What a completion reports.
+pub struct Completion<'a> {
+    pub worker_id: &'a str,
+    pub task_id: &'a str,
+    pub rows: u64,
+    pub checksum: &'a str,
+    pub temp_file: &'a str,
+    pub file_bytes: u64,
+    pub file_sha256: &'a str,
+}
+
+fn is_sha256(s: &str) -> bool {
+    s.len() == 64 && s.bytes().all(|b| b.is_ascii_hexdigit())
+}
+
+/// Checks the file a completion names, against the task it completes.
+pub fn check_completion(root: &Path, t: &CompletionTarget, c: &Completion<'_>) -> Result<Checked, Refusal> {
+    let output = &t.output;
+    let stage = t.stage.as_str();
+    if stage == "games" && c.rows != t.games {
+        return Err(Refusal::Request(format!(
+            "task {} has {} games but {} rows were reported",
+            c.task_id, t.games, c.rows
+        )));
+    }
+    let (final_file, placed) = match stage {
+        "fit" | "report" => {
+            // These stages write their files themselves (atomically) and
+            // complete with the SHA-256 of the file that marks them done.
+            let want = if stage == "fit" {
+                format!("{output}/{}", jobs::training::model_file(c.checksum))
+            } else {
+                format!("{output}/report/report.json")
+            };
+            if !is_sha256(c.checksum) || c.temp_file != want {
+                return Err(Refusal::Request(format!(
+                    "a {stage} task completes with its file's SHA-256 as checksum and the file {want:?}; got {:?}",
+                    c.temp_file
+                )));
+            }
+            (want, true)
+        }
+        _ => {
+            let dir = if stage == "samples" {
+                format!("{output}/classifier/samples/")
+            } else {
+                format!("{output}/games/")
+            };
+            let ok_temp = c.temp_file.strip_prefix(&dir).is_some_and(|n| {
+                n.starts_with('.') && !n.contains('/') && !n.ends_with(".parquet") && !n.contains("..")
+            });
+            if !ok_temp {
+                return Err(Refusal::Request(format!(
+                    "temp_file {:?} must be a hidden file directly under {dir}",
+                    c.temp_file
+                )));
+            }
+            (format!("{dir}{}", jobs::part_file(t.shard)), false)
+        }
+    };
+    if !is_sha256(c.file_sha256) {
+        return Err(Refusal::Request(format!(
+            "file_sha256 {:?} is not a SHA-256 in hex: this worker is older than the coordinator; upgrade it",
+            c.file_sha256
+        )));
+    }
+    let path = confine(root, c.temp_file).map_err(|e| Refusal::Request(e.to_string()))?;
+    let shown = display_root(root);
+    let (bytes, sha256) = match file_digest(&path) {
+        Ok(d) => d,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            return Err(Refusal::File(format!(
+                "worker {} completed task {} with {:?}, but there is no such file under the coordinator's results \
+                 root {shown}: the worker's --results must be the same shared directory",
+                c.worker_id, c.task_id, c.temp_file
+            )));
+        }
+        Err(e) => return Err(Refusal::File(format!("{}: {e}", path.display()))),
+    };
+    if bytes != c.file_bytes || sha256 != c.file_sha256 {
+        return Err(Refusal::File(format!(
+            "{:?} under {shown} holds {bytes} bytes with SHA-256 {sha256}, but worker {} wrote {} bytes with {}",
+            c.temp_file, c.worker_id, c.file_bytes, c.file_sha256
+        )));
+    }
+    if placed && sha256 != c.checksum {
+        return Err(Refusal::File(format!(
+            "{:?} has SHA-256 {sha256}, not the checksum {} it completes with",
+            c.temp_file, c.checksum
+        )));
+    }
+    Ok(Checked {
+        final_file,
+        placed,
+        bytes,
+        sha256,
+    })
+}
+
+/// The results root as a person should see it: absolute, links resolved.
+pub fn display_root(root: &Path) -> String {
+    root.canonicalize()
+        .unwrap_or_else(|_| PathBuf::from(root))
+        .display()
+        .to_string()
+}

@@ -1,0 +1,174 @@
+//! Where an experiment's files live under the results root, and the file
+//! mechanics every service shares: paths confined to the root for real
+//! (symlinks resolved), atomic writes, content hashes, the results-root
+//! marker and the owner record of an experiment directory.
+
+use std::fs::File;
+use std::io::{Read, Write};
+use std::path::{Component, Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+
+use crate::parquet_io::{IoError, durable_rename};
+
+/// The marker file the coordinator keeps at the top of its results root.
+/// Workers read it and send its content when they lease, which proves they
+/// see the same directory.
+pub const RESULTS_MARKER: &str = ".muggins-results";
+
+/// The owner record at the top of an experiment directory: the directory
+/// belongs to the experiment (spec hash) named there for ever, until deleted.
+pub const OWNER_FILE: &str = "_experiment.json";
+
+/// Why a path was refused.
+#[derive(Debug, thiserror::Error)]
+pub enum PathError {
+    #[error("path {0:?} is not a plain relative path inside the results root")]
+    NotRelative(String),
+    #[error("path {path:?} resolves to {resolved} (through a symbolic link), outside the results root {root}")]
+    Escapes {
+        path: String,
+        resolved: PathBuf,
+        root: PathBuf,
+    },
+    #[error("results root {root}: {source}")]
+    Root { root: PathBuf, source: std::io::Error },
+    #[error("{path}: {source}")]
+    Io { path: PathBuf, source: std::io::Error },
+}
+
+/// `root/relative`, refusing absolute paths, `..`, and any existing component
+/// that resolves (through symbolic links) outside `root`.
+pub fn confine(root: &Path, relative: &str) -> Result<PathBuf, PathError> {
+    let p = Path::new(relative);
+    if relative.is_empty() || p.is_absolute() || p.components().any(|c| !matches!(c, Component::Normal(_))) {
+        return Err(PathError::NotRelative(relative.to_string()));
+    }
+    let real_root = root.canonicalize().map_err(|source| PathError::Root {
+        root: root.to_path_buf(),
+        source,
+    })?;
+    let joined = root.join(p);
+    // The deepest existing ancestor, with every link in it resolved; what
+    // does not exist yet cannot be a link.
+    let mut probe = joined.as_path();
+    loop {
+        match probe.canonicalize() {
+            Ok(real) => {
+                if !real.starts_with(&real_root) {
+                    return Err(PathError::Escapes {
+                        path: relative.to_string(),
+                        resolved: real,
+                        root: real_root,
+                    });
+                }
+                break;
+            }
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+            Err(source) => {
+                return Err(PathError::Io {
+                    path: probe.to_path_buf(),
+                    source,
+                });
+            }
+        }
+        // A dangling link is no directory to create files in.
+        if std::fs::symlink_metadata(probe).is_ok_and(|m| m.file_type().is_symlink()) {
+            return Err(PathError::Escapes {
+                path: relative.to_string(),
+                resolved: std::fs::read_link(probe).unwrap_or_default(),
+                root: real_root,
+            });
+        }
+        match probe.parent() {
+            Some(parent) if parent != root && parent.starts_with(root) => probe = parent,
+            _ => break,
+        }
+    }
+    Ok(joined)
+}
+
+/// Creates `root/relative` as a directory (and its parents), confined to `root`.
+pub fn create_confined_dir(root: &Path, relative: &str) -> Result<PathBuf, PathError> {
+    let dir = confine(root, relative)?;
+    std::fs::create_dir_all(&dir).map_err(|source| PathError::Io {
+        path: dir.clone(),
+        source,
+    })?;
+    // Check again: a link may have been raced in while creating.
+    confine(root, relative)
+}
+
+/// Writes `bytes` to `path` through a hidden temporary file in the same
+/// directory, fsync and a durable rename: readers see the old file or the
+/// whole new one.
+pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), IoError> {
+    let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("file");
+    let tmp = path.with_file_name(format!(".{name}.tmp"));
+    let err = |source| IoError::Io {
+        path: tmp.clone(),
+        source,
+    };
+    if let Some(parent) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
+        std::fs::create_dir_all(parent).map_err(|source| IoError::Io {
+            path: parent.to_path_buf(),
+            source,
+        })?;
+    }
+    let mut f = File::create(&tmp).map_err(err)?;
+    f.write_all(bytes).map_err(err)?;
+    f.sync_all().map_err(err)?;
+    durable_rename(&tmp, path)
+}
+
+/// The size and SHA-256 (lowercase hex) of a file, read in blocks.
+pub fn file_digest(path: &Path) -> std::io::Result<(u64, String)> {
+    use sha2::{Digest, Sha256};
+    let mut f = File::open(path)?;
+    let mut h = Sha256::new();
+    let mut buf = vec![0u8; 1 << 16];
+    let mut n = 0u64;
+    loop {
+        let k = f.read(&mut buf)?;
+        if k == 0 {
+            break;
+        }
+        n += k as u64;
+        h.update(&buf[..k]);
+    }
+    let hex = h.finalize().iter().map(|b| format!("{b:02x}")).collect();
+    Ok((n, hex))
+}
+
+/// Who owns an experiment directory.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Owner {
+    pub id: String,
+    pub name: String,
+    pub spec_hash: String,
+    /// The spec itself, so the directory describes itself (the report reads
+    /// exactly the partitions it names).
+    pub spec_toml: String,
+}
+
+impl Owner {
+    /// The owner recorded in `experiment_dir`, if any.
+    pub fn read(experiment_dir: &Path) -> Result<Option<Owner>, IoError> {
+        let path = experiment_dir.join(OWNER_FILE);
+        match std::fs::read(&path) {
+            Ok(bytes) => serde_json::from_slice(&bytes).map(Some).map_err(|e| IoError::Format {
+                path,
+                message: format!("not an owner record: {e}"),
+            }),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
+            Err(source) => Err(IoError::Io { path, source }),
+        }
+    }
+
+    /// Records `self` as the owner of `experiment_dir`.
+    pub fn write(&self, experiment_dir: &Path) -> Result<(), IoError> {
+        let mut text = serde_json::to_vec_pretty(self).expect("an owner serialises");
+        text.push(b'\n');
+        write_atomic(&experiment_dir.join(OWNER_FILE), &text)
+    }
+}
