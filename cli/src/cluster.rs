@@ -614,13 +614,30 @@ pub fn run(a: RunArgs) -> Result<()> {
                 auth: Default::default(),
                 tls: None,
             };
-            workers.push(tokio::spawn(worker::run(config, until(stop_rx.clone()))));
+            workers.push(worker::run(config, until(stop_rx.clone())));
         }
-        let outcome = drive(&url, &text).await;
+        // The run ends when the experiment does, or when every worker has
+        // stopped (a worker only stops early on an error it cannot get past).
+        let mut workers: tokio::task::JoinSet<_> = workers.into_iter().collect();
+        let drive = drive(&url, &text);
+        tokio::pin!(drive);
+        let mut worker_error = None;
+        let outcome = loop {
+            tokio::select! {
+                o = &mut drive => break o,
+                w = workers.join_next() => match w {
+                    Some(Ok(Ok(_))) => {}
+                    Some(Ok(Err(e))) => { worker_error.get_or_insert(e.to_string()); }
+                    Some(Err(e)) => { worker_error.get_or_insert(format!("a worker task failed: {e}")); }
+                    None => break Err(anyhow::anyhow!(
+                        "every worker stopped before the experiment ended: {}",
+                        worker_error.take().unwrap_or_else(|| "no error given".into())
+                    )),
+                },
+            }
+        };
         let _ = stop_tx.send(true);
-        for w in workers {
-            let _ = w.await;
-        }
+        while workers.join_next().await.is_some() {}
         match server.await {
             Ok(Ok(())) => {}
             Ok(Err(e)) => return Err(anyhow::Error::from(e)),

@@ -67,6 +67,9 @@ pub enum WorkerError {
     Refused(String),
 }
 
+/// Refusals in a row (each after reading the marker again) before a worker gives up.
+const MAX_REFUSALS: u32 = 5;
+
 /// The results-root marker as this worker reads it (empty when missing).
 fn read_marker(results: &Path) -> String {
     std::fs::read_to_string(results.join(jobs::layout::RESULTS_MARKER))
@@ -111,6 +114,7 @@ pub async fn run(config: Config, shutdown: impl Future<Output = ()> + Send + 'st
     let executor = Arc::new(Executor::new(config.threads));
     let mut stats = Stats::default();
     let mut backoff = Duration::from_millis(100);
+    let mut refusals = 0u32;
     let results_shown = config
         .results
         .canonicalize()
@@ -130,11 +134,20 @@ pub async fn run(config: Config, shutdown: impl Future<Output = ()> + Send + 'st
         let reply = match lease {
             Ok(r) => {
                 backoff = Duration::from_millis(100);
+                refusals = 0;
                 r.into_inner()
             }
             Err(status) if status.code() == tonic::Code::FailedPrecondition => {
-                tracing::error!(error = %status.message(), "the coordinator refuses this worker");
-                return Err(WorkerError::Refused(status.message().to_string()));
+                // A worker started with its coordinator may have read the
+                // marker before the coordinator wrote it: read it again a
+                // few times before giving up.
+                refusals += 1;
+                if refusals >= MAX_REFUSALS {
+                    tracing::error!(error = %status.message(), "the coordinator refuses this worker");
+                    return Err(WorkerError::Refused(status.message().to_string()));
+                }
+                sleep_unless(&stopping, Duration::from_millis(200 * refusals as u64)).await;
+                continue;
             }
             Err(status) => {
                 tracing::warn!(error = %status.message(), code = ?status.code(), "cannot reach the coordinator; retrying");

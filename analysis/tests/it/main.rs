@@ -265,3 +265,53 @@ fn a_report_on_a_hand_made_dataset_has_every_number_right() {
         "a directory without partitions is refused"
     );
 }
+
+/// A directory with an owner record is read by its spec: only its own
+/// partitions count, and a partition holding another experiment's rows is
+/// refused by name.
+#[test]
+fn a_report_reads_only_the_experiments_own_partitions() {
+    let text = |seed: u64, name: &str| {
+        format!(
+            "name = \"{name}\"\nseed = {seed}\noutput = \"mixed\"\n[grid]\ninformation_source = [\"oracle\"]\n\
+             observability = [\"full\"]\ntarget = [\"scorer\"]\nstarting_states = \"0-9\"\n\
+             engine = [\"mstar\", \"expectimax\"]\nrepeats = 1\n[shards]\ngames = 10\n"
+        )
+    };
+    let write = |dir: &std::path::Path, spec: &jobs::Spec, index: u64| {
+        let shard = jobs::shards(spec)[index as usize];
+        let rows = jobs::Executor::new(1)
+            .run(spec, shard, &Default::default(), &Default::default())
+            .unwrap();
+        jobs::write_partition(&dir.join("games").join(jobs::part_file(index)), &spec.name, &rows).unwrap();
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let ours_text = text(1, "a");
+    let ours = jobs::Spec::from_toml(&ours_text).unwrap();
+    std::fs::create_dir_all(dir.path().join("games")).unwrap();
+    jobs::layout::Owner {
+        id: ours.id(),
+        name: ours.name.clone(),
+        spec_hash: ours.hash(),
+        spec_toml: ours_text,
+    }
+    .write(dir.path())
+    .unwrap();
+    write(dir.path(), &ours, 0);
+    write(dir.path(), &ours, 1);
+    // A stray partition of a bigger experiment in the same directory.
+    let theirs = jobs::Spec::from_toml(&text(2, "b").replace("\"0-9\"", "\"0-29\"")).unwrap();
+    write(dir.path(), &theirs, 5);
+    let r = analysis::build(dir.path()).unwrap();
+    assert_eq!(r.games, 20, "part-00005 is not this experiment's");
+    // One of its own partitions replaced by another experiment's rows.
+    write(dir.path(), &theirs, 1);
+    let e = analysis::build(dir.path()).unwrap_err().to_string();
+    assert!(
+        e.contains("part-00001.parquet") && e.contains("experiment \"b\""),
+        "{e}"
+    );
+    // Without the owner record (a directory made by hand) every partition is read.
+    std::fs::remove_file(dir.path().join(jobs::layout::OWNER_FILE)).unwrap();
+    assert_eq!(analysis::build(dir.path()).unwrap().games, 30);
+}

@@ -197,7 +197,7 @@ async fn prepare_model(s: &crate::Server) -> (String, std::path::PathBuf) {
 }
 
 /// Runs one in-process worker until no experiment is running; returns the experiment.
-async fn work_until_idle(s: &crate::Server, id: &str) -> proto::Experiment {
+pub(crate) async fn work_until_idle(s: &crate::Server, id: &str) -> proto::Experiment {
     let config = worker::Config {
         coordinator: s.url.clone(),
         results: s.results(),

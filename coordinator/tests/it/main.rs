@@ -8,6 +8,7 @@ use proto::*;
 use tonic::transport::Channel;
 
 mod bad_input;
+mod integrity;
 mod jobs_e2e;
 
 const SPEC: &str = r#"
@@ -56,12 +57,21 @@ pub async fn start_in(dir: tempfile::TempDir, lease: Duration) -> Server {
 }
 
 pub async fn start_with(dir: tempfile::TempDir, lease: Duration, token: Option<&str>) -> Server {
+    let token = token.map(str::to_string);
+    start_config(dir, move |config| {
+        config.lease = lease;
+        config.token = coordinator::Token::new(token.as_deref());
+    })
+    .await
+}
+
+/// Starts a coordinator in `dir` (sweeping every 50 ms) with `adjust` applied to its config.
+pub async fn start_config(dir: tempfile::TempDir, adjust: impl FnOnce(&mut coordinator::Config)) -> Server {
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let url = format!("http://{}", listener.local_addr().unwrap());
     let mut config = coordinator::Config::new(dir.path().join("state.sqlite"), dir.path().join("results"));
-    config.lease = lease;
-    config.token = coordinator::Token::new(token);
     config.sweep_every = Duration::from_millis(50);
+    adjust(&mut config);
     let (tx, rx) = tokio::sync::oneshot::channel::<()>();
     let metrics_listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let metrics = metrics_listener.local_addr().unwrap();

@@ -361,3 +361,52 @@ fn a_grid_without_starting_states_plays_every_starting_state_of_the_rules() {
     let small = Spec::from_toml(&text.replace("[grid]", "[rules]\nset = 2\nhand = 2\nboneyard = 2\n[grid]")).unwrap();
     assert_eq!(small.grid.starting_states, StateSet::Range { first: 0, last: 89 });
 }
+
+#[test]
+fn a_classifier_that_could_never_fit_is_refused_up_front() {
+    let clf = |body: &str| format!("{BASE}[classifier]\n{body}\n");
+    for (body, key, parts) in [
+        (
+            "samples = 100\nholdout = 0.95\nfolds = 20\ncompare_samples = [100]",
+            "classifier.samples = 100",
+            &["only 5 of 100 samples", "classifier.folds = 20"][..],
+        ),
+        (
+            "samples = 100\nholdout = 0.001\ncompare_samples = [100]",
+            "classifier.samples = 100",
+            &["leaves no holdout sample"][..],
+        ),
+        (
+            "samples = 1000\ncompare_samples = [100, 1000]\nholdout = 0.95\nfolds = 5",
+            "classifier.compare_samples = 100",
+            &["fits on 4"][..],
+        ),
+    ] {
+        let e = Spec::from_toml(&clf(body)).unwrap_err().to_string();
+        assert!(e.contains(key), "{body}: {e}");
+        for p in parts {
+            assert!(e.contains(p), "{body}: {e} lacks {p}");
+        }
+    }
+    // The smallest that fits is accepted.
+    Spec::from_toml(&clf("samples = 100\nholdout = 0.5\nfolds = 5\ncompare_samples = [100]")).unwrap();
+}
+
+#[test]
+fn an_output_too_long_for_its_file_names_is_refused_at_submit_time() {
+    let long = vec!["abcdefghijklmnopqrstuvwxyz0123456789"; 8].join("/");
+    assert!(long.len() > jobs::MAX_OUTPUT_BYTES);
+    let e = Spec::from_toml(&top(&format!("output = \"{long}\"")))
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.contains("output") && e.contains(&format!("{} bytes", long.len())),
+        "{e}"
+    );
+    let ok = vec!["abcdefghijklmnopqrstuvwxyz0123456789"; 6].join("/");
+    assert!(ok.len() <= jobs::MAX_OUTPUT_BYTES);
+    let spec = Spec::from_toml(&top(&format!("output = \"{ok}\""))).unwrap();
+    // Its longest file name still fits a completion.
+    let longest = format!("{}/{}", spec.output, jobs::training::model_file(&"f".repeat(64)));
+    assert!(longest.len() <= jobs::MAX_PATH_BYTES);
+}
