@@ -596,6 +596,9 @@ pub fn run(a: RunArgs) -> Result<()> {
         let until = |mut rx: tokio::sync::watch::Receiver<bool>| async move {
             let _ = rx.wait_for(|s| *s).await;
         };
+        // The marker the workers must read exists before any of them starts.
+        coordinator::ensure_results_marker(&a.out)
+            .with_context(|| format!("--out {}: cannot write its marker file", a.out.display()))?;
         let mut config = coordinator::Config::new(state.clone(), a.out.clone());
         // Leases of this directory's previous run (stopped by Ctrl-C) are
         // given back at once instead of waiting out their expiry.
@@ -792,7 +795,7 @@ async fn drive(url: &str, text: &str) -> Result<Experiment> {
                     bar.set_length(total);
                     bar.set_prefix(stage.clone());
                     bar.set_message(unit);
-                    if !terminal && !shown_stage.is_empty() {
+                    if !terminal {
                         eprintln!("{}", progress_line(&e, started.elapsed()));
                     }
                     shown_stage = stage;

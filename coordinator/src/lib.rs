@@ -16,6 +16,7 @@ use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
 
+pub use files::ensure_marker as ensure_results_marker;
 pub use service::{CoordinatorService, truncate_chars};
 pub use store::{MAX_FAILURES, MAX_WORKER_FAILURES, Store, StoreError};
 

@@ -266,7 +266,7 @@ impl Coordinator for CoordinatorService {
             } else {
                 r.results_root.clone()
             };
-            tracing::error!(worker = %r.worker_id, worker_results = %theirs, "worker refused: it does not see this coordinator's results root");
+            tracing::warn!(worker = %r.worker_id, worker_results = %theirs, "worker refused: it does not see this coordinator's results root");
             return Err(Status::failed_precondition(format!(
                 "worker {} uses results root {theirs}, which is not this coordinator's results root {} (its marker file {} \
                  is missing there or different): start the worker with --results naming the same shared directory",

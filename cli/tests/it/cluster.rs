@@ -329,6 +329,39 @@ fn muggins_run_writes_the_dataset_and_a_summary() {
         .unwrap();
     assert!(again.status.success());
     assert!(String::from_utf8_lossy(&again.stderr).contains("resuming experiment"));
+    // Off a terminal the progress is plain lines naming the stage, and the
+    // in-process coordinator's address is printed for `muggins status`.
+    assert!(stderr.contains("coordinator at http://127.0.0.1:"), "{stderr}");
+    assert!(
+        stderr.contains("] games: ") && stderr.contains("] report: "),
+        "{stderr}"
+    );
+    assert!(!stderr.contains('\x1b'), "no escape codes off a terminal: {stderr}");
+    // A re-run checks the files: a deleted partition is played again.
+    let part = out.join("local/games/part-00001.parquet");
+    std::fs::remove_file(&part).unwrap();
+    let rerun = |what: &str| {
+        let o = Command::new(bin())
+            .arg("run")
+            .arg(&spec)
+            .arg("--out")
+            .arg(&out)
+            .output()
+            .unwrap();
+        assert!(o.status.success(), "{what}: {}", String::from_utf8_lossy(&o.stderr));
+        String::from_utf8_lossy(&o.stdout).into_owned()
+    };
+    let stdout = rerun("after deleting a partition");
+    assert!(part.is_file() && stdout.contains("600 rows in"), "{stdout}");
+    assert_eq!(rows(&out.join("local")), expected(&text, &out.join("local")));
+    // Deleting the output directory is enough to start over.
+    std::fs::remove_dir_all(out.join("local")).unwrap();
+    let stdout = rerun("after deleting the output directory");
+    assert!(
+        stdout.contains("600 rows in") && out.join("local/_SUCCESS").is_file(),
+        "{stdout}"
+    );
+    assert_eq!(rows(&out.join("local")), expected(&text, &out.join("local")));
     // A bad spec is refused before anything runs.
     let bad = write_spec(dir.path(), &text.replace("repeats = 1", "repeats = -1"));
     let o = Command::new(bin())
@@ -366,4 +399,127 @@ fn a_worker_finishes_its_task_on_sigterm_and_leases_nothing_more() {
     assert!(s.tasks_done >= 1);
     assert!(s.tasks_done < s.tasks_total, "nothing more was leased after SIGTERM");
     assert_eq!(e.state, ExperimentState::Running as i32);
+}
+
+#[test]
+fn muggins_run_threads_are_the_total_and_two_runs_never_share_a_directory() {
+    let dir = tempfile::tempdir().unwrap();
+    let o = Command::new(bin())
+        .args(["run", "--workers", "3", "--threads", "2", "--out"])
+        .arg(dir.path())
+        .output()
+        .unwrap();
+    assert!(!o.status.success());
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(err.contains("--threads 2") && err.contains("--workers 3"), "{err}");
+    // While another run holds the directory, a second one is refused.
+    let lock = std::fs::File::create(dir.path().join(".muggins-run.lock")).unwrap();
+    lock.lock().unwrap();
+    let text = jobs::SMOKE_SPEC
+        .replace("\"0-299\"", "\"0-9\"")
+        .replace(r#"["oracle", "classifier", "bayes"]"#, r#"["oracle"]"#);
+    let spec = write_spec(dir.path(), &text);
+    let o = Command::new(bin())
+        .arg("run")
+        .arg(&spec)
+        .arg("--out")
+        .arg(dir.path())
+        .output()
+        .unwrap();
+    assert!(!o.status.success());
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(err.contains("another `muggins run`"), "{err}");
+    drop(lock);
+    let o = Command::new(bin())
+        .args(["run", "--workers", "1", "--threads", "1", "--out"])
+        .arg(dir.path())
+        .arg(&spec)
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(o.status.success(), "{err}");
+    assert!(err.contains("1 worker, 1 thread,"), "{err}");
+}
+
+#[test]
+fn a_worker_killed_between_completion_and_rename_loses_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let port = free_port();
+    let _coord = coordinator(port, dir.path(), 30);
+    let text = SLOW_SPEC.replace("\"0-399\"", "\"0-99\"");
+    let spec = write_spec(dir.path(), &text);
+    let id = submit(port, &spec);
+    // This worker dies right after its first completion is accepted.
+    let mut dying = Command::new(bin())
+        .args([
+            "worker",
+            "--coordinator",
+            &format!("http://127.0.0.1:{port}"),
+            "--threads",
+            "1",
+        ])
+        .arg("--results")
+        .arg(dir.path().join("results"))
+        .env("MUGGINS_FAILPOINT", "exit-after-complete")
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let status = dying.wait().unwrap();
+    assert_eq!(status.code(), Some(86), "the failpoint fired");
+    let left: Vec<_> = std::fs::read_dir(dir.path().join("results/faults/games"))
+        .unwrap()
+        .flatten()
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .collect();
+    assert!(
+        left.iter().any(|n| n.starts_with(".part-")) || left.iter().any(|n| n.starts_with("part-")),
+        "{left:?}"
+    );
+    let mut w = worker(port, dir.path(), 2, true);
+    wait_exit(&mut w, 300);
+    let e = experiment(port, &id);
+    assert_eq!(e.state, ExperimentState::Succeeded as i32, "{}", e.error);
+    let out = dir.path().join("results/faults");
+    assert_eq!(rows(&out), expected(&text, &out));
+    assert!(out.join("report/report.json").is_file());
+}
+
+#[test]
+fn a_worker_with_another_results_directory_stops_naming_both() {
+    let dir = tempfile::tempdir().unwrap();
+    let port = free_port();
+    let _coord = coordinator(port, dir.path(), 30);
+    let wrong = dir.path().join("elsewhere");
+    std::fs::create_dir_all(&wrong).unwrap();
+    let mut w = Command::new(bin())
+        .args([
+            "worker",
+            "--coordinator",
+            &format!("http://127.0.0.1:{port}"),
+            "--threads",
+            "1",
+        ])
+        .arg("--results")
+        .arg(&wrong)
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let deadline = Instant::now() + Duration::from_secs(30);
+    let status = loop {
+        if let Some(s) = w.try_wait().unwrap() {
+            break s;
+        }
+        assert!(Instant::now() < deadline, "the worker kept running");
+        std::thread::sleep(Duration::from_millis(50));
+    };
+    assert!(!status.success());
+    let mut err = String::new();
+    std::io::Read::read_to_string(w.stderr.as_mut().unwrap(), &mut err).unwrap();
+    let ours = dir.path().join("results").canonicalize().unwrap();
+    let theirs = wrong.canonicalize().unwrap();
+    for part in [ours.to_str().unwrap(), theirs.to_str().unwrap(), "--results"] {
+        assert!(err.contains(part), "{err} lacks {part}");
+    }
 }
