@@ -5,6 +5,8 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use anyhow::{Context, Result, bail};
+
+use crate::text::plural;
 use clap::Args;
 use proto::client::Client;
 use proto::{
@@ -341,7 +343,7 @@ fn describe(e: &Experiment) -> String {
                 "{} {}/{} ({} running, {} failed)",
                 s.name,
                 s.tasks_done,
-                crate::text::plural(s.tasks_total, "task"),
+                plural(s.tasks_total, "task"),
                 s.tasks_running,
                 s.tasks_failed
             )
@@ -357,7 +359,7 @@ fn describe(e: &Experiment) -> String {
         e.id,
         state_name(e.state),
         e.games_done,
-        crate::text::plural(e.games_total, "game"),
+        plural(e.games_total, "game"),
         100.0 * e.games_done as f64 / e.games_total.max(1) as f64,
         e.games_per_second,
         tasks.join(", ")
@@ -430,7 +432,7 @@ pub fn worker(a: WorkerArgs) -> Result<()> {
         tls,
     };
     let stats = runtime()?.block_on(worker::run(config, termination()))?;
-    eprintln!("worker done: {} tasks, {} games", stats.tasks_completed, stats.games);
+    eprintln!("worker done: {stats}");
     Ok(())
 }
 
@@ -492,10 +494,10 @@ pub fn status(a: StatusArgs) -> Result<()> {
                     println!("{}", describe(&e));
                     last = Some(e);
                 }
-                if let Some(e) = last {
-                    if e.state != ExperimentState::Succeeded as i32 {
-                        bail!("experiment {} ended {}", e.id, state_name(e.state));
-                    }
+                if let Some(e) = last
+                    && e.state != ExperimentState::Succeeded as i32
+                {
+                    bail!("experiment {} ended {}", e.id, state_name(e.state));
                 }
             }
         }
@@ -513,11 +515,6 @@ pub fn cancel(a: CancelArgs) -> Result<()> {
         println!("{}", describe(&e));
         Ok(())
     })
-}
-
-/// `n` and the noun, singular or plural.
-fn count(n: u64, one: &str, many: &str) -> String {
-    format!("{n} {}", if n == 1 { one } else { many })
 }
 
 /// How many workers and threads `muggins run` starts: `--threads` is the
@@ -580,10 +577,10 @@ pub fn run(a: RunArgs) -> Result<()> {
     eprintln!(
         "running {} ({} in {}) from {origin}: {}, {}, results in {}",
         spec.name,
-        count(spec.games(), "game", "games"),
-        count(jobs::shards(&spec).len() as u64, "shard", "shards"),
-        count(n_workers as u64, "worker", "workers"),
-        count(threads as u64, "thread", "threads"),
+        plural(spec.games(), "game"),
+        plural(jobs::shards(&spec).len() as u64, "shard"),
+        plural(n_workers as u64, "worker"),
+        plural(threads as u64, "thread"),
         a.out.join(&spec.output).display()
     );
     let rt = runtime()?;
@@ -665,7 +662,8 @@ pub fn run(a: RunArgs) -> Result<()> {
             .with_context(|| format!("{}", path.display()))?;
     let cells = summary_cells(&report).with_context(|| format!("{}: unexpected content", path.display()))?;
     println!("{}", jobs::CellSummary::table(&cells));
-    println!("{} rows in {}", report["games"], dir.join("games").display());
+    let games = report["games"].as_u64().context("report.json has no games count")?;
+    println!("{} in {}", plural(games, "row"), dir.join("games").display());
     println!("report: {}", dir.join("report/report.md").display());
     Ok(())
 }
@@ -812,7 +810,7 @@ async fn drive(url: &str, text: &str) -> Result<Experiment> {
         "{} {}: {} in {:.1} s ({:.0} games/s)",
         last.id,
         state_name(last.state),
-        count(last.games_done, "game", "games"),
+        plural(last.games_done, "game"),
         secs,
         last.games_done as f64 / secs.max(1e-9)
     );

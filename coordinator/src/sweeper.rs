@@ -25,7 +25,7 @@ pub async fn run(shared: Arc<Shared>, every: Duration) {
     loop {
         tick.tick().await;
         let s = Arc::clone(&shared);
-        let verify = n % VERIFY_EVERY_TICKS == 0;
+        let verify = n.is_multiple_of(VERIFY_EVERY_TICKS);
         n += 1;
         match tokio::task::spawn_blocking(move || sweep(&s, verify)).await {
             Ok(Ok(())) => {}

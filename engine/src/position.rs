@@ -184,7 +184,7 @@ impl Position {
         self.board.play(rules, a.tile, a.loc);
         self.passes = 0;
         let count = self.board.count();
-        let count_points = if count > 0 && count % 5 == 0 { count } else { 0 };
+        let count_points = if count > 0 && count.is_multiple_of(5) { count } else { 0 };
         let mut gained = count_points as i32;
         let terminal = self.hands[me] == 0;
         if terminal {

@@ -133,10 +133,10 @@ pub mod client {
         if host.trim_end_matches(':').is_empty() {
             return Err(EndpointError::NoHost);
         }
-        if let Some(p) = port {
-            if !p.parse::<u16>().is_ok_and(|n| n > 0) {
-                return Err(EndpointError::Port(p.to_string()));
-            }
+        if let Some(p) = port
+            && !p.parse::<u16>().is_ok_and(|n| n > 0)
+        {
+            return Err(EndpointError::Port(p.to_string()));
         }
         url.parse::<tonic::codegen::http::Uri>()
             .map_err(|e| EndpointError::Invalid(e.to_string()))?;

@@ -394,7 +394,7 @@ fn a_classifier_that_could_never_fit_is_refused_up_front() {
 
 #[test]
 fn an_output_too_long_for_its_file_names_is_refused_at_submit_time() {
-    let long = vec!["abcdefghijklmnopqrstuvwxyz0123456789"; 8].join("/");
+    let long = ["abcdefghijklmnopqrstuvwxyz0123456789"; 8].join("/");
     assert!(long.len() > jobs::MAX_OUTPUT_BYTES);
     let e = Spec::from_toml(&top(&format!("output = \"{long}\"")))
         .unwrap_err()
@@ -403,7 +403,7 @@ fn an_output_too_long_for_its_file_names_is_refused_at_submit_time() {
         e.contains("output") && e.contains(&format!("{} bytes", long.len())),
         "{e}"
     );
-    let ok = vec!["abcdefghijklmnopqrstuvwxyz0123456789"; 6].join("/");
+    let ok = ["abcdefghijklmnopqrstuvwxyz0123456789"; 6].join("/");
     assert!(ok.len() <= jobs::MAX_OUTPUT_BYTES);
     let spec = Spec::from_toml(&top(&format!("output = \"{ok}\""))).unwrap();
     // Its longest file name still fits a completion.
