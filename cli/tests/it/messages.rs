@@ -320,3 +320,42 @@ fn logs_carry_no_colour_codes_when_stderr_is_not_a_terminal() {
     assert!(log.contains("INFO"), "{log}");
     assert!(!log.contains("\x1b["), "escape codes in {log:?}");
 }
+
+#[test]
+fn state_file_errors_name_the_state_file_not_the_results_root() {
+    use crate::{muggins, stderr};
+    let dir = tempfile::tempdir().unwrap();
+    let results = dir.path().join("results");
+    let o = muggins(&[
+        "coordinator",
+        "--listen",
+        "127.0.0.1:0",
+        "--state",
+        "/dev/null/nested/state.sqlite",
+        "--results",
+        results.to_str().unwrap(),
+    ]);
+    assert!(!o.status.success());
+    let err = stderr(&o);
+    assert!(
+        err.contains("--state /dev/null/nested/state.sqlite") && err.contains("cannot create its directory"),
+        "{err}"
+    );
+    assert!(!err.contains("results root"), "{err}");
+    // A state file that is not a database: one line that says so.
+    let bogus = dir.path().join("bogus.sqlite");
+    std::fs::write(&bogus, vec![b'x'; 4096]).unwrap();
+    let o = muggins(&[
+        "coordinator",
+        "--listen",
+        "127.0.0.1:0",
+        "--state",
+        bogus.to_str().unwrap(),
+        "--results",
+        results.to_str().unwrap(),
+    ]);
+    assert!(!o.status.success());
+    let err = stderr(&o);
+    assert_eq!(err.matches("not a muggins state database").count(), 1, "{err}");
+    assert!(!err.contains("file is not a database"), "{err}");
+}
