@@ -62,7 +62,9 @@ pub(crate) fn coordinator_with(port: u16, dir: &Path, lease_secs: u64, extra: &[
     Proc(child)
 }
 
-pub(crate) fn worker(port: u16, dir: &Path, threads: usize, exit_when_done: bool) -> Proc {
+/// `muggins worker` for the coordinator on `port`, with `results` as its
+/// results root and output to /dev/null.
+pub(crate) fn worker_command(port: u16, results: &Path, threads: usize) -> Command {
     let mut cmd = Command::new(bin());
     cmd.args([
         "worker",
@@ -72,9 +74,14 @@ pub(crate) fn worker(port: u16, dir: &Path, threads: usize, exit_when_done: bool
         &threads.to_string(),
     ])
     .arg("--results")
-    .arg(dir.join("results"))
+    .arg(results)
     .stdout(Stdio::null())
     .stderr(Stdio::null());
+    cmd
+}
+
+pub(crate) fn worker(port: u16, dir: &Path, threads: usize, exit_when_done: bool) -> Proc {
+    let mut cmd = worker_command(port, &dir.join("results"), threads);
     if exit_when_done {
         cmd.arg("--exit-when-done");
     }
@@ -450,19 +457,8 @@ fn a_worker_killed_between_completion_and_rename_loses_nothing() {
     let spec = write_spec(dir.path(), &text);
     let id = submit(port, &spec);
     // This worker dies right after its first completion is accepted.
-    let mut dying = Command::new(bin())
-        .args([
-            "worker",
-            "--coordinator",
-            &format!("http://127.0.0.1:{port}"),
-            "--threads",
-            "1",
-        ])
-        .arg("--results")
-        .arg(dir.path().join("results"))
+    let mut dying = worker_command(port, &dir.path().join("results"), 1)
         .env("MUGGINS_FAILPOINT", "exit-after-complete")
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
         .spawn()
         .unwrap();
     let status = dying.wait().unwrap();
@@ -492,20 +488,7 @@ fn a_worker_with_another_results_directory_stops_naming_both() {
     let _coord = coordinator(port, dir.path(), 30);
     let wrong = dir.path().join("elsewhere");
     std::fs::create_dir_all(&wrong).unwrap();
-    let mut w = Command::new(bin())
-        .args([
-            "worker",
-            "--coordinator",
-            &format!("http://127.0.0.1:{port}"),
-            "--threads",
-            "1",
-        ])
-        .arg("--results")
-        .arg(&wrong)
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
+    let mut w = worker_command(port, &wrong, 1).stderr(Stdio::piped()).spawn().unwrap();
     let deadline = Instant::now() + Duration::from_secs(30);
     let status = loop {
         if let Some(s) = w.try_wait().unwrap() {
