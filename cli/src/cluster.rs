@@ -774,6 +774,7 @@ async fn drive(url: &str, text: &str) -> Result<Experiment> {
         .progress_chars("=> "),
     );
     let started = std::time::Instant::now();
+    let done_before = e.games_done;
     let mut stream = c
         .watch_experiment(GetExperimentRequest { id: e.id.clone() })
         .await
@@ -806,13 +807,20 @@ async fn drive(url: &str, text: &str) -> Result<Experiment> {
     }
     bar.finish_and_clear();
     let secs = started.elapsed().as_secs_f64();
+    // The rate counts only the games played by this run.
+    let played = last.games_done.saturating_sub(done_before);
+    let note = if played == last.games_done {
+        String::new()
+    } else {
+        format!(", {} of them now", plural(played, "game"))
+    };
     eprintln!(
-        "{} {}: {} in {:.1} s ({:.0} games/s)",
+        "{} {}: {}{note} in {:.1} s ({:.0} games/s)",
         last.id,
         state_name(last.state),
         plural(last.games_done, "game"),
         secs,
-        last.games_done as f64 / secs.max(1e-9)
+        played as f64 / secs.max(1e-9)
     );
     Ok(last)
 }
