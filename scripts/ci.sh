@@ -16,8 +16,8 @@ cargo check --quiet --locked --manifest-path fuzz/Cargo.toml
 echo "== architecture invariants"
 bash scripts/check-invariants.sh
 
-echo "== Python tools for the tests (DuckDB, pyarrow, Polars, scikit-learn, scipy)"
-python3 -m pip install --quiet --disable-pip-version-check duckdb pyarrow polars scikit-learn scipy kubernetes-validate pyyaml
+echo "== Python tools for the tests (DuckDB, pyarrow, Polars, scikit-learn, scipy, grpcio-reflection)"
+python3 -m pip install --quiet --disable-pip-version-check duckdb pyarrow polars scikit-learn scipy kubernetes-validate pyyaml grpcio grpcio-reflection
 
 echo "== deployment files"
 bash scripts/check-deploy.sh

@@ -359,3 +359,28 @@ fn state_file_errors_name_the_state_file_not_the_results_root() {
     assert_eq!(err.matches("not a muggins state database").count(), 1, "{err}");
     assert!(!err.contains("file is not a database"), "{err}");
 }
+
+/// Python's stock `grpcio-reflection` client speaks only reflection v1alpha:
+/// it must find the service (scripts/ci.sh installs it; the test fails, not
+/// skips, without it).
+#[test]
+fn pythons_grpcio_reflection_client_finds_the_service() {
+    let dir = tempfile::tempdir().unwrap();
+    let port = free_port();
+    let _coord = coordinator_with(port, dir.path(), 30, &[]);
+    let script = "import sys, grpc\n\
+        from grpc_reflection.v1alpha.proto_reflection_descriptor_database import ProtoReflectionDescriptorDatabase\n\
+        db = ProtoReflectionDescriptorDatabase(grpc.insecure_channel(sys.argv[1]))\n\
+        print('\\n'.join(db.get_services()))\n";
+    let o = Command::new("python3")
+        .args(["-c", script, &format!("127.0.0.1:{port}")])
+        .output()
+        .expect("python3");
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(
+        o.status.success(),
+        "grpcio-reflection failed (python3 -m pip install grpcio grpcio-reflection): {}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    assert!(out.lines().any(|l| l == "muggins.v1.Coordinator"), "{out}");
+}
