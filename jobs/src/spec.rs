@@ -88,8 +88,7 @@ impl Source {
 }
 
 /// The starting states of a grid.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
-#[serde(untagged)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub enum StateSet {
     /// The inclusive range lo..=hi.
     Range { first: u64, last: u64 },
@@ -117,7 +116,7 @@ impl StateSet {
 }
 
 /// The levels and factors (Table 12 of the thesis).
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct GridSpec {
     pub information_source: Vec<Source>,
     pub observability: Vec<Observability>,
@@ -128,7 +127,7 @@ pub struct GridSpec {
 }
 
 /// Classifier settings (used by the opponent-modeling stages).
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct ClassifierSpec {
     pub kind: String,
     pub samples: u64,
@@ -150,7 +149,7 @@ impl Default for ClassifierSpec {
 }
 
 /// A validated experiment spec.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct Spec {
     pub name: String,
     pub seed: u64,
@@ -254,8 +253,90 @@ impl Spec {
     }
 
     /// The spec in canonical JSON (what the hash covers).
+    ///
+    /// Written by hand, key by key and variant by variant, so that renaming a
+    /// Rust field or variant never changes an experiment's hash (and id);
+    /// `jobs/tests/it/hash.rs` pins it.
     pub fn canonical_json(&self) -> String {
-        serde_json::to_string(self).expect("a spec serialises")
+        use std::fmt::Write;
+        let text = |s: &str| serde_json::to_string(s).expect("a string serialises");
+        let list = |items: Vec<String>| format!("[{}]", items.join(","));
+        let names = |items: Vec<&str>| list(items.into_iter().map(text).collect());
+        let r = &self.rules;
+        let g = &self.grid;
+        let c = &self.classifier;
+        let lead = match r.lead {
+            Lead::HighestDouble => "highest-double",
+            Lead::Player => "player",
+            Lead::Target => "target",
+        };
+        let blocked = match r.blocked {
+            Blocked::Difference => "difference",
+            Blocked::None => "none",
+        };
+        let observability = |o: &Observability| match o {
+            Observability::Full => "full",
+            Observability::Partial => "partial",
+        };
+        let target = |t: &TargetKind| match t {
+            TargetKind::Random => "random",
+            TargetKind::Scorer => "scorer",
+            TargetKind::Defender => "defender",
+        };
+        let player_engine = |e: &PlayerEngine| match e {
+            PlayerEngine::Expectimax => "expectimax",
+            PlayerEngine::MStar => "mstar",
+        };
+        let states = match &g.starting_states {
+            StateSet::Range { first, last } => format!("{{\"first\":{first},\"last\":{last}}}"),
+            StateSet::List(v) => list(v.iter().map(u64::to_string).collect()),
+        };
+        let worlds = match self.search.worlds {
+            WorldCount::All => text("All"),
+            WorldCount::Sample(k) => format!("{{\"Sample\":{k}}}"),
+        };
+        let belief = match self.search.belief {
+            Belief::Uniform => text("Uniform"),
+        };
+        let depth = match self.search.depth {
+            DepthLimit::Unlimited => text("Unlimited"),
+            DepthLimit::Turns(d) => format!("{{\"Turns\":{d}}}"),
+        };
+        let mut out = String::new();
+        let _ = write!(
+            out,
+            "{{\"name\":{},\"seed\":{},\"output\":{},\
+             \"rules\":{{\"set\":{},\"hand\":{},\"boneyard\":{},\"lead\":{},\"blocked\":{}}},\
+             \"grid\":{{\"information_source\":{},\"observability\":{},\"target\":{},\"starting_states\":{},\
+             \"engine\":{},\"repeats\":{}}},\
+             \"search\":{{\"worlds\":{},\"belief\":{},\"depth\":{}}},\
+             \"classifier\":{{\"kind\":{},\"samples\":{},\"compare_samples\":{},\"folds\":{},\"holdout\":{}}},\
+             \"shard_games\":{}}}",
+            text(&self.name),
+            self.seed,
+            text(&self.output),
+            r.set,
+            r.hand,
+            r.boneyard,
+            text(lead),
+            text(blocked),
+            names(g.information_source.iter().map(|s| s.name()).collect()),
+            names(g.observability.iter().map(observability).collect()),
+            names(g.target.iter().map(target).collect()),
+            states,
+            names(g.engine.iter().map(player_engine).collect()),
+            g.repeats,
+            worlds,
+            belief,
+            depth,
+            text(&c.kind),
+            c.samples,
+            list(c.compare_samples.iter().map(u64::to_string).collect()),
+            c.folds,
+            serde_json::to_string(&c.holdout).expect("a finite float serialises"),
+            self.shard_games
+        );
+        out
     }
 
     /// Whether the grid needs a trained classifier (and so the training stages).

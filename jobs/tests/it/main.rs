@@ -1,4 +1,5 @@
 //! Integration tests of the jobs crate.
 
 mod exec;
+mod hash;
 mod spec;
