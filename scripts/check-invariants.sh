@@ -19,7 +19,44 @@ if grep -nE 'std::(fs|net|io|time|env|process)|(e)?print(ln)?!|Instant|SystemTim
     fail=1
 fi
 
+# Direct dependencies of each workspace crate (name per line).
+direct() {
+    cargo tree -p "$1" -e normal --depth 1 --prefix none --locked | tail -n +2 | awk '{print $1}' | sort -u
+}
+crates="engine classifier jobs analysis proto coordinator worker cli"
+
+# Only jobs knows the Parquet format (arrow, parquet).
+for c in $crates; do
+    [ "$c" = jobs ] && continue
+    for bad in arrow parquet arrow-array arrow-schema; do
+        if grep -qx "$bad" <<<"$(direct "$c")"; then
+            echo "invariant broken: $c depends on $bad directly (only jobs may)"
+            fail=1
+        fi
+    done
+done
+
+# Only proto, coordinator, worker and cli speak gRPC (tonic, prost).
+for c in engine classifier jobs analysis; do
+    for bad in tonic prost tonic-prost; do
+        if grep -qx "$bad" <<<"$(cargo tree -p "$c" -e normal --prefix none --locked | awk '{print $1}' | sort -u)"; then
+            echo "invariant broken: $c depends on $bad"
+            fail=1
+        fi
+    done
+done
+
+# Wire types stay at the edges: in the coordinator only its service and
+# server setup, in the worker only its lease loop, name proto::.
+inner=$(find engine/src classifier/src jobs/src analysis/src -name '*.rs'; ls coordinator/src/*.rs | grep -vE '/(service|lib)\.rs$')
+# shellcheck disable=SC2086
+if grep -nE '\bproto::' $inner; then
+    echo "invariant broken: proto:: types beyond the coordinator's and worker's edges (lines above)"
+    fail=1
+fi
+
 if [ "$fail" -ne 0 ]; then
     exit 1
 fi
 echo "engine: pure (no I/O, no clock, no runtime/RPC/columnar dependencies)"
+echo "only jobs uses arrow/parquet; only proto, coordinator, worker and cli use tonic/prost; proto:: only at the edges"
