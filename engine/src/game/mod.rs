@@ -1,0 +1,319 @@
+//! Playing one game end to end: the game loop shared by searched games and
+//! training games, and the searching player. Records and replays live in
+//! `record`, the Bayes source's likelihoods in `bayes`, Table 9's training
+//! games in `training`.
+
+mod bayes;
+mod record;
+mod training;
+
+use bayes::most_probable;
+pub use bayes::{BAYES_FLOOR, likelihoods};
+pub use record::{Ending, GameError, GameRecord, Move, Observability, PlayerEngine, ReplayError, Replayed, replay};
+pub use training::{TABLE_9, TrainingGame, training_game};
+
+use std::fmt;
+
+use serde::{Deserialize, Serialize};
+
+use crate::deal::Deal;
+use crate::features::{FeatureTracker, Features};
+use crate::position::{Action, ActionList, Position, Seat};
+use crate::rules::Rules;
+use crate::search::{PlayerView, Searcher};
+use crate::seed::{Stream, below, game_rng, shuffle};
+use crate::table::ValueStore;
+use crate::targets::{EngineKind, OpponentModel, TargetKind, target_choice};
+use crate::tiles::{bit, bits};
+use rand_chacha::ChaCha20Rng;
+
+/// Where M* takes its model of the target from.
+#[derive(Clone, Copy)]
+pub enum InfoSource<'a> {
+    /// The true target type.
+    Oracle,
+    /// A classifier's prediction from the opponent features.
+    Classifier(&'a dyn OpponentModel),
+    /// A posterior over the three types from the target's observed actions;
+    /// M* values actions against the posterior mixture (docs/rules.md §5).
+    Bayes,
+}
+
+impl fmt::Debug for InfoSource<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            InfoSource::Oracle => f.write_str("Oracle"),
+            InfoSource::Classifier(_) => f.write_str("Classifier"),
+            InfoSource::Bayes => f.write_str("Bayes"),
+        }
+    }
+}
+
+/// The coordinates of one game apart from its information source.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct GameConfig {
+    /// The experiment seed.
+    pub seed: u64,
+    pub starting_state: u64,
+    pub repeat: u64,
+    pub engine: PlayerEngine,
+    pub target: TargetKind,
+    pub observability: Observability,
+}
+
+/// Who makes the player's moves in [`run`], and what it hears of the target.
+trait PlayerBrain {
+    /// Chooses among `actions` (two or more, or one for policies that draw
+    /// from a stream on every decision).
+    fn choose(&mut self, pos: &Position, actions: &[Action], tracker: &FeatureTracker) -> usize;
+    /// Whether a single legal action is played without asking [`Self::choose`].
+    fn skips_forced(&self) -> bool {
+        true
+    }
+    /// The target is about to play `action` at `pos` (its hand after any draws).
+    fn target_decides(&mut self, _pos: &Position, _action: Action, _actions: &[Action]) {}
+    /// The target finished a turn; `features` are those after it.
+    fn target_turn(&mut self, _features: &Features) {}
+}
+
+/// What [`run`] returns besides the brain's own counts.
+struct Played {
+    leader: Seat,
+    scores: [u32; 2],
+    draws: [u32; 2],
+    turns: u32,
+    ending: Ending,
+    moves: Vec<Move>,
+}
+
+/// The random streams of one game.
+struct Streams {
+    boneyard: [u8; 64],
+    target: ChaCha20Rng,
+}
+
+impl Streams {
+    fn new(deal: &Deal, mut shuffle_rng: ChaCha20Rng, target: ChaCha20Rng) -> Streams {
+        let mut boneyard = [0u8; 64];
+        let size = deal.boneyard.count_ones() as usize;
+        for (slot, t) in boneyard.iter_mut().zip(bits(deal.boneyard)) {
+            *slot = t;
+        }
+        shuffle(&mut shuffle_rng, &mut boneyard[..size]);
+        Streams { boneyard, target }
+    }
+}
+
+/// The game loop shared by searched games and training games.
+fn run(rules: &Rules, deal: &Deal, mut streams: Streams, target: TargetKind, brain: &mut impl PlayerBrain) -> Played {
+    let mut next_draw = 0;
+    let mut pos = Position::start(rules, deal);
+    let leader = pos.mover;
+    let mut tracker = FeatureTracker::default();
+    let mut scores = [0u32; 2];
+    let mut draws = [0u32; 2];
+    let mut turns = 0u32;
+    let mut moves = Vec::with_capacity(32);
+    let mut list = ActionList::default();
+    let ending = loop {
+        pos.actions(rules, &mut list);
+        let seat = pos.mover;
+        if list.is_empty() {
+            if pos.boneyard != 0 {
+                let tile = streams.boneyard[next_draw];
+                next_draw += 1;
+                debug_assert!(pos.boneyard & bit(tile) != 0);
+                pos.draw(tile);
+                draws[seat as usize] += 1;
+                if seat == Seat::Player {
+                    tracker.opponent_drew();
+                }
+                moves.push(Move::Draw { seat, tile });
+                continue;
+            }
+            let step = pos.pass(rules);
+            moves.push(Move::Pass { seat });
+            turns += 1;
+            if seat == Seat::Target {
+                let f = tracker.turn(0, &pos.board);
+                brain.target_turn(&f);
+            }
+            if step.terminal {
+                add_signed(&mut scores, step.reward);
+                break Ending::Blocked;
+            }
+            continue;
+        }
+        let acts = list.as_slice();
+        let index = match seat {
+            Seat::Target => {
+                let i = match target {
+                    // One draw from the target stream per decision, however many actions.
+                    TargetKind::Random => below(&mut streams.target, acts.len() as u64) as usize,
+                    kind => target_choice(rules, kind, &pos, acts).expect("deterministic target"),
+                };
+                brain.target_decides(&pos, acts[i], acts);
+                i
+            }
+            Seat::Player if acts.len() == 1 && brain.skips_forced() => 0,
+            Seat::Player => brain.choose(&pos, acts, &tracker),
+        };
+        let Action { tile, loc } = acts[index];
+        let step = pos.play(rules, acts[index]);
+        turns += 1;
+        scores[seat as usize] += (step.reward * seat.sign()) as u32;
+        moves.push(Move::Play {
+            seat,
+            tile,
+            loc,
+            points: step.count_points,
+        });
+        if seat == Seat::Target {
+            let f = tracker.turn(step.count_points, &pos.board);
+            brain.target_turn(&f);
+        }
+        if step.terminal {
+            break Ending::Domino;
+        }
+    };
+    Played {
+        leader,
+        scores,
+        draws,
+        turns,
+        ending,
+        moves,
+    }
+}
+
+/// The player's searching brain.
+struct Searching<'s, 'a, S> {
+    searcher: &'s mut Searcher<S>,
+    game: &'a GameConfig,
+    source: InfoSource<'a>,
+    world_rng: ChaCha20Rng,
+    /// ln P(type) up to a constant, for the Bayes source.
+    log_posterior: [f64; 3],
+    predictions: u32,
+    correct: u32,
+    nodes: u64,
+}
+
+impl<S: ValueStore> Searching<'_, '_, S> {
+    fn posterior(&self) -> [f64; 3] {
+        let m = self.log_posterior.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+        let e = self.log_posterior.map(|l| (l - m).exp());
+        let z: f64 = e.iter().sum();
+        e.map(|x| x / z)
+    }
+}
+
+impl<S: ValueStore> PlayerBrain for Searching<'_, '_, S> {
+    fn choose(&mut self, pos: &Position, _actions: &[Action], tracker: &FeatureTracker) -> usize {
+        let target = self.game.target;
+        let mut mix = [(EngineKind::Expectimax, 1.0); 3];
+        let mut n = 1;
+        if self.game.engine == PlayerEngine::MStar {
+            let predicted = match self.source {
+                InfoSource::Oracle => target,
+                InfoSource::Classifier(m) => match tracker.latest() {
+                    Some(f) => m.predict(&f),
+                    None => m.prior(),
+                },
+                InfoSource::Bayes => {
+                    let p = self.posterior();
+                    for (k, t) in TargetKind::ALL.into_iter().enumerate() {
+                        mix[k] = (EngineKind::MStar(t), p[k]);
+                    }
+                    n = 3;
+                    most_probable(&p)
+                }
+            };
+            if n == 1 {
+                mix[0] = (EngineKind::MStar(predicted), 1.0);
+            }
+            self.predictions += 1;
+            self.correct += (predicted == target) as u32;
+        }
+        let d = match self.game.observability {
+            Observability::Full => self.searcher.decide_full_mix(pos, &mix[..n]),
+            Observability::Partial => {
+                self.searcher
+                    .decide_partial_mix(&PlayerView::of(pos), &mix[..n], &mut self.world_rng)
+            }
+        };
+        self.nodes += d.evaluations;
+        d.index
+    }
+
+    fn target_decides(&mut self, pos: &Position, action: Action, _actions: &[Action]) {
+        if !matches!(self.source, InfoSource::Bayes) || self.game.engine != PlayerEngine::MStar {
+            return;
+        }
+        let rules = self.searcher.rules();
+        // A forced opening says nothing about the type.
+        if pos.board.is_empty() && rules.config().lead == crate::rules::Lead::HighestDouble {
+            return;
+        }
+        let lik = likelihoods(
+            rules,
+            pos,
+            action,
+            self.game.observability,
+            self.searcher.config(),
+            &mut self.world_rng,
+        );
+        for k in 0..3 {
+            self.log_posterior[k] += lik[k].max(BAYES_FLOOR).ln();
+        }
+    }
+}
+
+/// Plays one game and records it. The result depends only on the rules, the
+/// search settings, `game` and `source`, never on what `searcher`'s table holds.
+pub fn play_game<S: ValueStore>(
+    searcher: &mut Searcher<S>,
+    game: &GameConfig,
+    source: InfoSource<'_>,
+) -> Result<GameRecord, GameError> {
+    let rules = searcher.rules().clone();
+    let deal = Deal::from_index(&rules, game.starting_state).ok_or(GameError::StartingState {
+        index: game.starting_state,
+        count: rules.starting_states(),
+    })?;
+    let rng = |stream| game_rng(game.seed, game.starting_state, game.repeat, stream);
+    let streams = Streams::new(&deal, rng(Stream::Boneyard), rng(Stream::Target));
+    let mut brain = Searching {
+        searcher,
+        game,
+        source,
+        world_rng: rng(Stream::Worlds),
+        log_posterior: [0.0; 3],
+        predictions: 0,
+        correct: 0,
+        nodes: 0,
+    };
+    let p = run(&rules, &deal, streams, game.target, &mut brain);
+    Ok(GameRecord {
+        leader: p.leader,
+        player_score: p.scores[0],
+        target_score: p.scores[1],
+        score_diff: p.scores[0] as i32 - p.scores[1] as i32,
+        ending: p.ending,
+        turns: p.turns,
+        player_draws: p.draws[0],
+        target_draws: p.draws[1],
+        predictions: brain.predictions,
+        predictions_correct: brain.correct,
+        nodes: brain.nodes,
+        moves: p.moves,
+    })
+}
+
+fn add_signed(scores: &mut [u32; 2], reward: i32) {
+    if reward > 0 {
+        scores[0] += reward as u32;
+    } else {
+        scores[1] += (-reward) as u32;
+    }
+}

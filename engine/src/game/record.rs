@@ -1,0 +1,267 @@
+//! What a game leaves behind: its record, its moves, and the replay that
+//! checks a move list against the rules.
+
+use std::fmt;
+
+use serde::{Deserialize, Serialize};
+
+use crate::board::Loc;
+use crate::deal::Deal;
+use crate::position::{Action, ActionList, Position, Seat};
+use crate::rules::Rules;
+use crate::tiles::bit;
+
+use super::add_signed;
+
+/// What the player can see.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Observability {
+    /// The player sees the target's hand (and so the boneyard's contents).
+    Full,
+    /// The player sees its own hand, the board and the history.
+    Partial,
+}
+
+impl std::str::FromStr for Observability {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        match s {
+            "full" => Ok(Observability::Full),
+            "partial" => Ok(Observability::Partial),
+            _ => Err(format!("unknown observability {s:?}: expected full or partial")),
+        }
+    }
+}
+
+impl fmt::Display for Observability {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Observability::Full => "full",
+            Observability::Partial => "partial",
+        })
+    }
+}
+
+/// The player's decision engine.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum PlayerEngine {
+    Expectimax,
+    /// M* with the model named by the information source.
+    MStar,
+}
+
+impl std::str::FromStr for PlayerEngine {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        match s {
+            "expectimax" => Ok(PlayerEngine::Expectimax),
+            "mstar" => Ok(PlayerEngine::MStar),
+            _ => Err(format!("unknown engine {s:?}: expected mstar or expectimax")),
+        }
+    }
+}
+
+impl fmt::Display for PlayerEngine {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            PlayerEngine::Expectimax => "expectimax",
+            PlayerEngine::MStar => "mstar",
+        })
+    }
+}
+
+/// How a game ended.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Ending {
+    /// A seat emptied its hand.
+    Domino,
+    /// Two consecutive passes.
+    Blocked,
+}
+
+impl fmt::Display for Ending {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Ending::Domino => "domino",
+            Ending::Blocked => "blocked",
+        })
+    }
+}
+
+/// One event of a game.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub enum Move {
+    /// A play, with the points it scored from the count.
+    Play {
+        seat: Seat,
+        tile: u8,
+        loc: Loc,
+        points: u32,
+    },
+    /// A tile drawn from the boneyard.
+    Draw { seat: Seat, tile: u8 },
+    /// A pass (no play, empty boneyard).
+    Pass { seat: Seat },
+}
+
+impl Move {
+    /// The move's token: `T33L` (play), `P23R+5` (scoring play), `Td01` (draw), `T-` (pass).
+    pub fn token(&self, rules: &Rules) -> String {
+        match *self {
+            Move::Play {
+                seat,
+                tile,
+                loc,
+                points,
+            } => {
+                let mut s = format!("{}{}{}", seat.letter(), rules.tile_name(tile), loc.letter());
+                if points > 0 {
+                    s.push_str(&format!("+{points}"));
+                }
+                s
+            }
+            Move::Draw { seat, tile } => format!("{}d{}", seat.letter(), rules.tile_name(tile)),
+            Move::Pass { seat } => format!("{}-", seat.letter()),
+        }
+    }
+}
+
+/// Everything recorded of one game.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct GameRecord {
+    pub leader: Seat,
+    pub player_score: u32,
+    pub target_score: u32,
+    /// player_score - target_score.
+    pub score_diff: i32,
+    pub ending: Ending,
+    /// Plays and passes.
+    pub turns: u32,
+    pub player_draws: u32,
+    pub target_draws: u32,
+    /// Searched M* decisions (each makes one prediction of the target type).
+    pub predictions: u32,
+    pub predictions_correct: u32,
+    /// Positions valued at the roots of the player's searched decisions.
+    pub nodes: u64,
+    pub moves: Vec<Move>,
+}
+
+impl GameRecord {
+    /// The move list as space-separated tokens (see [`Move::token`]).
+    pub fn moves_text(&self, rules: &Rules) -> String {
+        let tokens: Vec<String> = self.moves.iter().map(|m| m.token(rules)).collect();
+        tokens.join(" ")
+    }
+    pub fn win_or_tie(&self) -> bool {
+        self.score_diff >= 0
+    }
+}
+
+/// A game that cannot be played as asked.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum GameError {
+    #[error("starting_state = {index} is out of range: these rules have {count} starting states (0-{})", count - 1)]
+    StartingState { index: u64, count: u64 },
+}
+
+/// A move list that does not follow the rules from its deal.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("move {index} ({token}): {reason}")]
+pub struct ReplayError {
+    pub index: usize,
+    pub token: String,
+    pub reason: String,
+}
+
+/// What a replayed move list adds up to.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Replayed {
+    pub player_score: u32,
+    pub target_score: u32,
+    pub ending: Ending,
+    pub turns: u32,
+}
+
+/// Replays `moves` from `deal`, checking that every move is legal when it is
+/// made (right seat, legal play, draws only when forced and from the boneyard,
+/// passes only when forced, the points of each play) and that the list ends
+/// exactly when the game does.
+pub fn replay(rules: &Rules, deal: &Deal, moves: &[Move]) -> Result<Replayed, ReplayError> {
+    let mut pos = Position::start(rules, deal);
+    let mut scores = [0u32; 2];
+    let mut turns = 0;
+    let mut list = ActionList::default();
+    for (index, m) in moves.iter().enumerate() {
+        let fail = |reason: String| ReplayError {
+            index,
+            token: m.token(rules),
+            reason,
+        };
+        pos.actions(rules, &mut list);
+        let seat = match *m {
+            Move::Play { seat, .. } | Move::Draw { seat, .. } | Move::Pass { seat } => seat,
+        };
+        if seat != pos.mover {
+            return Err(fail(format!("it is {:?}'s turn", pos.mover)));
+        }
+        let ended = match *m {
+            Move::Play { tile, loc, points, .. } => {
+                let a = Action { tile, loc };
+                if !list.as_slice().contains(&a) {
+                    return Err(fail("not a legal play here".into()));
+                }
+                let step = pos.play(rules, a);
+                if step.count_points != points {
+                    return Err(fail(format!(
+                        "the play scores {} points, not {points}",
+                        step.count_points
+                    )));
+                }
+                turns += 1;
+                scores[seat as usize] += (step.reward * seat.sign()) as u32;
+                step.terminal.then_some(Ending::Domino)
+            }
+            Move::Draw { tile, .. } => {
+                if !list.is_empty() {
+                    return Err(fail("a seat with a legal play may not draw".into()));
+                }
+                if pos.boneyard & bit(tile) == 0 {
+                    return Err(fail("the tile is not in the boneyard".into()));
+                }
+                pos.draw(tile);
+                None
+            }
+            Move::Pass { .. } => {
+                if !list.is_empty() || pos.boneyard != 0 {
+                    return Err(fail("a pass needs no legal play and an empty boneyard".into()));
+                }
+                turns += 1;
+                let step = pos.pass(rules);
+                if step.terminal {
+                    add_signed(&mut scores, step.reward);
+                }
+                step.terminal.then_some(Ending::Blocked)
+            }
+        };
+        if let Some(ending) = ended {
+            if index + 1 != moves.len() {
+                return Err(fail("the game ended here but moves follow".into()));
+            }
+            return Ok(Replayed {
+                player_score: scores[0],
+                target_score: scores[1],
+                ending,
+                turns,
+            });
+        }
+    }
+    Err(ReplayError {
+        index: moves.len(),
+        token: String::new(),
+        reason: "the move list ends before the game does".into(),
+    })
+}
