@@ -1,0 +1,317 @@
+//! Experiments: submission (stages and tasks), listing, cancel, lost tasks
+//! requeued with what depends on them, and the end states.
+
+use jobs::Spec;
+use rusqlite::{Connection, OptionalExtension, params};
+
+use super::{ExpState, ExperimentRow, Result, StageRow, Store, StoreError, now_ms};
+
+impl Store {
+    /// The other experiments writing to `output`, with their states.
+    pub fn experiments_with_output(&self, output: &str) -> Result<Vec<(String, ExpState)>> {
+        let mut q = self
+            .conn
+            .prepare("SELECT id, state FROM experiments WHERE output = ?1 ORDER BY created_ms, id")?;
+        let rows = q.query_map([output], |r| Ok((r.get(0)?, ExpState::parse(&r.get::<_, String>(1)?))))?;
+        Ok(rows.collect::<std::result::Result<_, _>>()?)
+    }
+
+    /// The state of experiment `id`, if it exists.
+    pub fn state_of(&self, id: &str) -> Result<Option<ExpState>> {
+        Ok(self
+            .conn
+            .query_row("SELECT state FROM experiments WHERE id = ?1", [id], |r| {
+                r.get::<_, String>(0)
+            })
+            .optional()?
+            .map(|s| ExpState::parse(&s)))
+    }
+
+    /// Adds an experiment with its stages and tasks, or returns the existing one
+    /// with the same id (an identical spec); a failed or cancelled one resumes.
+    /// Returns the id and whether it was created.
+    pub fn submit(&mut self, spec: &Spec, spec_toml: &str) -> Result<(String, bool)> {
+        let hash = spec.hash();
+        let id = spec.id();
+        let tx = self.conn.transaction()?;
+        let existing: Option<String> = tx
+            .query_row("SELECT state FROM experiments WHERE id = ?1", [&id], |r| r.get(0))
+            .optional()?;
+        if let Some(state) = existing {
+            let state = ExpState::parse(&state);
+            if matches!(state, ExpState::Failed | ExpState::Cancelled) {
+                // Resubmitting resumes: unfinished tasks go back to pending.
+                tx.execute(
+                    "UPDATE tasks SET state = 'pending', lease_token = NULL, lease_worker = NULL, error = NULL
+                     WHERE experiment_id = ?1 AND state != 'done'",
+                    [&id],
+                )?;
+                tx.execute("DELETE FROM task_failures WHERE experiment_id = ?1", [&id])?;
+                tx.execute(
+                    "UPDATE experiments SET state = 'running', error = '', updated_ms = ?2 WHERE id = ?1",
+                    params![id, now_ms()],
+                )?;
+            }
+            tx.commit()?;
+            return Ok((id, false));
+        }
+        let clash: Option<String> = tx
+            .query_row(
+                "SELECT id FROM experiments WHERE output = ?1 AND state = 'running'",
+                [&spec.output],
+                |r| r.get(0),
+            )
+            .optional()?;
+        if let Some(other) = clash {
+            return Err(StoreError::Conflict(format!(
+                "output = \"{}\" is already used by experiment {other}; give this spec another name or output",
+                spec.output
+            )));
+        }
+        let now = now_ms();
+        tx.execute(
+            "INSERT INTO experiments (id, name, spec_toml, spec_hash, output, state, games_total, created_ms, updated_ms)
+             VALUES (?1, ?2, ?3, ?4, ?5, 'running', ?6, ?7, ?7)",
+            params![id, spec.name, spec_toml, hash, spec.output, spec.games() as i64, now],
+        )?;
+        // Stages run in seq order: the classifier's training games and fit
+        // come before the grid when the grid uses the classifier source.
+        let mut stages: Vec<(&str, Vec<jobs::Shard>)> = Vec::new();
+        if spec.needs_classifier() {
+            stages.push(("samples", jobs::training::sample_shards(spec)));
+            stages.push((
+                "fit",
+                vec![jobs::Shard {
+                    index: 0,
+                    first_game: 0,
+                    games: 0,
+                }],
+            ));
+        }
+        stages.push(("games", jobs::shards(spec)));
+        stages.push((
+            "report",
+            vec![jobs::Shard {
+                index: 0,
+                first_game: 0,
+                games: 0,
+            }],
+        ));
+        for (seq, (stage, shards)) in stages.iter().enumerate() {
+            tx.execute(
+                "INSERT INTO stages (experiment_id, name, seq) VALUES (?1, ?2, ?3)",
+                params![id, stage, seq as i64],
+            )?;
+            let mut ins = tx.prepare(
+                "INSERT INTO tasks (experiment_id, task_id, stage, stage_seq, seq, shard, first_game, games, state)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?5, ?6, ?7, 'pending')",
+            )?;
+            for s in shards {
+                ins.execute(params![
+                    id,
+                    format!("{stage}-{:05}", s.index),
+                    stage,
+                    seq as i64,
+                    s.index as i64,
+                    s.first_game as i64,
+                    s.games as i64
+                ])?;
+            }
+        }
+        tx.commit()?;
+        Ok((id, true))
+    }
+
+    fn experiment_in(tx: &Connection, id: &str) -> Result<ExperimentRow> {
+        let mut e = tx
+            .query_row(
+                "SELECT id, name, spec_toml, spec_hash, output, state, error, games_total, created_ms, updated_ms
+                 FROM experiments WHERE id = ?1",
+                [id],
+                |r| {
+                    Ok(ExperimentRow {
+                        id: r.get(0)?,
+                        name: r.get(1)?,
+                        spec_toml: r.get(2)?,
+                        spec_hash: r.get(3)?,
+                        output: r.get(4)?,
+                        state: ExpState::parse(&r.get::<_, String>(5)?),
+                        error: r.get(6)?,
+                        games_total: r.get::<_, i64>(7)? as u64,
+                        games_done: 0,
+                        created_ms: r.get(8)?,
+                        updated_ms: r.get(9)?,
+                        stages: Vec::new(),
+                    })
+                },
+            )
+            .optional()?
+            .ok_or_else(|| StoreError::NotFound(format!("no experiment with id {id:?}")))?;
+        let mut q = tx.prepare(
+            "SELECT s.name,
+                    COUNT(t.task_id),
+                    COALESCE(SUM(t.state = 'done'), 0),
+                    COALESCE(SUM(t.state = 'leased'), 0),
+                    COALESCE(SUM(t.state = 'failed'), 0),
+                    COALESCE(SUM(CASE WHEN t.state = 'done' THEN t.games WHEN t.state = 'leased' THEN t.games_done ELSE 0 END), 0)
+             FROM stages s LEFT JOIN tasks t ON t.experiment_id = s.experiment_id AND t.stage = s.name
+             WHERE s.experiment_id = ?1 GROUP BY s.name ORDER BY s.seq",
+        )?;
+        let rows = q.query_map([id], |r| {
+            Ok((
+                StageRow {
+                    name: r.get(0)?,
+                    total: r.get::<_, i64>(1)? as u64,
+                    done: r.get::<_, i64>(2)? as u64,
+                    running: r.get::<_, i64>(3)? as u64,
+                    failed: r.get::<_, i64>(4)? as u64,
+                },
+                r.get::<_, i64>(5)? as u64,
+            ))
+        })?;
+        for row in rows {
+            let (stage, games) = row?;
+            if stage.name == "games" {
+                e.games_done = games;
+            }
+            e.stages.push(stage);
+        }
+        Ok(e)
+    }
+
+    pub fn experiment(&self, id: &str) -> Result<ExperimentRow> {
+        Self::experiment_in(&self.conn, id)
+    }
+
+    pub fn experiments(&self) -> Result<Vec<ExperimentRow>> {
+        let ids: Vec<String> = self
+            .conn
+            .prepare("SELECT id FROM experiments ORDER BY created_ms, id")?
+            .query_map([], |r| r.get(0))?
+            .collect::<std::result::Result<_, _>>()?;
+        ids.iter().map(|id| self.experiment(id)).collect()
+    }
+
+    pub fn running_ids(&self) -> Result<Vec<String>> {
+        Ok(self
+            .conn
+            .prepare("SELECT id FROM experiments WHERE state = 'running' ORDER BY created_ms, id")?
+            .query_map([], |r| r.get(0))?
+            .collect::<std::result::Result<_, _>>()?)
+    }
+
+    pub fn cancel(&mut self, id: &str) -> Result<ExperimentRow> {
+        let tx = self.conn.transaction()?;
+        let e = Self::experiment_in(&tx, id)?;
+        if e.state == ExpState::Running {
+            tx.execute(
+                "UPDATE experiments SET state = 'cancelled', updated_ms = ?2 WHERE id = ?1",
+                params![id, now_ms()],
+            )?;
+        }
+        let e = Self::experiment_in(&tx, id)?;
+        tx.commit()?;
+        Ok(e)
+    }
+
+    /// Sends tasks whose files were lost back to pending, with what depends
+    /// on them: the report (it reads every partition) and, after a lost
+    /// model, everything after the fit (the grid carried that model's hash).
+    /// A leased dependent loses its lease (its completion will be refused).
+    /// An experiment that had succeeded runs again. Returns the task ids
+    /// requeued.
+    pub fn requeue_lost(&mut self, id: &str, lost: &[String]) -> Result<Vec<String>> {
+        if lost.is_empty() {
+            return Ok(Vec::new());
+        }
+        let tx = self.conn.transaction()?;
+        let mut ids: Vec<String> = lost.to_vec();
+        let fit_seq: Option<i64> = tx
+            .query_row(
+                "SELECT stage_seq FROM tasks WHERE experiment_id = ?1 AND stage = 'fit'",
+                [id],
+                |r| r.get(0),
+            )
+            .optional()?;
+        let lost_fit = lost.iter().any(|t| t.starts_with("fit-"));
+        {
+            let mut q = tx.prepare(
+                "SELECT task_id FROM tasks WHERE experiment_id = ?1 AND state != 'pending'
+                   AND (stage = 'report' OR (?2 AND stage_seq > ?3))",
+            )?;
+            let deps = q.query_map(params![id, lost_fit, fit_seq.unwrap_or(i64::MAX)], |r| {
+                r.get::<_, String>(0)
+            })?;
+            for d in deps {
+                let d = d?;
+                if !ids.contains(&d) {
+                    ids.push(d);
+                }
+            }
+        }
+        for t in &ids {
+            tx.execute(
+                "UPDATE tasks SET state = 'pending', lease_token = NULL, lease_worker = NULL, rows = NULL,
+                                  checksum = NULL, games_done = 0, placed = 0, file_bytes = NULL, file_sha256 = NULL
+                 WHERE experiment_id = ?1 AND task_id = ?2",
+                params![id, t],
+            )?;
+        }
+        tx.execute(
+            "UPDATE experiments SET state = 'running', error = '', updated_ms = ?2 WHERE id = ?1 AND state = 'succeeded'",
+            params![id, now_ms()],
+        )?;
+        tx.commit()?;
+        Ok(ids)
+    }
+
+    /// A succeeded experiment whose seal (manifest, `_SUCCESS`) is gone runs
+    /// again, so the sweeper seals it anew.
+    pub fn unseal(&mut self, id: &str) -> Result<()> {
+        self.conn.execute(
+            "UPDATE experiments SET state = 'running', updated_ms = ?2 WHERE id = ?1 AND state = 'succeeded'",
+            params![id, now_ms()],
+        )?;
+        Ok(())
+    }
+
+    /// (stage, state, count) over all experiments.
+    pub fn task_counts(&self) -> Result<Vec<(String, String, u64)>> {
+        let mut q = self
+            .conn
+            .prepare("SELECT stage, state, COUNT(*) FROM tasks GROUP BY stage, state ORDER BY stage, state")?;
+        let rows = q.query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get::<_, i64>(2)? as u64)))?;
+        Ok(rows.collect::<std::result::Result<_, _>>()?)
+    }
+
+    /// (state, count) of experiments.
+    pub fn experiment_counts(&self) -> Result<Vec<(String, u64)>> {
+        let mut q = self
+            .conn
+            .prepare("SELECT state, COUNT(*) FROM experiments GROUP BY state ORDER BY state")?;
+        let rows = q.query_map([], |r| Ok((r.get(0)?, r.get::<_, i64>(1)? as u64)))?;
+        Ok(rows.collect::<std::result::Result<_, _>>()?)
+    }
+
+    /// Games in done grid tasks.
+    pub fn games_done(&self) -> Result<u64> {
+        self.games_done_since(i64::MIN)
+    }
+
+    /// Games in grid tasks completed since `ms`.
+    pub fn games_done_since(&self, ms: i64) -> Result<u64> {
+        Ok(self.conn.query_row(
+            "SELECT COALESCE(SUM(games), 0) FROM tasks WHERE stage = 'games' AND state = 'done' AND completed_ms >= ?1",
+            [ms],
+            |r| r.get::<_, i64>(0),
+        )? as u64)
+    }
+
+    pub fn finish(&mut self, id: &str, state: ExpState, error: &str) -> Result<()> {
+        self.conn.execute(
+            "UPDATE experiments SET state = ?2, error = ?3, updated_ms = ?4 WHERE id = ?1 AND state = 'running'",
+            params![id, state.as_str(), error, now_ms()],
+        )?;
+        Ok(())
+    }
+}

@@ -1,0 +1,325 @@
+//! Leases: handing out tasks with tokens and deadlines, heartbeats,
+//! completions and failures (3 workers or 6 failures fail the experiment).
+
+use rusqlite::{OptionalExtension, Transaction, params};
+
+use super::{
+    CompleteOutcome, CompletionTarget, DoneTask, FailOutcome, HeartbeatOutcome, LeasedTask, MAX_FAILURES,
+    MAX_WORKER_FAILURES, Result, Store, now_ms, token,
+};
+
+impl Store {
+    /// Gives back every lease held by a worker whose id starts with `prefix`
+    /// (`muggins run` restarting: its previous in-process workers are gone).
+    /// Returns how many.
+    pub fn release_leases_of(&mut self, prefix: &str) -> Result<usize> {
+        let pattern = format!("{}%", prefix.replace('%', "\\%").replace('_', "\\_"));
+        Ok(self.conn.execute(
+            "UPDATE tasks SET state = 'pending', lease_token = NULL, lease_worker = NULL
+             WHERE state = 'leased' AND lease_worker LIKE ?1 ESCAPE '\\'",
+            [pattern],
+        )?)
+    }
+
+    /// Leases the next runnable task: the first pending (or expired) task of
+    /// the oldest running experiment whose earlier stages are all done.
+    pub fn lease(&mut self, worker: &str, lease_ms: i64) -> Result<Option<LeasedTask>> {
+        let now = now_ms();
+        let tx = self.conn.transaction()?;
+        let found = tx
+            .query_row(
+                "SELECT t.experiment_id, t.task_id, t.stage, t.shard, t.first_game, t.games, t.state,
+                        e.spec_toml, e.spec_hash, e.output
+                 FROM tasks t JOIN experiments e ON e.id = t.experiment_id
+                 WHERE e.state = 'running'
+                   AND (t.state = 'pending' OR (t.state = 'leased' AND t.lease_expires_ms < ?1))
+                   AND NOT EXISTS (SELECT 1 FROM tasks u WHERE u.experiment_id = t.experiment_id
+                                   AND u.stage_seq < t.stage_seq AND (u.state != 'done' OR u.placed = 0))
+                 ORDER BY e.created_ms, e.id, t.stage_seq, t.seq LIMIT 1",
+                [now],
+                |r| {
+                    Ok(LeasedTask {
+                        experiment_id: r.get(0)?,
+                        task_id: r.get(1)?,
+                        stage: r.get(2)?,
+                        shard: r.get::<_, i64>(3)? as u64,
+                        first_game: r.get::<_, i64>(4)? as u64,
+                        games: r.get::<_, i64>(5)? as u64,
+                        was_expired: r.get::<_, String>(6)? == "leased",
+                        spec_toml: r.get(7)?,
+                        spec_hash: r.get(8)?,
+                        output: r.get(9)?,
+                        lease_token: token(),
+                        model: String::new(),
+                    })
+                },
+            )
+            .optional()?;
+        let Some(mut task) = found else {
+            return Ok(None);
+        };
+        if task.stage == "games" {
+            task.model = tx
+                .query_row(
+                    "SELECT checksum FROM tasks WHERE experiment_id = ?1 AND stage = 'fit' AND state = 'done'",
+                    [&task.experiment_id],
+                    |r| r.get(0),
+                )
+                .optional()?
+                .unwrap_or_default();
+        }
+        tx.execute(
+            "UPDATE tasks SET state = 'leased', lease_token = ?3, lease_worker = ?4, lease_expires_ms = ?5,
+                              games_done = 0, attempts = attempts + 1
+             WHERE experiment_id = ?1 AND task_id = ?2",
+            params![
+                task.experiment_id,
+                task.task_id,
+                task.lease_token,
+                worker,
+                now + lease_ms
+            ],
+        )?;
+        tx.commit()?;
+        Ok(Some(task))
+    }
+
+    fn leased_by<'a>(tx: &Transaction<'a>, task_id: &str, token: &str) -> Result<Option<(String, String)>> {
+        Ok(tx
+            .query_row(
+                "SELECT t.experiment_id, e.state FROM tasks t JOIN experiments e ON e.id = t.experiment_id
+                 WHERE t.task_id = ?1 AND t.lease_token = ?2 AND t.state = 'leased'",
+                params![task_id, token],
+                |r| Ok((r.get(0)?, r.get(1)?)),
+            )
+            .optional()?)
+    }
+
+    pub fn heartbeat(
+        &mut self,
+        task_id: &str,
+        token: &str,
+        games_done: u64,
+        lease_ms: i64,
+    ) -> Result<HeartbeatOutcome> {
+        let tx = self.conn.transaction()?;
+        let Some((exp, state)) = Self::leased_by(&tx, task_id, token)? else {
+            return Ok(HeartbeatOutcome::Invalid);
+        };
+        let games: i64 = tx.query_row(
+            "SELECT games FROM tasks WHERE experiment_id = ?1 AND task_id = ?2",
+            params![exp, task_id],
+            |r| r.get(0),
+        )?;
+        if games_done > games as u64 {
+            return Ok(HeartbeatOutcome::BadProgress { games: games as u64 });
+        }
+        tx.execute(
+            "UPDATE tasks SET lease_expires_ms = ?3, games_done = ?4 WHERE experiment_id = ?1 AND task_id = ?2",
+            params![exp, task_id, now_ms() + lease_ms, games_done as i64],
+        )?;
+        tx.commit()?;
+        Ok(HeartbeatOutcome::Valid {
+            cancel: state != "running",
+        })
+    }
+
+    /// What a completion of `task_id` under `token` must have written, or
+    /// why it is refused before any file is looked at.
+    pub fn completion_target(
+        &self,
+        task_id: &str,
+        token: &str,
+    ) -> Result<std::result::Result<CompletionTarget, String>> {
+        let found = self
+            .conn
+            .query_row(
+                "SELECT t.experiment_id, e.state, t.stage, t.shard, t.games, e.output
+                 FROM tasks t JOIN experiments e ON e.id = t.experiment_id
+                 WHERE t.task_id = ?1 AND t.lease_token = ?2 AND t.state = 'leased'",
+                params![task_id, token],
+                |r| {
+                    Ok((
+                        r.get::<_, String>(1)?,
+                        CompletionTarget {
+                            experiment_id: r.get(0)?,
+                            stage: r.get(2)?,
+                            shard: r.get::<_, i64>(3)? as u64,
+                            games: r.get::<_, i64>(4)? as u64,
+                            output: r.get(5)?,
+                        },
+                    ))
+                },
+            )
+            .optional()?;
+        Ok(match found {
+            None => Err(format!(
+                "stale lease: task {task_id} is not leased with this token (it expired and was leased again, or is finished)"
+            )),
+            Some((state, t)) if state != "running" => Err(format!("experiment {} is {state}", t.experiment_id)),
+            Some((_, t)) => Ok(t),
+        })
+    }
+
+    /// Records a completion whose file the service has checked: `final_file`
+    /// is where it goes, `placed` whether it is there already (fit and
+    /// report write in place; partitions are renamed by the worker next).
+    #[allow(clippy::too_many_arguments)]
+    pub fn complete(
+        &mut self,
+        task_id: &str,
+        token: &str,
+        rows: u64,
+        checksum: &str,
+        temp_file: &str,
+        final_file: &str,
+        file: (u64, &str),
+        placed: bool,
+    ) -> Result<CompleteOutcome> {
+        let tx = self.conn.transaction()?;
+        let Some((exp, state)) = Self::leased_by(&tx, task_id, token)? else {
+            return Ok(CompleteOutcome::Refused(format!(
+                "stale lease: task {task_id} is not leased with this token (it expired and was leased again, or is finished)"
+            )));
+        };
+        if state != "running" {
+            return Ok(CompleteOutcome::Refused(format!("experiment {exp} is {state}")));
+        }
+        tx.execute(
+            "UPDATE tasks SET state = 'done', rows = ?3, checksum = ?4, temp_file = ?5, final_file = ?6,
+                              completed_ms = ?7, games_done = games, file_bytes = ?8, file_sha256 = ?9, placed = ?10
+             WHERE experiment_id = ?1 AND task_id = ?2",
+            params![
+                exp,
+                task_id,
+                rows as i64,
+                checksum,
+                temp_file,
+                final_file,
+                now_ms(),
+                file.0 as i64,
+                file.1,
+                placed
+            ],
+        )?;
+        tx.execute(
+            "UPDATE experiments SET updated_ms = ?2 WHERE id = ?1",
+            params![exp, now_ms()],
+        )?;
+        tx.commit()?;
+        Ok(CompleteOutcome::Accepted {
+            final_file: final_file.to_string(),
+        })
+    }
+
+    pub fn fail(
+        &mut self,
+        worker: &str,
+        task_id: &str,
+        token: &str,
+        error: &str,
+        retryable: bool,
+        release: bool,
+    ) -> Result<FailOutcome> {
+        let tx = self.conn.transaction()?;
+        let Some((exp, _)) = Self::leased_by(&tx, task_id, token)? else {
+            return Ok(FailOutcome::Refused(format!(
+                "stale lease: task {task_id} is not leased with this token"
+            )));
+        };
+        if release {
+            tx.execute(
+                "UPDATE tasks SET state = 'pending', lease_token = NULL, lease_worker = NULL WHERE experiment_id = ?1 AND task_id = ?2",
+                params![exp, task_id],
+            )?;
+            tx.commit()?;
+            return Ok(FailOutcome::Released);
+        }
+        let now = now_ms();
+        tx.execute(
+            "INSERT INTO task_failures (experiment_id, task_id, worker_id, error, retryable, at_ms) VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+            params![exp, task_id, worker, error, retryable, now],
+        )?;
+        let (workers, failures): (i64, i64) = tx.query_row(
+            "SELECT COUNT(DISTINCT worker_id), COUNT(*) FROM task_failures WHERE experiment_id = ?1 AND task_id = ?2",
+            params![exp, task_id],
+            |r| Ok((r.get(0)?, r.get(1)?)),
+        )?;
+        let give_up = !retryable || workers as u64 >= MAX_WORKER_FAILURES || failures as u64 >= MAX_FAILURES;
+        if give_up {
+            let why = if retryable {
+                format!("task {task_id} failed {failures} times on {workers} workers; last error: {error}")
+            } else {
+                format!("task {task_id} failed and cannot be retried: {error}")
+            };
+            tx.execute(
+                "UPDATE tasks SET state = 'failed', error = ?3, lease_token = NULL WHERE experiment_id = ?1 AND task_id = ?2",
+                params![exp, task_id, error],
+            )?;
+            tx.execute(
+                "UPDATE experiments SET state = 'failed', error = ?2, updated_ms = ?3 WHERE id = ?1 AND state = 'running'",
+                params![exp, why, now],
+            )?;
+            tx.commit()?;
+            return Ok(FailOutcome::TaskFailed);
+        }
+        tx.execute(
+            "UPDATE tasks SET state = 'pending', lease_token = NULL, lease_worker = NULL, error = ?3
+             WHERE experiment_id = ?1 AND task_id = ?2",
+            params![exp, task_id, error],
+        )?;
+        tx.commit()?;
+        Ok(FailOutcome::Requeued)
+    }
+
+    /// The done tasks of a running experiment whose every task is done and
+    /// in place, or `None` while some task is not.
+    pub fn finished_tasks(&self, id: &str) -> Result<Option<Vec<DoneTask>>> {
+        let open: i64 = self.conn.query_row(
+            "SELECT COUNT(*) FROM tasks WHERE experiment_id = ?1 AND (state != 'done' OR placed = 0)",
+            [id],
+            |r| r.get(0),
+        )?;
+        if open > 0 {
+            return Ok(None);
+        }
+        self.done_tasks(id, false).map(Some)
+    }
+
+    /// The done tasks of experiment `id` (only those not yet in place when
+    /// `unplaced_only`), in stage and shard order.
+    pub fn done_tasks(&self, id: &str, unplaced_only: bool) -> Result<Vec<DoneTask>> {
+        let mut q = self.conn.prepare(
+            "SELECT task_id, shard, first_game, games, rows, checksum, temp_file, final_file, completed_ms, stage,
+                    file_bytes, placed
+             FROM tasks WHERE experiment_id = ?1 AND state = 'done' AND (?2 = 0 OR placed = 0)
+             ORDER BY stage_seq, seq",
+        )?;
+        let rows = q.query_map(params![id, unplaced_only], |r| {
+            Ok(DoneTask {
+                task_id: r.get(0)?,
+                shard: r.get::<_, i64>(1)? as u64,
+                first_game: r.get::<_, i64>(2)? as u64,
+                games: r.get::<_, i64>(3)? as u64,
+                rows: r.get::<_, i64>(4)? as u64,
+                checksum: r.get(5)?,
+                temp_file: r.get(6)?,
+                final_file: r.get(7)?,
+                completed_ms: r.get(8)?,
+                stage: r.get(9)?,
+                file_bytes: r.get::<_, Option<i64>>(10)?.map(|b| b as u64),
+                placed: r.get(11)?,
+            })
+        })?;
+        Ok(rows.collect::<std::result::Result<_, _>>()?)
+    }
+
+    /// Marks a done task's file as under its final name.
+    pub fn mark_placed(&mut self, id: &str, task_id: &str) -> Result<()> {
+        self.conn.execute(
+            "UPDATE tasks SET placed = 1 WHERE experiment_id = ?1 AND task_id = ?2 AND state = 'done'",
+            params![id, task_id],
+        )?;
+        Ok(())
+    }
+}

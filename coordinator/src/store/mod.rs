@@ -1,0 +1,299 @@
+//! The coordinator's durable state: experiments, stages and tasks in SQLite
+//! (a real file in WAL mode). Every change is one transaction, so a crash at
+//! any point leaves a consistent state that a restart resumes.
+//!
+//! This module: the schema and its migrations, the row types and opening
+//! the file; `experiments`: submission, listing, cancel, requeueing lost
+//! tasks, sealing; `leasing`: leases, heartbeats, completions, failures.
+
+mod experiments;
+mod leasing;
+
+use std::path::Path;
+use std::time::{SystemTime, UNIX_EPOCH};
+
+use rusqlite::Connection;
+
+/// What went wrong, for the service to turn into a status.
+#[derive(Debug, thiserror::Error)]
+pub enum StoreError {
+    #[error("{0}")]
+    Invalid(String),
+    #[error("{0}")]
+    NotFound(String),
+    #[error("{0}")]
+    Conflict(String),
+    #[error("state database: {0}")]
+    Db(#[from] rusqlite::Error),
+    /// The state file cannot be opened as a muggins state database.
+    #[error("{0}")]
+    Open(String),
+}
+
+pub type Result<T> = std::result::Result<T, StoreError>;
+
+pub fn now_ms() -> i64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| d.as_millis() as i64)
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ExpState {
+    Running,
+    Succeeded,
+    Failed,
+    Cancelled,
+}
+
+impl ExpState {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ExpState::Running => "running",
+            ExpState::Succeeded => "succeeded",
+            ExpState::Failed => "failed",
+            ExpState::Cancelled => "cancelled",
+        }
+    }
+    fn parse(s: &str) -> ExpState {
+        match s {
+            "succeeded" => ExpState::Succeeded,
+            "failed" => ExpState::Failed,
+            "cancelled" => ExpState::Cancelled,
+            _ => ExpState::Running,
+        }
+    }
+}
+
+#[derive(Clone, Debug)]
+pub struct StageRow {
+    pub name: String,
+    pub total: u64,
+    pub done: u64,
+    pub running: u64,
+    pub failed: u64,
+}
+
+#[derive(Clone, Debug)]
+pub struct ExperimentRow {
+    pub id: String,
+    pub name: String,
+    pub spec_toml: String,
+    pub spec_hash: String,
+    pub output: String,
+    pub state: ExpState,
+    pub error: String,
+    pub games_total: u64,
+    /// Games in done tasks plus games reported by running ones.
+    pub games_done: u64,
+    pub created_ms: i64,
+    pub updated_ms: i64,
+    pub stages: Vec<StageRow>,
+}
+
+#[derive(Clone, Debug)]
+pub struct LeasedTask {
+    pub experiment_id: String,
+    pub task_id: String,
+    pub stage: String,
+    pub shard: u64,
+    pub first_game: u64,
+    pub games: u64,
+    pub spec_toml: String,
+    pub spec_hash: String,
+    pub output: String,
+    pub lease_token: String,
+    /// Whether this lease replaced an expired one.
+    pub was_expired: bool,
+    /// The model hash for games tasks of a classifier grid (else empty).
+    pub model: String,
+}
+
+/// A done task whose partition the sweeper checks before the experiment is finished.
+#[derive(Clone, Debug)]
+pub struct DoneTask {
+    pub task_id: String,
+    pub stage: String,
+    pub shard: u64,
+    pub first_game: u64,
+    pub games: u64,
+    pub rows: u64,
+    pub checksum: String,
+    pub temp_file: String,
+    pub final_file: String,
+    pub completed_ms: i64,
+    /// The file's size and SHA-256 as checked at completion (None for rows
+    /// completed before they were recorded).
+    pub file_bytes: Option<u64>,
+    /// Whether the file is known to be under its final name.
+    pub placed: bool,
+}
+
+#[derive(Debug)]
+pub enum HeartbeatOutcome {
+    Valid {
+        cancel: bool,
+    },
+    Invalid,
+    /// More games reported done than the task holds.
+    BadProgress {
+        games: u64,
+    },
+}
+
+/// Where a leased task's completion must have put its file.
+#[derive(Clone, Debug)]
+pub struct CompletionTarget {
+    pub experiment_id: String,
+    pub stage: String,
+    pub shard: u64,
+    pub games: u64,
+    pub output: String,
+}
+
+#[derive(Debug)]
+pub enum CompleteOutcome {
+    Accepted { final_file: String },
+    Refused(String),
+}
+
+#[derive(Debug)]
+pub enum FailOutcome {
+    Requeued,
+    Released,
+    TaskFailed,
+    Refused(String),
+}
+
+/// The state database.
+#[derive(Debug)]
+pub struct Store {
+    conn: Connection,
+}
+
+const SCHEMA: &str = "
+CREATE TABLE IF NOT EXISTS experiments (
+    id TEXT PRIMARY KEY,
+    name TEXT NOT NULL,
+    spec_toml TEXT NOT NULL,
+    spec_hash TEXT NOT NULL,
+    output TEXT NOT NULL,
+    state TEXT NOT NULL,
+    error TEXT NOT NULL DEFAULT '',
+    games_total INTEGER NOT NULL,
+    created_ms INTEGER NOT NULL,
+    updated_ms INTEGER NOT NULL
+);
+CREATE TABLE IF NOT EXISTS stages (
+    experiment_id TEXT NOT NULL REFERENCES experiments(id),
+    name TEXT NOT NULL,
+    seq INTEGER NOT NULL,
+    PRIMARY KEY (experiment_id, name)
+);
+CREATE TABLE IF NOT EXISTS tasks (
+    experiment_id TEXT NOT NULL REFERENCES experiments(id),
+    task_id TEXT NOT NULL,
+    stage TEXT NOT NULL,
+    stage_seq INTEGER NOT NULL,
+    seq INTEGER NOT NULL,
+    shard INTEGER NOT NULL,
+    first_game INTEGER NOT NULL,
+    games INTEGER NOT NULL,
+    state TEXT NOT NULL,
+    lease_token TEXT,
+    lease_worker TEXT,
+    lease_expires_ms INTEGER,
+    games_done INTEGER NOT NULL DEFAULT 0,
+    attempts INTEGER NOT NULL DEFAULT 0,
+    rows INTEGER,
+    checksum TEXT,
+    temp_file TEXT,
+    final_file TEXT,
+    completed_ms INTEGER,
+    error TEXT,
+    file_bytes INTEGER,
+    file_sha256 TEXT,
+    placed INTEGER NOT NULL DEFAULT 0,
+    PRIMARY KEY (experiment_id, task_id)
+);
+CREATE INDEX IF NOT EXISTS tasks_by_state ON tasks (state, experiment_id, stage_seq, seq);
+CREATE TABLE IF NOT EXISTS task_failures (
+    experiment_id TEXT NOT NULL,
+    task_id TEXT NOT NULL,
+    worker_id TEXT NOT NULL,
+    error TEXT NOT NULL,
+    retryable INTEGER NOT NULL,
+    at_ms INTEGER NOT NULL
+);
+";
+
+/// A failing task fails its experiment after failures on this many different workers...
+pub const MAX_WORKER_FAILURES: u64 = 3;
+/// ...or after this many failures in all (one worker retrying forever).
+pub const MAX_FAILURES: u64 = 6;
+
+fn token() -> String {
+    let a: u64 = rand::random();
+    let b: u64 = rand::random();
+    format!("{a:016x}{b:016x}")
+}
+
+impl Store {
+    /// Opens (or creates) the state file. Errors name the file and say what
+    /// to do: not a database, in use by another process, unreadable.
+    pub fn open(path: &Path) -> Result<Store> {
+        let explain = |e: rusqlite::Error| {
+            use rusqlite::ErrorCode::*;
+            let shown = path.display();
+            StoreError::Open(match e.sqlite_error_code() {
+                Some(NotADatabase) => format!(
+                    "state file {shown} is not a muggins state database (not SQLite); give --state a new file or this coordinator's own"
+                ),
+                Some(DatabaseBusy | DatabaseLocked) => format!(
+                    "state file {shown} is in use by another coordinator or `muggins run` (the database is locked); stop it, or use another --state / --out"
+                ),
+                Some(CannotOpen | PermissionDenied | ReadOnly) => {
+                    format!("state file {shown} cannot be opened for writing: {e}")
+                }
+                _ => format!("state file {shown}: {e}"),
+            })
+        };
+        let conn = Connection::open(path).map_err(explain)?;
+        conn.busy_timeout(std::time::Duration::from_secs(5)).map_err(explain)?;
+        conn.pragma_update(None, "journal_mode", "WAL").map_err(explain)?;
+        // NORMAL in WAL mode survives any process crash; an OS crash may lose the
+        // last transactions, which only re-leases or re-runs tasks (idempotent).
+        conn.pragma_update(None, "synchronous", "NORMAL").map_err(explain)?;
+        conn.pragma_update(None, "foreign_keys", "ON").map_err(explain)?;
+        conn.execute_batch(SCHEMA).map_err(explain)?;
+        migrate(&conn).map_err(explain)?;
+        Ok(Store { conn })
+    }
+
+    /// The journal mode in force (for tests: "wal").
+    pub fn journal_mode(&self) -> Result<String> {
+        Ok(self.conn.query_row("PRAGMA journal_mode", [], |r| r.get(0))?)
+    }
+}
+
+/// Adds the columns newer versions keep to a state file made by an older one.
+fn migrate(conn: &Connection) -> rusqlite::Result<()> {
+    let have: Vec<String> = conn
+        .prepare("SELECT name FROM pragma_table_info('tasks')")?
+        .query_map([], |r| r.get(0))?
+        .collect::<rusqlite::Result<_>>()?;
+    for (col, ddl) in [
+        ("file_bytes", "ALTER TABLE tasks ADD COLUMN file_bytes INTEGER"),
+        ("file_sha256", "ALTER TABLE tasks ADD COLUMN file_sha256 TEXT"),
+        // Tasks done before placement was tracked were checked by the old sweeper.
+        (
+            "placed",
+            "ALTER TABLE tasks ADD COLUMN placed INTEGER NOT NULL DEFAULT 0; UPDATE tasks SET placed = 1 WHERE state = 'done'",
+        ),
+    ] {
+        if !have.iter().any(|h| h == col) {
+            conn.execute_batch(ddl)?;
+        }
+    }
+    Ok(())
+}
