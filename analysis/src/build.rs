@@ -255,7 +255,7 @@ pub fn build(dir: &Path) -> Result<Report, ReportError> {
                 message: format!("its spec is invalid: {e}"),
             })?;
             for shard in jobs::shards(&spec) {
-                let p = dir.join("games").join(jobs::part_file(shard.index));
+                let p = dir.join(jobs::layout::GAMES_DIR).join(jobs::part_file(shard.index));
                 let range = shard.first_game..shard.first_game + shard.games;
                 let rows = jobs::read_partition(&p)?;
                 if rows.len() as u64 != shard.games {
@@ -286,7 +286,7 @@ pub fn build(dir: &Path) -> Result<Report, ReportError> {
         None => {
             let parts = jobs::partitions(dir)?;
             if parts.is_empty() {
-                return Err(ReportError::Empty(dir.join("games")));
+                return Err(ReportError::Empty(dir.join(jobs::layout::GAMES_DIR)));
             }
             for p in parts {
                 for (experiment, row) in jobs::read_partition(&p)? {
@@ -295,7 +295,7 @@ pub fn build(dir: &Path) -> Result<Report, ReportError> {
             }
         }
     }
-    let cpath = dir.join("classifier/report.json");
+    let cpath = dir.join(jobs::layout::CLASSIFIER_REPORT);
     let classifier = match std::fs::read(&cpath) {
         Ok(bytes) => Some(serde_json::from_slice(&bytes).map_err(|e| ReportError::File {
             path: cpath.clone(),

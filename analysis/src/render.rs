@@ -553,7 +553,7 @@ pub fn write_report_files(r: &Report) -> Vec<(String, String)> {
 /// Returns the report directory.
 pub fn write_report(dir: &Path) -> Result<PathBuf, ReportError> {
     let report = build(dir)?;
-    let out = dir.join("report");
+    let out = dir.join(jobs::layout::REPORT_DIR);
     std::fs::create_dir_all(&out).map_err(|e| ReportError::File {
         path: out.clone(),
         message: e.to_string(),

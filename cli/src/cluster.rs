@@ -656,15 +656,19 @@ pub fn run(a: RunArgs) -> Result<()> {
     let dir = a.out.join(&spec.output);
     // The report stage has already aggregated every row: summarise from it
     // rather than reading the partitions again.
-    let path = dir.join("report/report.json");
+    let path = dir.join(jobs::layout::REPORT_JSON);
     let report: serde_json::Value =
         serde_json::from_slice(&std::fs::read(&path).with_context(|| format!("{}", path.display()))?)
             .with_context(|| format!("{}", path.display()))?;
     let cells = summary_cells(&report).with_context(|| format!("{}: unexpected content", path.display()))?;
     println!("{}", jobs::CellSummary::table(&cells));
     let games = report["games"].as_u64().context("report.json has no games count")?;
-    println!("{} in {}", plural(games, "row"), dir.join("games").display());
-    println!("report: {}", dir.join("report/report.md").display());
+    println!(
+        "{} in {}",
+        plural(games, "row"),
+        dir.join(jobs::layout::GAMES_DIR).display()
+    );
+    println!("report: {}", dir.join(jobs::layout::REPORT_MD).display());
     Ok(())
 }
 
@@ -706,7 +710,9 @@ fn current_stage(e: &Experiment) -> Option<&proto::Stage> {
 /// the grid stage, tasks in the others.
 fn progress(e: &Experiment) -> (String, u64, u64, &'static str) {
     match current_stage(e) {
-        Some(s) if s.name == "games" => ("games".into(), e.games_done, e.games_total, "games"),
+        Some(s) if s.name == jobs::layout::Stage::Games.name() => {
+            (s.name.clone(), e.games_done, e.games_total, "games")
+        }
         Some(s) => (s.name.clone(), s.tasks_done, s.tasks_total, "tasks"),
         None => ("done".into(), e.games_done, e.games_total, "games"),
     }
@@ -720,7 +726,7 @@ fn progress_line(e: &Experiment, elapsed: Duration) -> String {
         "[{:>6.0} s] {stage}: {done}/{total} {unit} ({pct:.1}%)",
         elapsed.as_secs_f64()
     );
-    if stage == "games" {
+    if stage == jobs::layout::Stage::Games.name() {
         line.push_str(&format!(", {:.0} games/s", e.games_per_second));
         if e.eta_seconds >= 0.0 {
             line.push_str(&format!(", ETA {:.0} s", e.eta_seconds));

@@ -20,7 +20,7 @@ fn check_experiment_dir(dir: &Path) -> Result<()> {
             dir.display()
         );
     }
-    if dir.join("games").is_dir() {
+    if dir.join(jobs::layout::GAMES_DIR).is_dir() {
         return Ok(());
     }
     let mut inside: Vec<PathBuf> = std::fs::read_dir(dir)
@@ -28,7 +28,7 @@ fn check_experiment_dir(dir: &Path) -> Result<()> {
             entries
                 .flatten()
                 .map(|e| e.path())
-                .filter(|p| p.join("games").is_dir())
+                .filter(|p| p.join(jobs::layout::GAMES_DIR).is_dir())
                 .collect()
         })
         .unwrap_or_default();

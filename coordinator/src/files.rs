@@ -5,7 +5,9 @@
 use std::path::{Path, PathBuf};
 
 use jobs::Spec;
-use jobs::layout::{Owner, RESULTS_MARKER, confine, create_confined_dir, file_digest};
+use jobs::layout::{
+    ExperimentDir, MANIFEST, Owner, RESULTS_MARKER, SUCCESS, Stage, confine, create_confined_dir, file_digest,
+};
 
 use crate::service::Shared;
 use crate::store::{CompletionTarget, ExpState, Store, StoreError, now_ms};
@@ -108,11 +110,9 @@ pub fn verify(store: &mut Store, root: &Path, id: &str) -> Result<Vec<String>, S
     let requeued = store.requeue_lost(id, &lost)?;
     if !requeued.is_empty() {
         // The directory is no longer complete: take the seal away first.
-        let _ = std::fs::remove_file(dir.join("_SUCCESS"));
-        let _ = std::fs::remove_file(dir.join("_manifest.json"));
-    } else if e.state == ExpState::Succeeded
-        && !(dir.join("_SUCCESS").is_file() && dir.join("_manifest.json").is_file())
-    {
+        let _ = std::fs::remove_file(dir.join(SUCCESS));
+        let _ = std::fs::remove_file(dir.join(MANIFEST));
+    } else if e.state == ExpState::Succeeded && !(dir.join(SUCCESS).is_file() && dir.join(MANIFEST).is_file()) {
         store.unseal(id)?;
     }
     Ok(requeued)
@@ -190,23 +190,33 @@ fn is_sha256(s: &str) -> bool {
 
 /// Checks the file a completion names, against the task it completes.
 pub fn check_completion(root: &Path, t: &CompletionTarget, c: &Completion<'_>) -> Result<Checked, Refusal> {
-    let output = &t.output;
-    let stage = t.stage.as_str();
-    if stage == "games" && c.rows != t.games {
+    let Some(stage) = Stage::parse(&t.stage) else {
+        return Err(Refusal::Request(format!(
+            "task {} has an unknown stage {:?}",
+            c.task_id, t.stage
+        )));
+    };
+    let dir = ExperimentDir::new(&t.output);
+    if stage == Stage::Games && c.rows != t.games {
         return Err(Refusal::Request(format!(
             "task {} has {} games but {} rows were reported",
             c.task_id, t.games, c.rows
         )));
     }
-    let (final_file, placed) = match stage {
-        "fit" | "report" => {
-            // These stages write their files themselves (atomically) and
-            // complete with the SHA-256 of the file that marks them done.
-            let want = if stage == "fit" {
-                format!("{output}/{}", jobs::training::model_file(c.checksum))
-            } else {
-                format!("{output}/report/report.json")
-            };
+    let (final_file, placed) = match (dir.partition(stage, t.shard), dir.marker_file(stage, c.checksum)) {
+        (Some(partition), _) => {
+            if !dir.is_temp_partition(stage, c.temp_file) {
+                let inside = dir.file(stage.partitions_dir().unwrap_or_default());
+                return Err(Refusal::Request(format!(
+                    "temp_file {:?} must be a hidden file directly under {inside}/",
+                    c.temp_file
+                )));
+            }
+            (partition, false)
+        }
+        // Fit and report write their files themselves (atomically) and
+        // complete with the SHA-256 of the file that marks them done.
+        (None, Some(want)) => {
             if !is_sha256(c.checksum) || c.temp_file != want {
                 return Err(Refusal::Request(format!(
                     "a {stage} task completes with its file's SHA-256 as checksum and the file {want:?}; got {:?}",
@@ -215,23 +225,7 @@ pub fn check_completion(root: &Path, t: &CompletionTarget, c: &Completion<'_>) -
             }
             (want, true)
         }
-        _ => {
-            let dir = if stage == "samples" {
-                format!("{output}/classifier/samples/")
-            } else {
-                format!("{output}/games/")
-            };
-            let ok_temp = c.temp_file.strip_prefix(&dir).is_some_and(|n| {
-                n.starts_with('.') && !n.contains('/') && !n.ends_with(".parquet") && !n.contains("..")
-            });
-            if !ok_temp {
-                return Err(Refusal::Request(format!(
-                    "temp_file {:?} must be a hidden file directly under {dir}",
-                    c.temp_file
-                )));
-            }
-            (format!("{dir}{}", jobs::part_file(t.shard)), false)
-        }
+        (None, None) => unreachable!("every stage writes partitions or one file"),
     };
     if !is_sha256(c.file_sha256) {
         return Err(Refusal::Request(format!(

@@ -9,6 +9,7 @@ use std::path::Path;
 use std::sync::Arc;
 use std::time::Duration;
 
+use jobs::layout::{self, Stage};
 use jobs::{Manifest, ShardEntry, Spec};
 
 use crate::files;
@@ -63,21 +64,21 @@ fn seal(shared: &Shared, id: &str, tasks: &[crate::store::DoneTask]) -> Result<(
         spec_toml: e.spec_toml.clone(),
         spec: serde_json::from_str(&spec.canonical_json()).map_err(|e| e.to_string())?,
         games: e.games_total,
-        shards: entries(tasks, "games", "games"),
+        shards: entries(tasks, Stage::Games),
         classifier: tasks
             .iter()
-            .find(|t| t.stage == "fit")
+            .find(|t| Stage::parse(&t.stage) == Some(Stage::Fit))
             .map(|fit| jobs::ClassifierEntry {
                 model_hash: fit.checksum.clone(),
-                model_file: jobs::training::model_file(&fit.checksum),
-                report_file: "classifier/report.json".into(),
-                samples: entries(tasks, "samples", "classifier/samples"),
+                model_file: layout::model_file(&fit.checksum),
+                report_file: layout::CLASSIFIER_REPORT.into(),
+                samples: entries(tasks, Stage::Samples),
             }),
     };
-    jobs::write_json_atomic(&dir.join("_manifest.json"), &manifest).map_err(|e| e.to_string())?;
-    remove_leftovers(&dir.join("games"));
-    remove_leftovers(&dir.join("classifier/samples"));
-    let success = dir.join("_SUCCESS");
+    jobs::write_json_atomic(&dir.join(layout::MANIFEST), &manifest).map_err(|e| e.to_string())?;
+    remove_leftovers(&dir.join(layout::GAMES_DIR));
+    remove_leftovers(&dir.join(layout::SAMPLES_DIR));
+    let success = dir.join(layout::SUCCESS);
     std::fs::File::create(&success)
         .and_then(|f| f.sync_all())
         .map_err(|err| format!("{}: {err}", success.display()))?;
@@ -89,10 +90,11 @@ fn seal(shared: &Shared, id: &str, tasks: &[crate::store::DoneTask]) -> Result<(
     Ok(())
 }
 
-fn entries(tasks: &[crate::store::DoneTask], stage: &str, dir: &str) -> Vec<ShardEntry> {
+fn entries(tasks: &[crate::store::DoneTask], stage: Stage) -> Vec<ShardEntry> {
+    let dir = stage.partitions_dir().unwrap_or_default();
     tasks
         .iter()
-        .filter(|t| t.stage == stage)
+        .filter(|t| Stage::parse(&t.stage) == Some(stage))
         .map(|t| ShardEntry {
             shard: t.shard,
             file: format!("{dir}/{}", jobs::part_file(t.shard)),
@@ -109,7 +111,7 @@ fn remove_leftovers(games: &Path) {
     if let Ok(entries) = std::fs::read_dir(games) {
         for entry in entries.flatten() {
             let name = entry.file_name();
-            if name.to_str().is_some_and(|n| n.starts_with(".part-")) {
+            if name.to_str().is_some_and(|n| n.starts_with(layout::TEMP_PREFIX)) {
                 let _ = std::fs::remove_file(entry.path());
             }
         }

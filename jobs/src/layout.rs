@@ -172,3 +172,127 @@ impl Owner {
         write_atomic(&experiment_dir.join(OWNER_FILE), &text)
     }
 }
+
+/// The stages of an experiment, in the order they run: the classifier's
+/// training games and fit (only when the grid uses the classifier source),
+/// the grid, the report.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Stage {
+    Samples,
+    Fit,
+    Games,
+    Report,
+}
+
+impl Stage {
+    pub const ALL: [Stage; 4] = [Stage::Samples, Stage::Fit, Stage::Games, Stage::Report];
+
+    /// The stage's name on the wire, in the state file and in metrics.
+    pub fn name(self) -> &'static str {
+        match self {
+            Stage::Samples => "samples",
+            Stage::Fit => "fit",
+            Stage::Games => "games",
+            Stage::Report => "report",
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<Stage> {
+        Stage::ALL.into_iter().find(|st| st.name() == s)
+    }
+
+    /// The id of the stage's task for shard `index`, e.g. `games-00012`.
+    pub fn task_id(self, index: u64) -> String {
+        format!("{}-{index:05}", self.name())
+    }
+
+    /// The stage a task id belongs to.
+    pub fn of_task_id(id: &str) -> Option<Stage> {
+        Stage::parse(id.rsplit_once('-')?.0)
+    }
+
+    /// Where a partition-writing stage's partitions go, relative to the
+    /// experiment directory (`None` for stages that write one file in place).
+    pub fn partitions_dir(self) -> Option<&'static str> {
+        match self {
+            Stage::Samples => Some(SAMPLES_DIR),
+            Stage::Games => Some(GAMES_DIR),
+            Stage::Fit | Stage::Report => None,
+        }
+    }
+}
+
+impl std::fmt::Display for Stage {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// Names inside an experiment directory, relative to it.
+pub const GAMES_DIR: &str = "games";
+pub const SAMPLES_DIR: &str = "classifier/samples";
+pub const CLASSIFIER_REPORT: &str = "classifier/report.json";
+pub const REPORT_DIR: &str = "report";
+pub const REPORT_JSON: &str = "report/report.json";
+pub const REPORT_MD: &str = "report/report.md";
+pub const MANIFEST: &str = "_manifest.json";
+pub const SUCCESS: &str = "_SUCCESS";
+/// Hidden partial partitions start with this.
+pub const TEMP_PREFIX: &str = ".part-";
+
+/// The model artifact's name, relative to the experiment directory.
+pub fn model_file(hash: &str) -> String {
+    format!("classifier/model-{hash}.json")
+}
+
+/// An experiment directory `<results>/<output>`: the names of its files
+/// relative to the results root, as tasks and completions carry them.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ExperimentDir {
+    output: String,
+}
+
+impl ExperimentDir {
+    pub fn new(output: &str) -> ExperimentDir {
+        ExperimentDir {
+            output: output.to_string(),
+        }
+    }
+
+    /// `<output>/<inner>`.
+    pub fn file(&self, inner: &str) -> String {
+        format!("{}/{inner}", self.output)
+    }
+
+    /// Shard `shard`'s partition of a partition-writing stage.
+    pub fn partition(&self, stage: Stage, shard: u64) -> Option<String> {
+        let dir = stage.partitions_dir()?;
+        Some(format!("{}/{dir}/{}", self.output, crate::part_file(shard)))
+    }
+
+    /// The hidden name a worker writes shard `shard`'s partition under
+    /// (`tag` tells the leases apart).
+    pub fn temp_partition(&self, stage: Stage, shard: u64, tag: &str) -> Option<String> {
+        let dir = stage.partitions_dir()?;
+        Some(format!("{}/{dir}/{TEMP_PREFIX}{shard:05}.{tag}.tmp", self.output))
+    }
+
+    /// Whether `path` may name a hidden partition of `stage`: a hidden,
+    /// non-Parquet file directly in the stage's partitions directory.
+    pub fn is_temp_partition(&self, stage: Stage, path: &str) -> bool {
+        let Some(dir) = stage.partitions_dir() else {
+            return false;
+        };
+        path.strip_prefix(&format!("{}/{dir}/", self.output))
+            .is_some_and(|n| n.starts_with('.') && !n.contains('/') && !n.ends_with(".parquet") && !n.contains(".."))
+    }
+
+    /// The file a fit or report task completes with (`hash`: the model's).
+    pub fn marker_file(&self, stage: Stage, hash: &str) -> Option<String> {
+        match stage {
+            Stage::Fit => Some(self.file(&model_file(hash))),
+            Stage::Report => Some(self.file(REPORT_JSON)),
+            Stage::Samples | Stage::Games => None,
+        }
+    }
+}

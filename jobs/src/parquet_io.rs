@@ -223,7 +223,7 @@ pub fn read_partition(path: &Path) -> Result<Vec<(String, GameRow)>, IoError> {
 
 /// The partitions of an experiment directory, in shard order.
 pub fn partitions(experiment_dir: &Path) -> Result<Vec<PathBuf>, IoError> {
-    parts_in(&experiment_dir.join("games"))
+    parts_in(&experiment_dir.join(crate::layout::GAMES_DIR))
 }
 
 /// The columns of `classifier/samples/part-*.parquet`.

@@ -173,10 +173,7 @@ pub struct FitOutput {
     pub report: Report,
 }
 
-/// The model file's name (relative to the experiment directory).
-pub fn model_file(hash: &str) -> String {
-    format!("classifier/model-{hash}.json")
-}
+use crate::layout::model_file;
 
 /// Fits the classifier from `samples` (in sample order: the first
 /// `[classifier] samples` train the model), evaluating as the spec asks.

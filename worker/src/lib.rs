@@ -10,6 +10,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::Duration;
 
+use jobs::layout::{self, ExperimentDir, Stage};
 use jobs::{ExecError, Executor, Shard, Spec};
 use proto::client::{Auth, Client};
 use proto::{CompleteTaskRequest, FailTaskRequest, HeartbeatRequest, LeaseTaskRequest, Task};
@@ -317,8 +318,8 @@ async fn play(
         games: task.games,
     };
     type Work = Box<dyn FnOnce(&AtomicU64, &AtomicBool) -> Result<Output, WorkError> + Send>;
-    let work: Work = match task.stage.as_str() {
-        "games" => {
+    let work: Work = match Stage::parse(&task.stage) {
+        Some(Stage::Games) => {
             let model = if spec.needs_classifier() {
                 match load_model(config, task) {
                     Ok(m) => Some(m),
@@ -339,12 +340,12 @@ async fn play(
                 }
             })
         }
-        "samples" => Box::new(move |progress, _| {
+        Some(Stage::Samples) => Box::new(move |progress, _| {
             let rows = jobs::training::run_samples(&spec, shard);
             progress.store(shard.games, Ordering::Relaxed);
             Ok(Output::Samples(rows))
         }),
-        "fit" => {
+        Some(Stage::Fit) => {
             let dir = match resolve(&config.results, &task.output) {
                 Ok(d) => d,
                 Err(error) => {
@@ -357,7 +358,7 @@ async fn play(
             let threads = executor.threads();
             Box::new(move |_, _| fit(&spec, &dir, threads))
         }
-        "report" => {
+        Some(Stage::Report) => {
             let dir = match resolve(&config.results, &task.output) {
                 Ok(d) => d,
                 Err(error) => {
@@ -369,9 +370,9 @@ async fn play(
             };
             Box::new(move |_, cancel| report(&spec, &dir, cancel))
         }
-        other => {
+        None => {
             return Outcome::Failed {
-                error: format!("this worker cannot run stage {other:?}; upgrade it"),
+                error: format!("this worker cannot run stage {:?}; upgrade it", task.stage),
                 retryable: true,
             };
         }
@@ -437,7 +438,7 @@ fn load_model(config: &Config, task: &Task) -> Result<Arc<classifier::Artifact>,
             retryable: false,
         });
     }
-    let rel = format!("{}/{}", task.output, jobs::training::model_file(&task.model));
+    let rel = ExperimentDir::new(&task.output).file(&layout::model_file(&task.model));
     let path = resolve(&config.results, &rel).map_err(|error| Outcome::Failed {
         error,
         retryable: false,
@@ -458,19 +459,19 @@ fn load_model(config: &Config, task: &Task) -> Result<Arc<classifier::Artifact>,
 fn fit(spec: &Spec, dir: &Path, threads: usize) -> Result<Output, WorkError> {
     let io = |error: String| WorkError::Failed { error, retryable: true };
     let mut samples = Vec::new();
-    for part in jobs::parts_in(&dir.join("classifier/samples")).map_err(|e| io(e.to_string()))? {
+    for part in jobs::parts_in(&dir.join(layout::SAMPLES_DIR)).map_err(|e| io(e.to_string()))? {
         samples.extend(jobs::read_samples(&part).map_err(|e| io(e.to_string()))?);
     }
     let out = jobs::training::fit(spec, &samples, threads).map_err(|error| WorkError::Failed {
         error,
         retryable: false,
     })?;
-    let model = dir.join(jobs::training::model_file(&out.hash));
+    let model = dir.join(layout::model_file(&out.hash));
     write_atomic(&model, &out.artifact).map_err(io)?;
     let report = serde_json::to_vec_pretty(&out.report).expect("the report serialises");
-    write_atomic(&dir.join("classifier/report.json"), &report).map_err(io)?;
+    write_atomic(&dir.join(layout::CLASSIFIER_REPORT), &report).map_err(io)?;
     Ok(Output::Written {
-        file: jobs::training::model_file(&out.hash),
+        file: layout::model_file(&out.hash),
         hash: out.hash,
         rows: spec.classifier.samples,
     })
@@ -482,7 +483,7 @@ fn fit(spec: &Spec, dir: &Path, threads: usize) -> Result<Output, WorkError> {
 fn report(spec: &Spec, dir: &Path, cancel: &AtomicBool) -> Result<Output, WorkError> {
     let parts: Vec<std::path::PathBuf> = jobs::shards(spec)
         .iter()
-        .map(|s| dir.join("games").join(jobs::part_file(s.index)))
+        .map(|s| dir.join(layout::GAMES_DIR).join(jobs::part_file(s.index)))
         .collect();
     // Every partition is in place before the coordinator leases the report;
     // one lost since then makes the coordinator re-run its task and take
@@ -500,16 +501,17 @@ fn report(spec: &Spec, dir: &Path, cancel: &AtomicBool) -> Result<Output, WorkEr
         }
         std::thread::sleep(Duration::from_millis(50));
     }
-    let out = analysis::write_report(dir).map_err(|e| WorkError::Failed {
+    analysis::write_report(dir).map_err(|e| WorkError::Failed {
         error: e.to_string(),
         retryable: true,
     })?;
-    let bytes = std::fs::read(out.join("report.json")).map_err(|e| WorkError::Failed {
-        error: format!("{}: {e}", out.join("report.json").display()),
+    let report = dir.join(layout::REPORT_JSON);
+    let bytes = std::fs::read(&report).map_err(|e| WorkError::Failed {
+        error: format!("{}: {e}", report.display()),
         retryable: true,
     })?;
     Ok(Output::Written {
-        file: "report/report.json".into(),
+        file: layout::REPORT_JSON.into(),
         hash: classifier::sha256_hex(&bytes),
         rows: spec.games(),
     })
@@ -526,9 +528,15 @@ type Writer = Box<dyn FnOnce(&Path) -> Result<(), String> + Send>;
 /// Ok(true): completed; Ok(false): the coordinator refused (stale lease).
 async fn finish(config: &Config, client: &mut Client, task: &Task, output: Output) -> Result<bool, String> {
     let token_tag: String = task.lease_token.chars().take(12).collect();
+    let exp_dir = ExperimentDir::new(&task.output);
+    let temp_for = |stage| {
+        exp_dir
+            .temp_partition(stage, task.shard, &token_tag)
+            .expect("a partition stage")
+    };
     let (rows, checksum, temp_rel, write): (u64, String, String, Option<Writer>) = match output {
         Output::Games(rows) => {
-            let temp = format!("{}/games/.part-{:05}.{token_tag}.tmp", task.output, task.shard);
+            let temp = temp_for(Stage::Games);
             let experiment = Spec::from_toml(&task.spec_toml).map(|s| s.name).unwrap_or_default();
             (
                 rows.len() as u64,
@@ -540,10 +548,7 @@ async fn finish(config: &Config, client: &mut Client, task: &Task, output: Outpu
             )
         }
         Output::Samples(rows) => {
-            let temp = format!(
-                "{}/classifier/samples/.part-{:05}.{token_tag}.tmp",
-                task.output, task.shard
-            );
+            let temp = temp_for(Stage::Samples);
             (
                 rows.len() as u64,
                 jobs::training::samples_checksum(&rows),
@@ -553,7 +558,7 @@ async fn finish(config: &Config, client: &mut Client, task: &Task, output: Outpu
                 })),
             )
         }
-        Output::Written { file, hash, rows } => (rows, hash, format!("{}/{file}", task.output), None),
+        Output::Written { file, hash, rows } => (rows, hash, exp_dir.file(&file), None),
     };
     let temp = resolve(&config.results, &temp_rel)?;
     let renames = write.is_some();

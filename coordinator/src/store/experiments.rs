@@ -2,6 +2,7 @@
 //! requeued with what depends on them, and the end states.
 
 use jobs::Spec;
+use jobs::layout::Stage;
 use rusqlite::{Connection, OptionalExtension, params};
 
 use super::{ExpState, ExperimentRow, Result, StageRow, Store, StoreError, now_ms};
@@ -76,31 +77,22 @@ impl Store {
         )?;
         // Stages run in seq order: the classifier's training games and fit
         // come before the grid when the grid uses the classifier source.
-        let mut stages: Vec<(&str, Vec<jobs::Shard>)> = Vec::new();
+        let one = vec![jobs::Shard {
+            index: 0,
+            first_game: 0,
+            games: 0,
+        }];
+        let mut stages: Vec<(Stage, Vec<jobs::Shard>)> = Vec::new();
         if spec.needs_classifier() {
-            stages.push(("samples", jobs::training::sample_shards(spec)));
-            stages.push((
-                "fit",
-                vec![jobs::Shard {
-                    index: 0,
-                    first_game: 0,
-                    games: 0,
-                }],
-            ));
+            stages.push((Stage::Samples, jobs::training::sample_shards(spec)));
+            stages.push((Stage::Fit, one.clone()));
         }
-        stages.push(("games", jobs::shards(spec)));
-        stages.push((
-            "report",
-            vec![jobs::Shard {
-                index: 0,
-                first_game: 0,
-                games: 0,
-            }],
-        ));
+        stages.push((Stage::Games, jobs::shards(spec)));
+        stages.push((Stage::Report, one));
         for (seq, (stage, shards)) in stages.iter().enumerate() {
             tx.execute(
                 "INSERT INTO stages (experiment_id, name, seq) VALUES (?1, ?2, ?3)",
-                params![id, stage, seq as i64],
+                params![id, stage.name(), seq as i64],
             )?;
             let mut ins = tx.prepare(
                 "INSERT INTO tasks (experiment_id, task_id, stage, stage_seq, seq, shard, first_game, games, state)
@@ -109,8 +101,8 @@ impl Store {
             for s in shards {
                 ins.execute(params![
                     id,
-                    format!("{stage}-{:05}", s.index),
-                    stage,
+                    stage.task_id(s.index),
+                    stage.name(),
                     seq as i64,
                     s.index as i64,
                     s.first_game as i64,
@@ -171,7 +163,7 @@ impl Store {
         })?;
         for row in rows {
             let (stage, games) = row?;
-            if stage.name == "games" {
+            if Stage::parse(&stage.name) == Some(Stage::Games) {
                 e.games_done = games;
             }
             e.stages.push(stage);
@@ -228,20 +220,21 @@ impl Store {
         let mut ids: Vec<String> = lost.to_vec();
         let fit_seq: Option<i64> = tx
             .query_row(
-                "SELECT stage_seq FROM tasks WHERE experiment_id = ?1 AND stage = 'fit'",
-                [id],
+                "SELECT stage_seq FROM tasks WHERE experiment_id = ?1 AND stage = ?2",
+                params![id, Stage::Fit.name()],
                 |r| r.get(0),
             )
             .optional()?;
-        let lost_fit = lost.iter().any(|t| t.starts_with("fit-"));
+        let lost_fit = lost.iter().any(|t| Stage::of_task_id(t) == Some(Stage::Fit));
         {
             let mut q = tx.prepare(
                 "SELECT task_id FROM tasks WHERE experiment_id = ?1 AND state != 'pending'
-                   AND (stage = 'report' OR (?2 AND stage_seq > ?3))",
+                   AND (stage = ?4 OR (?2 AND stage_seq > ?3))",
             )?;
-            let deps = q.query_map(params![id, lost_fit, fit_seq.unwrap_or(i64::MAX)], |r| {
-                r.get::<_, String>(0)
-            })?;
+            let deps = q.query_map(
+                params![id, lost_fit, fit_seq.unwrap_or(i64::MAX), Stage::Report.name()],
+                |r| r.get::<_, String>(0),
+            )?;
             for d in deps {
                 let d = d?;
                 if !ids.contains(&d) {
@@ -301,8 +294,8 @@ impl Store {
     /// Games in grid tasks completed since `ms`.
     pub fn games_done_since(&self, ms: i64) -> Result<u64> {
         Ok(self.conn.query_row(
-            "SELECT COALESCE(SUM(games), 0) FROM tasks WHERE stage = 'games' AND state = 'done' AND completed_ms >= ?1",
-            [ms],
+            "SELECT COALESCE(SUM(games), 0) FROM tasks WHERE stage = ?2 AND state = 'done' AND completed_ms >= ?1",
+            params![ms, Stage::Games.name()],
             |r| r.get::<_, i64>(0),
         )? as u64)
     }

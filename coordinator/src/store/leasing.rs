@@ -1,6 +1,7 @@
 //! Leases: handing out tasks with tokens and deadlines, heartbeats,
 //! completions and failures (3 workers or 6 failures fail the experiment).
 
+use jobs::layout::Stage;
 use rusqlite::{OptionalExtension, Transaction, params};
 
 use super::{
@@ -58,11 +59,11 @@ impl Store {
         let Some(mut task) = found else {
             return Ok(None);
         };
-        if task.stage == "games" {
+        if Stage::parse(&task.stage) == Some(Stage::Games) {
             task.model = tx
                 .query_row(
-                    "SELECT checksum FROM tasks WHERE experiment_id = ?1 AND stage = 'fit' AND state = 'done'",
-                    [&task.experiment_id],
+                    "SELECT checksum FROM tasks WHERE experiment_id = ?1 AND stage = ?2 AND state = 'done'",
+                    params![task.experiment_id, Stage::Fit.name()],
                     |r| r.get(0),
                 )
                 .optional()?

@@ -163,7 +163,7 @@ async fn prepare_model(s: &crate::Server) -> (String, std::path::PathBuf) {
                     samples.extend(jobs::read_samples(&p).unwrap());
                 }
                 let out = jobs::training::fit(&spec, &samples, 1).unwrap();
-                let file = format!("{}/{}", t.output, jobs::training::model_file(&out.hash));
+                let file = format!("{}/{}", t.output, jobs::layout::model_file(&out.hash));
                 std::fs::write(root.join(&file), &out.artifact).unwrap();
                 (300, out.hash, file)
             }
@@ -179,7 +179,7 @@ async fn prepare_model(s: &crate::Server) -> (String, std::path::PathBuf) {
                 })
                 .await
                 .unwrap();
-                let path = root.join(&t.output).join(jobs::training::model_file(&t.model));
+                let path = root.join(&t.output).join(jobs::layout::model_file(&t.model));
                 assert!(path.exists());
                 return (e.id, path);
             }

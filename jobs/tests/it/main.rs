@@ -2,4 +2,5 @@
 
 mod exec;
 mod hash;
+mod layout;
 mod spec;

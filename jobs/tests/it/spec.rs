@@ -407,6 +407,6 @@ fn an_output_too_long_for_its_file_names_is_refused_at_submit_time() {
     assert!(ok.len() <= jobs::MAX_OUTPUT_BYTES);
     let spec = Spec::from_toml(&top(&format!("output = \"{ok}\""))).unwrap();
     // Its longest file name still fits a completion.
-    let longest = format!("{}/{}", spec.output, jobs::training::model_file(&"f".repeat(64)));
+    let longest = format!("{}/{}", spec.output, jobs::layout::model_file(&"f".repeat(64)));
     assert!(longest.len() <= jobs::MAX_PATH_BYTES);
 }
