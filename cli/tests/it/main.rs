@@ -344,31 +344,17 @@ fn play_replays_the_experiments_games_of_every_source() {
     let mut bytes = std::fs::read(&model_path).unwrap();
     bytes.push(b' ');
     std::fs::write(&tampered, bytes).unwrap();
-    check_error(
-        &[
-            "play",
-            "--state",
-            "17",
-            "--source",
-            "classifier",
-            "--model",
-            tampered.to_str().unwrap(),
-        ],
-        &["--model", "not a usable model artifact", "content hash"],
-    );
     // Any file is not a model.
     let junk = dir.path().join("junk.json");
     std::fs::write(&junk, "{}").unwrap();
-    check_error(
-        &[
-            "play",
-            "--state",
-            "17",
-            "--source",
-            "classifier",
-            "--model",
-            junk.to_str().unwrap(),
-        ],
-        &["--model", "junk.json", "not a model artifact"],
-    );
+    for (model, parts) in [
+        (&tampered, ["--model", "not a usable model artifact", "content hash"]),
+        (&junk, ["--model", "junk.json", "not a model artifact"]),
+    ] {
+        let model = model.to_str().unwrap();
+        check_error(
+            &["play", "--state", "17", "--source", "classifier", "--model", model],
+            &parts,
+        );
+    }
 }
