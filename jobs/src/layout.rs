@@ -259,6 +259,11 @@ impl ExperimentDir {
         }
     }
 
+    /// The directory itself, relative to the results root.
+    pub fn output(&self) -> &str {
+        &self.output
+    }
+
     /// `<output>/<inner>`.
     pub fn file(&self, inner: &str) -> String {
         format!("{}/{inner}", self.output)

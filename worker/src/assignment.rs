@@ -1,0 +1,126 @@
+//! The worker's edge: a leased `proto::Task` becomes an [`Assignment`] in
+//! domain types once, and nothing past this module reads the wire type.
+
+use std::time::Duration;
+
+use jobs::layout::{ExperimentDir, Stage};
+use jobs::{Shard, Spec};
+
+use crate::error::TaskError;
+
+/// The lease a task came with: what every message about it names.
+#[derive(Clone, Debug)]
+pub(crate) struct Lease {
+    pub experiment_id: String,
+    pub task_id: String,
+    pub token: String,
+    /// How long the lease lasts without a heartbeat.
+    pub duration: Duration,
+}
+
+/// What a leased task asks for.
+#[derive(Clone, Debug)]
+pub(crate) struct Assignment {
+    pub lease: Lease,
+    pub stage: Stage,
+    pub shard: Shard,
+    pub spec: Spec,
+    pub dir: ExperimentDir,
+    /// The model artifact's hash, for grid tasks of a classifier experiment.
+    pub model: Option<String>,
+}
+
+impl Assignment {
+    /// Converts a leased task. On failure the lease comes back with the
+    /// error, so the failure can still be reported.
+    pub(crate) fn from_wire(t: proto::Task) -> Result<Assignment, Box<(Lease, TaskError)>> {
+        let lease = Lease {
+            experiment_id: t.experiment_id,
+            task_id: t.task_id,
+            token: t.lease_token,
+            duration: Duration::from_millis(t.lease_ms),
+        };
+        let spec = match Spec::from_toml(&t.spec_toml) {
+            Ok(s) if s.hash() == t.spec_hash => s,
+            Ok(_) => return Err(Box::new((lease, TaskError::SpecHash))),
+            Err(e) => return Err(Box::new((lease, TaskError::Spec(e.to_string())))),
+        };
+        let Some(stage) = Stage::parse(&t.stage) else {
+            return Err(Box::new((lease, TaskError::UnknownStage(t.stage))));
+        };
+        let model = Some(t.model).filter(|m| !m.is_empty());
+        if stage == Stage::Games && spec.needs_classifier() && model.is_none() {
+            return Err(Box::new((lease, TaskError::NoModel)));
+        }
+        Ok(Assignment {
+            lease,
+            stage,
+            shard: Shard {
+                index: t.shard,
+                first_game: t.first_game,
+                games: t.games,
+            },
+            spec,
+            dir: ExperimentDir::new(&t.output),
+            model,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn task(stage: &str, spec: &str, model: &str) -> proto::Task {
+        proto::Task {
+            task_id: "t-00000".into(),
+            stage: stage.into(),
+            spec_toml: spec.into(),
+            spec_hash: Spec::from_toml(spec).map(|s| s.hash()).unwrap_or_default(),
+            output: "smoke".into(),
+            lease_token: "tok".into(),
+            lease_ms: 3000,
+            games: 7,
+            model: model.into(),
+            ..Default::default()
+        }
+    }
+
+    fn refused(t: proto::Task) -> TaskError {
+        let failed = Assignment::from_wire(t).unwrap_err();
+        assert_eq!(
+            failed.0.task_id, "t-00000",
+            "the lease comes back to report the failure"
+        );
+        failed.1
+    }
+
+    #[test]
+    fn a_task_converts_once_into_domain_types() {
+        let a = Assignment::from_wire(task("games", jobs::SMOKE_SPEC, "ab")).unwrap();
+        assert_eq!(a.stage, Stage::Games);
+        assert_eq!(a.shard.games, 7);
+        assert_eq!(a.model.as_deref(), Some("ab"));
+        assert_eq!(a.lease.duration, Duration::from_secs(3));
+        assert_eq!(a.dir.output(), "smoke");
+        let a = Assignment::from_wire(task("report", jobs::SMOKE_SPEC, "")).unwrap();
+        assert_eq!(a.model, None, "an empty model field is no model");
+    }
+
+    #[test]
+    fn each_refusal_says_whether_a_retry_can_help() {
+        let e = refused(task("grid", jobs::SMOKE_SPEC, ""));
+        assert!(
+            matches!(e, TaskError::UnknownStage(_)) && e.retryable(),
+            "a newer worker can run it"
+        );
+        let e = refused(task("games", jobs::SMOKE_SPEC, ""));
+        assert!(matches!(e, TaskError::NoModel) && !e.retryable());
+        let mut t = task("games", jobs::SMOKE_SPEC, "ab");
+        t.spec_hash = "0".repeat(64);
+        let e = refused(t);
+        assert!(matches!(e, TaskError::SpecHash) && e.retryable());
+        let e = refused(task("games", "name = 1", ""));
+        assert!(matches!(e, TaskError::Spec(_)) && !e.retryable());
+    }
+}

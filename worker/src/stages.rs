@@ -1,0 +1,151 @@
+//! What each stage computes: the grid's games, training samples, the
+//! classifier fit and the report. Each runs on blocking threads, reporting
+//! progress and watching for cancellation.
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::time::Duration;
+
+use jobs::layout::{self, Stage};
+use jobs::{ExecError, Executor, Spec};
+
+use crate::assignment::Assignment;
+use crate::error::TaskError;
+
+/// What a task produced.
+pub(crate) enum Output {
+    Games(Vec<jobs::GameRow>),
+    Samples(Vec<jobs::training::SampleRow>),
+    /// A stage that wrote its own files (fit, report): the file that marks it
+    /// done (relative to the experiment directory), its SHA-256, and a row count.
+    Written {
+        file: String,
+        hash: String,
+        rows: u64,
+    },
+}
+
+/// Why a stage's work stopped early.
+pub(crate) enum Halt {
+    Cancelled,
+    Failed(TaskError),
+}
+
+impl From<TaskError> for Halt {
+    fn from(e: TaskError) -> Halt {
+        Halt::Failed(e)
+    }
+}
+
+/// A stage's work: runs on a blocking thread with a progress counter and a
+/// cancel flag.
+pub(crate) type Work = Box<dyn FnOnce(&AtomicU64, &AtomicBool) -> Result<Output, Halt> + Send>;
+
+/// `relative` under the results root, confined to it.
+pub(crate) fn resolve(root: &Path, relative: &str) -> Result<PathBuf, TaskError> {
+    layout::confine(root, relative).map_err(|e| TaskError::Path(e.to_string()))
+}
+
+/// The work of assignment `a` (loading what it needs first).
+pub(crate) fn prepare(results: &Path, executor: &Arc<Executor>, a: &Assignment) -> Result<Work, TaskError> {
+    let spec = a.spec.clone();
+    let shard = a.shard;
+    Ok(match a.stage {
+        Stage::Games => {
+            let model = match &a.model {
+                Some(hash) if spec.needs_classifier() => Some(load_model(results, a, hash)?),
+                _ => None,
+            };
+            let executor = Arc::clone(executor);
+            Box::new(move |progress, cancel| {
+                match executor.run_with(&spec, shard, model.as_deref(), progress, cancel) {
+                    Ok(rows) => Ok(Output::Games(rows)),
+                    Err(ExecError::Cancelled) => Err(Halt::Cancelled),
+                    Err(e) => Err(TaskError::Exec(e.to_string()).into()),
+                }
+            })
+        }
+        Stage::Samples => Box::new(move |progress, _| {
+            let rows = jobs::training::run_samples(&spec, shard);
+            progress.store(shard.games, Ordering::Relaxed);
+            Ok(Output::Samples(rows))
+        }),
+        Stage::Fit => {
+            let dir = resolve(results, a.dir.output())?;
+            let threads = executor.threads();
+            Box::new(move |_, _| fit(&spec, &dir, threads).map_err(Halt::from))
+        }
+        Stage::Report => {
+            let dir = resolve(results, a.dir.output())?;
+            Box::new(move |_, cancel| report(&spec, &dir, cancel))
+        }
+    })
+}
+
+/// Loads the grid's model artifact and checks its content hash. Never falls back.
+fn load_model(results: &Path, a: &Assignment, hash: &str) -> Result<Arc<classifier::Artifact>, TaskError> {
+    let path = resolve(results, &a.dir.file(&layout::model_file(hash)))?;
+    let shown = path.display().to_string();
+    let bytes = std::fs::read(&path).map_err(|e| TaskError::ModelMissing {
+        path: shown.clone(),
+        message: e.to_string(),
+    })?;
+    classifier::Artifact::from_bytes(&bytes, hash)
+        .map(Arc::new)
+        .map_err(|e| TaskError::ModelCorrupt {
+            path: shown,
+            message: e.to_string(),
+        })
+}
+
+fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), TaskError> {
+    layout::write_atomic(path, bytes).map_err(|e| TaskError::Io(e.to_string()))
+}
+
+/// The fit stage: reads the samples, fits, writes the model and the report.
+fn fit(spec: &Spec, dir: &Path, threads: usize) -> Result<Output, TaskError> {
+    let io = |e: jobs::IoError| TaskError::Io(e.to_string());
+    let mut samples = Vec::new();
+    for part in jobs::parts_in(&dir.join(layout::SAMPLES_DIR)).map_err(io)? {
+        samples.extend(jobs::read_samples(&part).map_err(io)?);
+    }
+    let out = jobs::training::fit(spec, &samples, threads).map_err(TaskError::Fit)?;
+    write_atomic(&dir.join(layout::model_file(&out.hash)), &out.artifact)?;
+    let report = serde_json::to_vec_pretty(&out.report).expect("the report serialises");
+    write_atomic(&dir.join(layout::CLASSIFIER_REPORT), &report)?;
+    Ok(Output::Written {
+        file: layout::model_file(&out.hash),
+        hash: out.hash,
+        rows: spec.classifier.samples,
+    })
+}
+
+/// The report stage: builds the report from the partitions alone.
+fn report(spec: &Spec, dir: &Path, cancel: &AtomicBool) -> Result<Output, Halt> {
+    let parts: Vec<PathBuf> = jobs::shards(spec)
+        .iter()
+        .map(|s| dir.join(layout::GAMES_DIR).join(jobs::part_file(s.index)))
+        .collect();
+    // Every partition is in place before the coordinator leases the report;
+    // one lost since then makes the coordinator re-run its task and take
+    // this lease back (then `cancel` is set), so a short wait suffices.
+    let deadline = std::time::Instant::now() + Duration::from_secs(30);
+    while let Some(missing) = parts.iter().find(|p| !p.exists()) {
+        if cancel.load(Ordering::SeqCst) {
+            return Err(Halt::Cancelled);
+        }
+        if std::time::Instant::now() > deadline {
+            return Err(TaskError::PartitionMissing(missing.display().to_string()).into());
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    analysis::write_report(dir).map_err(|e| TaskError::Io(e.to_string()))?;
+    let report = dir.join(layout::REPORT_JSON);
+    let bytes = std::fs::read(&report).map_err(|e| TaskError::Io(format!("{}: {e}", report.display())))?;
+    Ok(Output::Written {
+        file: layout::REPORT_JSON.into(),
+        hash: classifier::sha256_hex(&bytes),
+        rows: spec.games(),
+    })
+}

@@ -1,0 +1,295 @@
+//! One leased task from start to end: play it on blocking threads while
+//! heartbeating, write its output under a hidden name, complete, rename;
+//! or report why it failed (or give it back on shutdown).
+
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::time::Duration;
+
+use jobs::Executor;
+use jobs::layout::Stage;
+use proto::client::Client;
+use proto::{CompleteTaskRequest, FailTaskRequest, HeartbeatRequest};
+
+use crate::assignment::{Assignment, Lease};
+use crate::error::TaskError;
+use crate::stages::{Halt, Output, Work, prepare, resolve};
+use crate::{Config, Stats};
+
+/// How a task's work ended.
+enum Ended {
+    Done(Output),
+    /// The lease was lost or the experiment cancelled: discard silently.
+    Abandoned,
+    /// Shutdown outlasted the grace period: give the task back.
+    Release,
+    Failed(TaskError),
+}
+
+/// How often a worker tries to report a failed task.
+const FAIL_TASK_TRIES: u32 = 8;
+
+/// Runs one leased task to its end and tells the coordinator how it ended.
+pub(crate) async fn run_task(
+    config: &Config,
+    client: &mut Client,
+    executor: &Arc<Executor>,
+    task: proto::Task,
+    stopping: &Arc<AtomicBool>,
+    stats: &mut Stats,
+) {
+    let ended = match Assignment::from_wire(task) {
+        Ok(a) => {
+            tracing::info!(task = %a.lease.task_id, experiment = %a.lease.experiment_id, games = a.shard.games, "task leased");
+            let ended = match prepare(&config.results, executor, &a) {
+                Ok(work) => execute(config, client, &a.lease, work, stopping).await,
+                Err(e) => Ended::Failed(e),
+            };
+            match ended {
+                Ended::Done(output) => match finish(config, client, &a, output).await {
+                    Ok(true) => {
+                        stats.tasks_completed += 1;
+                        stats.games += a.shard.games;
+                        return;
+                    }
+                    Ok(false) => {
+                        stats.completions_refused += 1;
+                        return;
+                    }
+                    Err(e) => (a.lease, Ended::Failed(e)),
+                },
+                other => (a.lease, other),
+            }
+        }
+        Err(failed) => {
+            let (lease, e) = *failed;
+            (lease, Ended::Failed(e))
+        }
+    };
+    let (lease, ended) = ended;
+    let (error, retryable, release) = match ended {
+        Ended::Abandoned => {
+            tracing::warn!(task = %lease.task_id, "lease lost or experiment cancelled: work discarded");
+            return;
+        }
+        Ended::Release => ("worker shutting down".to_string(), true, true),
+        Ended::Failed(e) => {
+            stats.tasks_failed += 1;
+            let retryable = e.retryable();
+            tracing::error!(task = %lease.task_id, error = %e, retryable, "task failed");
+            (e.to_string(), retryable, false)
+        }
+        Ended::Done(_) => unreachable!("a finished task returned above"),
+    };
+    report_failure(config, client, &lease, error, retryable, release).await;
+}
+
+/// Plays `work` on a blocking thread, heartbeating every third of the lease
+/// (at most every 2 s); stops it when the lease is lost, the experiment is
+/// cancelled, or shutdown outlasts the grace period.
+async fn execute(config: &Config, client: &mut Client, lease: &Lease, work: Work, stopping: &AtomicBool) -> Ended {
+    let progress = Arc::new(AtomicU64::new(0));
+    let cancel = Arc::new(AtomicBool::new(false));
+    let mut lost = false;
+    let handle = {
+        let (progress, cancel) = (Arc::clone(&progress), Arc::clone(&cancel));
+        tokio::task::spawn_blocking(move || work(&progress, &cancel))
+    };
+    let beat_every = (lease.duration / 3).clamp(Duration::from_millis(50), Duration::from_secs(2));
+    let mut beat = tokio::time::interval(beat_every);
+    beat.tick().await;
+    let mut stop_deadline: Option<tokio::time::Instant> = None;
+    tokio::pin!(handle);
+    let result = loop {
+        tokio::select! {
+            r = &mut handle => break r,
+            _ = beat.tick() => {
+                if stopping.load(Ordering::SeqCst) && stop_deadline.is_none() {
+                    stop_deadline = Some(tokio::time::Instant::now() + config.grace);
+                }
+                if stop_deadline.is_some_and(|d| tokio::time::Instant::now() >= d) {
+                    cancel.store(true, Ordering::SeqCst);
+                }
+                let hb = client.heartbeat(HeartbeatRequest {
+                    worker_id: config.worker_id.clone(),
+                    task_id: lease.task_id.clone(),
+                    lease_token: lease.token.clone(),
+                    games_done: progress.load(Ordering::Relaxed),
+                }).await;
+                match hb {
+                    Ok(r) => {
+                        let r = r.into_inner();
+                        if !r.lease_valid || r.cancel {
+                            lost = true;
+                            cancel.store(true, Ordering::SeqCst);
+                        }
+                    }
+                    Err(status) => tracing::warn!(error = %status.message(), "heartbeat failed; will retry"),
+                }
+            }
+        }
+    };
+    match result {
+        Ok(Ok(output)) => Ended::Done(output),
+        Ok(Err(Halt::Cancelled)) if lost => Ended::Abandoned,
+        Ok(Err(Halt::Cancelled)) => Ended::Release,
+        Ok(Err(Halt::Failed(e))) => Ended::Failed(e),
+        Err(join) => Ended::Failed(TaskError::Panicked(join.to_string())),
+    }
+}
+
+/// A task's output on disk, ready to complete.
+struct Written {
+    rows: u64,
+    checksum: String,
+    /// The file the completion names, relative to the results root.
+    file: String,
+    path: PathBuf,
+    bytes: u64,
+    sha256: String,
+    /// Whether the file is under a hidden name the worker renames after the
+    /// completion is accepted (partitions), or already in place (fit, report).
+    renames: bool,
+}
+
+/// Writes a partition under its hidden name and fsyncs it (fit and report
+/// wrote theirs already), then measures the file.
+async fn write_output(config: &Config, a: &Assignment, output: Output) -> Result<Written, TaskError> {
+    type Writer = Box<dyn FnOnce(&std::path::Path) -> Result<(), String> + Send>;
+    let tag: String = a.lease.token.chars().take(12).collect();
+    let temp_for = |stage| {
+        a.dir
+            .temp_partition(stage, a.shard.index, &tag)
+            .expect("a partition stage")
+    };
+    let (rows, checksum, file, write): (u64, String, String, Option<Writer>) = match output {
+        Output::Games(rows) => {
+            let experiment = a.spec.name.clone();
+            (rows.len() as u64, jobs::checksum(&rows), temp_for(Stage::Games), {
+                Some(Box::new(move |p| {
+                    jobs::write_partition(p, &experiment, &rows).map_err(|e| e.to_string())
+                }))
+            })
+        }
+        Output::Samples(rows) => (
+            rows.len() as u64,
+            jobs::training::samples_checksum(&rows),
+            temp_for(Stage::Samples),
+            Some(Box::new(move |p| {
+                jobs::write_samples(p, &rows).map_err(|e| e.to_string())
+            })),
+        ),
+        Output::Written { file, hash, rows } => (rows, hash, a.dir.file(&file), None),
+    };
+    let path = resolve(&config.results, &file)?;
+    let renames = write.is_some();
+    let (bytes, sha256) = {
+        let path = path.clone();
+        tokio::task::spawn_blocking(move || {
+            if let Some(write) = write {
+                if let Some(dir) = path.parent() {
+                    std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+                }
+                write(&path)?;
+            }
+            jobs::layout::file_digest(&path).map_err(|e| format!("{}: {e}", path.display()))
+        })
+        .await
+        .map_err(|e| TaskError::Panicked(e.to_string()))?
+        .map_err(TaskError::Io)?
+    };
+    Ok(Written {
+        rows,
+        checksum,
+        file,
+        path,
+        bytes,
+        sha256,
+        renames,
+    })
+}
+
+/// Writes the output, completes, then renames a partition into place.
+/// Ok(true): completed; Ok(false): the coordinator refused (stale lease).
+async fn finish(config: &Config, client: &mut Client, a: &Assignment, output: Output) -> Result<bool, TaskError> {
+    let w = write_output(config, a, output).await?;
+    let reply = client
+        .complete_task(CompleteTaskRequest {
+            worker_id: config.worker_id.clone(),
+            task_id: a.lease.task_id.clone(),
+            lease_token: a.lease.token.clone(),
+            rows: w.rows,
+            checksum: w.checksum.clone(),
+            temp_file: w.file.clone(),
+            file_bytes: w.bytes,
+            file_sha256: w.sha256.clone(),
+        })
+        .await
+        .map_err(|s| TaskError::Complete(s.message().to_string()))?
+        .into_inner();
+    if !reply.accepted {
+        tracing::warn!(task = %a.lease.task_id, reason = %reply.reason, "completion refused; output discarded");
+        if w.renames {
+            let _ = std::fs::remove_file(&w.path);
+        }
+        return Ok(false);
+    }
+    if std::env::var_os("MUGGINS_FAILPOINT").is_some_and(|v| v == "exit-after-complete") {
+        // Fault injection (tests): die between the accepted completion and the rename.
+        tracing::error!(task = %a.lease.task_id, "MUGGINS_FAILPOINT=exit-after-complete: exiting before the rename");
+        std::process::exit(86);
+    }
+    if w.renames {
+        let fin = resolve(&config.results, &reply.final_file)?;
+        match jobs::durable_rename(&w.path, &fin) {
+            Ok(()) => {}
+            // The coordinator may have finished the rename for us.
+            Err(_) if fin.exists() && !w.path.exists() => {}
+            Err(e) => return Err(TaskError::Rename(e.to_string())),
+        }
+    }
+    tracing::info!(task = %a.lease.task_id, rows = w.rows, "task completed");
+    Ok(true)
+}
+
+/// Tells the coordinator a task failed (or is given back). It must hear of
+/// it, else the task waits out its lease: retried while the coordinator is
+/// unreachable, a bounded number of times.
+async fn report_failure(
+    config: &Config,
+    client: &mut Client,
+    lease: &Lease,
+    error: String,
+    retryable: bool,
+    release: bool,
+) {
+    let request = FailTaskRequest {
+        worker_id: config.worker_id.clone(),
+        task_id: lease.task_id.clone(),
+        lease_token: lease.token.clone(),
+        error,
+        retryable,
+        release,
+    };
+    let mut wait = Duration::from_millis(100);
+    for attempt in 1..=FAIL_TASK_TRIES {
+        match client.fail_task(request.clone()).await {
+            Ok(r) => {
+                let r = r.into_inner();
+                if !r.accepted {
+                    tracing::warn!(task = %lease.task_id, reason = %r.reason, "the coordinator did not take the failure");
+                }
+                return;
+            }
+            Err(status) if attempt < FAIL_TASK_TRIES => {
+                tracing::warn!(task = %lease.task_id, error = %status.message(), attempt, "reporting the failure failed; retrying");
+                tokio::time::sleep(wait).await;
+                wait = (wait * 2).min(Duration::from_secs(5));
+            }
+            Err(status) => {
+                tracing::error!(task = %lease.task_id, error = %status.message(), "could not report the failure; the lease will expire");
+            }
+        }
+    }
+}
