@@ -562,15 +562,7 @@ pub fn write_report(dir: &Path) -> Result<PathBuf, ReportError> {
     let mut files = write_report_files(&report);
     files.sort_by_key(|(name, _)| name == "report.json");
     for (name, body) in files {
-        let path = out.join(&name);
-        let tmp = out.join(format!(".{name}.tmp"));
-        let fail = |e: std::io::Error| ReportError::File {
-            path: path.clone(),
-            message: e.to_string(),
-        };
-        std::fs::write(&tmp, body.as_bytes()).map_err(fail)?;
-        std::fs::File::open(&tmp).and_then(|f| f.sync_all()).map_err(fail)?;
-        jobs::durable_rename(&tmp, &path)?;
+        jobs::layout::write_atomic(&out.join(&name), body.as_bytes())?;
     }
     Ok(out)
 }

@@ -1,22 +1,13 @@
 //! Seeded splits, k-fold cross validation and confusion matrices.
 
-use rand_chacha::ChaCha20Rng;
-use rand_core::{RngCore, SeedableRng};
 use serde::{Deserialize, Serialize};
 
 use crate::CLASSES;
 
 fn shuffled(n: usize, seed: u64, salt: u64) -> Vec<usize> {
-    let mut key = [0u8; 32];
-    key[..8].copy_from_slice(&seed.to_le_bytes());
-    key[8..16].copy_from_slice(&salt.to_le_bytes());
-    key[24..].copy_from_slice(b"muggclf1");
-    let mut rng = ChaCha20Rng::from_seed(key);
+    let mut rng = engine::seed::keyed_rng(seed, salt, 0, b"muggclf1", 0);
     let mut idx: Vec<usize> = (0..n).collect();
-    for i in (1..n).rev() {
-        let j = ((rng.next_u64() as u128 * (i as u128 + 1)) >> 64) as usize;
-        idx.swap(i, j);
-    }
+    engine::seed::shuffle(&mut rng, &mut idx);
     idx
 }
 

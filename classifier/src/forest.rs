@@ -6,7 +6,6 @@
 //! number of threads that grow it.
 
 use rand_chacha::ChaCha20Rng;
-use rand_core::{RngCore, SeedableRng};
 use serde::{Deserialize, Serialize};
 
 use crate::{CLASSES, FEATURES, FitError, Sample, check};
@@ -138,15 +137,11 @@ struct Data<'a> {
 }
 
 fn tree_rng(seed: u64, tree: u64) -> ChaCha20Rng {
-    let mut key = [0u8; 32];
-    key[..8].copy_from_slice(&seed.to_le_bytes());
-    key[8..16].copy_from_slice(&tree.to_le_bytes());
-    key[24..].copy_from_slice(b"muggrf01");
-    ChaCha20Rng::from_seed(key)
+    engine::seed::keyed_rng(seed, tree, 0, b"muggrf01", 0)
 }
 
 fn below(rng: &mut ChaCha20Rng, n: usize) -> usize {
-    ((rng.next_u64() as u128 * n as u128) >> 64) as usize
+    engine::seed::below(rng, n as u64) as usize
 }
 
 fn majority(counts: &[usize; CLASSES]) -> u8 {

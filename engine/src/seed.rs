@@ -26,16 +26,24 @@ pub enum Stream {
     Worlds = 2,
 }
 
+/// The one key derivation of every ChaCha20 stream in muggins: the 256-bit
+/// key is `a`, `b`, `c` (little-endian u64 each) and an 8-byte ASCII `tag`
+/// naming the use (`muggins1` games, `mugtrain` training games, `muggclf1`
+/// classifier splits, `muggrf01` forest trees), so no two uses share draws.
+pub fn keyed_rng(a: u64, b: u64, c: u64, tag: &[u8; 8], stream: u64) -> ChaCha20Rng {
+    let mut key = [0u8; 32];
+    key[0..8].copy_from_slice(&a.to_le_bytes());
+    key[8..16].copy_from_slice(&b.to_le_bytes());
+    key[16..24].copy_from_slice(&c.to_le_bytes());
+    key[24..32].copy_from_slice(tag);
+    let mut rng = ChaCha20Rng::from_seed(key);
+    rng.set_stream(stream);
+    rng
+}
+
 /// The random stream `stream` of the game at (`starting_state`, `repeat`).
 pub fn game_rng(experiment_seed: u64, starting_state: u64, repeat: u64, stream: Stream) -> ChaCha20Rng {
-    let mut key = [0u8; 32];
-    key[0..8].copy_from_slice(&experiment_seed.to_le_bytes());
-    key[8..16].copy_from_slice(&starting_state.to_le_bytes());
-    key[16..24].copy_from_slice(&repeat.to_le_bytes());
-    key[24..32].copy_from_slice(b"muggins1");
-    let mut rng = ChaCha20Rng::from_seed(key);
-    rng.set_stream(stream as u64);
-    rng
+    keyed_rng(experiment_seed, starting_state, repeat, b"muggins1", stream as u64)
 }
 
 /// A uniform integer in `0..n` (n > 0) from one 64-bit draw.
@@ -68,11 +76,5 @@ pub enum TrainingStream {
 /// `index` (little-endian u64 each), 8 zero bytes and the ASCII bytes
 /// `mugtrain`, so training draws never coincide with grid draws.
 pub fn training_rng(experiment_seed: u64, index: u64, stream: TrainingStream) -> ChaCha20Rng {
-    let mut key = [0u8; 32];
-    key[0..8].copy_from_slice(&experiment_seed.to_le_bytes());
-    key[8..16].copy_from_slice(&index.to_le_bytes());
-    key[24..32].copy_from_slice(b"mugtrain");
-    let mut rng = ChaCha20Rng::from_seed(key);
-    rng.set_stream(stream as u64);
-    rng
+    keyed_rng(experiment_seed, index, 0, b"mugtrain", stream as u64)
 }
