@@ -58,23 +58,11 @@ impl SearchArgs {
 }
 
 pub fn parse_worlds(s: &str) -> Result<WorldCount> {
-    if s == "all" {
-        return Ok(WorldCount::All);
-    }
-    match s.parse::<u32>() {
-        Ok(k) if k >= 1 => Ok(WorldCount::Sample(k)),
-        _ => bail!("--worlds {s:?}: expected \"all\" or a whole number of worlds of at least 1"),
-    }
+    s.parse().map_err(|why| anyhow::anyhow!("--worlds {s:?}: {why}"))
 }
 
 pub fn parse_depth(s: &str) -> Result<DepthLimit> {
-    if s == "unlimited" {
-        return Ok(DepthLimit::Unlimited);
-    }
-    match s.parse::<u8>() {
-        Ok(n) if (1..=254).contains(&n) => Ok(DepthLimit::Turns(n)),
-        _ => bail!("--depth {s:?}: expected \"unlimited\" or a number of turns from 1 to 254"),
-    }
+    s.parse().map_err(|why| anyhow::anyhow!("--depth {s:?}: {why}"))
 }
 
 /// Parses a list of starting states such as `0-4199`, `17` or `0-9,20,30-39`,

@@ -38,6 +38,24 @@ impl DepthLimit {
 
 const UNLIMITED: u8 = u8::MAX;
 
+/// `unlimited`, or a number of turns from 1 to 254; the error says what is
+/// expected (the caller names the key or flag).
+impl std::str::FromStr for DepthLimit {
+    type Err = String;
+    fn from_str(s: &str) -> Result<DepthLimit, String> {
+        if s == "unlimited" {
+            return Ok(DepthLimit::Unlimited);
+        }
+        match s.parse::<u8>() {
+            Ok(n) if (1..UNLIMITED).contains(&n) => Ok(DepthLimit::Turns(n)),
+            _ => Err(format!(
+                "expected \"unlimited\" or a number of turns from 1 to {}",
+                UNLIMITED - 1
+            )),
+        }
+    }
+}
+
 /// Search settings for the player's decisions.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub struct SearchConfig {

@@ -19,6 +19,29 @@ pub enum WorldCount {
     Sample(u32),
 }
 
+impl WorldCount {
+    /// The largest sample a spec or flag may ask for.
+    pub const MAX_SAMPLE: u32 = 1_000_000;
+}
+
+/// `all`, or a sample size from 1 to [`WorldCount::MAX_SAMPLE`]; the error
+/// says what is expected (the caller names the key or flag).
+impl std::str::FromStr for WorldCount {
+    type Err = String;
+    fn from_str(s: &str) -> Result<WorldCount, String> {
+        if s == "all" {
+            return Ok(WorldCount::All);
+        }
+        match s.parse::<u32>() {
+            Ok(k) if (1..=WorldCount::MAX_SAMPLE).contains(&k) => Ok(WorldCount::Sample(k)),
+            _ => Err(format!(
+                "expected \"all\" or a number of worlds from 1 to {}",
+                WorldCount::MAX_SAMPLE
+            )),
+        }
+    }
+}
+
 /// The weight each world gets.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub enum Belief {

@@ -666,17 +666,8 @@ fn parse_search(t: Option<Table>, rules: &RulesConfig) -> Result<SearchConfig, S
     let Some(mut t) = t else {
         return check_depth(c, rules);
     };
-    match t.remove("worlds") {
-        None => {}
-        Some(Value::String(s)) if s == "all" => c.worlds = WorldCount::All,
-        Some(Value::Integer(k)) if (1..=1_000_000).contains(&k) => c.worlds = WorldCount::Sample(k as u32),
-        Some(v) => {
-            return Err(bad(
-                "search.worlds",
-                v,
-                "expected \"all\" or a number of worlds from 1 to 1000000",
-            ));
-        }
+    if let Some(v) = t.remove("worlds") {
+        c.worlds = parse_level("search.worlds", v, "all")?;
     }
     match take_str(&mut t, "search", "belief")? {
         None => {}
@@ -685,20 +676,22 @@ fn parse_search(t: Option<Table>, rules: &RulesConfig) -> Result<SearchConfig, S
             return Err(bad("search.belief", Value::String(s), "expected \"uniform\""));
         }
     }
-    match t.remove("depth") {
-        None => {}
-        Some(Value::String(s)) if s == "unlimited" => c.depth = DepthLimit::Unlimited,
-        Some(Value::Integer(d)) if (1..=254).contains(&d) => c.depth = DepthLimit::Turns(d as u8),
-        Some(v) => {
-            return Err(bad(
-                "search.depth",
-                v,
-                "expected \"unlimited\" or a number of turns from 1 to 254",
-            ));
-        }
+    if let Some(v) = t.remove("depth") {
+        c.depth = parse_level("search.depth", v, "unlimited")?;
     }
     no_unknown(&t, "search", &["worlds", "belief", "depth"])?;
     check_depth(c, rules)
+}
+
+/// A search setting written as the string `word` or an integer, parsed by
+/// the engine type's own `FromStr` (which the CLI flags use too).
+fn parse_level<T: std::str::FromStr<Err = String>>(key: &str, v: Value, word: &str) -> Result<T, SpecError> {
+    let text = match &v {
+        Value::String(s) if s == word => s.clone(),
+        Value::Integer(k) => k.to_string(),
+        _ => String::new(),
+    };
+    text.parse().map_err(|why: String| bad(key, &v, why))
 }
 
 /// Exact search beyond double-4 would not finish: ask for a depth.

@@ -358,3 +358,38 @@ fn play_replays_the_experiments_games_of_every_source() {
         );
     }
 }
+
+/// The CLI and the spec parse search settings with the engine's own `FromStr`,
+/// so they accept the same values.
+#[test]
+fn flags_and_specs_share_the_search_limits() {
+    check_error(
+        &[
+            "play",
+            "--state",
+            "3",
+            "--observability",
+            "partial",
+            "--worlds",
+            "2000000",
+        ],
+        &["--worlds", "2000000", "from 1 to 1000000"],
+    );
+    check_error(
+        &["play", "--state", "3", "--depth", "255"],
+        &["--depth", "255", "from 1 to 254"],
+    );
+    let spec = |line: &str| {
+        format!(
+            "name = \"t\"\nseed = 1\n[grid]\ninformation_source = [\"oracle\"]\nobservability = [\"partial\"]\n\
+             target = [\"scorer\"]\nstarting_states = \"0-9\"\nengine = [\"mstar\"]\nrepeats = 1\n[search]\n{line}\n"
+        )
+    };
+    let e = jobs::Spec::from_toml(&spec("worlds = 2000000"))
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("search.worlds") && e.contains("from 1 to 1000000"), "{e}");
+    let e = jobs::Spec::from_toml(&spec("depth = 255")).unwrap_err().to_string();
+    assert!(e.contains("search.depth") && e.contains("from 1 to 254"), "{e}");
+    assert!(jobs::Spec::from_toml(&spec("worlds = 1000000\ndepth = 254")).is_ok());
+}
