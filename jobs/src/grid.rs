@@ -58,13 +58,17 @@ pub struct Shard {
 
 /// The shards of a spec's grid.
 pub fn shards(spec: &Spec) -> Vec<Shard> {
-    let n = spec.games();
-    let g = spec.shard_games;
-    (0..n.div_ceil(g))
+    cut(spec.games(), spec.shard_games)
+}
+
+/// `n` items cut into shards of `size` (the last one shorter), in order.
+/// Every stage's shards come from here.
+pub fn cut(n: u64, size: u64) -> Vec<Shard> {
+    (0..n.div_ceil(size))
         .map(|k| Shard {
             index: k,
-            first_game: k * g,
-            games: g.min(n - k * g),
+            first_game: k * size,
+            games: size.min(n - k * size),
         })
         .collect()
 }

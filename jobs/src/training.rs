@@ -26,14 +26,7 @@ pub struct SampleRow {
 
 /// The shards of the samples stage.
 pub fn sample_shards(spec: &Spec) -> Vec<Shard> {
-    let n = spec.training_games();
-    (0..n.div_ceil(TRAINING_SHARD_GAMES))
-        .map(|k| Shard {
-            index: k,
-            first_game: k * TRAINING_SHARD_GAMES,
-            games: TRAINING_SHARD_GAMES.min(n - k * TRAINING_SHARD_GAMES),
-        })
-        .collect()
+    crate::grid::cut(spec.training_games(), TRAINING_SHARD_GAMES)
 }
 
 /// Plays the training games of a shard.

@@ -1,0 +1,229 @@
+//! The client commands (submit, status, cancel) and how a client connects
+//! to a coordinator and explains what went wrong.
+
+use super::*;
+
+impl CoordinatorUrl {
+    /// A client of the coordinator, and what its errors are to be read against.
+    async fn open(&self) -> Result<(Client, Rpc)> {
+        // The URL first: a bad URL is the likelier mistake than a bad CA file.
+        proto::client::check_url(&self.coordinator, self.tls_ca.is_some())
+            .map_err(|e| url_error(&self.coordinator, e))?;
+        let client = connect(&self.coordinator, self.token.as_deref(), self.tls()?).await?;
+        Ok((
+            client,
+            Rpc {
+                url: self.coordinator.clone(),
+                token_given: self.token.is_some(),
+            },
+        ))
+    }
+
+    pub(super) fn tls(&self) -> Result<Option<proto::client::ClientTls>> {
+        let Some(ca) = &self.tls_ca else { return Ok(None) };
+        let ca_pem = std::fs::read(ca).with_context(|| format!("--tls-ca {}", ca.display()))?;
+        Ok(Some(proto::client::ClientTls {
+            ca_pem,
+            domain: self.tls_domain.clone(),
+        }))
+    }
+}
+
+/// How long a client waits for the coordinator to accept a connection.
+const CONNECT_TIMEOUT: Duration = Duration::from_secs(5);
+
+pub(super) async fn connect(url: &str, token: Option<&str>, tls: Option<proto::client::ClientTls>) -> Result<Client> {
+    let ch = proto::client::endpoint(url, tls.as_ref())
+        .map_err(|e| url_error(url, e))?
+        .connect_timeout(CONNECT_TIMEOUT)
+        .connect()
+        .await
+        .map_err(|e| unreachable(url, &e))?;
+    proto::client::new(ch, token).context("--token")
+}
+
+/// A bad coordinator URL, worded as the worker words it.
+fn url_error(url: &str, e: proto::client::EndpointError) -> anyhow::Error {
+    anyhow::anyhow!("coordinator URL {url:?}: {e}")
+}
+
+/// Why nothing answered at `url`, once, without the layers of wrapped
+/// transport errors.
+fn unreachable(url: &str, e: &(dyn std::error::Error + 'static)) -> anyhow::Error {
+    let mut source = Some(e);
+    while let Some(err) = source {
+        if let Some(io) = err.downcast_ref::<std::io::Error>() {
+            match io.kind() {
+                std::io::ErrorKind::ConnectionRefused => {
+                    return anyhow::anyhow!(
+                        "nothing listens at {url} (connection refused): start the coordinator there, or give its \
+                         --listen address with --coordinator or MUGGINS_COORDINATOR"
+                    );
+                }
+                std::io::ErrorKind::TimedOut => break,
+                _ => {}
+            }
+        }
+        source = err.source();
+    }
+    let chain = proto::client::error_chain(e);
+    if chain.contains("timed out") || chain.contains("timeout") {
+        return anyhow::anyhow!(
+            "no answer from {url} within {} s: check the host and port, and that no firewall drops the connection",
+            CONNECT_TIMEOUT.as_secs()
+        );
+    }
+    anyhow::anyhow!("cannot reach the coordinator at {url}: {chain}")
+}
+
+/// What a client needs to explain a refused call.
+#[derive(Debug)]
+struct Rpc {
+    url: String,
+    token_given: bool,
+}
+
+impl Rpc {
+    /// A refused call, explained: a missing or wrong token, a server that is
+    /// not a coordinator, or the coordinator's own message.
+    fn error(&self, s: tonic::Status) -> anyhow::Error {
+        let url = &self.url;
+        if s.message().starts_with("grpc-status header missing") {
+            // An HTTP server answered, but not with gRPC.
+            return anyhow::anyhow!(
+                "{url} is not a muggins coordinator: it answers HTTP but not the coordinator's gRPC ({}); perhaps \
+                 it is the coordinator's metrics port (--metrics-listen): give its --listen address instead",
+                s.message()
+            );
+        }
+        match s.code() {
+            tonic::Code::Unauthenticated if self.token_given => anyhow::anyhow!(
+                "the coordinator at {url} refused the token: set MUGGINS_TOKEN (or --token) to the token the \
+                 coordinator was started with"
+            ),
+            tonic::Code::Unauthenticated => anyhow::anyhow!(
+                "the coordinator at {url} requires a token and none was given: set MUGGINS_TOKEN (or pass --token)"
+            ),
+            tonic::Code::Unavailable => unreachable(url, &s),
+            _ => anyhow::anyhow!("{}", s.message()),
+        }
+    }
+
+    /// A refused call about experiment `id`: when the coordinator knows no
+    /// such experiment, suggests the ids it does know whose name matches.
+    async fn experiment_error(&self, c: &mut Client, id: &str, s: tonic::Status) -> anyhow::Error {
+        if s.code() != tonic::Code::NotFound {
+            return self.error(s);
+        }
+        let known: Vec<String> = match c.list_experiments(ListExperimentsRequest {}).await {
+            Ok(r) => r.into_inner().experiments.into_iter().map(|e| e.id).collect(),
+            Err(_) => return anyhow::anyhow!("no experiment with id {id:?}; `muggins status` lists them"),
+        };
+        anyhow::anyhow!("no experiment with id {id:?}; {}", suggest(id, &known))
+    }
+}
+
+/// The name part of an experiment id `<name>-<12 hex digits>`, if it is one.
+fn id_name(id: &str) -> Option<&str> {
+    let (name, hash) = id.rsplit_once('-')?;
+    (hash.len() == 12 && hash.bytes().all(|b| b.is_ascii_hexdigit())).then_some(name)
+}
+
+/// What to say after "no experiment with id ..." given the ids there are.
+fn suggest(given: &str, known: &[String]) -> String {
+    if known.is_empty() {
+        return "the coordinator has no experiments (submit one with `muggins submit SPEC`)".into();
+    }
+    let name = id_name(given).unwrap_or(given);
+    let matching: Vec<&str> = known
+        .iter()
+        .filter(|k| id_name(k) == Some(name) || (k.starts_with(given) && !given.is_empty()))
+        .map(String::as_str)
+        .collect();
+    match matching.as_slice() {
+        [] => format!("the experiments are: {}", known.join(", ")),
+        [one] => format!("did you mean {one}?"),
+        many => format!("did you mean one of {}?", many.join(", ")),
+    }
+}
+
+pub fn submit(a: SubmitArgs) -> Result<()> {
+    let text = read_spec(&a.spec)?;
+    jobs::Spec::from_toml(&text).with_context(|| format!("spec {}", a.spec.display()))?;
+    runtime()?.block_on(async {
+        let (mut c, rpc) = a.url.open().await?;
+        let r = c
+            .submit_experiment(SubmitExperimentRequest { spec_toml: text })
+            .await
+            .map_err(|s| rpc.error(s))?
+            .into_inner();
+        let e = r.experiment.context("the coordinator returned no experiment")?;
+        if !r.created {
+            eprintln!("an identical spec was submitted before; this is its experiment");
+        }
+        println!("{}", e.id);
+        eprintln!("{}", describe(&e));
+        Ok(())
+    })
+}
+
+pub fn status(a: StatusArgs) -> Result<()> {
+    runtime()?.block_on(async {
+        if a.id.is_none() && a.watch {
+            bail!("--watch needs an experiment id (`muggins status` lists them)");
+        }
+        let (mut c, rpc) = a.url.open().await?;
+        match (a.id, a.watch) {
+            (None, true) => unreachable!("refused above"),
+            (None, false) => {
+                let list = c
+                    .list_experiments(ListExperimentsRequest {})
+                    .await
+                    .map_err(|s| rpc.error(s))?;
+                let list = list.into_inner().experiments;
+                if list.is_empty() {
+                    println!("no experiments");
+                }
+                for e in list {
+                    println!("{}", describe(&e));
+                }
+            }
+            (Some(id), false) => {
+                let e = match c.get_experiment(GetExperimentRequest { id: id.clone() }).await {
+                    Ok(e) => e,
+                    Err(s) => return Err(rpc.experiment_error(&mut c, &id, s).await),
+                };
+                println!("{}", describe(&e.into_inner()));
+            }
+            (Some(id), true) => {
+                let mut stream = match c.watch_experiment(GetExperimentRequest { id: id.clone() }).await {
+                    Ok(s) => s.into_inner(),
+                    Err(s) => return Err(rpc.experiment_error(&mut c, &id, s).await),
+                };
+                let mut last = None;
+                while let Some(e) = stream.message().await.map_err(|s| rpc.error(s))? {
+                    println!("{}", describe(&e));
+                    last = Some(e);
+                }
+                if let Some(e) = last
+                    && e.state != ExperimentState::Succeeded as i32
+                {
+                    bail!("experiment {} ended {}", e.id, state_name(e.state));
+                }
+            }
+        }
+        Ok(())
+    })
+}
+
+pub fn cancel(a: CancelArgs) -> Result<()> {
+    runtime()?.block_on(async {
+        let (mut c, rpc) = a.url.open().await?;
+        let e = match c.cancel_experiment(CancelExperimentRequest { id: a.id.clone() }).await {
+            Ok(e) => e.into_inner(),
+            Err(s) => return Err(rpc.experiment_error(&mut c, &a.id, s).await),
+        };
+        println!("{}", describe(&e));
+        Ok(())
+    })
+}

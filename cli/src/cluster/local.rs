@@ -1,0 +1,318 @@
+//! `muggins run`: a coordinator and workers in one process over loopback.
+
+use super::client::connect;
+use super::*;
+
+/// How many workers and threads `muggins run` starts: `--threads` is the
+/// total, shared among the workers, and every worker needs one.
+pub fn run_shape(workers: Option<usize>, threads: Option<usize>, cores: usize) -> Result<(usize, usize)> {
+    if workers == Some(0) {
+        bail!("--workers 0: at least one worker is needed");
+    }
+    if threads == Some(0) {
+        bail!("--threads 0: at least one thread is needed");
+    }
+    Ok(match (workers, threads) {
+        (Some(w), Some(t)) if t < w => bail!(
+            "--threads {t} is fewer than --workers {w}: --threads is the total shared among the workers and each \
+             needs at least one; give --threads {w} or more, or --workers {t} or fewer"
+        ),
+        (Some(w), Some(t)) => (w, t),
+        (None, Some(t)) => (cores.min(t), t),
+        (Some(w), None) => (w, cores.max(w)),
+        (None, None) => (cores, cores),
+    })
+}
+
+/// Holds `<out>/.muggins-run.lock` for the life of a run, so two runs never
+/// share one results directory (and its state file).
+fn lock_out_dir(out: &Path) -> Result<std::fs::File> {
+    let path = out.join(".muggins-run.lock");
+    let f = std::fs::OpenOptions::new()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .open(&path)
+        .with_context(|| format!("--out {}: cannot create {}", out.display(), path.display()))?;
+    match f.try_lock() {
+        Ok(()) => Ok(f),
+        Err(std::fs::TryLockError::WouldBlock) => bail!(
+            "another `muggins run` is using --out {} (it holds {}); wait for it, or give another --out",
+            out.display(),
+            path.display()
+        ),
+        Err(std::fs::TryLockError::Error(e)) => Err(e).with_context(|| format!("locking {}", path.display())),
+    }
+}
+
+/// `muggins run`: a coordinator and workers in this process, over loopback gRPC.
+pub fn run(a: RunArgs) -> Result<()> {
+    init_logs("warn", false);
+    let (text, origin) = match &a.spec {
+        Some(p) => (read_spec(p)?, p.display().to_string()),
+        None => (
+            jobs::MYERS2014_SPEC.to_string(),
+            "the built-in thesis spec (jobs/specs/myers2014.toml)".into(),
+        ),
+    };
+    let spec = jobs::Spec::from_toml(&text).with_context(|| format!("spec {origin}"))?;
+    let (n_workers, threads) = run_shape(a.workers, a.threads, cores())?;
+    std::fs::create_dir_all(&a.out).with_context(|| format!("--out {}: cannot create it", a.out.display()))?;
+    let _lock = lock_out_dir(&a.out)?;
+    let state = a.out.join(".muggins-state.sqlite");
+    eprintln!(
+        "running {} ({} in {}) from {origin}: {}, {}, results in {}",
+        spec.name,
+        plural(spec.games(), "game"),
+        plural(jobs::shards(&spec).len() as u64, "shard"),
+        plural(n_workers as u64, "worker"),
+        plural(threads as u64, "thread"),
+        a.out.join(&spec.output).display()
+    );
+    let rt = runtime()?;
+    let final_state = rt.block_on(async {
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+            .await
+            .context("binding a loopback port")?;
+        let url = format!("http://{}", listener.local_addr()?);
+        let (stop_tx, stop_rx) = tokio::sync::watch::channel(false);
+        let until = |mut rx: tokio::sync::watch::Receiver<bool>| async move {
+            let _ = rx.wait_for(|s| *s).await;
+        };
+        // The marker the workers must read exists before any of them starts.
+        coordinator::ensure_results_marker(&a.out)
+            .with_context(|| format!("--out {}: cannot write its marker file", a.out.display()))?;
+        let mut config = coordinator::Config::new(state.clone(), a.out.clone());
+        // Leases of this directory's previous run (stopped by Ctrl-C) are
+        // given back at once instead of waiting out their expiry.
+        config.release_leases_of = Some(LOCAL_WORKER_PREFIX.into());
+        let server = tokio::spawn(coordinator::serve(listener, config, until(stop_rx.clone())));
+        let mut workers = Vec::new();
+        for k in 0..n_workers {
+            let share = threads / n_workers + usize::from(k < threads % n_workers);
+            let config = worker::Config {
+                coordinator: url.clone(),
+                results: a.out.clone(),
+                threads: share,
+                worker_id: format!("{LOCAL_WORKER_PREFIX}{k}"),
+                exit_when_done: false,
+                grace: Duration::from_secs(5),
+                auth: Default::default(),
+                tls: None,
+            };
+            workers.push(worker::run(config, until(stop_rx.clone())));
+        }
+        // The run ends when the experiment does, or when every worker has
+        // stopped (a worker only stops early on an error it cannot get past).
+        let mut workers: tokio::task::JoinSet<_> = workers.into_iter().collect();
+        let drive = drive(&url, &text);
+        tokio::pin!(drive);
+        let mut worker_error = None;
+        let outcome = loop {
+            tokio::select! {
+                o = &mut drive => break o,
+                w = workers.join_next() => match w {
+                    Some(Ok(Ok(_))) => {}
+                    Some(Ok(Err(e))) => { worker_error.get_or_insert(e.to_string()); }
+                    Some(Err(e)) => { worker_error.get_or_insert(format!("a worker task failed: {e}")); }
+                    None => break Err(anyhow::anyhow!(
+                        "every worker stopped before the experiment ended: {}",
+                        worker_error.take().unwrap_or_else(|| "no error given".into())
+                    )),
+                },
+            }
+        };
+        let _ = stop_tx.send(true);
+        while workers.join_next().await.is_some() {}
+        match server.await {
+            Ok(Ok(())) => {}
+            Ok(Err(e)) => return Err(anyhow::Error::from(e)),
+            Err(e) => bail!("the coordinator task failed: {e}"),
+        }
+        outcome
+    })?;
+    if final_state.state != ExperimentState::Succeeded as i32 {
+        bail!(
+            "experiment {} {}: {}",
+            final_state.id,
+            state_name(final_state.state),
+            final_state.error
+        );
+    }
+    let dir = a.out.join(&spec.output);
+    // The report stage has already aggregated every row: summarise from it
+    // rather than reading the partitions again.
+    let path = dir.join(jobs::layout::REPORT_JSON);
+    let report: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(&path).with_context(|| format!("{}", path.display()))?)
+            .with_context(|| format!("{}", path.display()))?;
+    let cells = summary_cells(&report).with_context(|| format!("{}: unexpected content", path.display()))?;
+    println!("{}", jobs::CellSummary::table(&cells));
+    let games = report["games"].as_u64().context("report.json has no games count")?;
+    println!(
+        "{} in {}",
+        plural(games, "row"),
+        dir.join(jobs::layout::GAMES_DIR).display()
+    );
+    println!("report: {}", dir.join(jobs::layout::REPORT_MD).display());
+    Ok(())
+}
+
+/// The ids of `muggins run`'s in-process workers start with this.
+const LOCAL_WORKER_PREFIX: &str = "local-";
+
+/// The per-cell summary table's rows, from report.json's cells.
+fn summary_cells(report: &serde_json::Value) -> Option<Vec<jobs::CellSummary>> {
+    let mut out = Vec::new();
+    for c in report["cells"].as_array()? {
+        for (engine, key) in [
+            (engine::PlayerEngine::MStar, "mstar"),
+            (engine::PlayerEngine::Expectimax, "expectimax"),
+        ] {
+            let e = &c[key];
+            out.push(jobs::CellSummary {
+                information_source: jobs::Source::parse(c["information_source"].as_str()?)?,
+                observability: c["observability"].as_str()?.parse().ok()?,
+                target: c["target"].as_str()?.parse().ok()?,
+                engine,
+                games: e["games"].as_u64()?,
+                mean_score_diff: e["mean_score_diff"].as_f64()?,
+                wins_or_ties: e["wins_or_ties"].as_u64()?,
+                predictions: e["predictions"].as_u64()?,
+                predictions_correct: e["predictions_correct"].as_u64()?,
+            });
+        }
+    }
+    out.sort_by_key(|c| (c.information_source, c.observability as u8, c.target, c.engine as u8));
+    Some(out)
+}
+
+/// The stage an experiment is in: the first whose tasks are not all done.
+fn current_stage(e: &Experiment) -> Option<&proto::Stage> {
+    e.stages.iter().find(|s| s.tasks_done < s.tasks_total)
+}
+
+/// (stage name, done, total, unit) of an experiment's progress: games in
+/// the grid stage, tasks in the others.
+fn progress(e: &Experiment) -> (String, u64, u64, &'static str) {
+    match current_stage(e) {
+        Some(s) if s.name == jobs::layout::Stage::Games.name() => {
+            (s.name.clone(), e.games_done, e.games_total, "games")
+        }
+        Some(s) => (s.name.clone(), s.tasks_done, s.tasks_total, "tasks"),
+        None => ("done".into(), e.games_done, e.games_total, "games"),
+    }
+}
+
+/// One plain progress line (for logs, when stderr is not a terminal).
+fn progress_line(e: &Experiment, elapsed: Duration) -> String {
+    let (stage, done, total, unit) = progress(e);
+    let pct = 100.0 * done as f64 / total.max(1) as f64;
+    let mut line = format!(
+        "[{:>6.0} s] {stage}: {done}/{total} {unit} ({pct:.1}%)",
+        elapsed.as_secs_f64()
+    );
+    if stage == jobs::layout::Stage::Games.name() {
+        line.push_str(&format!(", {:.0} games/s", e.games_per_second));
+        if e.eta_seconds >= 0.0 {
+            line.push_str(&format!(", ETA {:.0} s", e.eta_seconds));
+        }
+    }
+    line
+}
+
+/// How often a progress line is printed when stderr is not a terminal.
+const PLAIN_PROGRESS_EVERY: Duration = Duration::from_secs(10);
+
+/// Submits the spec and shows progress until the experiment ends: a bar
+/// naming the stage on a terminal, else a plain line every 10 s.
+async fn drive(url: &str, text: &str) -> Result<Experiment> {
+    let mut client = None;
+    for _ in 0..100 {
+        match connect(url, None, None).await {
+            Ok(c) => {
+                client = Some(c);
+                break;
+            }
+            Err(_) => tokio::time::sleep(Duration::from_millis(50)).await,
+        }
+    }
+    let mut c = client.context("the in-process coordinator did not start")?;
+    let r = c
+        .submit_experiment(SubmitExperimentRequest {
+            spec_toml: text.to_string(),
+        })
+        .await
+        .map_err(|s| anyhow::anyhow!("{}", s.message()))?
+        .into_inner();
+    let e = r.experiment.context("no experiment returned")?;
+    if !r.created {
+        eprintln!(
+            "resuming experiment {} ({} of {} games already done, files checked)",
+            e.id, e.games_done, e.games_total
+        );
+    }
+    eprintln!(
+        "coordinator at {url}: `muggins status {} --watch --coordinator {url}` follows this run",
+        e.id
+    );
+    let terminal = std::io::IsTerminal::is_terminal(&std::io::stderr());
+    let bar = indicatif::ProgressBar::new(e.games_total);
+    bar.set_style(
+        indicatif::ProgressStyle::with_template(
+            "{prefix:>8} {elapsed_precise} [{bar:40}] {pos}/{len} {msg}  {per_sec}  ETA {eta}",
+        )
+        .expect("a valid template")
+        .progress_chars("=> "),
+    );
+    let started = std::time::Instant::now();
+    let done_before = e.games_done;
+    let mut stream = c
+        .watch_experiment(GetExperimentRequest { id: e.id.clone() })
+        .await
+        .map_err(|s| anyhow::anyhow!("{}", s.message()))?
+        .into_inner();
+    let mut tick = tokio::time::interval(PLAIN_PROGRESS_EVERY);
+    tick.tick().await;
+    let mut shown_stage = String::new();
+    let mut last = e;
+    loop {
+        tokio::select! {
+            m = stream.message() => {
+                let Some(e) = m.map_err(|s| anyhow::anyhow!("{}", s.message()))? else { break };
+                let (stage, done, total, unit) = progress(&e);
+                if stage != shown_stage {
+                    bar.reset();
+                    bar.set_length(total);
+                    bar.set_prefix(stage.clone());
+                    bar.set_message(unit);
+                    if !terminal {
+                        eprintln!("{}", progress_line(&e, started.elapsed()));
+                    }
+                    shown_stage = stage;
+                }
+                bar.set_position(done);
+                last = e;
+            }
+            _ = tick.tick(), if !terminal => eprintln!("{}", progress_line(&last, started.elapsed())),
+        }
+    }
+    bar.finish_and_clear();
+    let secs = started.elapsed().as_secs_f64();
+    // The rate counts only the games played by this run.
+    let played = last.games_done.saturating_sub(done_before);
+    let note = if played == last.games_done {
+        String::new()
+    } else {
+        format!(", {} of them now", plural(played, "game"))
+    };
+    eprintln!(
+        "{} {}: {}{note} in {:.1} s ({:.0} games/s)",
+        last.id,
+        state_name(last.state),
+        plural(last.games_done, "game"),
+        secs,
+        played as f64 / secs.max(1e-9)
+    );
+    Ok(last)
+}

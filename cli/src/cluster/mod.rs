@@ -1,0 +1,303 @@
+//! The job-system commands: run, coordinator, worker, submit, status, cancel.
+//! This module: their flags and what they share (logs, runtime, specs,
+//! describing an experiment) and the two services; `client`: the commands
+//! that talk to a coordinator and the errors they explain; `local`:
+//! `muggins run`.
+
+mod client;
+mod local;
+
+pub use client::{cancel, status, submit};
+pub use local::run;
+
+use std::net::SocketAddr;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use anyhow::{Context, Result, bail};
+
+use crate::text::plural;
+use clap::Args;
+use proto::client::Client;
+use proto::{
+    CancelExperimentRequest, Experiment, ExperimentState, GetExperimentRequest, ListExperimentsRequest,
+    SubmitExperimentRequest,
+};
+
+/// The coordinator a client or worker talks to when none is given.
+pub const DEFAULT_COORDINATOR: &str = "http://127.0.0.1:50051";
+
+#[derive(Debug, Clone, Args)]
+pub struct CoordinatorUrl {
+    /// The coordinator's URL.
+    #[arg(long, env = "MUGGINS_COORDINATOR", default_value = DEFAULT_COORDINATOR)]
+    pub coordinator: String,
+    /// The coordinator's bearer token, if it requires one.
+    #[arg(long, env = "MUGGINS_TOKEN", hide_env_values = true)]
+    pub token: Option<String>,
+    /// CA certificate (PEM) to check a TLS coordinator with (use an https:// URL).
+    #[arg(long, env = "MUGGINS_TLS_CA")]
+    pub tls_ca: Option<PathBuf>,
+    /// The name in the coordinator's certificate, if not the URL's host.
+    #[arg(long)]
+    pub tls_domain: Option<String>,
+}
+
+#[derive(Debug, Args)]
+pub struct RunArgs {
+    /// The experiment spec (TOML). Default: the thesis spec built into muggins.
+    pub spec: Option<PathBuf>,
+    /// The results root; the experiment writes under <out>/<output>/.
+    #[arg(long, default_value = "results")]
+    pub out: PathBuf,
+    /// Workers to start in this process (default: one per core).
+    #[arg(long)]
+    pub workers: Option<usize>,
+    /// Threads in all, shared among the workers (default: all cores, and at
+    /// least one per worker). Fewer threads than workers is refused.
+    #[arg(long)]
+    pub threads: Option<usize>,
+}
+
+#[derive(Debug, Args)]
+pub struct CoordinatorArgs {
+    /// Address to listen on.
+    #[arg(long, default_value = "127.0.0.1:50051")]
+    pub listen: SocketAddr,
+    /// The SQLite state file.
+    #[arg(long, default_value = "muggins-state.sqlite")]
+    pub state: PathBuf,
+    /// The results root.
+    #[arg(long, default_value = "results")]
+    pub results: PathBuf,
+    /// Seconds a lease lasts without a heartbeat.
+    #[arg(long, default_value_t = 30)]
+    pub lease_secs: u64,
+    /// TLS certificate chain (PEM); with --tls-key the coordinator speaks TLS only.
+    #[arg(long, requires = "tls_key")]
+    pub tls_cert: Option<PathBuf>,
+    /// TLS private key (PEM).
+    #[arg(long, requires = "tls_cert")]
+    pub tls_key: Option<PathBuf>,
+    /// Serve Prometheus metrics (GET /metrics) on this address.
+    #[arg(long)]
+    pub metrics_listen: Option<SocketAddr>,
+    /// Require this bearer token on every RPC (better: set MUGGINS_TOKEN).
+    #[arg(long, env = "MUGGINS_TOKEN", hide_env_values = true)]
+    pub token: Option<String>,
+    /// Log as JSON lines.
+    #[arg(long)]
+    pub log_json: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct WorkerArgs {
+    #[command(flatten)]
+    pub url: CoordinatorUrl,
+    /// The results root as this machine sees it (shared with the coordinator).
+    #[arg(long, default_value = "results")]
+    pub results: PathBuf,
+    /// Threads (default: all cores).
+    #[arg(long)]
+    pub threads: Option<usize>,
+    /// Exit once no experiment is running.
+    #[arg(long)]
+    pub exit_when_done: bool,
+    /// Worker id (default: host name and process id).
+    #[arg(long)]
+    pub id: Option<String>,
+    /// Seconds the current task may run on after SIGTERM before it is given back.
+    #[arg(long, default_value_t = 90)]
+    pub grace_secs: u64,
+    /// Log as JSON lines.
+    #[arg(long)]
+    pub log_json: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct SubmitArgs {
+    /// The experiment spec (TOML).
+    pub spec: PathBuf,
+    #[command(flatten)]
+    pub url: CoordinatorUrl,
+}
+
+#[derive(Debug, Args)]
+pub struct StatusArgs {
+    /// An experiment id (default: list them all).
+    pub id: Option<String>,
+    /// Follow progress until the experiment ends.
+    #[arg(long)]
+    pub watch: bool,
+    #[command(flatten)]
+    pub url: CoordinatorUrl,
+}
+
+#[derive(Debug, Args)]
+pub struct CancelArgs {
+    pub id: String,
+    #[command(flatten)]
+    pub url: CoordinatorUrl,
+}
+
+fn init_logs(default: &str, json: bool) {
+    let filter = tracing_subscriber::EnvFilter::try_from_env("MUGGINS_LOG")
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new(default));
+    // Colours only for a terminal: escape codes garble log files and collectors.
+    let b = tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()))
+        .with_writer(std::io::stderr);
+    let _ = if json { b.json().try_init() } else { b.try_init() };
+}
+
+fn runtime() -> Result<tokio::runtime::Runtime> {
+    tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .context("starting the async runtime")
+}
+
+fn cores() -> usize {
+    std::thread::available_parallelism().map_or(1, |n| n.get())
+}
+
+/// Resolves on SIGTERM or Ctrl-C.
+async fn termination() {
+    #[cfg(unix)]
+    {
+        let mut term =
+            tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()).expect("SIGTERM handler");
+        tokio::select! {
+            _ = term.recv() => {}
+            _ = tokio::signal::ctrl_c() => {}
+        }
+    }
+    #[cfg(not(unix))]
+    let _ = tokio::signal::ctrl_c().await;
+}
+
+fn read_spec(path: &Path) -> Result<String> {
+    let meta = std::fs::metadata(path).with_context(|| format!("reading spec {}", path.display()))?;
+    if meta.len() > jobs::MAX_SPEC_BYTES as u64 {
+        bail!(
+            "spec {}: {} bytes; a spec may be at most {} bytes",
+            path.display(),
+            meta.len(),
+            jobs::MAX_SPEC_BYTES
+        );
+    }
+    std::fs::read_to_string(path).with_context(|| format!("reading spec {}", path.display()))
+}
+
+fn state_name(s: i32) -> &'static str {
+    match ExperimentState::try_from(s).unwrap_or(ExperimentState::Unspecified) {
+        ExperimentState::Running => "running",
+        ExperimentState::Succeeded => "succeeded",
+        ExperimentState::Failed => "failed",
+        ExperimentState::Cancelled => "cancelled",
+        ExperimentState::Unspecified => "unknown",
+    }
+}
+
+fn describe(e: &Experiment) -> String {
+    let tasks: Vec<String> = e
+        .stages
+        .iter()
+        .map(|s| {
+            format!(
+                "{} {}/{} ({} running, {} failed)",
+                s.name,
+                s.tasks_done,
+                plural(s.tasks_total, "task"),
+                s.tasks_running,
+                s.tasks_failed
+            )
+        })
+        .collect();
+    let eta = if e.eta_seconds >= 0.0 && e.state == ExperimentState::Running as i32 {
+        format!(", ETA {:.0} s", e.eta_seconds)
+    } else {
+        String::new()
+    };
+    let mut s = format!(
+        "{}  {}  {}/{} ({:.1}%), {:.0} games/s{eta}; {}",
+        e.id,
+        state_name(e.state),
+        e.games_done,
+        plural(e.games_total, "game"),
+        100.0 * e.games_done as f64 / e.games_total.max(1) as f64,
+        e.games_per_second,
+        tasks.join(", ")
+    );
+    if !e.error.is_empty() {
+        s.push_str(&format!("\n  error: {}", e.error));
+    }
+    s
+}
+
+pub fn coordinator(a: CoordinatorArgs) -> Result<()> {
+    init_logs("info", a.log_json);
+    if a.lease_secs == 0 {
+        bail!("--lease-secs 0: a lease must last at least one second");
+    }
+    let rt = runtime()?;
+    rt.block_on(async {
+        let listener = tokio::net::TcpListener::bind(a.listen)
+            .await
+            .with_context(|| format!("--listen {}: cannot bind", a.listen))?;
+        let mut config = coordinator::Config::new(a.state.clone(), a.results.clone());
+        config.lease = Duration::from_secs(a.lease_secs);
+        if a.token.as_deref().is_some_and(|t| t.len() < 16) {
+            bail!("--token: use at least 16 characters");
+        }
+        config.token = coordinator::Token::new(a.token.as_deref());
+        if let (Some(cert), Some(key)) = (&a.tls_cert, &a.tls_key) {
+            config.tls = Some(coordinator::Tls {
+                cert_pem: std::fs::read(cert).with_context(|| format!("--tls-cert {}", cert.display()))?,
+                key_pem: std::fs::read(key).with_context(|| format!("--tls-key {}", key.display()))?,
+            });
+        }
+        let metrics = match a.metrics_listen {
+            Some(addr) => Some(
+                tokio::net::TcpListener::bind(addr)
+                    .await
+                    .with_context(|| format!("--metrics-listen {addr}: cannot bind"))?,
+            ),
+            None => None,
+        };
+        tracing::info!(
+            listen = %listener.local_addr()?,
+            results = %a.results.display(),
+            token = config.token.is_set(),
+            tls = config.tls.is_some(),
+            metrics = ?a.metrics_listen,
+            "coordinator listening"
+        );
+        coordinator::serve_with_metrics(listener, metrics, config, termination()).await?;
+        tracing::info!("coordinator stopped");
+        Ok(())
+    })
+}
+
+pub fn worker(a: WorkerArgs) -> Result<()> {
+    init_logs("info", a.log_json);
+    let threads = a.threads.unwrap_or_else(cores);
+    if threads == 0 {
+        bail!("--threads 0: a worker needs at least one thread");
+    }
+    let tls = a.url.tls()?;
+    let config = worker::Config {
+        coordinator: a.url.coordinator,
+        results: a.results,
+        threads,
+        worker_id: a.id.unwrap_or_else(worker::default_worker_id),
+        exit_when_done: a.exit_when_done,
+        grace: Duration::from_secs(a.grace_secs),
+        auth: proto::client::Auth::new(a.url.token.as_deref()).context("--token")?,
+        tls,
+    };
+    let stats = runtime()?.block_on(worker::run(config, termination()))?;
+    eprintln!("worker done: {stats}");
+    Ok(())
+}
