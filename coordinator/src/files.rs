@@ -6,11 +6,12 @@ use std::path::{Path, PathBuf};
 
 use jobs::Spec;
 use jobs::layout::{
-    ExperimentDir, MANIFEST, Owner, RESULTS_MARKER, SUCCESS, Stage, confine, create_confined_dir, file_digest,
+    ExperimentDir, GAMES_DIR, MANIFEST, Owner, RESULTS_MARKER, SUCCESS, Stage, confine, create_confined_dir,
+    file_digest,
 };
 
 use crate::service::Shared;
-use crate::store::{CompletionTarget, ExpState, Store, StoreError, now_ms};
+use crate::store::{CompletionTarget, ExpState, StoreError, now_ms};
 
 /// How long after a completion the coordinator waits for the worker's own
 /// rename before finishing it itself.
@@ -50,10 +51,12 @@ pub fn submit(shared: &Shared, spec: &Spec, text: &str) -> Result<(String, bool)
     let mut store = shared.store();
     let dir = confine(root, &spec.output).map_err(|e| invalid(format!("output = {:?}: {e}", spec.output)))?;
     let owner = Owner::read(&dir).map_err(invalid)?;
+    let users = store.experiments_with_output(&spec.output)?;
     if let Some(o) = owner.as_ref().filter(|o| o.id != id) {
-        let state = store
-            .state_of(&o.id)?
-            .map_or("unknown to this coordinator", |s| s.as_str());
+        let state = users
+            .iter()
+            .find(|(other, _)| *other == o.id)
+            .map_or("unknown to this coordinator", |(_, s)| s.as_str());
         return Err(StoreError::Conflict(format!(
             "output = \"{}\" holds experiment {} ({state}), from another spec: an output directory belongs to one \
              experiment; give this spec another output, or delete {} to start over",
@@ -62,7 +65,7 @@ pub fn submit(shared: &Shared, spec: &Spec, text: &str) -> Result<(String, bool)
             dir.display()
         )));
     }
-    for (other, state) in store.experiments_with_output(&spec.output)? {
+    for (other, state) in users {
         if other != id && (state == ExpState::Running || (owner.is_none() && dir.exists())) {
             return Err(StoreError::Conflict(format!(
                 "output = \"{}\" is used by experiment {other} ({}); give this spec another output",
@@ -71,7 +74,7 @@ pub fn submit(shared: &Shared, spec: &Spec, text: &str) -> Result<(String, bool)
             )));
         }
     }
-    create_confined_dir(root, &format!("{}/games", spec.output))
+    create_confined_dir(root, &ExperimentDir::new(&spec.output).file(GAMES_DIR))
         .map_err(|e| invalid(format!("output = {:?}: {e}", spec.output)))?;
     if owner.is_none() {
         let me = Owner {
@@ -83,8 +86,9 @@ pub fn submit(shared: &Shared, spec: &Spec, text: &str) -> Result<(String, bool)
         me.write(&dir).map_err(invalid)?;
     }
     let (id, created) = store.submit(spec, text)?;
+    drop(store);
     if !created {
-        verify(&mut store, root, &id)?;
+        verify(shared, &id)?;
     }
     Ok((id, created))
 }
@@ -92,11 +96,15 @@ pub fn submit(shared: &Shared, spec: &Spec, text: &str) -> Result<(String, bool)
 /// Checks that every placed done task of `id` still has its file (with the
 /// size recorded at completion) and re-runs those that do not, with what
 /// depends on them. A succeeded experiment missing a file, or its seal, runs
-/// again. Returns the task ids requeued.
-pub fn verify(store: &mut Store, root: &Path, id: &str) -> Result<Vec<String>, StoreError> {
-    let e = store.experiment(id)?;
+/// again. The files are looked at without holding the store's lock.
+pub fn verify(shared: &Shared, id: &str) -> Result<(), StoreError> {
+    let root = &shared.config.results;
+    let (e, tasks) = {
+        let store = shared.store();
+        (store.experiment(id)?, store.done_tasks(id, false)?)
+    };
     let mut lost = Vec::new();
-    for t in store.done_tasks(id, false)?.iter().filter(|t| t.placed) {
+    for t in tasks.iter().filter(|t| t.placed) {
         let there = confine(root, &t.final_file)
             .ok()
             .and_then(|p| std::fs::metadata(p).ok())
@@ -107,15 +115,15 @@ pub fn verify(store: &mut Store, root: &Path, id: &str) -> Result<Vec<String>, S
         }
     }
     let dir = confine(root, &e.output).map_err(invalid)?;
-    let requeued = store.requeue_lost(id, &lost)?;
-    if !requeued.is_empty() {
+    if !lost.is_empty() {
         // The directory is no longer complete: take the seal away first.
         let _ = std::fs::remove_file(dir.join(SUCCESS));
         let _ = std::fs::remove_file(dir.join(MANIFEST));
+        shared.store().requeue_lost(id, &lost)?;
     } else if e.state == ExpState::Succeeded && !(dir.join(SUCCESS).is_file() && dir.join(MANIFEST).is_file()) {
-        store.unseal(id)?;
+        shared.store().unseal(id)?;
     }
-    Ok(requeued)
+    Ok(())
 }
 
 /// Finishes what completions left: a partition already under its final

@@ -384,21 +384,26 @@ impl Coordinator for CoordinatorService {
             .store()
             .fail(&r.worker_id, &r.task_id, &r.lease_token, &error, r.retryable, r.release)
             .map_err(status)?;
-        let (accepted, reason) = match outcome {
-            FailOutcome::Requeued => {
-                Metrics::inc(&self.shared.metrics.retries);
-                tracing::warn!(task = %r.task_id, worker = %r.worker_id, %error, "task failed; it will be retried");
-                (true, String::new())
-            }
-            FailOutcome::Released => (true, String::new()),
-            FailOutcome::TaskFailed => {
-                Metrics::inc(&self.shared.metrics.tasks_failed);
-                tracing::error!(task = %r.task_id, worker = %r.worker_id, %error, "task failed for good; experiment failed");
-                (true, String::new())
-            }
-            FailOutcome::Refused(reason) => (false, reason),
-        };
+        let (accepted, reason) = record_failure(&self.shared, &r.task_id, &r.worker_id, &error, outcome);
         Ok(Response::new(FailTaskResponse { accepted, reason }))
+    }
+}
+
+/// Counts and logs what a failure did; whether it was taken, and why not.
+fn record_failure(shared: &Shared, task: &str, worker: &str, error: &str, outcome: FailOutcome) -> (bool, String) {
+    match outcome {
+        FailOutcome::Requeued => {
+            Metrics::inc(&shared.metrics.retries);
+            tracing::warn!(%task, %worker, %error, "task failed; it will be retried");
+            (true, String::new())
+        }
+        FailOutcome::Released => (true, String::new()),
+        FailOutcome::TaskFailed => {
+            Metrics::inc(&shared.metrics.tasks_failed);
+            tracing::error!(%task, %worker, %error, "task failed for good; experiment failed");
+            (true, String::new())
+        }
+        FailOutcome::Refused(reason) => (false, reason),
     }
 }
 
@@ -433,15 +438,10 @@ fn complete(shared: &Shared, r: &CompleteTaskRequest) -> Result<CompleteOutcome,
         )?,
         Err(Refusal::Request(reason)) => CompleteOutcome::Refused(reason),
         Err(Refusal::File(reason)) => {
-            tracing::error!(task = %r.task_id, worker = %r.worker_id, %reason, "completion refused: its file is not there");
             let failed = shared
                 .store()
                 .fail(&r.worker_id, &r.task_id, &r.lease_token, &reason, true, false)?;
-            match failed {
-                FailOutcome::TaskFailed => Metrics::inc(&shared.metrics.tasks_failed),
-                FailOutcome::Requeued => Metrics::inc(&shared.metrics.retries),
-                _ => {}
-            }
+            record_failure(shared, &r.task_id, &r.worker_id, &reason, failed);
             CompleteOutcome::Refused(reason)
         }
     };

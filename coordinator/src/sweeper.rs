@@ -41,8 +41,7 @@ fn sweep(shared: &Shared, verify: bool) -> Result<(), String> {
     for id in ids {
         files::place(shared, &id)?;
         if verify {
-            let mut store = shared.store();
-            files::verify(&mut store, &shared.config.results, &id).map_err(|e| e.to_string())?;
+            files::verify(shared, &id).map_err(|e| e.to_string())?;
         }
         let Some(tasks) = shared.store().finished_tasks(&id).map_err(|e| e.to_string())? else {
             continue;

@@ -120,6 +120,8 @@ pub async fn run(config: Config, shutdown: impl Future<Output = ()> + Send + 'st
     let mut stats = Stats::default();
     let mut backoff = Duration::from_millis(100);
     let mut refusals = 0u32;
+    // Read once, and again only while missing or refused.
+    let mut marker = String::new();
     let results_shown = config
         .results
         .canonicalize()
@@ -128,11 +130,14 @@ pub async fn run(config: Config, shutdown: impl Future<Output = ()> + Send + 'st
         .to_string();
     tracing::info!(worker = %config.worker_id, threads = config.threads, coordinator = %config.coordinator, "worker started");
     while !stopping.load(Ordering::SeqCst) {
+        if marker.is_empty() || refusals > 0 {
+            marker = read_marker(&config.results);
+        }
         let lease = client
             .lease_task(LeaseTaskRequest {
                 worker_id: config.worker_id.clone(),
                 threads: config.threads as u32,
-                results_marker: read_marker(&config.results),
+                results_marker: marker.clone(),
                 results_root: results_shown.clone(),
             })
             .await;

@@ -18,10 +18,12 @@ pub(crate) enum Output {
     Games(Vec<jobs::GameRow>),
     Samples(Vec<jobs::training::SampleRow>),
     /// A stage that wrote its own files (fit, report): the file that marks it
-    /// done (relative to the experiment directory), its SHA-256, and a row count.
+    /// done (relative to the experiment directory), its SHA-256 and size, and
+    /// a row count.
     Written {
         file: String,
         hash: String,
+        bytes: u64,
         rows: u64,
     },
 }
@@ -117,6 +119,7 @@ fn fit(spec: &Spec, dir: &Path, threads: usize) -> Result<Output, TaskError> {
     Ok(Output::Written {
         file: layout::model_file(&out.hash),
         hash: out.hash,
+        bytes: out.artifact.len() as u64,
         rows: spec.classifier.samples,
     })
 }
@@ -146,6 +149,7 @@ fn report(spec: &Spec, dir: &Path, cancel: &AtomicBool) -> Result<Output, Halt> 
     Ok(Output::Written {
         file: layout::REPORT_JSON.into(),
         hash: classifier::sha256_hex(&bytes),
+        bytes: bytes.len() as u64,
         rows: spec.games(),
     })
 }

@@ -153,8 +153,8 @@ struct Written {
     renames: bool,
 }
 
-/// Writes a partition under its hidden name and fsyncs it (fit and report
-/// wrote theirs already), then measures the file.
+/// Writes a partition under its hidden name, fsyncs and measures it; fit and
+/// report wrote and measured theirs already.
 async fn write_output(config: &Config, a: &Assignment, output: Output) -> Result<Written, TaskError> {
     type Writer = Box<dyn FnOnce(&std::path::Path) -> Result<(), String> + Send>;
     let tag: String = a.lease.token.chars().take(12).collect();
@@ -163,36 +163,46 @@ async fn write_output(config: &Config, a: &Assignment, output: Output) -> Result
             .temp_partition(stage, a.shard.index, &tag)
             .expect("a partition stage")
     };
-    let (rows, checksum, file, write): (u64, String, String, Option<Writer>) = match output {
+    let (rows, checksum, file, write): (u64, String, String, Writer) = match output {
         Output::Games(rows) => {
             let experiment = a.spec.name.clone();
-            (rows.len() as u64, jobs::checksum(&rows), temp_for(Stage::Games), {
-                Some(Box::new(move |p| {
-                    jobs::write_partition(p, &experiment, &rows).map_err(|e| e.to_string())
-                }))
-            })
+            let (n, checksum) = (rows.len() as u64, jobs::checksum(&rows));
+            let write: Writer =
+                Box::new(move |p| jobs::write_partition(p, &experiment, &rows).map_err(|e| e.to_string()));
+            (n, checksum, temp_for(Stage::Games), write)
         }
-        Output::Samples(rows) => (
-            rows.len() as u64,
-            jobs::training::samples_checksum(&rows),
-            temp_for(Stage::Samples),
-            Some(Box::new(move |p| {
-                jobs::write_samples(p, &rows).map_err(|e| e.to_string())
-            })),
-        ),
-        Output::Written { file, hash, rows } => (rows, hash, a.dir.file(&file), None),
+        Output::Samples(rows) => {
+            let (n, checksum) = (rows.len() as u64, jobs::training::samples_checksum(&rows));
+            let write: Writer = Box::new(move |p| jobs::write_samples(p, &rows).map_err(|e| e.to_string()));
+            (n, checksum, temp_for(Stage::Samples), write)
+        }
+        Output::Written {
+            file,
+            hash,
+            bytes,
+            rows,
+        } => {
+            let file = a.dir.file(&file);
+            let path = resolve(&config.results, &file)?;
+            return Ok(Written {
+                rows,
+                sha256: hash.clone(),
+                checksum: hash,
+                file,
+                path,
+                bytes,
+                renames: false,
+            });
+        }
     };
     let path = resolve(&config.results, &file)?;
-    let renames = write.is_some();
     let (bytes, sha256) = {
         let path = path.clone();
         tokio::task::spawn_blocking(move || {
-            if let Some(write) = write {
-                if let Some(dir) = path.parent() {
-                    std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
-                }
-                write(&path)?;
+            if let Some(dir) = path.parent() {
+                std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
             }
+            write(&path)?;
             jobs::layout::file_digest(&path).map_err(|e| format!("{}: {e}", path.display()))
         })
         .await
@@ -206,7 +216,7 @@ async fn write_output(config: &Config, a: &Assignment, output: Output) -> Result
         path,
         bytes,
         sha256,
-        renames,
+        renames: true,
     })
 }
 

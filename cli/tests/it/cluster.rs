@@ -134,6 +134,16 @@ fn wait_exit(p: &mut Proc, secs: u64) {
     }
 }
 
+/// Runs a two-thread worker until nothing is left (at most `secs`), checks
+/// the experiment succeeded, and returns its directory.
+fn finish_with_a_worker(port: u16, dir: &Path, id: &str, secs: u64) -> PathBuf {
+    let mut w = worker(port, dir, 2, true);
+    wait_exit(&mut w, secs);
+    let e = experiment(port, id);
+    assert_eq!(e.state, ExperimentState::Succeeded as i32, "{}", e.error);
+    dir.join("results/faults")
+}
+
 pub(crate) fn rows(dir: &Path) -> Vec<jobs::GameRow> {
     let mut out = Vec::new();
     for p in jobs::partitions(dir).unwrap() {
@@ -285,11 +295,7 @@ fn a_killed_worker_and_a_restarted_coordinator_lose_nothing() {
         e.stages[0].tasks_done >= before.stages[0].tasks_done,
         "finished shards stay finished"
     );
-    let mut b = worker(port, dir.path(), 2, true);
-    wait_exit(&mut b, 180);
-    let e = experiment(port, &id);
-    assert_eq!(e.state, ExperimentState::Succeeded as i32, "{}", e.error);
-    let out = dir.path().join("results/faults");
+    let out = finish_with_a_worker(port, dir.path(), &id, 180);
     let got = rows(&out);
     assert_eq!(got.len(), 800);
     assert_eq!(got, expected(SLOW_SPEC, &out), "content equals an undisturbed run");
@@ -472,11 +478,7 @@ fn a_worker_killed_between_completion_and_rename_loses_nothing() {
         left.iter().any(|n| n.starts_with(".part-")) || left.iter().any(|n| n.starts_with("part-")),
         "{left:?}"
     );
-    let mut w = worker(port, dir.path(), 2, true);
-    wait_exit(&mut w, 300);
-    let e = experiment(port, &id);
-    assert_eq!(e.state, ExperimentState::Succeeded as i32, "{}", e.error);
-    let out = dir.path().join("results/faults");
+    let out = finish_with_a_worker(port, dir.path(), &id, 300);
     assert_eq!(rows(&out), expected(&text, &out));
     assert!(out.join("report/report.json").is_file());
 }

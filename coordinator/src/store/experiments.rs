@@ -17,17 +17,6 @@ impl Store {
         Ok(rows.collect::<std::result::Result<_, _>>()?)
     }
 
-    /// The state of experiment `id`, if it exists.
-    pub fn state_of(&self, id: &str) -> Result<Option<ExpState>> {
-        Ok(self
-            .conn
-            .query_row("SELECT state FROM experiments WHERE id = ?1", [id], |r| {
-                r.get::<_, String>(0)
-            })
-            .optional()?
-            .map(|s| ExpState::parse(&s)))
-    }
-
     /// Adds an experiment with its stages and tasks, or returns the existing one
     /// with the same id (an identical spec); a failed or cancelled one resumes.
     /// Returns the id and whether it was created.
@@ -210,11 +199,10 @@ impl Store {
     /// on them: the report (it reads every partition) and, after a lost
     /// model, everything after the fit (the grid carried that model's hash).
     /// A leased dependent loses its lease (its completion will be refused).
-    /// An experiment that had succeeded runs again. Returns the task ids
-    /// requeued.
-    pub fn requeue_lost(&mut self, id: &str, lost: &[String]) -> Result<Vec<String>> {
+    /// An experiment that had succeeded runs again.
+    pub fn requeue_lost(&mut self, id: &str, lost: &[String]) -> Result<()> {
         if lost.is_empty() {
-            return Ok(Vec::new());
+            return Ok(());
         }
         let tx = self.conn.transaction()?;
         let mut ids: Vec<String> = lost.to_vec();
@@ -250,22 +238,15 @@ impl Store {
                 params![id, t],
             )?;
         }
-        tx.execute(
-            "UPDATE experiments SET state = 'running', error = '', updated_ms = ?2 WHERE id = ?1 AND state = 'succeeded'",
-            params![id, now_ms()],
-        )?;
+        unseal_in(&tx, id)?;
         tx.commit()?;
-        Ok(ids)
+        Ok(())
     }
 
     /// A succeeded experiment whose seal (manifest, `_SUCCESS`) is gone runs
     /// again, so the sweeper seals it anew.
     pub fn unseal(&mut self, id: &str) -> Result<()> {
-        self.conn.execute(
-            "UPDATE experiments SET state = 'running', updated_ms = ?2 WHERE id = ?1 AND state = 'succeeded'",
-            params![id, now_ms()],
-        )?;
-        Ok(())
+        unseal_in(&self.conn, id)
     }
 
     /// (stage, state, count) over all experiments.
@@ -307,4 +288,13 @@ impl Store {
         )?;
         Ok(())
     }
+}
+
+/// A succeeded experiment goes back to running.
+fn unseal_in(conn: &Connection, id: &str) -> Result<()> {
+    conn.execute(
+        "UPDATE experiments SET state = 'running', error = '', updated_ms = ?2 WHERE id = ?1 AND state = 'succeeded'",
+        params![id, now_ms()],
+    )?;
+    Ok(())
 }
