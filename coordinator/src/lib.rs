@@ -10,6 +10,7 @@ mod metrics;
 mod service;
 mod store;
 mod sweeper;
+mod wire;
 
 use std::future::Future;
 use std::path::PathBuf;
@@ -17,8 +18,9 @@ use std::sync::Arc;
 use std::time::Duration;
 
 pub use files::ensure_marker as ensure_results_marker;
-pub use service::{CoordinatorService, truncate_chars};
-pub use store::{MAX_FAILURES, MAX_WORKER_FAILURES, Store, StoreError};
+pub use service::CoordinatorService;
+pub use store::{ExpState, MAX_FAILURES, MAX_WORKER_FAILURES, Store, StoreError, TaskState};
+pub use wire::truncate_chars;
 
 /// A bearer token. Its `Debug` never shows it.
 #[derive(Clone, Default)]

@@ -70,11 +70,15 @@ pub fn render(shared: &Shared) -> String {
         "Tasks of all experiments by stage and state.",
     );
     for (stage, state, n) in tasks {
-        let _ = writeln!(out, "muggins_tasks{{stage=\"{stage}\",state=\"{state}\"}} {n}");
+        let _ = writeln!(
+            out,
+            "muggins_tasks{{stage=\"{stage}\",state=\"{}\"}} {n}",
+            state.as_str()
+        );
     }
     family(&mut out, "muggins_experiments", "gauge", "Experiments by state.");
     for (state, n) in experiments {
-        let _ = writeln!(out, "muggins_experiments{{state=\"{state}\"}} {n}");
+        let _ = writeln!(out, "muggins_experiments{{state=\"{}\"}} {n}", state.as_str());
     }
     family(
         &mut out,

@@ -12,9 +12,8 @@ use tonic::{Request, Response, Status};
 
 use crate::Config;
 use crate::metrics::Metrics;
-use crate::store::{
-    CompleteOutcome, ExpState, ExperimentRow, FailOutcome, HeartbeatOutcome, Store, StoreError, now_ms,
-};
+use crate::store::{CompleteOutcome, FailOutcome, HeartbeatOutcome, Store, StoreError};
+use crate::wire::{check_len, require, status, truncate_chars};
 
 /// State shared by the service and the sweeper.
 #[derive(Debug)]
@@ -22,7 +21,7 @@ pub struct Shared {
     pub store: Mutex<Store>,
     pub config: Config,
     /// Recent (time, games done) samples per experiment, for rates and ETAs.
-    samples: Mutex<HashMap<String, VecDeque<(i64, u64)>>>,
+    pub(crate) samples: Mutex<HashMap<String, VecDeque<(i64, u64)>>>,
     pub metrics: crate::metrics::Metrics,
     /// The content of the results root's marker file, which workers must echo.
     pub marker: String,
@@ -61,91 +60,9 @@ impl CoordinatorService {
         self.shared.config.lease.as_millis() as i64
     }
 
-    fn to_proto(&self, e: &ExperimentRow) -> Experiment {
-        let now = now_ms();
-        let (rate, eta) = {
-            let mut all = self.shared.samples.lock().unwrap_or_else(|p| p.into_inner());
-            let s = all.entry(e.id.clone()).or_default();
-            if s.back().is_none_or(|&(t, g)| g != e.games_done || now - t > 1000) {
-                s.push_back((now, e.games_done));
-            }
-            while s.len() > 2 && now - s[0].0 > 30_000 {
-                s.pop_front();
-            }
-            let (t0, g0) = s[0];
-            let dt = (now - t0) as f64 / 1000.0;
-            let rate = if dt >= 0.5 {
-                (e.games_done - g0) as f64 / dt
-            } else {
-                0.0
-            };
-            let left = e.games_total - e.games_done.min(e.games_total);
-            let eta = match e.state {
-                ExpState::Running if rate > 0.0 => left as f64 / rate,
-                ExpState::Running => -1.0,
-                _ => 0.0,
-            };
-            (rate, eta)
-        };
-        Experiment {
-            id: e.id.clone(),
-            name: e.name.clone(),
-            state: match e.state {
-                ExpState::Running => ExperimentState::Running,
-                ExpState::Succeeded => ExperimentState::Succeeded,
-                ExpState::Failed => ExperimentState::Failed,
-                ExpState::Cancelled => ExperimentState::Cancelled,
-            } as i32,
-            spec_hash: e.spec_hash.clone(),
-            output: e.output.clone(),
-            games_total: e.games_total,
-            games_done: e.games_done,
-            stages: e
-                .stages
-                .iter()
-                .map(|s| proto::Stage {
-                    name: s.name.clone(),
-                    tasks_total: s.total,
-                    tasks_done: s.done,
-                    tasks_running: s.running,
-                    tasks_failed: s.failed,
-                })
-                .collect(),
-            error: e.error.clone(),
-            created_unix_ms: e.created_ms,
-            updated_unix_ms: e.updated_ms,
-            games_per_second: rate,
-            eta_seconds: eta,
-        }
-    }
-
     fn get(&self, id: &str) -> Result<Experiment, Status> {
         let e = self.shared.store().experiment(id).map_err(status)?;
-        Ok(self.to_proto(&e))
-    }
-}
-
-fn status(e: StoreError) -> Status {
-    match e {
-        StoreError::Invalid(m) => Status::invalid_argument(m),
-        StoreError::NotFound(m) => Status::not_found(m),
-        StoreError::Conflict(m) => Status::already_exists(m),
-        StoreError::Db(e) => {
-            tracing::error!(error = %e, "state database error");
-            Status::internal(format!("state database error: {e}"))
-        }
-        StoreError::Open(m) => Status::internal(m),
-    }
-}
-
-/// `s` cut to at most `max` bytes, on a character boundary.
-pub fn truncate_chars(s: &mut String, max: usize) {
-    if s.len() > max {
-        let mut end = max;
-        while !s.is_char_boundary(end) {
-            end -= 1;
-        }
-        s.truncate(end);
+        Ok(self.shared.experiment_to_proto(&e))
     }
 }
 
@@ -153,23 +70,6 @@ async fn blocking<T: Send + 'static>(f: impl FnOnce() -> T + Send + 'static) -> 
     tokio::task::spawn_blocking(f)
         .await
         .map_err(|e| Status::internal(format!("the request's work failed: {e}")))
-}
-
-fn check_len(field: &str, value: &str, max: usize) -> Result<(), Status> {
-    if value.len() > max {
-        return Err(Status::invalid_argument(format!(
-            "{field} is {} bytes; at most {max} are accepted",
-            value.len()
-        )));
-    }
-    Ok(())
-}
-
-fn require(field: &str, value: &str) -> Result<(), Status> {
-    if value.is_empty() {
-        return Err(Status::invalid_argument(format!("{field} is required")));
-    }
-    check_len(field, value, 256)
 }
 
 type WatchStream = Pin<Box<dyn Stream<Item = Result<Experiment, Status>> + Send>>;
@@ -206,7 +106,7 @@ impl Coordinator for CoordinatorService {
     ) -> Result<Response<ListExperimentsResponse>, Status> {
         let rows = self.shared.store().experiments().map_err(status)?;
         Ok(Response::new(ListExperimentsResponse {
-            experiments: rows.iter().map(|e| self.to_proto(e)).collect(),
+            experiments: rows.iter().map(|e| self.shared.experiment_to_proto(e)).collect(),
         }))
     }
 
@@ -253,7 +153,7 @@ impl Coordinator for CoordinatorService {
         require("id", &id)?;
         let e = self.shared.store().cancel(&id).map_err(status)?;
         tracing::info!(%id, "experiment cancelled");
-        Ok(Response::new(self.to_proto(&e)))
+        Ok(Response::new(self.shared.experiment_to_proto(&e)))
     }
 
     async fn lease_task(&self, request: Request<LeaseTaskRequest>) -> Result<Response<LeaseTaskResponse>, Status> {

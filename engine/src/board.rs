@@ -8,15 +8,24 @@ use crate::rules::Rules;
 /// An open location on the board, in canonical order.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 pub enum Loc {
+    /// The left end of the line. The first tile of a game is always played
+    /// here; a non-double lead shows its low pip on Left.
     Left = 0,
+    /// The right end of the line; a non-double lead shows its high pip here.
     Right = 1,
+    /// An arm off the spinner: open only once the spinner has a tile on both
+    /// lateral sides, and then exposing the spinner's pip until played on.
     Up = 2,
+    /// The arm opposite Up, opening with it on the same pip.
     Down = 3,
 }
 
 impl Loc {
+    /// Every location in canonical order; a location's discriminant is its
+    /// index here.
     pub const ALL: [Loc; 4] = [Loc::Left, Loc::Right, Loc::Up, Loc::Down];
 
+    /// The location's letter in move tokens: `L`, `R`, `U` or `D`.
     pub fn letter(self) -> char {
         match self {
             Loc::Left => 'L',
@@ -26,6 +35,8 @@ impl Loc {
         }
     }
 
+    /// The location of a move-token letter (`L`, `R`, `U` or `D`, uppercase
+    /// only); `None` for any other character.
     pub fn from_letter(c: char) -> Option<Loc> {
         match c {
             'L' => Some(Loc::Left),
@@ -90,6 +101,7 @@ impl Board {
         self.tiles
     }
 
+    /// Whether no tile has been played yet (the next play is the lead).
     #[inline]
     pub fn is_empty(&self) -> bool {
         self.tiles == 0

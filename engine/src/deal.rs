@@ -8,8 +8,12 @@ use crate::tiles::{TileSet, bit, bits};
 /// A deal: the two hands and the boneyard, which together hold every tile.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub struct Deal {
+    /// The player's hand (the seat under test): `hand` tiles.
     pub player: TileSet,
+    /// The target's hand: `hand` tiles.
     pub target: TileSet,
+    /// The tiles left to draw: `boneyard` tiles, as a set; the order they are
+    /// drawn in comes from the game's boneyard stream.
     pub boneyard: TileSet,
 }
 

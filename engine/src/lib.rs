@@ -6,6 +6,8 @@
 //! depends on no async runtime, RPC or columnar-format crate. Every random
 //! draw comes from a ChaCha stream derived in [`seed`].
 
+#![warn(missing_docs)]
+
 mod board;
 mod deal;
 mod features;

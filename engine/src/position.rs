@@ -11,11 +11,16 @@ use crate::tiles::{TileSet, bit, bits};
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Seat {
+    /// The agent under test; its points count positively in score_diff.
+    /// Index 0 of [`Position::hands`].
     Player = 0,
+    /// The opponent, playing a fixed target strategy; its points count
+    /// negatively in score_diff. Index 1 of [`Position::hands`].
     Target = 1,
 }
 
 impl Seat {
+    /// The seat that moves after this one.
     #[inline]
     pub fn other(self) -> Seat {
         match self {
@@ -31,6 +36,7 @@ impl Seat {
             Seat::Target => -1,
         }
     }
+    /// The seat's letter in move tokens: `P` or `T`.
     pub fn letter(self) -> char {
         match self {
             Seat::Player => 'P',
@@ -42,7 +48,10 @@ impl Seat {
 /// Playing `tile` at `loc`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub struct Action {
+    /// Index of the tile in the set's canonical order; it comes from the
+    /// mover's hand.
     pub tile: u8,
+    /// Where the tile goes; [`Loc::Left`] for the first tile of a game.
     pub loc: Loc,
 }
 
@@ -75,14 +84,19 @@ impl ActionList {
         self.items[self.len as usize] = a;
         self.len += 1;
     }
+    /// Number of actions held (at most 64).
     #[inline]
     pub fn len(&self) -> usize {
         self.len as usize
     }
+    /// Whether the list holds no action: after [`Position::actions`], the
+    /// mover must draw, or pass if the boneyard is empty.
     #[inline]
     pub fn is_empty(&self) -> bool {
         self.len == 0
     }
+    /// The actions in the order they were added (canonical order after
+    /// [`Position::actions`]).
     #[inline]
     pub fn as_slice(&self) -> &[Action] {
         &self.items[..self.len as usize]
@@ -104,9 +118,14 @@ pub struct Step {
 /// whose turn it is and whether the previous turn was a pass.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct Position {
+    /// The two hands, indexed by [`Seat`] (`hands[Seat::Player as usize]`).
     pub hands: [TileSet; 2],
+    /// The tiles left to draw. Full information covers its contents, not
+    /// its order: draws are chance events.
     pub boneyard: TileSet,
+    /// The line of play.
     pub board: Board,
+    /// The seat whose turn it is: to play, or to draw or pass when it has no play.
     pub mover: Seat,
     /// 1 if the previous turn was a pass, else 0.
     pub passes: u8,

@@ -90,7 +90,9 @@ pub struct RulesConfig {
     pub hand: u8,
     /// Tiles left in the boneyard; 2 * hand + boneyard is the whole set.
     pub boneyard: u8,
+    /// Who opens the game (default [`Lead::HighestDouble`]).
     pub lead: Lead,
+    /// How a blocked game is scored (default [`Blocked::Difference`]).
     pub blocked: Blocked,
 }
 
@@ -111,8 +113,12 @@ impl Default for RulesConfig {
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 #[error("invalid rules.{field} = {value}: {reason}")]
 pub struct RulesError {
+    /// The [`RulesConfig`] field at fault: `set`, `hand`, `boneyard`, `lead`
+    /// or `blocked`.
     pub field: &'static str,
+    /// The value given, as written.
     pub value: String,
+    /// Why the value is rejected, saying what is expected.
     pub reason: String,
 }
 
@@ -210,6 +216,7 @@ impl Rules {
         Rules::new(RulesConfig::default()).expect("the default rules are valid")
     }
 
+    /// The rule set as given, now known to be valid.
     pub fn config(&self) -> &RulesConfig {
         &self.config
     }

@@ -59,8 +59,11 @@ impl std::str::FromStr for DepthLimit {
 /// Search settings for the player's decisions.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub struct SearchConfig {
+    /// How many worlds a partial-observation decision values (default: every split).
     pub worlds: WorldCount,
+    /// The weight of each world (default: uniform).
     pub belief: Belief,
+    /// How far each search looks ahead (default: to the end of the game).
     pub depth: DepthLimit,
 }
 
@@ -79,6 +82,8 @@ impl Default for SearchConfig {
 pub struct Decision {
     /// Index of the chosen action in canonical order.
     pub index: usize,
+    /// The chosen action: the first in canonical order whose value lies
+    /// within [`TIE_EPSILON`] of the best.
     pub action: Action,
     /// Its (average) value: the expected change of score_diff from here on.
     pub value: f64,
@@ -91,11 +96,15 @@ pub struct Decision {
 /// and the number of tiles it cannot see that the target holds.
 #[derive(Clone, Copy, Debug)]
 pub struct PlayerView {
+    /// The player's own hand.
     pub hand: TileSet,
+    /// The line of play.
     pub board: Board,
     /// Tiles the player cannot see: the target's hand and the boneyard together.
     pub unseen: TileSet,
+    /// Number of tiles in the target's hand; the rest of `unseen` is the boneyard.
     pub target_size: u32,
+    /// 1 if the previous turn was a pass, else 0 (as [`Position::passes`]).
     pub passes: u8,
 }
 
@@ -136,12 +145,15 @@ impl<S: ValueStore> Searcher<S> {
         }
     }
 
+    /// The rules this searcher plays by.
     pub fn rules(&self) -> &Rules {
         &self.rules
     }
+    /// The settings of this searcher's decisions.
     pub fn config(&self) -> &SearchConfig {
         &self.config
     }
+    /// The value store (e.g. to ask how many values it holds).
     pub fn store(&self) -> &S {
         &self.store
     }

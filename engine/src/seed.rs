@@ -65,6 +65,7 @@ pub fn shuffle<T>(rng: &mut impl RngCore, items: &mut [T]) {
 pub enum TrainingStream {
     /// The starting state (one draw).
     Deal = 0,
+    /// The order of the boneyard (one Fisher-Yates shuffle).
     Boneyard = 1,
     /// The target seat's random policy.
     Target = 2,

@@ -40,10 +40,14 @@ impl Key {
 
 /// Somewhere to keep values between searches.
 pub trait ValueStore {
+    /// The value held for `key`, if any.
     fn get(&self, key: &Key) -> Option<f64>;
+    /// Keeps `value` for `key`. A value is a pure function of its key, so a
+    /// store must only ever receive values of one rule set.
     fn insert(&mut self, key: Key, value: f64);
     /// Number of values held.
     fn len(&self) -> usize;
+    /// Whether no value is held.
     fn is_empty(&self) -> bool {
         self.len() == 0
     }
@@ -56,14 +60,17 @@ pub struct LocalTable {
 }
 
 impl LocalTable {
+    /// An empty table.
     pub fn new() -> LocalTable {
         LocalTable::default()
     }
+    /// An empty table with room for at least `n` values before it reallocates.
     pub fn with_capacity(n: usize) -> LocalTable {
         LocalTable {
             map: FxHashMap::with_capacity_and_hasher(n, FxBuildHasher),
         }
     }
+    /// Drops every value and keeps the allocation.
     pub fn clear(&mut self) {
         self.map.clear();
     }

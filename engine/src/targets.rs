@@ -23,8 +23,12 @@ pub enum TargetKind {
 }
 
 impl TargetKind {
+    /// The three types in discriminant order: random, scorer, defender (the
+    /// order of [`likelihoods`](crate::likelihoods)' result).
     pub const ALL: [TargetKind; 3] = [TargetKind::Random, TargetKind::Scorer, TargetKind::Defender];
 
+    /// The lowercase name of specs, flags and `Display`: `random`, `scorer`
+    /// or `defender`; `FromStr` parses it back.
     pub fn name(self) -> &'static str {
         match self {
             TargetKind::Random => "random",
@@ -63,6 +67,8 @@ pub enum EngineKind {
 }
 
 impl EngineKind {
+    /// Every engine kind: Expectimax, then M* with each model in
+    /// [`TargetKind::ALL`] order.
     pub const ALL: [EngineKind; 4] = [
         EngineKind::Expectimax,
         EngineKind::MStar(TargetKind::Random),

@@ -53,8 +53,12 @@ pub enum Belief {
 /// One world: the target's hand and the boneyard's contents, with its weight.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct World {
+    /// The target's hand in this world: `target_size` of the unseen tiles.
     pub target: TileSet,
+    /// The boneyard in this world: the unseen tiles not in `target`.
     pub boneyard: TileSet,
+    /// The world's weight under the belief (1 for [`Belief::Uniform`]); a
+    /// decision averages action values over worlds with these weights.
     pub weight: f64,
 }
 
@@ -65,6 +69,8 @@ pub struct Worlds {
 }
 
 impl Worlds {
+    /// The worlds of the last [`Self::fill`], in lexicographic order of the
+    /// target hand.
     pub fn as_slice(&self) -> &[World] {
         &self.list
     }

@@ -5,7 +5,7 @@ use jobs::Spec;
 use jobs::layout::Stage;
 use rusqlite::{Connection, OptionalExtension, params};
 
-use super::{ExpState, ExperimentRow, Result, StageRow, Store, StoreError, now_ms};
+use super::{ExpState, ExperimentRow, Result, StageRow, Store, StoreError, TaskState, now_ms};
 
 impl Store {
     /// The other experiments writing to `output`, with their states.
@@ -13,7 +13,7 @@ impl Store {
         let mut q = self
             .conn
             .prepare("SELECT id, state FROM experiments WHERE output = ?1 ORDER BY created_ms, id")?;
-        let rows = q.query_map([output], |r| Ok((r.get(0)?, ExpState::parse(&r.get::<_, String>(1)?))))?;
+        let rows = q.query_map([output], |r| Ok((r.get(0)?, r.get(1)?)))?;
         Ok(rows.collect::<std::result::Result<_, _>>()?)
     }
 
@@ -24,22 +24,21 @@ impl Store {
         let hash = spec.hash();
         let id = spec.id();
         let tx = self.conn.transaction()?;
-        let existing: Option<String> = tx
+        let existing: Option<ExpState> = tx
             .query_row("SELECT state FROM experiments WHERE id = ?1", [&id], |r| r.get(0))
             .optional()?;
         if let Some(state) = existing {
-            let state = ExpState::parse(&state);
             if matches!(state, ExpState::Failed | ExpState::Cancelled) {
                 // Resubmitting resumes: unfinished tasks go back to pending.
                 tx.execute(
-                    "UPDATE tasks SET state = 'pending', lease_token = NULL, lease_worker = NULL, error = NULL
-                     WHERE experiment_id = ?1 AND state != 'done'",
-                    [&id],
+                    "UPDATE tasks SET state = ?2, lease_token = NULL, lease_worker = NULL, error = NULL
+                     WHERE experiment_id = ?1 AND state != ?3",
+                    params![id, TaskState::Pending, TaskState::Done],
                 )?;
                 tx.execute("DELETE FROM task_failures WHERE experiment_id = ?1", [&id])?;
                 tx.execute(
-                    "UPDATE experiments SET state = 'running', error = '', updated_ms = ?2 WHERE id = ?1",
-                    params![id, now_ms()],
+                    "UPDATE experiments SET state = ?3, error = '', updated_ms = ?2 WHERE id = ?1",
+                    params![id, now_ms(), ExpState::Running],
                 )?;
             }
             tx.commit()?;
@@ -47,8 +46,8 @@ impl Store {
         }
         let clash: Option<String> = tx
             .query_row(
-                "SELECT id FROM experiments WHERE output = ?1 AND state = 'running'",
-                [&spec.output],
+                "SELECT id FROM experiments WHERE output = ?1 AND state = ?2",
+                params![spec.output, ExpState::Running],
                 |r| r.get(0),
             )
             .optional()?;
@@ -61,8 +60,8 @@ impl Store {
         let now = now_ms();
         tx.execute(
             "INSERT INTO experiments (id, name, spec_toml, spec_hash, output, state, games_total, created_ms, updated_ms)
-             VALUES (?1, ?2, ?3, ?4, ?5, 'running', ?6, ?7, ?7)",
-            params![id, spec.name, spec_toml, hash, spec.output, spec.games() as i64, now],
+             VALUES (?1, ?2, ?3, ?4, ?5, ?8, ?6, ?7, ?7)",
+            params![id, spec.name, spec_toml, hash, spec.output, spec.games() as i64, now, ExpState::Running],
         )?;
         // Stages run in seq order: the classifier's training games and fit
         // come before the grid when the grid uses the classifier source.
@@ -85,7 +84,7 @@ impl Store {
             )?;
             let mut ins = tx.prepare(
                 "INSERT INTO tasks (experiment_id, task_id, stage, stage_seq, seq, shard, first_game, games, state)
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?5, ?6, ?7, 'pending')",
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?5, ?6, ?7, ?8)",
             )?;
             for s in shards {
                 ins.execute(params![
@@ -95,7 +94,8 @@ impl Store {
                     seq as i64,
                     s.index as i64,
                     s.first_game as i64,
-                    s.games as i64
+                    s.games as i64,
+                    TaskState::Pending
                 ])?;
             }
         }
@@ -116,7 +116,7 @@ impl Store {
                         spec_toml: r.get(2)?,
                         spec_hash: r.get(3)?,
                         output: r.get(4)?,
-                        state: ExpState::parse(&r.get::<_, String>(5)?),
+                        state: r.get(5)?,
                         error: r.get(6)?,
                         games_total: r.get::<_, i64>(7)? as u64,
                         games_done: 0,
@@ -131,25 +131,28 @@ impl Store {
         let mut q = tx.prepare(
             "SELECT s.name,
                     COUNT(t.task_id),
-                    COALESCE(SUM(t.state = 'done'), 0),
-                    COALESCE(SUM(t.state = 'leased'), 0),
-                    COALESCE(SUM(t.state = 'failed'), 0),
-                    COALESCE(SUM(CASE WHEN t.state = 'done' THEN t.games WHEN t.state = 'leased' THEN t.games_done ELSE 0 END), 0)
+                    COALESCE(SUM(t.state = ?2), 0),
+                    COALESCE(SUM(t.state = ?3), 0),
+                    COALESCE(SUM(t.state = ?4), 0),
+                    COALESCE(SUM(CASE WHEN t.state = ?2 THEN t.games WHEN t.state = ?3 THEN t.games_done ELSE 0 END), 0)
              FROM stages s LEFT JOIN tasks t ON t.experiment_id = s.experiment_id AND t.stage = s.name
              WHERE s.experiment_id = ?1 GROUP BY s.name ORDER BY s.seq",
         )?;
-        let rows = q.query_map([id], |r| {
-            Ok((
-                StageRow {
-                    name: r.get(0)?,
-                    total: r.get::<_, i64>(1)? as u64,
-                    done: r.get::<_, i64>(2)? as u64,
-                    running: r.get::<_, i64>(3)? as u64,
-                    failed: r.get::<_, i64>(4)? as u64,
-                },
-                r.get::<_, i64>(5)? as u64,
-            ))
-        })?;
+        let rows = q.query_map(
+            params![id, TaskState::Done, TaskState::Leased, TaskState::Failed],
+            |r| {
+                Ok((
+                    StageRow {
+                        name: r.get(0)?,
+                        total: r.get::<_, i64>(1)? as u64,
+                        done: r.get::<_, i64>(2)? as u64,
+                        running: r.get::<_, i64>(3)? as u64,
+                        failed: r.get::<_, i64>(4)? as u64,
+                    },
+                    r.get::<_, i64>(5)? as u64,
+                ))
+            },
+        )?;
         for row in rows {
             let (stage, games) = row?;
             if Stage::parse(&stage.name) == Some(Stage::Games) {
@@ -176,8 +179,8 @@ impl Store {
     pub fn running_ids(&self) -> Result<Vec<String>> {
         Ok(self
             .conn
-            .prepare("SELECT id FROM experiments WHERE state = 'running' ORDER BY created_ms, id")?
-            .query_map([], |r| r.get(0))?
+            .prepare("SELECT id FROM experiments WHERE state = ?1 ORDER BY created_ms, id")?
+            .query_map([ExpState::Running], |r| r.get(0))?
             .collect::<std::result::Result<_, _>>()?)
     }
 
@@ -186,8 +189,8 @@ impl Store {
         let e = Self::experiment_in(&tx, id)?;
         if e.state == ExpState::Running {
             tx.execute(
-                "UPDATE experiments SET state = 'cancelled', updated_ms = ?2 WHERE id = ?1",
-                params![id, now_ms()],
+                "UPDATE experiments SET state = ?3, updated_ms = ?2 WHERE id = ?1",
+                params![id, now_ms(), ExpState::Cancelled],
             )?;
         }
         let e = Self::experiment_in(&tx, id)?;
@@ -216,11 +219,17 @@ impl Store {
         let lost_fit = lost.iter().any(|t| Stage::of_task_id(t) == Some(Stage::Fit));
         {
             let mut q = tx.prepare(
-                "SELECT task_id FROM tasks WHERE experiment_id = ?1 AND state != 'pending'
+                "SELECT task_id FROM tasks WHERE experiment_id = ?1 AND state != ?5
                    AND (stage = ?4 OR (?2 AND stage_seq > ?3))",
             )?;
             let deps = q.query_map(
-                params![id, lost_fit, fit_seq.unwrap_or(i64::MAX), Stage::Report.name()],
+                params![
+                    id,
+                    lost_fit,
+                    fit_seq.unwrap_or(i64::MAX),
+                    Stage::Report.name(),
+                    TaskState::Pending
+                ],
                 |r| r.get::<_, String>(0),
             )?;
             for d in deps {
@@ -232,10 +241,10 @@ impl Store {
         }
         for t in &ids {
             tx.execute(
-                "UPDATE tasks SET state = 'pending', lease_token = NULL, lease_worker = NULL, rows = NULL,
+                "UPDATE tasks SET state = ?3, lease_token = NULL, lease_worker = NULL, rows = NULL,
                                   checksum = NULL, games_done = 0, placed = 0, file_bytes = NULL, file_sha256 = NULL
                  WHERE experiment_id = ?1 AND task_id = ?2",
-                params![id, t],
+                params![id, t, TaskState::Pending],
             )?;
         }
         unseal_in(&tx, id)?;
@@ -250,7 +259,7 @@ impl Store {
     }
 
     /// (stage, state, count) over all experiments.
-    pub fn task_counts(&self) -> Result<Vec<(String, String, u64)>> {
+    pub fn task_counts(&self) -> Result<Vec<(String, TaskState, u64)>> {
         let mut q = self
             .conn
             .prepare("SELECT stage, state, COUNT(*) FROM tasks GROUP BY stage, state ORDER BY stage, state")?;
@@ -259,7 +268,7 @@ impl Store {
     }
 
     /// (state, count) of experiments.
-    pub fn experiment_counts(&self) -> Result<Vec<(String, u64)>> {
+    pub fn experiment_counts(&self) -> Result<Vec<(ExpState, u64)>> {
         let mut q = self
             .conn
             .prepare("SELECT state, COUNT(*) FROM experiments GROUP BY state ORDER BY state")?;
@@ -275,16 +284,16 @@ impl Store {
     /// Games in grid tasks completed since `ms`.
     pub fn games_done_since(&self, ms: i64) -> Result<u64> {
         Ok(self.conn.query_row(
-            "SELECT COALESCE(SUM(games), 0) FROM tasks WHERE stage = ?2 AND state = 'done' AND completed_ms >= ?1",
-            params![ms, Stage::Games.name()],
+            "SELECT COALESCE(SUM(games), 0) FROM tasks WHERE stage = ?2 AND state = ?3 AND completed_ms >= ?1",
+            params![ms, Stage::Games.name(), TaskState::Done],
             |r| r.get::<_, i64>(0),
         )? as u64)
     }
 
     pub fn finish(&mut self, id: &str, state: ExpState, error: &str) -> Result<()> {
         self.conn.execute(
-            "UPDATE experiments SET state = ?2, error = ?3, updated_ms = ?4 WHERE id = ?1 AND state = 'running'",
-            params![id, state.as_str(), error, now_ms()],
+            "UPDATE experiments SET state = ?2, error = ?3, updated_ms = ?4 WHERE id = ?1 AND state = ?5",
+            params![id, state, error, now_ms(), ExpState::Running],
         )?;
         Ok(())
     }
@@ -293,8 +302,8 @@ impl Store {
 /// A succeeded experiment goes back to running.
 fn unseal_in(conn: &Connection, id: &str) -> Result<()> {
     conn.execute(
-        "UPDATE experiments SET state = 'running', error = '', updated_ms = ?2 WHERE id = ?1 AND state = 'succeeded'",
-        params![id, now_ms()],
+        "UPDATE experiments SET state = ?3, error = '', updated_ms = ?2 WHERE id = ?1 AND state = ?4",
+        params![id, now_ms(), ExpState::Running, ExpState::Succeeded],
     )?;
     Ok(())
 }

@@ -5,8 +5,8 @@ use jobs::layout::Stage;
 use rusqlite::{OptionalExtension, Transaction, params};
 
 use super::{
-    CompleteOutcome, CompletionTarget, DoneTask, FailOutcome, HeartbeatOutcome, LeasedTask, MAX_FAILURES,
-    MAX_WORKER_FAILURES, Result, Store, now_ms, token,
+    CompleteOutcome, CompletionTarget, DoneTask, ExpState, FailOutcome, HeartbeatOutcome, LeasedTask, MAX_FAILURES,
+    MAX_WORKER_FAILURES, Result, Store, TaskState, now_ms, token,
 };
 
 impl Store {
@@ -16,9 +16,9 @@ impl Store {
     pub fn release_leases_of(&mut self, prefix: &str) -> Result<usize> {
         let pattern = format!("{}%", prefix.replace('%', "\\%").replace('_', "\\_"));
         Ok(self.conn.execute(
-            "UPDATE tasks SET state = 'pending', lease_token = NULL, lease_worker = NULL
-             WHERE state = 'leased' AND lease_worker LIKE ?1 ESCAPE '\\'",
-            [pattern],
+            "UPDATE tasks SET state = ?2, lease_token = NULL, lease_worker = NULL
+             WHERE state = ?3 AND lease_worker LIKE ?1 ESCAPE '\\'",
+            params![pattern, TaskState::Pending, TaskState::Leased],
         )?)
     }
 
@@ -32,12 +32,18 @@ impl Store {
                 "SELECT t.experiment_id, t.task_id, t.stage, t.shard, t.first_game, t.games, t.state,
                         e.spec_toml, e.spec_hash, e.output
                  FROM tasks t JOIN experiments e ON e.id = t.experiment_id
-                 WHERE e.state = 'running'
-                   AND (t.state = 'pending' OR (t.state = 'leased' AND t.lease_expires_ms < ?1))
+                 WHERE e.state = ?2
+                   AND (t.state = ?3 OR (t.state = ?4 AND t.lease_expires_ms < ?1))
                    AND NOT EXISTS (SELECT 1 FROM tasks u WHERE u.experiment_id = t.experiment_id
-                                   AND u.stage_seq < t.stage_seq AND (u.state != 'done' OR u.placed = 0))
+                                   AND u.stage_seq < t.stage_seq AND (u.state != ?5 OR u.placed = 0))
                  ORDER BY e.created_ms, e.id, t.stage_seq, t.seq LIMIT 1",
-                [now],
+                params![
+                    now,
+                    ExpState::Running,
+                    TaskState::Pending,
+                    TaskState::Leased,
+                    TaskState::Done
+                ],
                 |r| {
                     Ok(LeasedTask {
                         experiment_id: r.get(0)?,
@@ -46,7 +52,7 @@ impl Store {
                         shard: r.get::<_, i64>(3)? as u64,
                         first_game: r.get::<_, i64>(4)? as u64,
                         games: r.get::<_, i64>(5)? as u64,
-                        was_expired: r.get::<_, String>(6)? == "leased",
+                        was_expired: r.get::<_, TaskState>(6)? == TaskState::Leased,
                         spec_toml: r.get(7)?,
                         spec_hash: r.get(8)?,
                         output: r.get(9)?,
@@ -62,15 +68,15 @@ impl Store {
         if Stage::parse(&task.stage) == Some(Stage::Games) {
             task.model = tx
                 .query_row(
-                    "SELECT checksum FROM tasks WHERE experiment_id = ?1 AND stage = ?2 AND state = 'done'",
-                    params![task.experiment_id, Stage::Fit.name()],
+                    "SELECT checksum FROM tasks WHERE experiment_id = ?1 AND stage = ?2 AND state = ?3",
+                    params![task.experiment_id, Stage::Fit.name(), TaskState::Done],
                     |r| r.get(0),
                 )
                 .optional()?
                 .unwrap_or_default();
         }
         tx.execute(
-            "UPDATE tasks SET state = 'leased', lease_token = ?3, lease_worker = ?4, lease_expires_ms = ?5,
+            "UPDATE tasks SET state = ?6, lease_token = ?3, lease_worker = ?4, lease_expires_ms = ?5,
                               games_done = 0, attempts = attempts + 1
              WHERE experiment_id = ?1 AND task_id = ?2",
             params![
@@ -78,19 +84,20 @@ impl Store {
                 task.task_id,
                 task.lease_token,
                 worker,
-                now + lease_ms
+                now + lease_ms,
+                TaskState::Leased
             ],
         )?;
         tx.commit()?;
         Ok(Some(task))
     }
 
-    fn leased_by<'a>(tx: &Transaction<'a>, task_id: &str, token: &str) -> Result<Option<(String, String)>> {
+    fn leased_by<'a>(tx: &Transaction<'a>, task_id: &str, token: &str) -> Result<Option<(String, ExpState)>> {
         Ok(tx
             .query_row(
                 "SELECT t.experiment_id, e.state FROM tasks t JOIN experiments e ON e.id = t.experiment_id
-                 WHERE t.task_id = ?1 AND t.lease_token = ?2 AND t.state = 'leased'",
-                params![task_id, token],
+                 WHERE t.task_id = ?1 AND t.lease_token = ?2 AND t.state = ?3",
+                params![task_id, token, TaskState::Leased],
                 |r| Ok((r.get(0)?, r.get(1)?)),
             )
             .optional()?)
@@ -121,7 +128,7 @@ impl Store {
         )?;
         tx.commit()?;
         Ok(HeartbeatOutcome::Valid {
-            cancel: state != "running",
+            cancel: state != ExpState::Running,
         })
     }
 
@@ -137,11 +144,11 @@ impl Store {
             .query_row(
                 "SELECT t.experiment_id, e.state, t.stage, t.shard, t.games, e.output
                  FROM tasks t JOIN experiments e ON e.id = t.experiment_id
-                 WHERE t.task_id = ?1 AND t.lease_token = ?2 AND t.state = 'leased'",
-                params![task_id, token],
+                 WHERE t.task_id = ?1 AND t.lease_token = ?2 AND t.state = ?3",
+                params![task_id, token, TaskState::Leased],
                 |r| {
                     Ok((
-                        r.get::<_, String>(1)?,
+                        r.get::<_, ExpState>(1)?,
                         CompletionTarget {
                             experiment_id: r.get(0)?,
                             stage: r.get(2)?,
@@ -157,7 +164,9 @@ impl Store {
             None => Err(format!(
                 "stale lease: task {task_id} is not leased with this token (it expired and was leased again, or is finished)"
             )),
-            Some((state, t)) if state != "running" => Err(format!("experiment {} is {state}", t.experiment_id)),
+            Some((state, t)) if state != ExpState::Running => {
+                Err(format!("experiment {} is {}", t.experiment_id, state.as_str()))
+            }
             Some((_, t)) => Ok(t),
         })
     }
@@ -183,11 +192,14 @@ impl Store {
                 "stale lease: task {task_id} is not leased with this token (it expired and was leased again, or is finished)"
             )));
         };
-        if state != "running" {
-            return Ok(CompleteOutcome::Refused(format!("experiment {exp} is {state}")));
+        if state != ExpState::Running {
+            return Ok(CompleteOutcome::Refused(format!(
+                "experiment {exp} is {}",
+                state.as_str()
+            )));
         }
         tx.execute(
-            "UPDATE tasks SET state = 'done', rows = ?3, checksum = ?4, temp_file = ?5, final_file = ?6,
+            "UPDATE tasks SET state = ?11, rows = ?3, checksum = ?4, temp_file = ?5, final_file = ?6,
                               completed_ms = ?7, games_done = games, file_bytes = ?8, file_sha256 = ?9, placed = ?10
              WHERE experiment_id = ?1 AND task_id = ?2",
             params![
@@ -200,7 +212,8 @@ impl Store {
                 now_ms(),
                 file.0 as i64,
                 file.1,
-                placed
+                placed,
+                TaskState::Done
             ],
         )?;
         tx.execute(
@@ -230,8 +243,8 @@ impl Store {
         };
         if release {
             tx.execute(
-                "UPDATE tasks SET state = 'pending', lease_token = NULL, lease_worker = NULL WHERE experiment_id = ?1 AND task_id = ?2",
-                params![exp, task_id],
+                "UPDATE tasks SET state = ?3, lease_token = NULL, lease_worker = NULL WHERE experiment_id = ?1 AND task_id = ?2",
+                params![exp, task_id, TaskState::Pending],
             )?;
             tx.commit()?;
             return Ok(FailOutcome::Released);
@@ -254,20 +267,20 @@ impl Store {
                 format!("task {task_id} failed and cannot be retried: {error}")
             };
             tx.execute(
-                "UPDATE tasks SET state = 'failed', error = ?3, lease_token = NULL WHERE experiment_id = ?1 AND task_id = ?2",
-                params![exp, task_id, error],
+                "UPDATE tasks SET state = ?4, error = ?3, lease_token = NULL WHERE experiment_id = ?1 AND task_id = ?2",
+                params![exp, task_id, error, TaskState::Failed],
             )?;
             tx.execute(
-                "UPDATE experiments SET state = 'failed', error = ?2, updated_ms = ?3 WHERE id = ?1 AND state = 'running'",
-                params![exp, why, now],
+                "UPDATE experiments SET state = ?4, error = ?2, updated_ms = ?3 WHERE id = ?1 AND state = ?5",
+                params![exp, why, now, ExpState::Failed, ExpState::Running],
             )?;
             tx.commit()?;
             return Ok(FailOutcome::TaskFailed);
         }
         tx.execute(
-            "UPDATE tasks SET state = 'pending', lease_token = NULL, lease_worker = NULL, error = ?3
+            "UPDATE tasks SET state = ?4, lease_token = NULL, lease_worker = NULL, error = ?3
              WHERE experiment_id = ?1 AND task_id = ?2",
-            params![exp, task_id, error],
+            params![exp, task_id, error, TaskState::Pending],
         )?;
         tx.commit()?;
         Ok(FailOutcome::Requeued)
@@ -277,8 +290,8 @@ impl Store {
     /// in place, or `None` while some task is not.
     pub fn finished_tasks(&self, id: &str) -> Result<Option<Vec<DoneTask>>> {
         let open: i64 = self.conn.query_row(
-            "SELECT COUNT(*) FROM tasks WHERE experiment_id = ?1 AND (state != 'done' OR placed = 0)",
-            [id],
+            "SELECT COUNT(*) FROM tasks WHERE experiment_id = ?1 AND (state != ?2 OR placed = 0)",
+            params![id, TaskState::Done],
             |r| r.get(0),
         )?;
         if open > 0 {
@@ -293,10 +306,10 @@ impl Store {
         let mut q = self.conn.prepare(
             "SELECT task_id, shard, first_game, games, rows, checksum, temp_file, final_file, completed_ms, stage,
                     file_bytes, placed
-             FROM tasks WHERE experiment_id = ?1 AND state = 'done' AND (?2 = 0 OR placed = 0)
+             FROM tasks WHERE experiment_id = ?1 AND state = ?3 AND (?2 = 0 OR placed = 0)
              ORDER BY stage_seq, seq",
         )?;
-        let rows = q.query_map(params![id, unplaced_only], |r| {
+        let rows = q.query_map(params![id, unplaced_only, TaskState::Done], |r| {
             Ok(DoneTask {
                 task_id: r.get(0)?,
                 shard: r.get::<_, i64>(1)? as u64,
@@ -318,8 +331,8 @@ impl Store {
     /// Marks a done task's file as under its final name.
     pub fn mark_placed(&mut self, id: &str, task_id: &str) -> Result<()> {
         self.conn.execute(
-            "UPDATE tasks SET placed = 1 WHERE experiment_id = ?1 AND task_id = ?2 AND state = 'done'",
-            params![id, task_id],
+            "UPDATE tasks SET placed = 1 WHERE experiment_id = ?1 AND task_id = ?2 AND state = ?3",
+            params![id, task_id, TaskState::Done],
         )?;
         Ok(())
     }

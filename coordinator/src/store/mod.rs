@@ -13,6 +13,7 @@ use std::path::Path;
 use std::time::{SystemTime, UNIX_EPOCH};
 
 use rusqlite::Connection;
+use rusqlite::types::{FromSql, FromSqlError, FromSqlResult, ToSql, ToSqlOutput, ValueRef};
 
 /// What went wrong, for the service to turn into a status.
 #[derive(Debug, thiserror::Error)]
@@ -38,15 +39,21 @@ pub fn now_ms() -> i64 {
         .map_or(0, |d| d.as_millis() as i64)
 }
 
+/// An experiment's state, stored as its name in `experiments.state`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum ExpState {
+    /// Tasks are being leased (or the experiment waits for its seal).
     Running,
+    /// Every task is done and placed, and the output is sealed.
     Succeeded,
+    /// A task failed too often; resubmitting resumes it.
     Failed,
+    /// Cancelled by a client; resubmitting resumes it.
     Cancelled,
 }
 
 impl ExpState {
+    /// The name stored in the database and shown to clients.
     pub fn as_str(self) -> &'static str {
         match self {
             ExpState::Running => "running",
@@ -55,15 +62,72 @@ impl ExpState {
             ExpState::Cancelled => "cancelled",
         }
     }
-    fn parse(s: &str) -> ExpState {
-        match s {
-            "succeeded" => ExpState::Succeeded,
-            "failed" => ExpState::Failed,
-            "cancelled" => ExpState::Cancelled,
-            _ => ExpState::Running,
-        }
+    fn parse(s: &str) -> Option<ExpState> {
+        [
+            ExpState::Running,
+            ExpState::Succeeded,
+            ExpState::Failed,
+            ExpState::Cancelled,
+        ]
+        .into_iter()
+        .find(|e| e.as_str() == s)
     }
 }
+
+/// A task's state, stored as its name in `tasks.state`: the only place these
+/// names are spelled (SQL statements bind them as parameters).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TaskState {
+    /// Waiting for a worker (new, released, requeued or resumed).
+    Pending,
+    /// Held by a worker until its lease expires.
+    Leased,
+    /// Completed; its file was checked (and is `placed` once under its final name).
+    Done,
+    /// Failed too often; its experiment failed with it.
+    Failed,
+}
+
+impl TaskState {
+    /// Every state, in the order the lifecycle visits them.
+    pub const ALL: [TaskState; 4] = [
+        TaskState::Pending,
+        TaskState::Leased,
+        TaskState::Done,
+        TaskState::Failed,
+    ];
+
+    /// The name stored in the database and shown in metrics.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            TaskState::Pending => "pending",
+            TaskState::Leased => "leased",
+            TaskState::Done => "done",
+            TaskState::Failed => "failed",
+        }
+    }
+    fn parse(s: &str) -> Option<TaskState> {
+        TaskState::ALL.into_iter().find(|t| t.as_str() == s)
+    }
+}
+
+macro_rules! stored_as_name {
+    ($t:ty, $what:literal) => {
+        impl ToSql for $t {
+            fn to_sql(&self) -> rusqlite::Result<ToSqlOutput<'_>> {
+                Ok(ToSqlOutput::Borrowed(ValueRef::Text(self.as_str().as_bytes())))
+            }
+        }
+        impl FromSql for $t {
+            fn column_result(v: ValueRef<'_>) -> FromSqlResult<Self> {
+                let s = v.as_str()?;
+                <$t>::parse(s).ok_or_else(|| FromSqlError::Other(format!("unknown {} {s:?}", $what).into()))
+            }
+        }
+    };
+}
+stored_as_name!(ExpState, "experiment state");
+stored_as_name!(TaskState, "task state");
 
 #[derive(Clone, Debug)]
 pub struct StageRow {
@@ -285,14 +349,17 @@ fn migrate(conn: &Connection) -> rusqlite::Result<()> {
     for (col, ddl) in [
         ("file_bytes", "ALTER TABLE tasks ADD COLUMN file_bytes INTEGER"),
         ("file_sha256", "ALTER TABLE tasks ADD COLUMN file_sha256 TEXT"),
-        // Tasks done before placement was tracked were checked by the old sweeper.
         (
             "placed",
-            "ALTER TABLE tasks ADD COLUMN placed INTEGER NOT NULL DEFAULT 0; UPDATE tasks SET placed = 1 WHERE state = 'done'",
+            "ALTER TABLE tasks ADD COLUMN placed INTEGER NOT NULL DEFAULT 0",
         ),
     ] {
         if !have.iter().any(|h| h == col) {
             conn.execute_batch(ddl)?;
+            if col == "placed" {
+                // Tasks done before placement was tracked were checked by the old sweeper.
+                conn.execute("UPDATE tasks SET placed = 1 WHERE state = ?1", [TaskState::Done])?;
+            }
         }
     }
     Ok(())

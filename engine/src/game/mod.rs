@@ -54,10 +54,17 @@ impl fmt::Debug for InfoSource<'_> {
 pub struct GameConfig {
     /// The experiment seed.
     pub seed: u64,
+    /// The deal: an index below [`Rules::starting_states`]; [`play_game`]
+    /// fails with [`GameError::StartingState`] otherwise.
     pub starting_state: u64,
+    /// Which repeat of the starting state. With `seed` and `starting_state`
+    /// it keys the boneyard order and the random target's draws.
     pub repeat: u64,
+    /// The player's decision engine.
     pub engine: PlayerEngine,
+    /// The true type of the opponent the player faces.
     pub target: TargetKind,
+    /// What the player sees of the target's hand.
     pub observability: Observability,
 }
 

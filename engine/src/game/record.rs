@@ -47,6 +47,7 @@ impl fmt::Display for Observability {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum PlayerEngine {
+    /// Expectimax: the target is taken to minimise the player's score difference.
     Expectimax,
     /// M* with the model named by the information source.
     MStar,
@@ -96,15 +97,28 @@ impl fmt::Display for Ending {
 pub enum Move {
     /// A play, with the points it scored from the count.
     Play {
+        /// The seat that played.
         seat: Seat,
+        /// Index of the tile played.
         tile: u8,
+        /// Where it was played.
         loc: Loc,
+        /// Points from the count: 0 or a positive multiple of 5 (a domino's
+        /// pips are not included).
         points: u32,
     },
     /// A tile drawn from the boneyard.
-    Draw { seat: Seat, tile: u8 },
+    Draw {
+        /// The seat that drew (it had no legal play).
+        seat: Seat,
+        /// Index of the tile drawn.
+        tile: u8,
+    },
     /// A pass (no play, empty boneyard).
-    Pass { seat: Seat },
+    Pass {
+        /// The seat that passed.
+        seat: Seat,
+    },
 }
 
 impl Move {
@@ -132,21 +146,31 @@ impl Move {
 /// Everything recorded of one game.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct GameRecord {
+    /// The seat that made the first play.
     pub leader: Seat,
+    /// The player's points: count points, domino pips and the blocked-game
+    /// difference.
     pub player_score: u32,
+    /// The target's points, made up as `player_score` is.
     pub target_score: u32,
     /// player_score - target_score.
     pub score_diff: i32,
+    /// How the game ended.
     pub ending: Ending,
     /// Plays and passes.
     pub turns: u32,
+    /// Tiles the player drew from the boneyard.
     pub player_draws: u32,
+    /// Tiles the target drew from the boneyard.
     pub target_draws: u32,
     /// Searched M* decisions (each makes one prediction of the target type).
     pub predictions: u32,
+    /// Predictions equal to the true target type (all of them under the
+    /// oracle source).
     pub predictions_correct: u32,
     /// Positions valued at the roots of the player's searched decisions.
     pub nodes: u64,
+    /// Every play, draw and pass in order; [`replay`] checks them against the deal.
     pub moves: Vec<Move>,
 }
 
@@ -156,6 +180,7 @@ impl GameRecord {
         let tokens: Vec<String> = self.moves.iter().map(|m| m.token(rules)).collect();
         tokens.join(" ")
     }
+    /// Whether the player won or tied: score_diff >= 0.
     pub fn win_or_tie(&self) -> bool {
         self.score_diff >= 0
     }
@@ -164,25 +189,40 @@ impl GameRecord {
 /// A game that cannot be played as asked.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum GameError {
+    /// The starting state is not below the number of starting states.
     #[error("starting_state = {index} is out of range: these rules have {count} starting states (0-{})", count - 1)]
-    StartingState { index: u64, count: u64 },
+    StartingState {
+        /// The starting state asked for.
+        index: u64,
+        /// The number of starting states of the rules ([`Rules::starting_states`]).
+        count: u64,
+    },
 }
 
 /// A move list that does not follow the rules from its deal.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 #[error("move {index} ({token}): {reason}")]
 pub struct ReplayError {
+    /// Position of the offending move in the list; the list's length when it
+    /// ends before the game does.
     pub index: usize,
+    /// The offending move's token (see [`Move::token`]); empty when the list
+    /// ends before the game does.
     pub token: String,
+    /// What is wrong with the move.
     pub reason: String,
 }
 
 /// What a replayed move list adds up to.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Replayed {
+    /// The player's points over the game.
     pub player_score: u32,
+    /// The target's points over the game.
     pub target_score: u32,
+    /// How the game ended.
     pub ending: Ending,
+    /// Plays and passes (draws are not turns).
     pub turns: u32,
 }
 

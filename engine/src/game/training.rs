@@ -27,9 +27,14 @@ pub const TABLE_9: [(TargetKind, TargetKind); 9] = [
 /// A target-vs-target game for the classifier's training data.
 #[derive(Clone, Debug, PartialEq)]
 pub struct TrainingGame {
+    /// The game's index in the experiment: it picks the pairing
+    /// `TABLE_9[index % 9]` and keys the game's streams.
     pub index: u64,
+    /// The starting state drawn for it, below [`Rules::starting_states`].
     pub starting_state: u64,
+    /// The fixed policy the player seat plays.
     pub player: TargetKind,
+    /// The target seat's type: the label of every sample.
     pub target: TargetKind,
     /// The features after each of the target seat's turns (each a sample labelled `target`).
     pub samples: Vec<Features>,

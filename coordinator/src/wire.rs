@@ -1,0 +1,119 @@
+//! The edge between the store's rows and the wire: experiments as clients
+//! see them (with rate and ETA), store errors as `Status`, and the checks on
+//! request fields. The service calls these; nothing else builds `proto` types
+//! from store rows.
+
+use proto::{Experiment, ExperimentState};
+use tonic::Status;
+
+use crate::service::Shared;
+use crate::store::{ExpState, ExperimentRow, StoreError, now_ms};
+
+impl Shared {
+    /// An experiment as clients see it, with its rate over the last 30 s and
+    /// its ETA (-1 while nothing has been done; 0 once finished).
+    pub(crate) fn experiment_to_proto(&self, e: &ExperimentRow) -> Experiment {
+        let now = now_ms();
+        let (rate, eta) = {
+            let mut all = self.samples.lock().unwrap_or_else(|p| p.into_inner());
+            let s = all.entry(e.id.clone()).or_default();
+            if s.back().is_none_or(|&(t, g)| g != e.games_done || now - t > 1000) {
+                s.push_back((now, e.games_done));
+            }
+            while s.len() > 2 && now - s[0].0 > 30_000 {
+                s.pop_front();
+            }
+            let (t0, g0) = s[0];
+            let dt = (now - t0) as f64 / 1000.0;
+            let rate = if dt >= 0.5 {
+                (e.games_done - g0) as f64 / dt
+            } else {
+                0.0
+            };
+            let left = e.games_total - e.games_done.min(e.games_total);
+            let eta = match e.state {
+                ExpState::Running if rate > 0.0 => left as f64 / rate,
+                ExpState::Running => -1.0,
+                _ => 0.0,
+            };
+            (rate, eta)
+        };
+        Experiment {
+            id: e.id.clone(),
+            name: e.name.clone(),
+            state: state_to_proto(e.state) as i32,
+            spec_hash: e.spec_hash.clone(),
+            output: e.output.clone(),
+            games_total: e.games_total,
+            games_done: e.games_done,
+            stages: e
+                .stages
+                .iter()
+                .map(|s| proto::Stage {
+                    name: s.name.clone(),
+                    tasks_total: s.total,
+                    tasks_done: s.done,
+                    tasks_running: s.running,
+                    tasks_failed: s.failed,
+                })
+                .collect(),
+            error: e.error.clone(),
+            created_unix_ms: e.created_ms,
+            updated_unix_ms: e.updated_ms,
+            games_per_second: rate,
+            eta_seconds: eta,
+        }
+    }
+}
+
+/// The wire's name for an experiment state.
+pub(crate) fn state_to_proto(s: ExpState) -> ExperimentState {
+    match s {
+        ExpState::Running => ExperimentState::Running,
+        ExpState::Succeeded => ExperimentState::Succeeded,
+        ExpState::Failed => ExperimentState::Failed,
+        ExpState::Cancelled => ExperimentState::Cancelled,
+    }
+}
+
+/// A store error as the status a client gets.
+pub(crate) fn status(e: StoreError) -> Status {
+    match e {
+        StoreError::Invalid(m) => Status::invalid_argument(m),
+        StoreError::NotFound(m) => Status::not_found(m),
+        StoreError::Conflict(m) => Status::already_exists(m),
+        StoreError::Db(e) => {
+            tracing::error!(error = %e, "state database error");
+            Status::internal(format!("state database error: {e}"))
+        }
+        StoreError::Open(m) => Status::internal(m),
+    }
+}
+
+/// `s` cut to at most `max` bytes, on a character boundary.
+pub fn truncate_chars(s: &mut String, max: usize) {
+    if s.len() > max {
+        let mut end = max;
+        while !s.is_char_boundary(end) {
+            end -= 1;
+        }
+        s.truncate(end);
+    }
+}
+
+pub(crate) fn check_len(field: &str, value: &str, max: usize) -> Result<(), Status> {
+    if value.len() > max {
+        return Err(Status::invalid_argument(format!(
+            "{field} is {} bytes; at most {max} are accepted",
+            value.len()
+        )));
+    }
+    Ok(())
+}
+
+pub(crate) fn require(field: &str, value: &str) -> Result<(), Status> {
+    if value.is_empty() {
+        return Err(Status::invalid_argument(format!("{field} is required")));
+    }
+    check_len(field, value, 256)
+}
