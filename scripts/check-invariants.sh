@@ -47,12 +47,23 @@ for c in engine classifier jobs analysis; do
     done
 done
 
-# Wire types stay at the edges: in the coordinator only its service and
-# server setup, in the worker only its lease loop, name proto::.
-inner=$(find engine/src classifier/src jobs/src analysis/src -name '*.rs'; ls coordinator/src/*.rs | grep -vE '/(service|lib)\.rs$')
+# Wire types stay at the edges: in the coordinator only its service, its
+# store-to-wire conversion and server setup; in the worker only its lease
+# loop, the task's calls to the coordinator and the assignment it converts.
+inner=$(
+    find engine/src classifier/src jobs/src analysis/src coordinator/src/store -name '*.rs'
+    ls coordinator/src/*.rs | grep -vE '/(service|wire|lib)\.rs$'
+    ls worker/src/*.rs | grep -vE '/(assignment|task|lib)\.rs$'
+)
 # shellcheck disable=SC2086
 if grep -nE '\bproto::' $inner; then
     echo "invariant broken: proto:: types beyond the coordinator's and worker's edges (lines above)"
+    fail=1
+fi
+
+# Task and experiment states are enums bound as parameters: no SQL spells one.
+if grep -nE "'(pending|leased|done|failed|running|succeeded|cancelled)'" coordinator/src/*.rs coordinator/src/store/*.rs; then
+    echo "invariant broken: an SQL statement spells a task or experiment state (use TaskState / ExpState)"
     fail=1
 fi
 
@@ -60,4 +71,4 @@ if [ "$fail" -ne 0 ]; then
     exit 1
 fi
 echo "engine: pure (no I/O, no clock, no runtime/RPC/columnar dependencies)"
-echo "only jobs uses arrow/parquet; only proto, coordinator, worker and cli use tonic/prost; proto:: only at the edges"
+echo "only jobs uses arrow/parquet; only proto, coordinator, worker and cli use tonic/prost; proto:: only at the edges; no state literal in SQL"

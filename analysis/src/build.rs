@@ -1,19 +1,25 @@
 //! Aggregation: one pass over the rows, keeping per-cell moments and only the
 //! unpaired half of each (starting state, repeat) pair in memory.
 
+use std::cmp::Ordering;
 use std::collections::{BTreeMap, HashMap};
 use std::path::Path;
 
-use serde::Serialize;
+use engine::{Observability, TargetKind};
+use jobs::Source;
+use jobs::training::Report as ClassifierReport;
+use serde::{Deserialize, Deserializer, Serialize};
 
-use crate::ReportError;
 use crate::stats::{self, BinomialTest, DiffOfMeans, McNemar, Moments, PairedTest};
+use crate::{ReportError, nan_from_null};
 
 /// What one engine did in one cell.
-#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct EngineSummary {
     pub games: u64,
+    #[serde(deserialize_with = "nan_from_null")]
     pub mean_score_diff: f64,
+    #[serde(deserialize_with = "nan_from_null")]
     pub var_score_diff: f64,
     pub wins_or_ties: u64,
     pub predictions: u64,
@@ -25,11 +31,12 @@ pub struct EngineSummary {
 }
 
 /// One cell: information source x observability x target, both engines.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct CellReport {
-    pub information_source: String,
-    pub observability: String,
-    pub target: String,
+    #[serde(deserialize_with = "source_by_name")]
+    pub information_source: Source,
+    pub observability: Observability,
+    pub target: TargetKind,
     pub mstar: EngineSummary,
     pub expectimax: EngineSummary,
     /// Eq. 10 on score differences (one-tailed, M* > EM).
@@ -44,7 +51,7 @@ pub struct CellReport {
 }
 
 /// Expectimax ignores the information source: its games must not depend on it.
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Consistency {
     /// Expectimax games compared across sources.
     pub compared: u64,
@@ -53,14 +60,19 @@ pub struct Consistency {
 }
 
 /// The whole report's numbers.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Report {
     pub experiment: String,
     pub games: u64,
     pub cells: Vec<CellReport>,
     pub consistency: Consistency,
     /// `classifier/report.json`, when the experiment has one.
-    pub classifier: Option<serde_json::Value>,
+    pub classifier: Option<ClassifierReport>,
+}
+
+/// `jobs::Source` is written by its name; this reads it back.
+fn source_by_name<'de, D: Deserializer<'de>>(d: D) -> Result<Source, D::Error> {
+    String::deserialize(d)?.parse().map_err(serde::de::Error::custom)
 }
 
 #[derive(Debug, Default)]
@@ -94,9 +106,35 @@ struct PairAcc {
     c: u64,
 }
 
-type CellKey = (u8, u8, u8);
+/// A cell of the grid, ordered as Table 6: observability (full first), then
+/// source, then target.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+struct CellKey {
+    source: Source,
+    observability: Observability,
+    target: TargetKind,
+}
+
+impl CellKey {
+    fn rank(&self) -> (bool, Source, TargetKind) {
+        (self.observability == Observability::Partial, self.source, self.target)
+    }
+}
+
+impl Ord for CellKey {
+    fn cmp(&self, other: &Self) -> Ordering {
+        self.rank().cmp(&other.rank())
+    }
+}
+
+impl PartialOrd for CellKey {
+    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
 /// (observability, target, starting state, repeat) of an Expectimax game.
-type EmKey = (u8, u8, u64, u32);
+type EmKey = (Observability, TargetKind, u64, u32);
 
 /// Folds rows into the report's numbers.
 #[derive(Debug, Default)]
@@ -108,16 +146,8 @@ pub struct Accumulator {
     /// Unpaired halves: (cell, state, repeat) -> (is_mstar, score_diff, win).
     pending: HashMap<(CellKey, u64, u32), (bool, i32, bool)>,
     /// Expectimax games seen: (observability, target, state, repeat) -> (source, score, moves hash).
-    em_seen: HashMap<EmKey, (u8, i32, u64)>,
+    em_seen: HashMap<EmKey, (Source, i32, u64)>,
     consistency: Consistency,
-}
-
-fn source_code(s: jobs::Source) -> u8 {
-    s as u8
-}
-
-fn source_name(c: u8) -> &'static str {
-    ["oracle", "classifier", "bayes"][c as usize % 3]
 }
 
 fn moves_hash(moves: &str) -> u64 {
@@ -128,12 +158,17 @@ fn moves_hash(moves: &str) -> u64 {
 }
 
 impl Accumulator {
+    /// Folds in one row of `experiment` (the first row names the report's experiment).
     pub fn add(&mut self, experiment: &str, r: &jobs::GameRow) {
         if self.experiment.is_empty() {
             self.experiment = experiment.to_string();
         }
         self.games += 1;
-        let cell = (source_code(r.information_source), r.observability as u8, r.target as u8);
+        let cell = CellKey {
+            source: r.information_source,
+            observability: r.observability,
+            target: r.target,
+        };
         let mstar = r.engine == engine::PlayerEngine::MStar;
         let e = self.engines.entry((cell, mstar)).or_default();
         e.m.add(r.score_diff as f64);
@@ -163,10 +198,10 @@ impl Accumulator {
             }
         }
         if !mstar {
-            let k = (r.observability as u8, r.target as u8, r.starting_state, r.repeat);
+            let k = (r.observability, r.target, r.starting_state, r.repeat);
             let h = moves_hash(&r.moves);
             match self.em_seen.get(&k) {
-                Some(&(src, s, mh)) if src != cell.0 => {
+                Some(&(src, s, mh)) if src != cell.source => {
                     self.consistency.compared += 1;
                     if s != r.score_diff || mh != h {
                         self.consistency.mismatches += 1;
@@ -174,22 +209,22 @@ impl Accumulator {
                 }
                 Some(_) => {}
                 None => {
-                    self.em_seen.insert(k, (cell.0, r.score_diff, h));
+                    self.em_seen.insert(k, (cell.source, r.score_diff, h));
                 }
             }
         }
     }
 
-    pub fn finish(self, classifier: Option<serde_json::Value>) -> Report {
+    /// The report of the rows folded in, with the classifier's report if any.
+    pub fn finish(self, classifier: Option<ClassifierReport>) -> Report {
         let mut unpaired: BTreeMap<CellKey, u64> = BTreeMap::new();
         for (cell, _, _) in self.pending.keys() {
             *unpaired.entry(*cell).or_default() += 1;
         }
+        // In Table 6 order: the engines map is ordered by `CellKey`.
         let cells_keys: Vec<CellKey> = {
             let mut k: Vec<CellKey> = self.engines.keys().map(|(c, _)| *c).collect();
             k.dedup();
-            // Table 6 order: observability, then source, then target.
-            k.sort_by_key(|&(s, o, t)| (o, s, t));
             k
         };
         let empty = EngineAcc::default();
@@ -202,9 +237,9 @@ impl Accumulator {
                 let d = pair.map(|p| p.d).unwrap_or_default();
                 let n = m.m.n.min(e.m.n);
                 CellReport {
-                    information_source: source_name(cell.0).into(),
-                    observability: if cell.1 == 0 { "full" } else { "partial" }.into(),
-                    target: engine::TargetKind::ALL[cell.2 as usize].to_string(),
+                    information_source: cell.source,
+                    observability: cell.observability,
+                    target: cell.target,
                     mstar: m.summary(),
                     expectimax: e.summary(),
                     score_test: stats::diff_of_means(&m.m, &e.m),
@@ -229,7 +264,7 @@ impl Accumulator {
 pub fn build_from_rows<'a>(
     experiment: &str,
     rows: impl IntoIterator<Item = &'a jobs::GameRow>,
-    classifier: Option<serde_json::Value>,
+    classifier: Option<ClassifierReport>,
 ) -> Report {
     let mut acc = Accumulator::default();
     for r in rows {

@@ -6,10 +6,12 @@
 mod build;
 mod render;
 pub mod stats;
+mod summary;
 mod svg;
 
 pub use build::{Accumulator, CellReport, Consistency, EngineSummary, Report, build, build_from_rows};
-pub use render::{write_report, write_report_files};
+pub use render::{read_report, report_files, write_report};
+pub use summary::summary_table;
 
 /// The thesis's published numbers (Tables 13-26).
 pub const THESIS_JSON: &str = include_str!("../data/thesis.json");
@@ -23,4 +25,11 @@ pub enum ReportError {
     File { path: std::path::PathBuf, message: String },
     #[error("no game partitions under {0}")]
     Empty(std::path::PathBuf),
+}
+
+/// JSON has no NaN (nor infinities): serde_json writes them as `null`, and
+/// this reads a `null` back as NaN, so a written report can be read again.
+fn nan_from_null<'de, D: serde::Deserializer<'de>>(d: D) -> Result<f64, D::Error> {
+    use serde::Deserialize;
+    Ok(Option::<f64>::deserialize(d)?.unwrap_or(f64::NAN))
 }

@@ -2,7 +2,9 @@
 //! and their paired counterparts. Large-sample normal tests throughout, as
 //! the thesis uses; p-values from the normal tail via `erfc`.
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
+
+use crate::nan_from_null;
 
 /// z of a two-sided 95% interval.
 pub const Z95: f64 = 1.959_963_984_540_054;
@@ -95,13 +97,17 @@ impl Moments {
 }
 
 /// Eq. 10: one-tailed difference of means, H1: mean(M*) - mean(EM) > 0.
-#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
 pub struct DiffOfMeans {
+    #[serde(deserialize_with = "nan_from_null")]
     pub diff: f64,
     /// sqrt(var_mstar / n + var_em / n), population variances.
+    #[serde(deserialize_with = "nan_from_null")]
     pub sigma: f64,
+    #[serde(deserialize_with = "nan_from_null")]
     pub z: f64,
     /// One-tailed p-value, P(Z > z).
+    #[serde(deserialize_with = "nan_from_null")]
     pub p: f64,
     pub significant: bool,
 }
@@ -121,16 +127,20 @@ pub fn diff_of_means(mstar: &Moments, em: &Moments) -> DiffOfMeans {
 }
 
 /// Eq. 11: two-tailed binomial test of M*'s win/tie rate against EM's.
-#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
 pub struct BinomialTest {
     /// M* wins/ties minus EM wins/ties.
     pub diff: i64,
     /// EM's win/tie rate (the thesis's p).
+    #[serde(deserialize_with = "nan_from_null")]
     pub p0: f64,
     /// M*'s win/tie rate (X / n).
+    #[serde(deserialize_with = "nan_from_null")]
     pub rate: f64,
+    #[serde(deserialize_with = "nan_from_null")]
     pub z: f64,
     /// Two-tailed p-value.
+    #[serde(deserialize_with = "nan_from_null")]
     pub p: f64,
     pub significant: bool,
 }
@@ -154,16 +164,22 @@ pub fn binomial_test(mstar_wins: u64, em_wins: u64, n: u64) -> BinomialTest {
 
 /// The paired test of score differences: d = M* - EM on the same (starting
 /// state, repeat), which faced the same deal and draws.
-#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
 pub struct PairedTest {
     pub n: u64,
+    #[serde(deserialize_with = "nan_from_null")]
     pub mean: f64,
     /// Sample standard deviation of d.
+    #[serde(deserialize_with = "nan_from_null")]
     pub sd: f64,
+    #[serde(deserialize_with = "nan_from_null")]
     pub ci_low: f64,
+    #[serde(deserialize_with = "nan_from_null")]
     pub ci_high: f64,
+    #[serde(deserialize_with = "nan_from_null")]
     pub z: f64,
     /// Two-sided p-value of mean(d) = 0.
+    #[serde(deserialize_with = "nan_from_null")]
     pub p: f64,
     pub significant: bool,
 }
@@ -187,14 +203,16 @@ pub fn paired_test(d: &Moments) -> PairedTest {
 }
 
 /// McNemar's test on paired win/tie outcomes (no continuity correction).
-#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
 pub struct McNemar {
     /// Pairs where M* won or tied and EM did not.
     pub b: u64,
     /// Pairs where EM won or tied and M* did not.
     pub c: u64,
     /// (b - c)^2 / (b + c), chi-square with one degree of freedom.
+    #[serde(deserialize_with = "nan_from_null")]
     pub chi2: f64,
+    #[serde(deserialize_with = "nan_from_null")]
     pub p: f64,
     pub significant: bool,
 }

@@ -65,33 +65,19 @@ pub fn parse_depth(s: &str) -> Result<DepthLimit> {
     s.parse().map_err(|why| anyhow::anyhow!("--depth {s:?}: {why}"))
 }
 
-/// Parses a list of starting states such as `0-4199`, `17` or `0-9,20,30-39`,
-/// checking every index against the rules.
+/// The starting states `--states` names (the text form of the spec's
+/// `starting_states`, parsed by the same [`jobs::StateSet::parse`]), in order.
+/// The CLI holds them in memory, so a set may have at most
+/// [`jobs::MAX_LISTED_STATES`] states.
 pub fn parse_states(s: &str, rules: &Rules) -> Result<Vec<u64>> {
-    let count = rules.starting_states();
-    let mut out = Vec::new();
-    for part in s.split(',') {
-        let part = part.trim();
-        let (lo, hi) = match part.split_once('-') {
-            Some((a, b)) => (a.trim(), b.trim()),
-            None => (part, part),
-        };
-        let (Ok(lo), Ok(hi)) = (lo.parse::<u64>(), hi.parse::<u64>()) else {
-            bail!("--states {s:?}: {part:?} is not a state index or a range like 0-99");
-        };
-        if lo > hi {
-            bail!("--states {s:?}: range {part:?} runs backwards");
-        }
-        if hi >= count {
-            bail!(
-                "--states {s:?}: state {hi} is out of range: these rules have {count} starting states (0-{})",
-                count - 1
-            );
-        }
-        if hi - lo >= 50_000_000 {
-            bail!("--states {s:?}: range {part:?} is larger than 50,000,000 states");
-        }
-        out.extend(lo..=hi);
+    let set =
+        jobs::StateSet::parse(s, rules.starting_states()).map_err(|why| anyhow::anyhow!("--states {s:?}: {why}"))?;
+    if set.len() > jobs::MAX_LISTED_STATES {
+        bail!(
+            "--states {s:?}: names {} states; a command takes at most {}",
+            set.len(),
+            jobs::MAX_LISTED_STATES
+        );
     }
-    Ok(out)
+    Ok(set.iter().collect())
 }

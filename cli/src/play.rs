@@ -5,8 +5,8 @@ use std::path::{Path, PathBuf};
 use anyhow::{Context, Result, bail};
 use clap::Args;
 use engine::{
-    Deal, GameConfig, InfoSource, LocalTable, Move, Observability, PlayerEngine, Position, Rules, Searcher, TargetKind,
-    TileSet, play_game,
+    Deal, GameConfig, GameRecord, InfoSource, LocalTable, Move, Observability, PlayerEngine, Rules, Searcher,
+    TargetKind, TileSet, play_game,
 };
 use serde_json::json;
 
@@ -33,7 +33,7 @@ pub struct PlayArgs {
     #[arg(long, default_value = "full")]
     pub observability: Observability,
     /// Where M* takes its target model from: oracle, classifier or bayes.
-    #[arg(long, default_value = "oracle", value_parser = parse_source)]
+    #[arg(long, default_value = "oracle")]
     pub source: jobs::Source,
     /// The trained classifier (a model artifact, e.g.
     /// <results>/<experiment>/classifier/model-<hash>.json); needed by --source classifier.
@@ -128,7 +128,7 @@ pub fn run(args: PlayArgs) -> Result<()> {
     );
     println!("deal: {}", deal.describe(&rules));
     println!();
-    print_moves(&rules, &deal, &record.moves);
+    print_moves(&rules, &deal, &record)?;
     println!();
     println!(
         "{} ending: player {} - target {}, score_diff {:+} ({})",
@@ -148,10 +148,6 @@ pub fn run(args: PlayArgs) -> Result<()> {
         record.nodes
     );
     Ok(())
-}
-
-fn parse_source(s: &str) -> Result<jobs::Source, String> {
-    jobs::Source::parse(s).ok_or_else(|| format!("expected oracle, classifier or bayes, got {s:?}"))
 }
 
 /// A model artifact and its hash. A file named `model-<hash>.json`, as the fit stage
@@ -175,25 +171,23 @@ fn load_model(path: &Path) -> Result<(classifier::Artifact, String)> {
     Ok((artifact, expected))
 }
 
-fn print_moves(rules: &Rules, deal: &Deal, moves: &[Move]) {
-    let mut pos = Position::start(rules, deal);
-    let mut scores = [0i64; 2];
+/// Prints the move table by replaying the record through the engine (which
+/// checks every move and keeps the scores), and checks that the replay ends
+/// as the record says.
+fn print_moves(rules: &Rules, deal: &Deal, record: &GameRecord) -> Result<()> {
     println!(
         "{:>4}  {:<7} {:<18} {:>5} {:>7} {:>7}",
         "turn", "seat", "move", "count", "player", "target"
     );
-    let mut turn = 0;
-    for m in moves {
-        let (seat, text) = match *m {
+    let replayed = engine::replay_with(rules, deal, &record.moves, |step| {
+        let (seat, text) = match *step.mv {
             Move::Play {
                 seat,
                 tile,
                 loc,
                 points,
+                ..
             } => {
-                let step = pos.play(rules, engine::Action { tile, loc });
-                scores[seat as usize] += (step.reward * seat.sign()) as i64;
-                turn += 1;
                 let scored = if points > 0 {
                     format!(" scores {points}")
                 } else {
@@ -201,38 +195,39 @@ fn print_moves(rules: &Rules, deal: &Deal, moves: &[Move]) {
                 };
                 (seat, format!("plays {} {:?}{scored}", rules.tile_name(tile), loc))
             }
-            Move::Draw { seat, tile } => {
-                pos.draw(tile);
-                (seat, format!("draws {}", rules.tile_name(tile)))
-            }
-            Move::Pass { seat } => {
-                let step = pos.pass(rules);
-                if step.reward > 0 {
-                    scores[0] += step.reward as i64;
-                } else {
-                    scores[1] -= step.reward as i64;
-                }
-                turn += 1;
-                (seat, "passes".to_string())
-            }
+            Move::Draw { seat, tile } => (seat, format!("draws {}", rules.tile_name(tile))),
+            Move::Pass { seat } => (seat, "passes".to_string()),
         };
         let seat = match seat {
             engine::Seat::Player => "player",
             engine::Seat::Target => "target",
         };
-        let turn_col = if matches!(m, Move::Draw { .. }) {
+        let turn = if matches!(step.mv, Move::Draw { .. }) {
             String::new()
         } else {
-            turn.to_string()
+            step.turns.to_string()
         };
         println!(
             "{:>4}  {:<7} {:<18} {:>5} {:>7} {:>7}",
-            turn_col,
+            turn,
             seat,
             text,
-            pos.board.count(),
-            scores[0],
-            scores[1]
+            step.position.board.count(),
+            step.player_score,
+            step.target_score
+        );
+    })
+    .context("the game's own move list does not replay (a bug: please report it with this command line)")?;
+    let same = (
+        replayed.player_score,
+        replayed.target_score,
+        replayed.ending,
+        replayed.turns,
+    ) == (record.player_score, record.target_score, record.ending, record.turns);
+    if !same {
+        bail!(
+            "the replay ends {replayed:?}, but the game recorded {record:?} (a bug: please report it with this command line)"
         );
     }
+    Ok(())
 }

@@ -28,11 +28,7 @@ pub struct SolveArgs {
 
 pub fn run(args: SolveArgs) -> Result<()> {
     let rules = args.rules.rules()?;
-    let states = if args.states == "all" {
-        parse_states(&format!("0-{}", rules.starting_states() - 1), &rules)?
-    } else {
-        parse_states(&args.states, &rules)?
-    };
+    let states = parse_states(&args.states, &rules)?;
     let config = SearchConfig {
         depth: parse_depth(&args.depth)?,
         ..SearchConfig::default()

@@ -26,7 +26,7 @@ pub use deal::Deal;
 pub use features::{FeatureTracker, Features};
 pub use game::{
     BAYES_FLOOR, Ending, GameConfig, GameError, GameRecord, InfoSource, Move, Observability, PlayerEngine, ReplayError,
-    Replayed, TABLE_9, TrainingGame, likelihoods, play_game, replay, training_game,
+    ReplayStep, Replayed, TABLE_9, TrainingGame, likelihoods, play_game, replay, replay_with, training_game,
 };
 pub use position::{Action, ActionList, Position, Seat, Step};
 pub use rules::{Blocked, Lead, Rules, RulesConfig, RulesError};

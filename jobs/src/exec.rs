@@ -16,27 +16,51 @@ use crate::spec::{Source, Spec, hex};
 /// One row of the results: a game's coordinates and record.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct GameRow {
+    /// Position in the grid, 0-based, Table 12 order (see [`coords`](crate::coords)).
     pub game_index: u64,
+    /// Where M* takes its model of the target from: oracle, classifier or bayes.
     pub information_source: Source,
+    /// Whether the player sees the target's hand (full) or not (partial).
     pub observability: Observability,
+    /// The target seat's type: random, scorer or defender.
     pub target: TargetKind,
+    /// The deal, as a starting-state index of the spec's rules.
     pub starting_state: u64,
+    /// The player's decision engine: M* or Expectimax.
     pub engine: PlayerEngine,
+    /// Repeat number, 1-based; with `starting_state` it keys the game's
+    /// random draws, so rows sharing both are paired across engines.
     pub repeat: u32,
+    /// The seat that made the first play.
     pub leader: Seat,
+    /// The player's final points.
     pub player_score: u32,
+    /// The target's final points.
     pub target_score: u32,
+    /// `player_score - target_score`.
     pub score_diff: i32,
+    /// `score_diff >= 0`.
     pub win_or_tie: bool,
+    /// How the game ended: domino (a hand emptied) or blocked.
     pub ending: Ending,
+    /// Plays and passes.
     pub turns: u32,
+    /// Tiles the player drew from the boneyard.
     pub player_draws: u32,
+    /// Tiles the target drew from the boneyard.
     pub target_draws: u32,
+    /// Searched M* decisions, each predicting the target's type; 0 for Expectimax.
     pub predictions: u32,
+    /// Predictions equal to the true target type.
     pub predictions_correct: u32,
+    /// Positions valued at the roots of the player's searched decisions
+    /// (actions x worlds).
     pub nodes: u64,
+    /// The move list as space-separated tokens (`T33L` play, `P23R+5` play
+    /// scoring 5, `Td01` draw, `T-` pass).
     pub moves: String,
-    /// Wall time of the game; the only column that differs between runs.
+    /// Wall time of the game in microseconds; the only column that differs
+    /// between runs.
     pub elapsed_us: u64,
 }
 
@@ -81,10 +105,17 @@ pub fn checksum(rows: &[GameRow]) -> String {
 /// Why a shard did not finish.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum ExecError {
+    /// `cancel` was set before every game was played.
     #[error("the shard was cancelled")]
     Cancelled,
+    /// A game could not be played; the shard's other threads stop.
     #[error("game {index}: {message}")]
-    Game { index: u64, message: String },
+    Game {
+        /// The game's index in the grid.
+        index: u64,
+        /// The engine's error, or the classifier source's missing model.
+        message: String,
+    },
 }
 
 /// Plays shards on a fixed number of threads, keeping one transposition table
@@ -100,6 +131,8 @@ pub struct Executor {
 const BLOCK: u64 = 16;
 
 impl Executor {
+    /// An executor on `threads` threads (at least one); the tables are made
+    /// on the first shard, and again whenever the rules change.
     pub fn new(threads: usize) -> Executor {
         Executor {
             threads: threads.max(1),
@@ -107,6 +140,7 @@ impl Executor {
         }
     }
 
+    /// The threads a shard is played on.
     pub fn threads(&self) -> usize {
         self.threads
     }

@@ -12,13 +12,20 @@ use crate::spec::{Source, Spec};
 /// The six coordinates of one game.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct GameCoords {
+    /// The index these coordinates were decoded from.
     pub game_index: u64,
+    /// Where M* takes its model of the target from (slowest-varying).
     pub information_source: Source,
+    /// What the player can see.
     pub observability: Observability,
+    /// The target seat's type.
     pub target: TargetKind,
+    /// The deal: an entry of the spec's starting-state set (a state index,
+    /// not a position in the set).
     pub starting_state: u64,
+    /// The player's decision engine.
     pub engine: PlayerEngine,
-    /// 1-based.
+    /// Repeat number, 1-based (fastest-varying).
     pub repeat: u32,
 }
 
@@ -51,8 +58,13 @@ pub fn coords(spec: &Spec, index: u64) -> GameCoords {
 /// One shard of the grid.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct Shard {
+    /// The shard's number, 0-based; names its task and partition file.
     pub index: u64,
+    /// Index of its first game (grid game, or training game in the samples
+    /// stage).
     pub first_game: u64,
+    /// How many consecutive games it holds; 0 for the single shard of the
+    /// fit and report stages.
     pub games: u64,
 }
 

@@ -23,18 +23,37 @@ pub const OWNER_FILE: &str = "_experiment.json";
 /// Why a path was refused.
 #[derive(Debug, thiserror::Error)]
 pub enum PathError {
+    /// Empty, absolute, or with a component other than a plain name (`..`,
+    /// `.`, a root or prefix); holds the path as given.
     #[error("path {0:?} is not a plain relative path inside the results root")]
     NotRelative(String),
+    /// An existing ancestor resolves outside the root, or the path goes
+    /// through a dangling symbolic link.
     #[error("path {path:?} resolves to {resolved} (through a symbolic link), outside the results root {root}")]
     Escapes {
+        /// The relative path as given.
         path: String,
+        /// Where it leads: the resolved ancestor, or the dangling link's target.
         resolved: PathBuf,
+        /// The results root, resolved.
         root: PathBuf,
     },
+    /// The results root cannot be resolved (missing, or unreadable).
     #[error("results root {root}: {source}")]
-    Root { root: PathBuf, source: std::io::Error },
+    Root {
+        /// The results root as given.
+        root: PathBuf,
+        /// Why it could not be resolved.
+        source: std::io::Error,
+    },
+    /// A component could not be resolved or the directory created.
     #[error("{path}: {source}")]
-    Io { path: PathBuf, source: std::io::Error },
+    Io {
+        /// The path concerned, under the root.
+        path: PathBuf,
+        /// The operating system's error.
+        source: std::io::Error,
+    },
 }
 
 /// `root/relative`, refusing absolute paths, `..`, and any existing component
@@ -143,8 +162,12 @@ pub fn file_digest(path: &Path) -> std::io::Result<(u64, String)> {
 /// Who owns an experiment directory.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Owner {
+    /// The id of the experiment that claimed the directory; the coordinator
+    /// refuses a submission with another id there.
     pub id: String,
+    /// The spec's `name`.
     pub name: String,
+    /// SHA-256 (hex) of the canonical spec.
     pub spec_hash: String,
     /// The spec itself, so the directory describes itself (the report reads
     /// exactly the partitions it names).
@@ -178,13 +201,18 @@ impl Owner {
 /// the grid, the report.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Stage {
+    /// Training games (Table 9) written as sample partitions under [`SAMPLES_DIR`].
     Samples,
+    /// One task: fits the classifier and writes the model and [`CLASSIFIER_REPORT`].
     Fit,
+    /// The grid's games, written as partitions under [`GAMES_DIR`].
     Games,
+    /// One task: writes the report under [`REPORT_DIR`].
     Report,
 }
 
 impl Stage {
+    /// Every stage, in the order they run.
     pub const ALL: [Stage; 4] = [Stage::Samples, Stage::Fit, Stage::Games, Stage::Report];
 
     /// The stage's name on the wire, in the state file and in metrics.
@@ -197,6 +225,7 @@ impl Stage {
         }
     }
 
+    /// The stage of a [`name`](Self::name); `None` for any other text.
     pub fn parse(s: &str) -> Option<Stage> {
         Stage::ALL.into_iter().find(|st| st.name() == s)
     }
@@ -228,16 +257,26 @@ impl std::fmt::Display for Stage {
     }
 }
 
-/// Names inside an experiment directory, relative to it.
+// Names inside an experiment directory, relative to it.
+
+/// The games stage's partitions: `games/part-NNNNN.parquet`.
 pub const GAMES_DIR: &str = "games";
+/// The samples stage's partitions: `classifier/samples/part-NNNNN.parquet`.
 pub const SAMPLES_DIR: &str = "classifier/samples";
+/// The fit stage's report ([`training::Report`](crate::training::Report) as JSON).
 pub const CLASSIFIER_REPORT: &str = "classifier/report.json";
+/// The directory the report stage writes the experiment's report into.
 pub const REPORT_DIR: &str = "report";
+/// The report as JSON; written last, so its presence marks the report done.
 pub const REPORT_JSON: &str = "report/report.json";
+/// The report as Markdown.
 pub const REPORT_MD: &str = "report/report.md";
+/// The manifest ([`Manifest`](crate::Manifest)), written when the experiment is sealed.
 pub const MANIFEST: &str = "_manifest.json";
+/// An empty file written after the manifest, when every partition is in place.
 pub const SUCCESS: &str = "_SUCCESS";
-/// Hidden partial partitions start with this.
+/// Hidden partial partitions start with this:
+/// `.part-NNNNN.<tag>.tmp` in the stage's partitions directory.
 pub const TEMP_PREFIX: &str = ".part-";
 
 /// The model artifact's name, relative to the experiment directory.
@@ -253,6 +292,7 @@ pub struct ExperimentDir {
 }
 
 impl ExperimentDir {
+    /// The directory `output` (the spec's `output`), relative to the results root.
     pub fn new(output: &str) -> ExperimentDir {
         ExperimentDir {
             output: output.to_string(),

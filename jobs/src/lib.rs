@@ -1,7 +1,9 @@
 //! Experiments as jobs: the spec, the grid in Table 12 order, the shard plan,
-//! shard execution, the Parquet result schema, the manifest, and summaries.
+//! shard execution, the Parquet result schema, the manifest, and the classifier's training.
 //!
 //! This crate knows nothing of RPC; the coordinator and workers use it.
+
+#![warn(missing_docs)]
 
 mod exec;
 mod grid;
@@ -9,7 +11,6 @@ pub mod layout;
 mod manifest;
 mod parquet_io;
 mod spec;
-mod summary;
 pub mod training;
 
 pub use exec::{ExecError, Executor, GameRow, checksum};
@@ -20,10 +21,9 @@ pub use parquet_io::{
     schema, to_batch, write_partition, write_samples,
 };
 pub use spec::{
-    ClassifierSpec, DEFAULT_SHARD_GAMES, GridSpec, MAX_GAMES, MAX_OUTPUT_BYTES, MAX_PATH_BYTES, MAX_SHARD_GAMES,
-    MAX_SPEC_BYTES, Source, Spec, SpecError, StateSet,
+    ClassifierSpec, DEFAULT_SHARD_GAMES, GridSpec, MAX_GAMES, MAX_LISTED_STATES, MAX_OUTPUT_BYTES, MAX_PATH_BYTES,
+    MAX_SHARD_GAMES, MAX_SPEC_BYTES, Source, Spec, SpecError, StateSet,
 };
-pub use summary::{CellSummary, summarize};
 
 /// The thesis experiment (Table 12: oracle and classifier sources).
 pub const MYERS2014_SPEC: &str = include_str!("../specs/myers2014.toml");

@@ -15,7 +15,6 @@ use parquet::basic::Compression;
 use parquet::file::properties::WriterProperties;
 
 use crate::exec::GameRow;
-use crate::spec::Source;
 
 /// Bumped whenever a column is added, removed or changes meaning.
 pub const SCHEMA_VERSION: u32 = 1;
@@ -52,10 +51,24 @@ pub fn schema() -> SchemaRef {
 /// Errors reading or writing partitions, with the path concerned.
 #[derive(Debug, thiserror::Error)]
 pub enum IoError {
+    /// The file system refused an operation.
     #[error("{path}: {source}")]
-    Io { path: PathBuf, source: std::io::Error },
+    Io {
+        /// The file or directory concerned.
+        path: PathBuf,
+        /// The operating system's error.
+        source: std::io::Error,
+    },
+    /// The content is wrong: Parquet that cannot be written or read, JSON
+    /// that is not the record expected, a column missing or of the wrong
+    /// type, or a value out of its column's domain.
     #[error("{path}: {message}")]
-    Format { path: PathBuf, message: String },
+    Format {
+        /// The file concerned.
+        path: PathBuf,
+        /// What is wrong with it.
+        message: String,
+    },
 }
 
 fn io(path: &Path) -> impl FnOnce(std::io::Error) -> IoError + '_ {
@@ -79,7 +92,7 @@ fn seat_name(s: Seat) -> &'static str {
     }
 }
 
-/// The rows as one record batch.
+/// The rows as one record batch of [`schema`], `experiment` in every row.
 pub fn to_batch(experiment: &str, rows: &[GameRow]) -> RecordBatch {
     let s =
         |f: &dyn Fn(&GameRow) -> String| -> ArrayRef { Arc::new(StringArray::from_iter_values(rows.iter().map(f))) };
@@ -186,7 +199,7 @@ pub fn read_partition(path: &Path) -> Result<Vec<(String, GameRow)>, IoError> {
         for i in 0..b.num_rows() {
             let row = GameRow {
                 game_index: idx.value(i) as u64,
-                information_source: parse(path, "information_source", src.value(i), Source::parse)?,
+                information_source: parse(path, "information_source", src.value(i), |v| v.parse().ok())?,
                 observability: parse(path, "observability", obs.value(i), |v| v.parse().ok())?,
                 target: parse(path, "target", tgt.value(i), |v| v.parse().ok())?,
                 starting_state: state.value(i) as u64,

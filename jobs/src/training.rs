@@ -5,7 +5,7 @@ use std::time::Instant;
 
 use classifier::{Artifact, Confusion, Forest, ForestParams, Mda, Model, Sample, folds, holdout_split, majority};
 use engine::TargetKind;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use crate::grid::Shard;
 use crate::spec::Spec;
@@ -16,20 +16,27 @@ pub const TRAINING_SHARD_GAMES: u64 = 10_000;
 /// One sample: the features after a target turn of a training game.
 #[derive(Clone, Debug, PartialEq)]
 pub struct SampleRow {
+    /// The training game's index; it picks the pairing `TABLE_9[game % 9]`.
     pub game: u64,
     /// The target seat's turn number, 1-based.
     pub turn: u32,
+    /// The fixed policy the player seat played.
     pub player_type: TargetKind,
+    /// The target seat's type: the sample's label.
     pub target_type: TargetKind,
+    /// The features in Table 8's order: points per turn, defense, opponent
+    /// draws per turn, scoring plays per turn, count.
     pub x: [f64; 5],
 }
 
-/// The shards of the samples stage.
+/// The shards of the samples stage: the spec's training games, cut into
+/// shards of [`TRAINING_SHARD_GAMES`].
 pub fn sample_shards(spec: &Spec) -> Vec<Shard> {
     crate::grid::cut(spec.training_games(), TRAINING_SHARD_GAMES)
 }
 
-/// Plays the training games of a shard.
+/// Plays the training games of a shard: one row per target turn, in game
+/// then turn order.
 pub fn run_samples(spec: &Spec, shard: Shard) -> Vec<SampleRow> {
     let rules = spec.rules();
     let mut out = Vec::new();
@@ -59,31 +66,49 @@ pub fn samples_checksum(rows: &[SampleRow]) -> String {
 }
 
 /// One classifier kind fitted and scored on one sample size.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Evaluation {
+    /// `mda` or `random-forest`.
     pub kind: String,
+    /// Samples evaluated on, train and holdout together: the first this many
+    /// the samples stage gave.
     pub samples: u64,
+    /// Samples cross-validated on and the model fitted on.
     pub train: u64,
+    /// Samples held out (the `[classifier] holdout` fraction, rounded), scored
+    /// once by the model fitted on `train`.
     pub holdout: u64,
-    /// Accuracy of each cross-validation fold, and their mean.
+    /// Accuracy of each cross-validation fold (`[classifier] folds` of them,
+    /// over `train`), as a fraction.
     pub cv_folds: Vec<f64>,
+    /// The mean of `cv_folds`; `kind = "best"` picks the kind with the higher.
     pub cv_accuracy: f64,
-    /// Rows: actual random, scorer, defender; columns: predicted.
+    /// Holdout counts. Rows: actual random, scorer, defender; columns: predicted.
     pub confusion: [[u64; 3]; 3],
+    /// Accuracy on the holdout, as a fraction (Eq. 5 / 9).
     pub accuracy: f64,
+    /// Wall time of the fit on `train`, in milliseconds.
     pub fit_ms: f64,
+    /// Wall time of predicting the holdout, in milliseconds.
     pub predict_ms: f64,
 }
 
-/// `classifier/report.json`.
-#[derive(Clone, Debug, Serialize)]
+/// `classifier/report.json` (read back by the analysis).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Report {
+    /// Samples the samples stage produced (at least the spec needs).
     pub samples_available: u64,
+    /// `[classifier] kind`: `mda`, `random-forest` or `best`.
     pub kind_asked: String,
+    /// The kind of the model written: `mda` or `random-forest`.
     pub chosen_kind: String,
+    /// SHA-256 (hex) of the model artifact's bytes.
     pub model_hash: String,
+    /// The model, relative to the experiment directory:
+    /// `classifier/model-<model_hash>.json`.
     pub model_file: String,
-    /// The prediction before the target's first turn.
+    /// The prediction before the target's first turn: the most common type
+    /// among the chosen model's training samples (`random`, `scorer` or `defender`).
     pub prior: String,
     /// The chosen model's evaluation on `[classifier] samples`.
     pub chosen: Evaluation,
@@ -161,8 +186,11 @@ fn evaluate(kind: &str, data: &[Sample], spec: &Spec, threads: usize) -> Result<
 /// What the fit stage produces.
 #[derive(Debug)]
 pub struct FitOutput {
+    /// The model artifact as JSON bytes, written to the model file.
     pub artifact: Vec<u8>,
+    /// SHA-256 (hex) of `artifact`; names the model file.
     pub hash: String,
+    /// What `classifier/report.json` holds.
     pub report: Report,
 }
 

@@ -260,6 +260,47 @@ fn a_report_on_a_hand_made_dataset_has_every_number_right() {
         !out.join("confusion.svg").exists(),
         "no classifier report, no confusion plot"
     );
+    // report.json reads back as the report it was written from (to serde_json's
+    // float parsing), and the summary `muggins run` prints comes from it.
+    let back = analysis::read_report(&exp).unwrap();
+    let built = analysis::build(&exp).unwrap();
+    assert_eq!(back.cells.len(), built.cells.len());
+    for (b, c) in back.cells.iter().zip(&built.cells) {
+        assert_eq!(
+            (
+                b.information_source,
+                b.observability,
+                b.target,
+                &b.mstar.histogram,
+                b.mcnemar.b
+            ),
+            (
+                c.information_source,
+                c.observability,
+                c.target,
+                &c.mstar.histogram,
+                c.mcnemar.b
+            )
+        );
+        assert!(close(b.score_test.sigma, c.score_test.sigma, 1e-15));
+    }
+    let table = analysis::summary_table(&back);
+    assert_eq!(table, analysis::summary_table(&built));
+    let lines: Vec<&str> = table.lines().collect();
+    assert_eq!(lines.len(), 5, "{table}");
+    assert!(lines[0].starts_with("source     observe  target    engine"), "{table}");
+    assert_eq!(
+        lines[1].split_whitespace().collect::<Vec<_>>(),
+        ["oracle", "full", "scorer", "expectimax", "4", "0.2500", "2", "-"]
+    );
+    assert_eq!(
+        lines[2].split_whitespace().collect::<Vec<_>>(),
+        ["oracle", "full", "scorer", "mstar", "4", "1.5000", "3", "100.0%"]
+    );
+    assert_eq!(
+        lines[4].split_whitespace().collect::<Vec<_>>(),
+        ["classifier", "full", "scorer", "mstar", "4", "1.0000", "4", "50.0%"]
+    );
     assert!(
         analysis::write_report(dir.path()).is_err(),
         "a directory without partitions is refused"
@@ -314,4 +355,70 @@ fn a_report_reads_only_the_experiments_own_partitions() {
     // Without the owner record (a directory made by hand) every partition is read.
     std::fs::remove_file(dir.path().join(jobs::layout::OWNER_FILE)).unwrap();
     assert_eq!(analysis::build(dir.path()).unwrap().games, 30);
+}
+
+/// The classifier's report is read as its struct and shown in report.md,
+/// classifier.csv and the confusion plot; report.json carries it unchanged.
+#[test]
+fn a_report_shows_the_classifier_report() {
+    let text = "name = \"cl\"\nseed = 1\n[grid]\ninformation_source = [\"oracle\"]\nobservability = [\"full\"]\n\
+                target = [\"scorer\"]\nstarting_states = \"0-9\"\nengine = [\"mstar\", \"expectimax\"]\nrepeats = 1\n\
+                [shards]\ngames = 20\n";
+    let spec = jobs::Spec::from_toml(text).unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(dir.path().join("games")).unwrap();
+    let rows = jobs::Executor::new(1)
+        .run(&spec, jobs::shards(&spec)[0], &Default::default(), &Default::default())
+        .unwrap();
+    jobs::write_partition(&dir.path().join("games/part-00000.parquet"), "cl", &rows).unwrap();
+    let evaluation = |kind: &str, samples: u64, fit_ms: f64| jobs::training::Evaluation {
+        kind: kind.into(),
+        samples,
+        train: samples * 4 / 5,
+        holdout: samples / 5,
+        cv_folds: vec![0.5, 0.75],
+        cv_accuracy: 0.625,
+        confusion: [[3, 1, 0], [0, 2, 2], [1, 0, 3]],
+        accuracy: 0.7,
+        fit_ms,
+        predict_ms: 0.25,
+    };
+    let classifier = jobs::training::Report {
+        samples_available: 10_000,
+        kind_asked: "best".into(),
+        chosen_kind: "mda".into(),
+        model_hash: "abc".into(),
+        model_file: "classifier/model-abc.bin".into(),
+        prior: "scorer".into(),
+        chosen: evaluation("mda", 8000, 1.5),
+        comparisons: vec![evaluation("mda", 8000, 1.5), evaluation("random-forest", 8000, 120.0)],
+    };
+    std::fs::create_dir_all(dir.path().join("classifier")).unwrap();
+    std::fs::write(
+        dir.path().join(jobs::layout::CLASSIFIER_REPORT),
+        serde_json::to_vec_pretty(&classifier).unwrap(),
+    )
+    .unwrap();
+    let out = analysis::write_report(dir.path()).unwrap();
+    let back = analysis::read_report(dir.path()).unwrap();
+    assert_eq!(back.classifier.as_ref(), Some(&classifier));
+    let json: serde_json::Value = serde_json::from_slice(&std::fs::read(out.join("report.json")).unwrap()).unwrap();
+    assert_eq!(json["classifier"], serde_json::to_value(&classifier).unwrap());
+    let md = std::fs::read_to_string(out.join("report.md")).unwrap();
+    assert!(
+        md.contains("Chosen: **mda** on 8000 samples (prior: scorer), model `classifier/model-abc.bin`."),
+        "{md}"
+    );
+    assert!(
+        md.contains("| random-forest | 8000 | 1600 | 0.625 | 0.700 | ")
+            && md.contains(" | 120.0 | 0.2 | [[3,1,0],[0,2,2],[1,0,3]] |"),
+        "{md}"
+    );
+    let csv = std::fs::read_to_string(out.join("classifier.csv")).unwrap();
+    let lines: Vec<&str> = csv.lines().collect();
+    assert_eq!(lines.len(), 4, "{csv}");
+    assert!(lines[1].starts_with("mda,8000,1600,0.625,0.7,"), "{csv}");
+    assert!(lines[2].ends_with(",120.0,0.25,\"[[3,1,0],[0,2,2],[1,0,3]]\""), "{csv}");
+    let svg = std::fs::read_to_string(out.join("confusion.svg")).unwrap();
+    assert!(svg.contains("chosen: mda 8000"), "{svg}");
 }

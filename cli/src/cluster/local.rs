@@ -142,16 +142,11 @@ pub fn run(a: RunArgs) -> Result<()> {
     let dir = a.out.join(&spec.output);
     // The report stage has already aggregated every row: summarise from it
     // rather than reading the partitions again.
-    let path = dir.join(jobs::layout::REPORT_JSON);
-    let report: serde_json::Value =
-        serde_json::from_slice(&std::fs::read(&path).with_context(|| format!("{}", path.display()))?)
-            .with_context(|| format!("{}", path.display()))?;
-    let cells = summary_cells(&report).with_context(|| format!("{}: unexpected content", path.display()))?;
-    println!("{}", jobs::CellSummary::table(&cells));
-    let games = report["games"].as_u64().context("report.json has no games count")?;
+    let report = analysis::read_report(&dir)?;
+    println!("{}", analysis::summary_table(&report));
     println!(
         "{} in {}",
-        plural(games, "row"),
+        plural(report.games, "row"),
         dir.join(jobs::layout::GAMES_DIR).display()
     );
     println!("report: {}", dir.join(jobs::layout::REPORT_MD).display());
@@ -160,32 +155,6 @@ pub fn run(a: RunArgs) -> Result<()> {
 
 /// The ids of `muggins run`'s in-process workers start with this.
 const LOCAL_WORKER_PREFIX: &str = "local-";
-
-/// The per-cell summary table's rows, from report.json's cells.
-fn summary_cells(report: &serde_json::Value) -> Option<Vec<jobs::CellSummary>> {
-    let mut out = Vec::new();
-    for c in report["cells"].as_array()? {
-        for (engine, key) in [
-            (engine::PlayerEngine::MStar, "mstar"),
-            (engine::PlayerEngine::Expectimax, "expectimax"),
-        ] {
-            let e = &c[key];
-            out.push(jobs::CellSummary {
-                information_source: jobs::Source::parse(c["information_source"].as_str()?)?,
-                observability: c["observability"].as_str()?.parse().ok()?,
-                target: c["target"].as_str()?.parse().ok()?,
-                engine,
-                games: e["games"].as_u64()?,
-                mean_score_diff: e["mean_score_diff"].as_f64()?,
-                wins_or_ties: e["wins_or_ties"].as_u64()?,
-                predictions: e["predictions"].as_u64()?,
-                predictions_correct: e["predictions_correct"].as_u64()?,
-            });
-        }
-    }
-    out.sort_by_key(|c| (c.information_source, c.observability as u8, c.target, c.engine as u8));
-    Some(out)
-}
 
 /// The stage an experiment is in: the first whose tasks are not all done.
 fn current_stage(e: &Experiment) -> Option<&proto::Stage> {

@@ -9,7 +9,10 @@ mod training;
 
 use bayes::most_probable;
 pub use bayes::{BAYES_FLOOR, likelihoods};
-pub use record::{Ending, GameError, GameRecord, Move, Observability, PlayerEngine, ReplayError, Replayed, replay};
+pub use record::{
+    Ending, GameError, GameRecord, Move, Observability, PlayerEngine, ReplayError, ReplayStep, Replayed, replay,
+    replay_with,
+};
 pub use training::{TABLE_9, TrainingGame, training_game};
 
 use std::fmt;

@@ -226,11 +226,39 @@ pub struct Replayed {
     pub turns: u32,
 }
 
+/// One move of a replay, just after it was made.
+#[derive(Clone, Copy, Debug)]
+pub struct ReplayStep<'a> {
+    /// The move's position in the list.
+    pub index: usize,
+    /// The move.
+    pub mv: &'a Move,
+    /// The position after the move.
+    pub position: &'a Position,
+    /// The player's points so far.
+    pub player_score: u32,
+    /// The target's points so far.
+    pub target_score: u32,
+    /// Plays and passes so far (draws are not turns).
+    pub turns: u32,
+}
+
 /// Replays `moves` from `deal`, checking that every move is legal when it is
 /// made (right seat, legal play, draws only when forced and from the boneyard,
 /// passes only when forced, the points of each play) and that the list ends
 /// exactly when the game does.
 pub fn replay(rules: &Rules, deal: &Deal, moves: &[Move]) -> Result<Replayed, ReplayError> {
+    replay_with(rules, deal, moves, |_| {})
+}
+
+/// [`replay`], calling `each` after every legal move (what `muggins play`
+/// prints its move table from: the scores are the rules', not the caller's).
+pub fn replay_with(
+    rules: &Rules,
+    deal: &Deal,
+    moves: &[Move],
+    mut each: impl FnMut(&ReplayStep<'_>),
+) -> Result<Replayed, ReplayError> {
     let mut pos = Position::start(rules, deal);
     let mut scores = [0u32; 2];
     let mut turns = 0;
@@ -287,6 +315,14 @@ pub fn replay(rules: &Rules, deal: &Deal, moves: &[Move]) -> Result<Replayed, Re
                 step.terminal.then_some(Ending::Blocked)
             }
         };
+        each(&ReplayStep {
+            index,
+            mv: m,
+            position: &pos,
+            player_score: scores[0],
+            target_score: scores[1],
+            turns,
+        });
         if let Some(ending) = ended {
             if index + 1 != moves.len() {
                 return Err(fail("the game ended here but moves follow".into()));

@@ -410,3 +410,73 @@ fn an_output_too_long_for_its_file_names_is_refused_at_submit_time() {
     let longest = format!("{}/{}", spec.output, jobs::layout::model_file(&"f".repeat(64)));
     assert!(longest.len() <= jobs::MAX_PATH_BYTES);
 }
+
+#[test]
+fn the_text_form_of_starting_states_is_one_parser_for_spec_and_cli() {
+    // The forms: all, one index, one range, a list of indices and ranges.
+    assert_eq!(
+        StateSet::parse("all", 4200),
+        Ok(StateSet::Range { first: 0, last: 4199 })
+    );
+    assert_eq!(StateSet::parse("17", 4200), Ok(StateSet::Range { first: 17, last: 17 }));
+    assert_eq!(
+        StateSet::parse(" 3 - 5 ", 4200),
+        Ok(StateSet::Range { first: 3, last: 5 })
+    );
+    assert_eq!(
+        StateSet::parse("0-2,20,30-31", 4200),
+        Ok(StateSet::List(vec![0, 1, 2, 20, 30, 31]))
+    );
+    // Refusals say why, with the offending part.
+    for (text, count, why) in [
+        (
+            "0-4200",
+            4200,
+            "state 4200 is out of range: these rules have 4200 starting states (0-4199)",
+        ),
+        ("9-3", 4200, "runs backwards"),
+        ("0-3,2", 4200, "state 2 is listed twice"),
+        ("a-b", 4200, "\"a-b\" is not a state index"),
+        ("", 4200, "is not a state index"),
+        (
+            "0-10000000,20000000-20000001",
+            100_000_000,
+            "a list may name at most 10000000",
+        ),
+    ] {
+        let err = StateSet::parse(text, count).unwrap_err();
+        assert!(err.contains(why), "{text:?}: {err:?} should say {why:?}");
+    }
+    // A spec's list-of-ranges string is the same grid as the TOML list.
+    let a = Spec::from_toml(&with("starting_states = \"0-2,20\"")).unwrap();
+    let b = Spec::from_toml(&with("starting_states = [0, 1, 2, 20]")).unwrap();
+    assert_eq!(a.grid.starting_states, b.grid.starting_states);
+    assert_eq!(a.id(), b.id());
+    let e = Spec::from_toml(&with("starting_states = \"0-3,2\""))
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.contains("grid.starting_states = \"0-3,2\"") && e.contains("listed twice"),
+        "{e}"
+    );
+}
+
+#[test]
+fn a_source_parses_from_its_name_only() {
+    for s in Source::ALL {
+        assert_eq!(s.name().parse::<Source>(), Ok(s));
+        assert_eq!(s.to_string(), s.name());
+    }
+    let e = "Oracle".parse::<Source>().unwrap_err();
+    assert!(
+        e.contains("\"Oracle\"") && e.contains("oracle, classifier or bayes"),
+        "{e}"
+    );
+    let e = Spec::from_toml(&with("information_source = [\"model\"]"))
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.contains("grid.information_source = \"model\"") && e.contains("oracle, classifier or bayes"),
+        "{e}"
+    );
+}

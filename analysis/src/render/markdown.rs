@@ -1,0 +1,287 @@
+//! report.md: the thesis's tables per quadrant, the side by side with the
+//! thesis, the classifier and the plots.
+
+use std::fmt::Write as _;
+
+use engine::{Observability, TargetKind};
+use jobs::Source;
+use jobs::training::Report as ClassifierReport;
+use serde_json::Value;
+
+use super::{confusion_json, evaluations, thesis};
+use crate::build::{CellReport, Consistency, Report};
+
+/// Quadrants in Table 6 order, then any others (bayes).
+fn quadrants(r: &Report) -> Vec<(Observability, Source)> {
+    let mut q: Vec<(Observability, Source)> = Vec::new();
+    for c in &r.cells {
+        let k = (c.observability, c.information_source);
+        if !q.contains(&k) {
+            q.push(k);
+        }
+    }
+    q.sort_by_key(|&(o, s)| (s == Source::Bayes, o == Observability::Partial, s));
+    q
+}
+
+fn quadrant_title(o: Observability, s: Source) -> String {
+    use Observability::{Full, Partial};
+    use Source::{Classifier, Oracle};
+    let (n, tables) = match (o, s) {
+        (Full, Oracle) => ("Quadrant 1: expected value gain upper bound", "Tables 19 and 20"),
+        (Full, Classifier) => ("Quadrant 2: actual value", "Tables 21 and 22"),
+        (Partial, Oracle) => ("Quadrant 3: expected value gain", "Tables 23 and 24"),
+        (Partial, Classifier) => ("Quadrant 4: actual value, real world", "Tables 25 and 26"),
+        _ => ("Beyond the thesis", "no thesis table"),
+    };
+    format!("{n} — {o} observation, {} source ({tables})", s.name())
+}
+
+fn f3(x: f64) -> String {
+    if x.is_nan() { "n/a".into() } else { format!("{x:.3}") }
+}
+
+fn p(x: f64) -> String {
+    if x.is_nan() {
+        "n/a".into()
+    } else if x < 1e-4 {
+        format!("{x:.1e}")
+    } else {
+        format!("{x:.4}")
+    }
+}
+
+/// A mark for values whose test is not significant at 95% (the thesis shades them grey).
+fn mark(significant: bool) -> &'static str {
+    if significant { "" } else { " †" }
+}
+
+fn acc(c: &CellReport) -> String {
+    c.mstar.accuracy.map_or("-".into(), |a| format!("{a:.3}"))
+}
+
+/// The title, what the report is built from, and how its tests read.
+fn intro(r: &Report) -> String {
+    let mut s = String::new();
+    let _ = writeln!(s, "# Report: {}\n", r.experiment);
+    let _ = writeln!(
+        s,
+        "{} games. Built from the Parquet partitions under `games/` and, if present, `classifier/report.json`.\n",
+        r.games
+    );
+    let _ = writeln!(
+        s,
+        "Tests at 95%: score gains use the thesis's one-tailed difference of means (Eq. 10), win/tie gains its two-tailed binomial test (Eq. 11); \
+         **†** marks a value whose test is not significant (the thesis shades those cells grey). Because both engines face the same deals and draws \
+         for each (starting state, repeat), the paired tests follow: the mean per-pair difference with its 95% interval, and McNemar's test on win/tie.\n"
+    );
+    s
+}
+
+/// The Expectimax consistency check's paragraph.
+fn consistency(c: &Consistency) -> String {
+    if c.compared == 0 {
+        "Consistency: this experiment has one information source, so Expectimax games cannot be compared across sources.\n\n"
+            .into()
+    } else if c.mismatches == 0 {
+        format!(
+            "Consistency: Expectimax ignores the information source, and its {} games compared across sources are identical. ✔\n\n",
+            c.compared
+        )
+    } else {
+        format!(
+            "**Consistency warning:** {} of {} Expectimax games differ across information sources, which should never happen.\n\n",
+            c.mismatches, c.compared
+        )
+    }
+}
+
+/// One quadrant's two tables (scores, then wins and ties), one column pair
+/// per target; empty if the quadrant has no cells.
+fn quadrant(r: &Report, t: &Value, o: Observability, src: Source) -> String {
+    let cells: Vec<&CellReport> = TargetKind::ALL
+        .iter()
+        .filter_map(|&tg| {
+            r.cells
+                .iter()
+                .find(|c| c.observability == o && c.information_source == src && c.target == tg)
+        })
+        .collect();
+    if cells.is_empty() {
+        return String::new();
+    }
+    let label = if src == Source::Oracle { "EVG" } else { "actual value" };
+    let mut head = String::from("| Targets |");
+    let mut sep = String::from("|---|");
+    for c in &cells {
+        let _ = write!(head, " {0} M* ({1}) | {0} Expectimax |", c.target, src.name());
+        sep.push_str("---|---|");
+    }
+    let head = format!("{head}\n{sep}");
+    format!(
+        "## {}\n\n{}{}",
+        quadrant_title(o, src),
+        score_table(&cells, t, label, &head),
+        win_table(&cells, t, label, &head)
+    )
+}
+
+/// A quadrant's score table: means, Eq. 10, the paired test, accuracy, the thesis's.
+fn score_table(cells: &[&CellReport], t: &Value, label: &str, head: &str) -> String {
+    let mut row = String::from("| mean score_diff |");
+    let mut gain = format!("| {label} (score) |");
+    let mut paired = String::from("| paired mean [95% CI], p |");
+    let mut accuracy = String::from("| prediction accuracy |");
+    let mut th = String::from("| thesis |");
+    for c in cells {
+        let _ = write!(
+            row,
+            " {} | {} |",
+            f3(c.mstar.mean_score_diff),
+            f3(c.expectimax.mean_score_diff)
+        );
+        let _ = write!(
+            gain,
+            " {}{} (p = {}) ||",
+            f3(c.score_test.diff),
+            mark(c.score_test.significant),
+            p(c.score_test.p)
+        );
+        let _ = write!(
+            paired,
+            " {} [{}, {}]{}, p = {} ||",
+            f3(c.paired.mean),
+            f3(c.paired.ci_low),
+            f3(c.paired.ci_high),
+            mark(c.paired.significant),
+            p(c.paired.p)
+        );
+        let _ = write!(accuracy, " {} ||", acc(c));
+        match thesis::cell(t, c) {
+            Some(x) => {
+                let _ = write!(th, " {} | {} |", x["mstar"], x["expectimax"]);
+            }
+            None => th.push_str(" - | - |"),
+        }
+    }
+    format!("Mean per-game score difference:\n\n{head}\n{row}\n{gain}\n{paired}\n{accuracy}\n{th}\n\n")
+}
+
+/// A quadrant's win/tie table: totals, Eq. 11, McNemar, the thesis's.
+fn win_table(cells: &[&CellReport], t: &Value, label: &str, head: &str) -> String {
+    let mut row = String::from("| wins + ties |");
+    let mut gain = format!("| {label} (wins/ties) |");
+    let mut mcn = String::from("| McNemar b / c, p |");
+    let mut th = String::from("| thesis |");
+    for c in cells {
+        let _ = write!(
+            row,
+            " {} of {} | {} of {} |",
+            c.mstar.wins_or_ties, c.mstar.games, c.expectimax.wins_or_ties, c.expectimax.games
+        );
+        let _ = write!(
+            gain,
+            " {}{} (p = {}) ||",
+            c.win_test.diff,
+            mark(c.win_test.significant),
+            p(c.win_test.p)
+        );
+        let _ = write!(
+            mcn,
+            " {} / {}{}, p = {} ||",
+            c.mcnemar.b,
+            c.mcnemar.c,
+            mark(c.mcnemar.significant),
+            p(c.mcnemar.p)
+        );
+        match thesis::cell(t, c) {
+            Some(x) => {
+                let _ = write!(
+                    th,
+                    " {} of 50400 | {} of 50400 |",
+                    x["mstar_wins"], x["expectimax_wins"]
+                );
+            }
+            None => th.push_str(" - | - |"),
+        }
+    }
+    format!("Win/tie totals:\n\n{head}\n{row}\n{gain}\n{mcn}\n{th}\n\n")
+}
+
+/// The side by side with the thesis; empty if the thesis has none of the cells.
+fn side_by_side(r: &Report) -> String {
+    let cmp = thesis::comparison(r);
+    if cmp.is_empty() {
+        return String::new();
+    }
+    let mut s = String::from("## Side by side with the thesis\n\n");
+    s.push_str("Win/tie figures are shares of games (the thesis's totals over its 50,400 games per cell).\n\n");
+    s.push_str(
+        "| table | source | observability | target | quantity | thesis | ours | ours - thesis |\n|---|---|---|---|---|---|---|---|\n",
+    );
+    for c in &cmp {
+        let _ = writeln!(s, "| {} |", c.columns().join(" | "));
+    }
+    s.push('\n');
+    s
+}
+
+/// The classifier's section (Tables 13-18): the chosen model, then every
+/// evaluation beside the thesis's nearest.
+fn classifier(cl: &ClassifierReport, t: &Value) -> String {
+    let mut s = String::from("## The classifier (Tables 13-18)\n\n");
+    let _ = writeln!(
+        s,
+        "Chosen: **{}** on {} samples (prior: {}), model `{}`.\n",
+        cl.chosen_kind, cl.chosen.samples, cl.prior, cl.model_file
+    );
+    let _ = writeln!(
+        s,
+        "| kind | samples | held out | CV accuracy | holdout accuracy | thesis accuracy (table) | fit ms | predict ms | confusion (rows actual R/S/D) |\n|---|---|---|---|---|---|---|---|---|"
+    );
+    for (_, e) in evaluations(cl) {
+        let th = thesis::classifier(t, e);
+        let _ = writeln!(
+            s,
+            "| {} | {} | {} | {:.3} | {:.3} | {} | {:.1} | {:.1} | {} |",
+            e.kind,
+            e.samples,
+            e.holdout,
+            e.cv_accuracy,
+            e.accuracy,
+            th.map_or("-".into(), |x| format!("{} (Table {})", x["accuracy"], x["table"])),
+            e.fit_ms,
+            e.predict_ms,
+            confusion_json(&e.confusion)
+        );
+    }
+    s.push('\n');
+    s
+}
+
+/// The plots' links (the confusion matrices only with a classifier).
+fn plots(r: &Report) -> String {
+    let mut s = String::from(
+        "## Plots\n\n![value gain](value_gain.svg)\n\n![win/tie gain](win_gain.svg)\n\n![score differences](score_diff.svg)\n\n",
+    );
+    if r.classifier.is_some() {
+        s.push_str("![confusion matrices](confusion.svg)\n\n");
+    }
+    s
+}
+
+/// report.md.
+pub(super) fn report(r: &Report) -> String {
+    let t = thesis::data();
+    let mut s = intro(r);
+    s.push_str(&consistency(&r.consistency));
+    for (o, src) in quadrants(r) {
+        s.push_str(&quadrant(r, &t, o, src));
+    }
+    s.push_str(&side_by_side(r));
+    if let Some(cl) = &r.classifier {
+        s.push_str(&classifier(cl, &t));
+    }
+    s.push_str(&plots(r));
+    s
+}

@@ -1,0 +1,97 @@
+//! Writing the report: report.md, report.json, one CSV per table, plots.
+//! One function per output (`markdown`, `csv`, `plots` and `report_json`
+//! here); `report_files` lists them and `write_report` writes them.
+
+mod csv;
+mod markdown;
+mod plots;
+mod thesis;
+
+use std::path::{Path, PathBuf};
+
+use jobs::training::{Evaluation, Report as ClassifierReport};
+use serde::Serialize;
+
+use crate::build::Report;
+use crate::{ReportError, build};
+
+/// The classifier's evaluations: the comparisons, then the chosen model's
+/// (flagged `true`).
+fn evaluations(cl: &ClassifierReport) -> Vec<(bool, &Evaluation)> {
+    cl.comparisons
+        .iter()
+        .map(|e| (false, e))
+        .chain([(true, &cl.chosen)])
+        .collect()
+}
+
+/// A confusion matrix as compact JSON, `[[a,b,c],[d,e,f],[g,h,i]]`.
+fn confusion_json(m: &[[u64; 3]; 3]) -> String {
+    serde_json::to_string(m).expect("a matrix serialises")
+}
+
+/// report.json: the report's numbers, then the side by side with the thesis.
+fn report_json(r: &Report) -> String {
+    #[derive(Serialize)]
+    struct Json<'a> {
+        #[serde(flatten)]
+        report: &'a Report,
+        thesis_comparison: Vec<thesis::Comparison>,
+    }
+    let json = Json {
+        report: r,
+        thesis_comparison: thesis::comparison(r),
+    };
+    serde_json::to_string_pretty(&json).expect("a report serialises") + "\n"
+}
+
+/// The files of a report, (name, contents), in the order `write_report`
+/// writes them: report.json last, so that its presence means the rest is
+/// written.
+pub fn report_files(r: &Report) -> Vec<(&'static str, String)> {
+    let mut files = vec![
+        ("report.md", markdown::report(r)),
+        ("scores.csv", csv::scores(r)),
+        ("wins.csv", csv::wins(r)),
+        ("paired.csv", csv::paired(r)),
+        ("thesis_comparison.csv", csv::thesis_comparison(r)),
+    ];
+    if let Some(cl) = &r.classifier {
+        files.push(("classifier.csv", csv::classifier(cl)));
+        files.push(("confusion.svg", plots::confusion(cl)));
+    }
+    files.push(("value_gain.svg", plots::value_gain(r)));
+    files.push(("win_gain.svg", plots::win_gain(r)));
+    files.push(("score_diff.svg", plots::score_diff(r)));
+    files.push(("report.json", report_json(r)));
+    files
+}
+
+/// Builds the report of an experiment directory and writes it to `<dir>/report/`.
+/// Returns the report directory.
+pub fn write_report(dir: &Path) -> Result<PathBuf, ReportError> {
+    let report = build(dir)?;
+    let out = dir.join(jobs::layout::REPORT_DIR);
+    std::fs::create_dir_all(&out).map_err(|e| ReportError::File {
+        path: out.clone(),
+        message: e.to_string(),
+    })?;
+    for (name, body) in report_files(&report) {
+        jobs::layout::write_atomic(&out.join(name), body.as_bytes())?;
+    }
+    Ok(out)
+}
+
+/// Reads back the report `write_report` wrote for an experiment directory
+/// (`<dir>/report/report.json`), without reading the partitions again.
+pub fn read_report(dir: &Path) -> Result<Report, ReportError> {
+    let path = dir.join(jobs::layout::REPORT_JSON);
+    let bytes = std::fs::read(&path).map_err(|e| ReportError::File {
+        path: path.clone(),
+        message: e.to_string(),
+    })?;
+    serde_json::from_slice(&bytes).map_err(|e| ReportError::File {
+        path,
+        message: e.to_string(),
+    })
+}

@@ -1,0 +1,56 @@
+//! What `muggins run` prints at the end: one line per cell and engine.
+
+use std::fmt::Write;
+
+use engine::{Observability, PlayerEngine};
+
+use crate::build::{CellReport, EngineSummary, Report};
+
+/// A fixed-width table of the report's cells, one line per engine, ordered
+/// by source, observability, target, then engine (Expectimax first).
+pub fn summary_table(r: &Report) -> String {
+    let mut rows: Vec<(&CellReport, PlayerEngine, &EngineSummary)> = r
+        .cells
+        .iter()
+        .flat_map(|c| {
+            [
+                (c, PlayerEngine::MStar, &c.mstar),
+                (c, PlayerEngine::Expectimax, &c.expectimax),
+            ]
+        })
+        .collect();
+    rows.sort_by_key(|&(c, e, _)| {
+        (
+            c.information_source,
+            c.observability == Observability::Partial,
+            c.target,
+            e == PlayerEngine::MStar,
+        )
+    });
+    let mut s = String::new();
+    let _ = writeln!(
+        s,
+        "{:<10} {:<8} {:<9} {:<10} {:>9} {:>11} {:>10} {:>9}",
+        "source", "observe", "target", "engine", "games", "mean diff", "win/tie", "accuracy"
+    );
+    for (c, engine, e) in rows {
+        let acc = if e.predictions > 0 {
+            format!("{:.1}%", 100.0 * e.predictions_correct as f64 / e.predictions as f64)
+        } else {
+            "-".into()
+        };
+        let _ = writeln!(
+            s,
+            "{:<10} {:<8} {:<9} {:<10} {:>9} {:>11.4} {:>10} {:>9}",
+            c.information_source.name(),
+            c.observability.to_string(),
+            c.target.to_string(),
+            engine.to_string(),
+            e.games,
+            e.mean_score_diff,
+            e.wins_or_ties,
+            acc
+        );
+    }
+    s
+}

@@ -1,0 +1,113 @@
+//! The spec's canonical JSON, its hash and the experiment id.
+//!
+//! Written by hand, key by key and variant by variant, so that renaming a
+//! Rust field or variant never changes an experiment's hash (and id);
+//! `jobs/tests/it/hash.rs` pins the shipped specs' hashes.
+
+use engine::{Belief, Blocked, DepthLimit, Lead, Observability, PlayerEngine, TargetKind, WorldCount};
+use sha2::{Digest, Sha256};
+
+use super::{Spec, StateSet};
+
+impl Spec {
+    /// The spec in canonical JSON (what the hash covers).
+    ///
+    /// Written by hand, key by key and variant by variant, so that renaming a
+    /// Rust field or variant never changes an experiment's hash (and id);
+    /// `jobs/tests/it/hash.rs` pins it.
+    pub fn canonical_json(&self) -> String {
+        use std::fmt::Write;
+        let text = |s: &str| serde_json::to_string(s).expect("a string serialises");
+        let list = |items: Vec<String>| format!("[{}]", items.join(","));
+        let names = |items: Vec<&str>| list(items.into_iter().map(text).collect());
+        let r = &self.rules;
+        let g = &self.grid;
+        let c = &self.classifier;
+        let lead = match r.lead {
+            Lead::HighestDouble => "highest-double",
+            Lead::Player => "player",
+            Lead::Target => "target",
+        };
+        let blocked = match r.blocked {
+            Blocked::Difference => "difference",
+            Blocked::None => "none",
+        };
+        let observability = |o: &Observability| match o {
+            Observability::Full => "full",
+            Observability::Partial => "partial",
+        };
+        let target = |t: &TargetKind| match t {
+            TargetKind::Random => "random",
+            TargetKind::Scorer => "scorer",
+            TargetKind::Defender => "defender",
+        };
+        let player_engine = |e: &PlayerEngine| match e {
+            PlayerEngine::Expectimax => "expectimax",
+            PlayerEngine::MStar => "mstar",
+        };
+        let states = match &g.starting_states {
+            StateSet::Range { first, last } => format!("{{\"first\":{first},\"last\":{last}}}"),
+            StateSet::List(v) => list(v.iter().map(u64::to_string).collect()),
+        };
+        let worlds = match self.search.worlds {
+            WorldCount::All => text("All"),
+            WorldCount::Sample(k) => format!("{{\"Sample\":{k}}}"),
+        };
+        let belief = match self.search.belief {
+            Belief::Uniform => text("Uniform"),
+        };
+        let depth = match self.search.depth {
+            DepthLimit::Unlimited => text("Unlimited"),
+            DepthLimit::Turns(d) => format!("{{\"Turns\":{d}}}"),
+        };
+        let mut out = String::new();
+        let _ = write!(
+            out,
+            "{{\"name\":{},\"seed\":{},\"output\":{},\
+             \"rules\":{{\"set\":{},\"hand\":{},\"boneyard\":{},\"lead\":{},\"blocked\":{}}},\
+             \"grid\":{{\"information_source\":{},\"observability\":{},\"target\":{},\"starting_states\":{},\
+             \"engine\":{},\"repeats\":{}}},\
+             \"search\":{{\"worlds\":{},\"belief\":{},\"depth\":{}}},\
+             \"classifier\":{{\"kind\":{},\"samples\":{},\"compare_samples\":{},\"folds\":{},\"holdout\":{}}},\
+             \"shard_games\":{}}}",
+            text(&self.name),
+            self.seed,
+            text(&self.output),
+            r.set,
+            r.hand,
+            r.boneyard,
+            text(lead),
+            text(blocked),
+            names(g.information_source.iter().map(|s| s.name()).collect()),
+            names(g.observability.iter().map(observability).collect()),
+            names(g.target.iter().map(target).collect()),
+            states,
+            names(g.engine.iter().map(player_engine).collect()),
+            g.repeats,
+            worlds,
+            belief,
+            depth,
+            text(&c.kind),
+            c.samples,
+            list(c.compare_samples.iter().map(u64::to_string).collect()),
+            c.folds,
+            serde_json::to_string(&c.holdout).expect("a finite float serialises"),
+            self.shard_games
+        );
+        out
+    }
+
+    /// SHA-256 of the canonical JSON, in hex.
+    pub fn hash(&self) -> String {
+        hex(&Sha256::digest(self.canonical_json().as_bytes()))
+    }
+
+    /// The experiment id: the name and the first 12 hex digits of the hash.
+    pub fn id(&self) -> String {
+        format!("{}-{}", self.name, &self.hash()[..12])
+    }
+}
+
+pub(crate) fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}

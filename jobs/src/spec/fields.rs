@@ -1,0 +1,121 @@
+//! Reading TOML tables key by key: every refusal names the key and the
+//! value given, and unknown keys are refused with the ones expected.
+
+use std::fmt;
+
+use toml::{Table, Value};
+
+use super::{MAX_OUTPUT_BYTES, MAX_PATH_BYTES, SpecError};
+
+pub(super) fn bad(key: &str, value: impl fmt::Display, reason: impl Into<String>) -> SpecError {
+    SpecError::Value {
+        key: key.to_string(),
+        value: value.to_string(),
+        reason: reason.into(),
+    }
+}
+
+pub(super) fn missing(key: &str, reason: &str) -> SpecError {
+    SpecError::Missing {
+        key: key.into(),
+        reason: reason.into(),
+    }
+}
+
+pub(super) fn path(prefix: &str, key: &str) -> String {
+    if prefix.is_empty() {
+        key.to_string()
+    } else {
+        format!("{prefix}.{key}")
+    }
+}
+
+pub(super) fn no_unknown(t: &Table, prefix: &str, allowed: &[&str]) -> Result<(), SpecError> {
+    if let Some(k) = t.keys().find(|k| !allowed.contains(&k.as_str())) {
+        return Err(SpecError::UnknownKey {
+            key: path(prefix, k),
+            hint: format!(" (expected one of: {})", allowed.join(", ")),
+        });
+    }
+    Ok(())
+}
+
+pub(super) fn take_table(t: &mut Table, prefix: &str, key: &str) -> Result<Option<Table>, SpecError> {
+    match t.remove(key) {
+        None => Ok(None),
+        Some(Value::Table(x)) => Ok(Some(x)),
+        Some(v) => Err(bad(&path(prefix, key), v, "must be a table, e.g. [rules]")),
+    }
+}
+
+pub(super) fn take_str(t: &mut Table, prefix: &str, key: &str) -> Result<Option<String>, SpecError> {
+    match t.remove(key) {
+        None => Ok(None),
+        Some(Value::String(s)) => Ok(Some(s)),
+        Some(v) => Err(bad(&path(prefix, key), v, "must be a string")),
+    }
+}
+
+pub(super) fn take_int(t: &mut Table, prefix: &str, key: &str) -> Result<Option<i64>, SpecError> {
+    match t.remove(key) {
+        None => Ok(None),
+        Some(Value::Integer(i)) => Ok(Some(i)),
+        Some(v) => Err(bad(&path(prefix, key), v, "must be an integer")),
+    }
+}
+
+pub(super) fn int_in(key: &str, v: i64, lo: i64, hi: i64) -> Result<i64, SpecError> {
+    if v < lo || v > hi {
+        return Err(bad(key, v, format!("must be between {lo} and {hi}")));
+    }
+    Ok(v)
+}
+
+pub(super) fn check_name(key: &str, s: &str) -> Result<(), SpecError> {
+    let ok_chars = s
+        .chars()
+        .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.'));
+    if s.is_empty() || s.len() > 64 || !ok_chars || s.starts_with(['.', '_', '-']) {
+        return Err(bad(
+            key,
+            Value::String(s.into()),
+            "must be 1 to 64 letters, digits, '-', '_' or '.', not starting with '.', '_' or '-'",
+        ));
+    }
+    Ok(())
+}
+
+/// The output directory must stay inside the results root.
+pub(super) fn check_output(o: &str) -> Result<(), SpecError> {
+    let shown = Value::String(o.into());
+    if o.len() > MAX_OUTPUT_BYTES {
+        return Err(bad(
+            "output",
+            format!("{} bytes", o.len()),
+            format!(
+                "may be at most {MAX_OUTPUT_BYTES} bytes, so that every file name under it fits the \
+                 {MAX_PATH_BYTES}-byte limit of a task's completion"
+            ),
+        ));
+    }
+    if o.starts_with('/') || o.contains('\\') || o.contains(':') {
+        return Err(bad("output", shown, "must be a relative path inside the results root"));
+    }
+    for part in o.split('/') {
+        if part == ".." || part == "." {
+            return Err(bad(
+                "output",
+                shown,
+                "must stay inside the results root (no '.' or '..' components)",
+            ));
+        }
+        check_name("output", part).map_err(|_| {
+            bad(
+                "output",
+                shown.clone(),
+                "each path component must be letters, digits, '-', '_' or '.', not starting with '.', '_' or '-'",
+            )
+        })?;
+    }
+    Ok(())
+}
