@@ -2,15 +2,13 @@
 //! on loopback, killed and restarted.
 
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
+use std::process::Stdio;
 use std::time::{Duration, Instant};
 
 use proto::coordinator_client::CoordinatorClient;
 use proto::{ExperimentState, GetExperimentRequest};
 
-pub(crate) fn bin() -> &'static str {
-    env!("CARGO_BIN_EXE_muggins")
-}
+use crate::util::{Dir, Proc, TestCommand};
 
 pub(crate) fn free_port() -> u16 {
     std::net::TcpListener::bind("127.0.0.1:0")
@@ -20,16 +18,6 @@ pub(crate) fn free_port() -> u16 {
         .port()
 }
 
-#[derive(Debug)]
-pub(crate) struct Proc(pub(crate) Child);
-
-impl Drop for Proc {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
-}
-
 fn coordinator(port: u16, dir: &Path, lease_secs: u64) -> Proc {
     coordinator_with(port, dir, lease_secs, &[])
 }
@@ -37,46 +25,39 @@ fn coordinator(port: u16, dir: &Path, lease_secs: u64) -> Proc {
 /// A coordinator process on `port` with state and results under `dir`, and
 /// `extra` arguments; returns once it accepts connections.
 pub(crate) fn coordinator_with(port: u16, dir: &Path, lease_secs: u64, extra: &[&str]) -> Proc {
-    let child = Command::new(bin())
-        .args([
-            "coordinator",
-            "--listen",
-            &format!("127.0.0.1:{port}"),
-            "--lease-secs",
-            &lease_secs.to_string(),
-        ])
-        .args(extra)
-        .arg("--state")
-        .arg(dir.join("state.sqlite"))
-        .arg("--results")
-        .arg(dir.join("results"))
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
+    let child = TestCommand::new(&[
+        "coordinator",
+        "--listen",
+        &format!("127.0.0.1:{port}"),
+        "--lease-secs",
+        &lease_secs.to_string(),
+    ])
+    .args(extra)
+    .arg("--state")
+    .arg(dir.join("state.sqlite"))
+    .arg("--results")
+    .arg(dir.join("results"))
+    .quiet()
+    .spawn();
     let deadline = Instant::now() + Duration::from_secs(20);
     while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
         assert!(Instant::now() < deadline, "the coordinator did not start");
         std::thread::sleep(Duration::from_millis(20));
     }
-    Proc(child)
+    child
 }
 
 /// `muggins worker` for the coordinator on `port`, with `results` as its
 /// results root and output to /dev/null.
-pub(crate) fn worker_command(port: u16, results: &Path, threads: usize) -> Command {
-    let mut cmd = Command::new(bin());
-    cmd.args([
+pub(crate) fn worker_command(port: u16, results: &Path, threads: usize) -> TestCommand {
+    let mut cmd = TestCommand::new(&[
         "worker",
         "--coordinator",
         &format!("http://127.0.0.1:{port}"),
         "--threads",
         &threads.to_string(),
-    ])
-    .arg("--results")
-    .arg(results)
-    .stdout(Stdio::null())
-    .stderr(Stdio::null());
+    ]);
+    cmd.arg("--results").arg(results).quiet();
     cmd
 }
 
@@ -85,17 +66,15 @@ pub(crate) fn worker(port: u16, dir: &Path, threads: usize, exit_when_done: bool
     if exit_when_done {
         cmd.arg("--exit-when-done");
     }
-    Proc(cmd.spawn().unwrap())
+    cmd.spawn()
 }
 
 pub(crate) fn submit(port: u16, spec: &Path) -> String {
-    let o = Command::new(bin())
-        .args(["submit", "--coordinator", &format!("http://127.0.0.1:{port}")])
+    TestCommand::new(&["submit", "--coordinator", &format!("http://127.0.0.1:{port}")])
         .arg(spec)
-        .output()
-        .unwrap();
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-    String::from_utf8(o.stdout).unwrap().trim().to_string()
+        .stdout()
+        .trim()
+        .to_string()
 }
 
 pub(crate) fn experiment(port: u16, id: &str) -> proto::Experiment {
@@ -123,15 +102,10 @@ pub(crate) fn wait_for(what: &str, secs: u64, mut f: impl FnMut() -> bool) {
 }
 
 fn wait_exit(p: &mut Proc, secs: u64) {
-    let deadline = Instant::now() + Duration::from_secs(secs);
-    loop {
-        if let Some(status) = p.0.try_wait().unwrap() {
-            assert!(status.success(), "worker exited with {status}");
-            return;
-        }
-        assert!(Instant::now() < deadline, "the worker did not exit");
-        std::thread::sleep(Duration::from_millis(50));
-    }
+    let status = p
+        .wait_timeout(Duration::from_secs(secs))
+        .expect("the worker did not exit");
+    assert!(status.success(), "worker exited with {status}");
 }
 
 /// Runs a two-thread worker until nothing is left (at most `secs`), checks
@@ -205,18 +179,12 @@ fn check_predictions(rows: &[jobs::GameRow]) {
     }
 }
 
-pub(crate) fn write_spec(dir: &Path, text: &str) -> PathBuf {
-    let p = dir.join("spec.toml");
-    std::fs::write(&p, text).unwrap();
-    p
-}
-
 #[test]
 fn a_coordinator_and_two_worker_processes_run_the_smoke_spec() {
-    let dir = tempfile::tempdir().unwrap();
+    let dir = Dir::new();
     let port = free_port();
     let _coord = coordinator(port, dir.path(), 30);
-    let spec = write_spec(dir.path(), jobs::SMOKE_SPEC);
+    let spec = dir.create_spec(jobs::SMOKE_SPEC);
     let id = submit(port, &spec);
     let mut a = worker(port, dir.path(), 1, true);
     let mut b = worker(port, dir.path(), 1, true);
@@ -224,7 +192,7 @@ fn a_coordinator_and_two_worker_processes_run_the_smoke_spec() {
     wait_exit(&mut b, 120);
     let e = experiment(port, &id);
     assert_eq!(e.state, ExperimentState::Succeeded as i32, "{}", e.error);
-    let out = dir.path().join("results/smoke");
+    let out = dir.join("results/smoke");
     assert!(out.join("_SUCCESS").exists());
     let got = rows(&out);
     let n = jobs::Spec::from_toml(jobs::SMOKE_SPEC).unwrap().games();
@@ -269,10 +237,10 @@ games = 100
 
 #[test]
 fn a_killed_worker_and_a_restarted_coordinator_lose_nothing() {
-    let dir = tempfile::tempdir().unwrap();
+    let dir = Dir::new();
     let port = free_port();
     let mut coord = coordinator(port, dir.path(), 1);
-    let spec = write_spec(dir.path(), SLOW_SPEC);
+    let spec = dir.create_spec(SLOW_SPEC);
     let id = submit(port, &spec);
     let mut a = worker(port, dir.path(), 1, false);
     // Kill the worker while it holds a shard, after it has finished at least one.
@@ -309,39 +277,29 @@ fn a_killed_worker_and_a_restarted_coordinator_lose_nothing() {
 
 #[test]
 fn muggins_run_writes_the_dataset_and_a_summary() {
-    let dir = tempfile::tempdir().unwrap();
+    let dir = Dir::new();
     let text = jobs::SMOKE_SPEC
         .replace("name = \"smoke\"", "name = \"local\"")
         .replace("\"0-299\"", "\"0-49\"")
         .replace(r#"["oracle", "classifier", "bayes"]"#, r#"["oracle"]"#);
-    let spec = write_spec(dir.path(), &text);
-    let out = dir.path().join("res");
-    let o = Command::new(bin())
-        .arg("run")
+    let spec = dir.create_spec(&text);
+    let out = dir.join("res");
+    let o = TestCommand::new(&["run"])
         .arg(&spec)
         .arg("--out")
         .arg(&out)
         .args(["--workers", "2"])
-        .output()
-        .unwrap();
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-    let stdout = String::from_utf8_lossy(&o.stdout);
+        .success();
+    let stdout = o.stdout;
     assert!(stdout.contains("oracle     partial  defender  mstar"), "{stdout}");
     assert!(stdout.contains("600 rows in"), "{stdout}");
-    let stderr = String::from_utf8_lossy(&o.stderr);
+    let stderr = o.stderr;
     assert!(stderr.contains("succeeded: 600 games"), "{stderr}");
     assert!(out.join("local/_SUCCESS").exists());
     assert_eq!(rows(&out.join("local")), expected(&text, &out.join("local")));
     // Running it again finds the finished experiment and changes nothing.
-    let again = Command::new(bin())
-        .arg("run")
-        .arg(&spec)
-        .arg("--out")
-        .arg(&out)
-        .output()
-        .unwrap();
-    assert!(again.status.success());
-    assert!(String::from_utf8_lossy(&again.stderr).contains("resuming experiment"));
+    let again = TestCommand::new(&["run"]).arg(&spec).arg("--out").arg(&out).success();
+    assert!(again.stderr.contains("resuming experiment"));
     // Off a terminal the progress is plain lines naming the stage, and the
     // in-process coordinator's address is printed for `muggins status`.
     assert!(stderr.contains("coordinator at http://127.0.0.1:"), "{stderr}");
@@ -354,15 +312,9 @@ fn muggins_run_writes_the_dataset_and_a_summary() {
     let part = out.join("local/games/part-00001.parquet");
     std::fs::remove_file(&part).unwrap();
     let rerun = |what: &str| {
-        let o = Command::new(bin())
-            .arg("run")
-            .arg(&spec)
-            .arg("--out")
-            .arg(&out)
-            .output()
-            .unwrap();
-        assert!(o.status.success(), "{what}: {}", String::from_utf8_lossy(&o.stderr));
-        String::from_utf8_lossy(&o.stdout).into_owned()
+        let o = TestCommand::new(&["run"]).arg(&spec).arg("--out").arg(&out).output();
+        assert!(o.status.success(), "{what}: {}", o.stderr);
+        o.stdout
     };
     let stdout = rerun("after deleting a partition");
     assert!(part.is_file() && stdout.contains("600 rows in"), "{stdout}");
@@ -376,35 +328,27 @@ fn muggins_run_writes_the_dataset_and_a_summary() {
     );
     assert_eq!(rows(&out.join("local")), expected(&text, &out.join("local")));
     // A bad spec is refused before anything runs.
-    let bad = write_spec(dir.path(), &text.replace("repeats = 1", "repeats = -1"));
-    let o = Command::new(bin())
-        .arg("run")
+    let bad = dir.create_spec(&text.replace("repeats = 1", "repeats = -1"));
+    TestCommand::new(&["run"])
         .arg(&bad)
         .arg("--out")
-        .arg(dir.path().join("other"))
-        .output()
-        .unwrap();
-    assert!(!o.status.success());
-    assert!(String::from_utf8_lossy(&o.stderr).contains("grid.repeats = -1"));
-    assert!(!dir.path().join("other").exists());
+        .arg(dir.join("other"))
+        .assert_err(&["grid.repeats = -1"]);
+    assert!(!dir.join("other").exists());
 }
 
 #[test]
 fn a_worker_finishes_its_task_on_sigterm_and_leases_nothing_more() {
-    let dir = tempfile::tempdir().unwrap();
+    let dir = Dir::new();
     let port = free_port();
     let _coord = coordinator(port, dir.path(), 30);
-    let spec = write_spec(dir.path(), SLOW_SPEC);
+    let spec = dir.create_spec(SLOW_SPEC);
     let id = submit(port, &spec);
     let mut w = worker(port, dir.path(), 1, false);
     wait_for("a running shard", 120, || {
         experiment(port, &id).stages[0].tasks_running >= 1
     });
-    let status = Command::new("kill")
-        .args(["-TERM", &w.0.id().to_string()])
-        .status()
-        .unwrap();
-    assert!(status.success());
+    w.signal("-TERM");
     wait_exit(&mut w, 60);
     let e = experiment(port, &id);
     let s = &e.stages[0];
@@ -416,60 +360,46 @@ fn a_worker_finishes_its_task_on_sigterm_and_leases_nothing_more() {
 
 #[test]
 fn muggins_run_threads_are_the_total_and_two_runs_never_share_a_directory() {
-    let dir = tempfile::tempdir().unwrap();
-    let o = Command::new(bin())
-        .args(["run", "--workers", "3", "--threads", "2", "--out"])
+    let dir = Dir::new();
+    TestCommand::new(&["run", "--workers", "3", "--threads", "2", "--out"])
         .arg(dir.path())
-        .output()
-        .unwrap();
-    assert!(!o.status.success());
-    let err = String::from_utf8_lossy(&o.stderr);
-    assert!(err.contains("--threads 2") && err.contains("--workers 3"), "{err}");
+        .assert_err(&["--threads 2", "--workers 3"]);
     // While another run holds the directory, a second one is refused.
-    let lock = std::fs::File::create(dir.path().join(".muggins-run.lock")).unwrap();
+    let lock = std::fs::File::create(dir.join(".muggins-run.lock")).unwrap();
     lock.lock().unwrap();
     let text = jobs::SMOKE_SPEC
         .replace("\"0-299\"", "\"0-9\"")
         .replace(r#"["oracle", "classifier", "bayes"]"#, r#"["oracle"]"#);
-    let spec = write_spec(dir.path(), &text);
-    let o = Command::new(bin())
-        .arg("run")
+    let spec = dir.create_spec(&text);
+    TestCommand::new(&["run"])
         .arg(&spec)
         .arg("--out")
         .arg(dir.path())
-        .output()
-        .unwrap();
-    assert!(!o.status.success());
-    let err = String::from_utf8_lossy(&o.stderr);
-    assert!(err.contains("another `muggins run`"), "{err}");
+        .assert_err(&["another `muggins run`"]);
     drop(lock);
-    let o = Command::new(bin())
-        .args(["run", "--workers", "1", "--threads", "1", "--out"])
+    let err = TestCommand::new(&["run", "--workers", "1", "--threads", "1", "--out"])
         .arg(dir.path())
         .arg(&spec)
-        .output()
-        .unwrap();
-    let err = String::from_utf8_lossy(&o.stderr);
-    assert!(o.status.success(), "{err}");
+        .success()
+        .stderr;
     assert!(err.contains("1 worker, 1 thread,"), "{err}");
 }
 
 #[test]
 fn a_worker_killed_between_completion_and_rename_loses_nothing() {
-    let dir = tempfile::tempdir().unwrap();
+    let dir = Dir::new();
     let port = free_port();
     let _coord = coordinator(port, dir.path(), 30);
     let text = SLOW_SPEC.replace("\"0-399\"", "\"0-99\"");
-    let spec = write_spec(dir.path(), &text);
+    let spec = dir.create_spec(&text);
     let id = submit(port, &spec);
     // This worker dies right after its first completion is accepted.
-    let mut dying = worker_command(port, &dir.path().join("results"), 1)
+    let mut dying = worker_command(port, &dir.join("results"), 1)
         .env("MUGGINS_FAILPOINT", "exit-after-complete")
-        .spawn()
-        .unwrap();
-    let status = dying.wait().unwrap();
+        .spawn();
+    let status = dying.0.wait().unwrap();
     assert_eq!(status.code(), Some(86), "the failpoint fired");
-    let left: Vec<_> = std::fs::read_dir(dir.path().join("results/faults/games"))
+    let left: Vec<_> = std::fs::read_dir(dir.join("results/faults/games"))
         .unwrap()
         .flatten()
         .map(|e| e.file_name().to_string_lossy().into_owned())
@@ -485,24 +415,18 @@ fn a_worker_killed_between_completion_and_rename_loses_nothing() {
 
 #[test]
 fn a_worker_with_another_results_directory_stops_naming_both() {
-    let dir = tempfile::tempdir().unwrap();
+    let dir = Dir::new();
     let port = free_port();
     let _coord = coordinator(port, dir.path(), 30);
-    let wrong = dir.path().join("elsewhere");
-    std::fs::create_dir_all(&wrong).unwrap();
-    let mut w = worker_command(port, &wrong, 1).stderr(Stdio::piped()).spawn().unwrap();
-    let deadline = Instant::now() + Duration::from_secs(30);
-    let status = loop {
-        if let Some(s) = w.try_wait().unwrap() {
-            break s;
-        }
-        assert!(Instant::now() < deadline, "the worker kept running");
-        std::thread::sleep(Duration::from_millis(50));
-    };
+    let wrong = dir.create_dir("elsewhere");
+    let mut w = worker_command(port, &wrong, 1).stderr_to(Stdio::piped()).spawn();
+    let status = w
+        .wait_timeout(Duration::from_secs(30))
+        .expect("the worker kept running");
     assert!(!status.success());
     let mut err = String::new();
-    std::io::Read::read_to_string(w.stderr.as_mut().unwrap(), &mut err).unwrap();
-    let ours = dir.path().join("results").canonicalize().unwrap();
+    std::io::Read::read_to_string(w.0.stderr.as_mut().unwrap(), &mut err).unwrap();
+    let ours = dir.join("results").canonicalize().unwrap();
     let theirs = wrong.canonicalize().unwrap();
     for part in [ours.to_str().unwrap(), theirs.to_str().unwrap(), "--results"] {
         assert!(err.contains(part), "{err} lacks {part}");

@@ -8,14 +8,12 @@
 //! printed and written to `target/reliability.txt`.
 
 use std::path::Path;
-use std::process::Command;
 use std::time::{Duration, Instant};
 
 use proto::{CompleteTaskRequest, ExperimentState, LeaseTaskRequest};
 
-use crate::cluster::{
-    Proc, SLOW_SPEC, coordinator_with, expected, experiment, free_port, rows, submit, worker, write_spec,
-};
+use crate::cluster::{SLOW_SPEC, coordinator_with, expected, experiment, free_port, rows, submit, worker};
+use crate::util::{Dir, Proc};
 
 /// The slow spec of the cluster tests, made longer so every fault lands mid-run.
 static FAULT_SPEC: std::sync::LazyLock<String> =
@@ -23,15 +21,6 @@ static FAULT_SPEC: std::sync::LazyLock<String> =
 
 fn coordinator(port: u16, metrics: u16, dir: &Path) -> Proc {
     coordinator_with(port, dir, 1, &["--metrics-listen", &format!("127.0.0.1:{metrics}")])
-}
-
-fn signal(p: &Proc, sig: &str) {
-    let ok = Command::new("kill")
-        .args([sig, &p.0.id().to_string()])
-        .status()
-        .unwrap()
-        .success();
-    assert!(ok, "kill {sig}");
 }
 
 fn scrape(port: u16, name: &str) -> u64 {
@@ -156,10 +145,10 @@ fn faults_lose_and_duplicate_nothing() {
     let mut f = Figures::default();
     let mut rng = Rng(0x5eed_1234_abcd_0001);
     for run in 0..runs {
-        let dir = tempfile::tempdir().unwrap();
+        let dir = Dir::new();
         let (port, mport) = (free_port(), free_port());
         let mut coord = coordinator(port, mport, dir.path());
-        let id = submit(port, &write_spec(dir.path(), text));
+        let id = submit(port, &dir.create_spec(text));
         let mut workers: Vec<Proc> = (0..3).map(|_| worker(port, dir.path(), 1, false)).collect();
         let mut restarted = false;
         let mut replayed = false;
@@ -199,9 +188,9 @@ fn faults_lose_and_duplicate_nothing() {
                 0 => {
                     // Stall one past its lease (1 s), then let it go on.
                     let k = rng.below(workers.len() as u64) as usize;
-                    signal(&workers[k], "-STOP");
+                    workers[k].signal("-STOP");
                     std::thread::sleep(Duration::from_millis(2500));
-                    signal(&workers[k], "-CONT");
+                    workers[k].signal("-CONT");
                     f.stalls += 1;
                 }
                 2 if !restarted => {
@@ -231,7 +220,7 @@ fn faults_lose_and_duplicate_nothing() {
             let _ = w.0.kill();
             let _ = w.0.wait();
         }
-        let out = dir.path().join("results/faults");
+        let out = dir.join("results/faults");
         assert!(out.join("_SUCCESS").exists());
         let got = rows(&out);
         let keys: std::collections::HashSet<u64> = got.iter().map(|r| r.game_index).collect();

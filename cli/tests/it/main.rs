@@ -4,33 +4,9 @@ mod cluster;
 mod faults;
 mod messages;
 mod report;
+mod util;
 
-use std::process::{Command, Output};
-
-fn muggins(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_muggins"))
-        .args(args)
-        .output()
-        .expect("run muggins")
-}
-
-fn stdout(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stdout).into_owned()
-}
-
-fn stderr(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stderr).into_owned()
-}
-
-/// Runs a command that must fail, and checks its message names what is wrong.
-fn check_error(args: &[&str], parts: &[&str]) {
-    let o = muggins(args);
-    assert!(!o.status.success(), "{args:?} should fail");
-    let err = stderr(&o);
-    for p in parts {
-        assert!(err.contains(p), "{args:?}: {err:?} lacks {p:?}");
-    }
-}
+use util::{Dir, TestCommand};
 
 #[test]
 fn solve_prints_the_exact_values_as_csv() {
@@ -41,9 +17,7 @@ fn solve_prints_the_exact_values_as_csv() {
         ("mstar:defender", ["4.666667", "4.000000", "1.833333"]),
     ];
     for (engine, values) in want {
-        let o = muggins(&["solve", "--engine", engine, "--states", "0,3,3333"]);
-        assert!(o.status.success(), "{}", stderr(&o));
-        let text = stdout(&o);
+        let text = TestCommand::new(&["solve", "--engine", engine, "--states", "0,3,3333"]).stdout();
         let lines: Vec<&str> = text.lines().collect();
         assert_eq!(lines[0], "state,value");
         assert_eq!(lines.len(), 4);
@@ -61,9 +35,7 @@ fn solve_prints_the_exact_values_as_csv() {
 
 #[test]
 fn solve_all_states_has_mean_zero_under_expectimax() {
-    let o = muggins(&["solve", "--threads", "2"]);
-    assert!(o.status.success(), "{}", stderr(&o));
-    let text = stdout(&o);
+    let text = TestCommand::new(&["solve", "--threads", "2"]).stdout();
     let values: Vec<f64> = text
         .lines()
         .skip(1)
@@ -73,13 +45,13 @@ fn solve_all_states_has_mean_zero_under_expectimax() {
     let mean = values.iter().sum::<f64>() / 4200.0;
     assert!(mean.abs() < 1e-6, "mean {mean}");
     // One thread gives the same numbers.
-    let one = muggins(&["solve", "--threads", "1"]);
-    assert_eq!(stdout(&one), text);
+    let one = TestCommand::new(&["solve", "--threads", "1"]).stdout();
+    assert_eq!(one, text);
 }
 
 #[test]
 fn solve_other_rules_and_depth() {
-    let o = muggins(&[
+    let text = TestCommand::new(&[
         "solve",
         "--set",
         "2",
@@ -89,67 +61,56 @@ fn solve_other_rules_and_depth() {
         "2",
         "--lead",
         "player",
-    ]);
-    assert!(o.status.success(), "{}", stderr(&o));
+    ])
+    .stdout();
     // C(6,2) * C(4,2) = 90 states.
-    assert_eq!(stdout(&o).lines().count(), 91);
-    let o = muggins(&["solve", "--states", "0-9", "--depth", "2"]);
-    assert!(o.status.success(), "{}", stderr(&o));
-    assert_eq!(stdout(&o).lines().count(), 11);
+    assert_eq!(text.lines().count(), 91);
+    let text = TestCommand::new(&["solve", "--states", "0-9", "--depth", "2"]).stdout();
+    assert_eq!(text.lines().count(), 11);
 }
 
 #[test]
 fn bad_flags_name_the_flag_and_value() {
-    check_error(
-        &["solve", "--states", "4200"],
-        &["--states", "4200", "out of range", "0-4199"],
-    );
-    check_error(&["solve", "--states", "9-3"], &["--states", "9-3", "backwards"]);
-    check_error(&["solve", "--states", "x"], &["--states", "\"x\""]);
-    check_error(&["solve", "--engine", "minimax"], &["minimax", "expectimax"]);
-    check_error(&["solve", "--set", "12"], &["rules.set = 12", "double-1 to double-9"]);
-    check_error(&["solve", "--boneyard", "5"], &["rules.boneyard = 5"]);
-    check_error(&["solve", "--lead", "first"], &["rules.lead = first"]);
-    check_error(&["solve", "--depth", "0"], &["--depth", "\"0\""]);
-    check_error(&["play", "--state", "99999"], &["starting_state = 99999", "0-4199"]);
-    check_error(&["play", "--state", "1", "--target", "bully"], &["bully", "scorer"]);
-    check_error(
-        &["play", "--state", "1", "--observability", "half"],
-        &["half", "partial"],
-    );
-    check_error(&["play", "--state", "1", "--worlds", "0"], &["--worlds", "\"0\""]);
-    check_error(
-        &["play", "--state", "1", "--source", "classifier"],
-        &["--source classifier", "--model FILE", "model-<hash>.json"],
-    );
-    check_error(
-        &[
-            "play",
-            "--state",
-            "1",
-            "--source",
-            "classifier",
-            "--model",
-            "/nonexistent/model.json",
-        ],
-        &["--model /nonexistent/model.json", "cannot read"],
-    );
-    check_error(
-        &["play", "--state", "1", "--source", "bayes", "--model", "m.json"],
-        &["--model m.json", "--source bayes", "leave --model out"],
-    );
-    check_error(
-        &["play", "--state", "1", "--source", "psychic"],
-        &["psychic", "oracle, classifier or bayes"],
-    );
-    check_error(&["bench", "--runs", "0"], &["--runs 0"]);
+    TestCommand::new(&["solve", "--states", "4200"]).assert_err(&["--states", "4200", "out of range", "0-4199"]);
+    TestCommand::new(&["solve", "--states", "9-3"]).assert_err(&["--states", "9-3", "backwards"]);
+    TestCommand::new(&["solve", "--states", "x"]).assert_err(&["--states", "\"x\""]);
+    TestCommand::new(&["solve", "--engine", "minimax"]).assert_err(&["minimax", "expectimax"]);
+    TestCommand::new(&["solve", "--set", "12"]).assert_err(&["rules.set = 12", "double-1 to double-9"]);
+    TestCommand::new(&["solve", "--boneyard", "5"]).assert_err(&["rules.boneyard = 5"]);
+    TestCommand::new(&["solve", "--lead", "first"]).assert_err(&["rules.lead = first"]);
+    TestCommand::new(&["solve", "--depth", "0"]).assert_err(&["--depth", "\"0\""]);
+    TestCommand::new(&["play", "--state", "99999"]).assert_err(&["starting_state = 99999", "0-4199"]);
+    TestCommand::new(&["play", "--state", "1", "--target", "bully"]).assert_err(&["bully", "scorer"]);
+    TestCommand::new(&["play", "--state", "1", "--observability", "half"]).assert_err(&["half", "partial"]);
+    TestCommand::new(&["play", "--state", "1", "--worlds", "0"]).assert_err(&["--worlds", "\"0\""]);
+    TestCommand::new(&["play", "--state", "1", "--source", "classifier"]).assert_err(&[
+        "--source classifier",
+        "--model FILE",
+        "model-<hash>.json",
+    ]);
+    TestCommand::new(&[
+        "play",
+        "--state",
+        "1",
+        "--source",
+        "classifier",
+        "--model",
+        "/nonexistent/model.json",
+    ])
+    .assert_err(&["--model /nonexistent/model.json", "cannot read"]);
+    TestCommand::new(&["play", "--state", "1", "--source", "bayes", "--model", "m.json"]).assert_err(&[
+        "--model m.json",
+        "--source bayes",
+        "leave --model out",
+    ]);
+    TestCommand::new(&["play", "--state", "1", "--source", "psychic"])
+        .assert_err(&["psychic", "oracle, classifier or bayes"]);
+    TestCommand::new(&["bench", "--runs", "0"]).assert_err(&["--runs 0"]);
 }
 
 #[test]
 fn play_shows_a_game_and_its_json_record() {
-    let o = muggins(&["play", "--state", "3333", "--target", "scorer"]);
-    assert!(o.status.success(), "{}", stderr(&o));
-    let text = stdout(&o);
+    let text = TestCommand::new(&["play", "--state", "3333", "--target", "scorer"]).stdout();
     assert!(
         text.contains("deal: boneyard {02,12,13,23} player {01,11,22} target {00,03,33}"),
         "{text}"
@@ -160,9 +121,8 @@ fn play_shows_a_game_and_its_json_record() {
         "{text}"
     );
 
-    let o = muggins(&["play", "--state", "3333", "--target", "scorer", "--json"]);
-    assert!(o.status.success(), "{}", stderr(&o));
-    let v: serde_json::Value = serde_json::from_slice(&o.stdout).expect("JSON");
+    let json = TestCommand::new(&["play", "--state", "3333", "--target", "scorer", "--json"]).stdout();
+    let v: serde_json::Value = serde_json::from_str(&json).expect("JSON");
     assert_eq!(v["score_diff"], -3);
     assert_eq!(v["ending"], "domino");
     assert_eq!(
@@ -172,7 +132,7 @@ fn play_shows_a_game_and_its_json_record() {
     assert_eq!(v["predictions"], 2);
     assert_eq!(v["deal"]["target"], serde_json::json!(["00", "03", "33"]));
 
-    let o = muggins(&[
+    let json = TestCommand::new(&[
         "play",
         "--state",
         "17",
@@ -185,9 +145,9 @@ fn play_shows_a_game_and_its_json_record() {
         "--engine",
         "expectimax",
         "--json",
-    ]);
-    assert!(o.status.success(), "{}", stderr(&o));
-    let v: serde_json::Value = serde_json::from_slice(&o.stdout).expect("JSON");
+    ])
+    .stdout();
+    let v: serde_json::Value = serde_json::from_str(&json).expect("JSON");
     assert_eq!(v["predictions"], 0);
     let diff = v["player_score"].as_i64().unwrap() - v["target_score"].as_i64().unwrap();
     assert_eq!(v["score_diff"].as_i64().unwrap(), diff);
@@ -195,9 +155,7 @@ fn play_shows_a_game_and_its_json_record() {
 
 #[test]
 fn bench_prints_checksums_and_speeds() {
-    let o = muggins(&["bench", "--runs", "1", "--states", "0-59"]);
-    assert!(o.status.success(), "{}", stderr(&o));
-    let text = stdout(&o);
+    let text = TestCommand::new(&["bench", "--runs", "1", "--states", "0-59"]).stdout();
     let first = text.lines().next().unwrap();
     assert!(first.contains(", 1 run each, median, "), "{first}");
     assert!(!text.contains(" 1 runs") && !text.contains(" 1 threads") && !text.contains(" 1 cores"));
@@ -233,7 +191,7 @@ holdout = 0.2
 
 /// Fits the spec's classifier as the fit stage does; writes the artifact as
 /// the stage names it, `model-<hash>.json`, in `dir`.
-fn fit_model(spec: &jobs::Spec, dir: &std::path::Path) -> (classifier::Artifact, std::path::PathBuf) {
+fn fit_model(spec: &jobs::Spec, dir: &Dir) -> (classifier::Artifact, std::path::PathBuf) {
     let mut samples = Vec::new();
     for shard in jobs::training::sample_shards(spec) {
         samples.extend(
@@ -243,8 +201,7 @@ fn fit_model(spec: &jobs::Spec, dir: &std::path::Path) -> (classifier::Artifact,
         );
     }
     let out = jobs::training::fit(spec, &samples, 1).unwrap();
-    let path = dir.join(format!("model-{}.json", out.hash));
-    std::fs::write(&path, &out.artifact).unwrap();
+    let path = dir.create(format!("model-{}.json", out.hash), &out.artifact);
     (
         classifier::Artifact::from_bytes(&out.artifact, &out.hash).unwrap(),
         path,
@@ -253,9 +210,9 @@ fn fit_model(spec: &jobs::Spec, dir: &std::path::Path) -> (classifier::Artifact,
 
 #[test]
 fn play_replays_the_experiments_games_of_every_source() {
-    let dir = tempfile::tempdir().unwrap();
+    let dir = Dir::new();
     let spec = jobs::Spec::from_toml(PLAY_SPEC).unwrap();
-    let (model, model_path) = fit_model(&spec, dir.path());
+    let (model, model_path) = fit_model(&spec, &dir);
     let model_arg = model_path.to_str().unwrap();
     let rows = jobs::Executor::new(1)
         .run_with(
@@ -294,9 +251,8 @@ fn play_replays_the_experiments_games_of_every_source() {
         if source == "classifier" {
             args.extend(["--model", model_arg]);
         }
-        let o = muggins(&args);
-        assert!(o.status.success(), "{args:?}: {}", stderr(&o));
-        let v: serde_json::Value = serde_json::from_slice(&o.stdout).expect("JSON");
+        let json = TestCommand::new(&args).stdout();
+        let v: serde_json::Value = serde_json::from_str(&json).expect("JSON");
         let what = format!("{args:?}");
         assert_eq!(v["information_source"], source, "{what}");
         assert_eq!(v["score_diff"], r.score_diff, "{what}");
@@ -335,27 +291,23 @@ fn play_replays_the_experiments_games_of_every_source() {
         assert!(predictions[source] > 0, "M* with {source} made no predictions");
     }
     // The readable form names the source.
-    let o = muggins(&["play", "--state", "17", "--source", "bayes"]);
-    assert!(o.status.success(), "{}", stderr(&o));
-    assert!(stdout(&o).contains("mstar (bayes) against scorer"), "{}", stdout(&o));
+    let text = TestCommand::new(&["play", "--state", "17", "--source", "bayes"]).stdout();
+    assert!(text.contains("mstar (bayes) against scorer"), "{text}");
     // A model file whose content is not the hash it is named by is refused.
-    std::fs::create_dir(dir.path().join("tampered")).unwrap();
-    let tampered = dir.path().join("tampered").join(model_path.file_name().unwrap());
     let mut bytes = std::fs::read(&model_path).unwrap();
     bytes.push(b' ');
-    std::fs::write(&tampered, bytes).unwrap();
+    let tampered = dir.create(
+        std::path::Path::new("tampered").join(model_path.file_name().unwrap()),
+        bytes,
+    );
     // Any file is not a model.
-    let junk = dir.path().join("junk.json");
-    std::fs::write(&junk, "{}").unwrap();
+    let junk = dir.create("junk.json", "{}");
     for (model, parts) in [
         (&tampered, ["--model", "not a usable model artifact", "content hash"]),
         (&junk, ["--model", "junk.json", "not a model artifact"]),
     ] {
         let model = model.to_str().unwrap();
-        check_error(
-            &["play", "--state", "17", "--source", "classifier", "--model", model],
-            &parts,
-        );
+        TestCommand::new(&["play", "--state", "17", "--source", "classifier", "--model", model]).assert_err(&parts);
     }
 }
 
@@ -363,22 +315,17 @@ fn play_replays_the_experiments_games_of_every_source() {
 /// so they accept the same values.
 #[test]
 fn flags_and_specs_share_the_search_limits() {
-    check_error(
-        &[
-            "play",
-            "--state",
-            "3",
-            "--observability",
-            "partial",
-            "--worlds",
-            "2000000",
-        ],
-        &["--worlds", "2000000", "from 1 to 1000000"],
-    );
-    check_error(
-        &["play", "--state", "3", "--depth", "255"],
-        &["--depth", "255", "from 1 to 254"],
-    );
+    TestCommand::new(&[
+        "play",
+        "--state",
+        "3",
+        "--observability",
+        "partial",
+        "--worlds",
+        "2000000",
+    ])
+    .assert_err(&["--worlds", "2000000", "from 1 to 1000000"]);
+    TestCommand::new(&["play", "--state", "3", "--depth", "255"]).assert_err(&["--depth", "255", "from 1 to 254"]);
     let spec = |line: &str| {
         format!(
             "name = \"t\"\nseed = 1\n[grid]\ninformation_source = [\"oracle\"]\nobservability = [\"partial\"]\n\

@@ -3,21 +3,21 @@
 //! experiment id, a results root given as an experiment directory; and logs
 //! without colour codes when they do not go to a terminal.
 
-use std::io::Read;
 use std::path::Path;
-use std::process::{Command, Output, Stdio};
-use std::time::{Duration, Instant};
+use std::process::{Command, Stdio};
+use std::time::Duration;
 
-use crate::cluster::{Proc, bin, coordinator_with, free_port, write_spec};
+use crate::cluster::{coordinator_with, free_port};
+use crate::util::{Dir, TestCommand};
 
 const TOKEN: &str = "a-token-of-more-than-16-chars";
 
 /// `muggins args` with `env` and none of the muggins variables of the
-/// environment the tests run in; killed (and failed) after `secs`.
-fn run(args: &[&str], env: &[(&str, &str)], secs: u64) -> Output {
-    let dir = tempfile::tempdir().unwrap();
-    let mut cmd = Command::new(bin());
-    cmd.args(args).current_dir(dir.path());
+/// environment the tests run in, in an empty directory of its own; killed
+/// (and failed) after a minute.
+fn client(args: &[&str], env: &[(&str, &str)]) -> TestCommand {
+    let mut cmd = TestCommand::new(args);
+    cmd.in_empty_dir().timeout(Duration::from_secs(60));
     for v in [
         "MUGGINS_COORDINATOR",
         "MUGGINS_TOKEN",
@@ -27,53 +27,17 @@ fn run(args: &[&str], env: &[(&str, &str)], secs: u64) -> Output {
     ] {
         cmd.env_remove(v);
     }
-    cmd.envs(env.iter().copied());
-    let mut child = Proc(cmd.stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().unwrap());
-    let deadline = Instant::now() + Duration::from_secs(secs);
-    let status = loop {
-        if let Some(status) = child.0.try_wait().unwrap() {
-            break status;
-        }
-        if Instant::now() > deadline {
-            let _ = child.0.kill();
-            let _ = child.0.wait();
-            panic!(
-                "muggins {args:?} still ran after {secs} s; stderr: {}",
-                read_pipes(&mut child.0).1
-            );
-        }
-        std::thread::sleep(Duration::from_millis(20));
-    };
-    let (stdout, stderr) = read_pipes(&mut child.0);
-    Output {
-        status,
-        stdout: stdout.into_bytes(),
-        stderr: stderr.into_bytes(),
+    for (k, v) in env {
+        cmd.env(k, v);
     }
-}
-
-/// What an exited child wrote (a few lines: the pipes never fill).
-fn read_pipes(child: &mut std::process::Child) -> (String, String) {
-    let mut out = String::new();
-    let mut err = String::new();
-    if let Some(mut s) = child.stdout.take() {
-        s.read_to_string(&mut out).unwrap();
-    }
-    if let Some(mut s) = child.stderr.take() {
-        s.read_to_string(&mut err).unwrap();
-    }
-    (out, err)
+    cmd
 }
 
 /// Runs a command that must fail, checks that its message has every one of
 /// `parts` and none of `absent`, and returns the message.
+#[track_caller]
 fn refused(args: &[&str], env: &[(&str, &str)], parts: &[&str], absent: &[&str]) -> String {
-    let o = run(args, env, 60);
-    let err = String::from_utf8_lossy(&o.stderr).into_owned();
-    assert!(!o.status.success(), "{args:?} should fail; stderr: {err}");
-    for p in parts {
-        assert!(err.contains(p), "{args:?}: {err:?} lacks {p:?}");
-    }
+    let err = client(args, env).assert_err(parts);
     for a in absent {
         assert!(!err.contains(a), "{args:?}: {err:?} should not say {a:?}");
     }
@@ -92,8 +56,8 @@ fn each_client(spec: &Path, url: &str, mut check: impl FnMut(&[&str])) {
 
 #[test]
 fn coordinator_urls_other_than_http_and_https_are_refused_by_every_command() {
-    let dir = tempfile::tempdir().unwrap();
-    let spec = write_spec(dir.path(), jobs::SMOKE_SPEC);
+    let dir = Dir::new();
+    let spec = dir.create_spec(jobs::SMOKE_SPEC);
     for url in ["grpc://127.0.0.1:1", "grpcs://127.0.0.1:1", "ftp://127.0.0.1:1"] {
         let scheme = url.split("://").next().unwrap();
         each_client(&spec, url, |args| {
@@ -138,8 +102,7 @@ fn coordinator_urls_other_than_http_and_https_are_refused_by_every_command() {
         );
     });
     // A CA with a plain http:// URL would send the token unencrypted too.
-    let ca = dir.path().join("ca.pem");
-    std::fs::write(&ca, "not read").unwrap();
+    let ca = dir.create("ca.pem", "not read");
     refused(
         &[
             "status",
@@ -170,7 +133,7 @@ fn connection_errors_name_the_url_and_what_answered_there() {
     );
     assert_eq!(err.lines().count(), 1, "{err}");
 
-    let dir = tempfile::tempdir().unwrap();
+    let dir = Dir::new();
     let (port, metrics) = (free_port(), free_port());
     let metrics_addr = format!("127.0.0.1:{metrics}");
     let _coord = coordinator_with(
@@ -201,14 +164,13 @@ fn connection_errors_name_the_url_and_what_answered_there() {
         &[&url, "refused the token", "MUGGINS_TOKEN", "--token"],
         &[],
     );
-    let o = run(&["status", "--coordinator", &url], &[("MUGGINS_TOKEN", TOKEN)], 60);
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-    assert_eq!(String::from_utf8_lossy(&o.stdout).trim(), "no experiments");
+    let out = client(&["status", "--coordinator", &url], &[("MUGGINS_TOKEN", TOKEN)]).stdout();
+    assert_eq!(out.trim(), "no experiments");
 }
 
 #[test]
 fn an_unknown_experiment_id_suggests_the_ids_of_that_name() {
-    let dir = tempfile::tempdir().unwrap();
+    let dir = Dir::new();
     let port = free_port();
     let _coord = coordinator_with(port, dir.path(), 30, &["--token", TOKEN]);
     let url = format!("http://127.0.0.1:{port}");
@@ -219,10 +181,11 @@ fn an_unknown_experiment_id_suggests_the_ids_of_that_name() {
         &["no experiment with id \"smoke\"", "no experiments", "muggins submit"],
         &[],
     );
-    let spec = write_spec(dir.path(), jobs::SMOKE_SPEC);
-    let o = run(&["submit", spec.to_str().unwrap()], &env, 60);
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-    let id = String::from_utf8(o.stdout).unwrap().trim().to_string();
+    let spec = dir.create_spec(jobs::SMOKE_SPEC);
+    let id = client(&["submit", spec.to_str().unwrap()], &env)
+        .stdout()
+        .trim()
+        .to_string();
     assert!(id.starts_with("smoke-") && id.len() == "smoke-".len() + 12, "{id}");
     let hint = format!("no experiment with id \"smoke\"; did you mean {id}?");
     refused(&["status", "smoke"], &env, &[&hint], &[]);
@@ -244,17 +207,16 @@ fn an_unknown_experiment_id_suggests_the_ids_of_that_name() {
         &[],
     );
     // The id itself works.
-    let o = run(&["status", &id], &env, 60);
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-    assert!(String::from_utf8_lossy(&o.stdout).starts_with(&format!("{id}  running")));
+    let out = client(&["status", &id], &env).stdout();
+    assert!(out.starts_with(&format!("{id}  running")));
 }
 
 #[test]
 fn report_of_a_results_root_names_the_experiment_directories_inside() {
-    let dir = tempfile::tempdir().unwrap();
-    let root = dir.path().join("results");
-    std::fs::create_dir_all(root.join("smoke/games")).unwrap();
-    std::fs::create_dir_all(root.join("not-an-experiment")).unwrap();
+    let dir = Dir::new();
+    let root = dir.join("results");
+    dir.create_dir("results/smoke/games");
+    dir.create_dir("results/not-an-experiment");
     let shown = root.display().to_string();
     refused(
         &["report", &shown],
@@ -265,7 +227,7 @@ fn report_of_a_results_root_names_the_experiment_directories_inside() {
         )],
         &[],
     );
-    std::fs::create_dir_all(root.join("local/games")).unwrap();
+    dir.create_dir("results/local/games");
     refused(
         &["report", &shown],
         &[],
@@ -293,25 +255,21 @@ fn report_of_a_results_root_names_the_experiment_directories_inside() {
 
 #[test]
 fn logs_carry_no_colour_codes_when_stderr_is_not_a_terminal() {
-    let dir = tempfile::tempdir().unwrap();
+    let dir = Dir::new();
     let port = free_port();
     // A file, like a pipe, is not a terminal.
-    let log_path = dir.path().join("coordinator.log");
-    let _coord = Proc(
-        Command::new(bin())
-            .args(["coordinator", "--listen", &format!("127.0.0.1:{port}")])
-            .arg("--state")
-            .arg(dir.path().join("s.sqlite"))
-            .arg("--results")
-            .arg(dir.path().join("r"))
-            .env_remove("NO_COLOR")
-            .env_remove("MUGGINS_LOG")
-            .env_remove("MUGGINS_TOKEN")
-            .stdout(Stdio::null())
-            .stderr(std::fs::File::create(&log_path).unwrap())
-            .spawn()
-            .unwrap(),
-    );
+    let log_path = dir.join("coordinator.log");
+    let _coord = TestCommand::new(&["coordinator", "--listen", &format!("127.0.0.1:{port}")])
+        .arg("--state")
+        .arg(dir.join("s.sqlite"))
+        .arg("--results")
+        .arg(dir.join("r"))
+        .env_remove("NO_COLOR")
+        .env_remove("MUGGINS_LOG")
+        .env_remove("MUGGINS_TOKEN")
+        .stdout_to(Stdio::null())
+        .stderr_to(std::fs::File::create(&log_path).unwrap())
+        .spawn();
     let log = || std::fs::read_to_string(&log_path).unwrap();
     crate::cluster::wait_for("the coordinator's first log line", 20, || {
         log().contains("coordinator listening")
@@ -323,10 +281,9 @@ fn logs_carry_no_colour_codes_when_stderr_is_not_a_terminal() {
 
 #[test]
 fn state_file_errors_name_the_state_file_not_the_results_root() {
-    use crate::{muggins, stderr};
-    let dir = tempfile::tempdir().unwrap();
-    let results = dir.path().join("results");
-    let o = muggins(&[
+    let dir = Dir::new();
+    let results = dir.join("results");
+    let err = TestCommand::new(&[
         "coordinator",
         "--listen",
         "127.0.0.1:0",
@@ -334,18 +291,12 @@ fn state_file_errors_name_the_state_file_not_the_results_root() {
         "/dev/null/nested/state.sqlite",
         "--results",
         results.to_str().unwrap(),
-    ]);
-    assert!(!o.status.success());
-    let err = stderr(&o);
-    assert!(
-        err.contains("--state /dev/null/nested/state.sqlite") && err.contains("cannot create its directory"),
-        "{err}"
-    );
+    ])
+    .assert_err(&["--state /dev/null/nested/state.sqlite", "cannot create its directory"]);
     assert!(!err.contains("results root"), "{err}");
     // A state file that is not a database: one line that says so.
-    let bogus = dir.path().join("bogus.sqlite");
-    std::fs::write(&bogus, vec![b'x'; 4096]).unwrap();
-    let o = muggins(&[
+    let bogus = dir.create("bogus.sqlite", vec![b'x'; 4096]);
+    let err = TestCommand::new(&[
         "coordinator",
         "--listen",
         "127.0.0.1:0",
@@ -353,9 +304,8 @@ fn state_file_errors_name_the_state_file_not_the_results_root() {
         bogus.to_str().unwrap(),
         "--results",
         results.to_str().unwrap(),
-    ]);
-    assert!(!o.status.success());
-    let err = stderr(&o);
+    ])
+    .assert_err(&[]);
     assert_eq!(err.matches("not a muggins state database").count(), 1, "{err}");
     assert!(!err.contains("file is not a database"), "{err}");
 }
@@ -365,7 +315,7 @@ fn state_file_errors_name_the_state_file_not_the_results_root() {
 /// skips, without it).
 #[test]
 fn pythons_grpcio_reflection_client_finds_the_service() {
-    let dir = tempfile::tempdir().unwrap();
+    let dir = Dir::new();
     let port = free_port();
     let _coord = coordinator_with(port, dir.path(), 30, &[]);
     let script = "import sys, grpc\n\

@@ -2,6 +2,8 @@
 
 use std::process::Command;
 
+use crate::util::{Dir, TestCommand};
+
 const SPEC: &str = r#"
 name = "rep"
 seed = 3
@@ -28,25 +30,16 @@ fn docs_query() -> String {
 
 #[test]
 fn the_report_stage_writes_the_report_and_the_docs_query_gives_its_numbers() {
-    let dir = tempfile::tempdir().unwrap();
-    let spec = dir.path().join("spec.toml");
-    std::fs::write(&spec, SPEC).unwrap();
-    let out = dir.path().join("res");
-    let o = Command::new(env!("CARGO_BIN_EXE_muggins"))
-        .arg("run")
-        .arg(&spec)
-        .arg("--out")
-        .arg(&out)
-        .output()
-        .unwrap();
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let dir = Dir::new();
+    let spec = dir.create_spec(SPEC);
+    let out = dir.join("res");
+    TestCommand::new(&["run"]).arg(&spec).arg("--out").arg(&out).success();
     let exp = out.join("rep");
-    let report: serde_json::Value =
-        serde_json::from_slice(&std::fs::read(exp.join("report/report.json")).unwrap()).unwrap();
+    let report: serde_json::Value = serde_json::from_str(&dir.read("res/rep/report/report.json")).unwrap();
     assert_eq!(report["games"], 1920);
     assert_eq!(report["consistency"]["mismatches"], 0);
     assert_eq!(report["consistency"]["compared"], 480);
-    let md = std::fs::read_to_string(exp.join("report/report.md")).unwrap();
+    let md = dir.read("res/rep/report/report.md");
     assert!(md.contains("identical. ✔"));
 
     let sql = docs_query().replace("RESULTS/EXPERIMENT", &exp.display().to_string());
@@ -90,12 +83,7 @@ fn the_report_stage_writes_the_report_and_the_docs_query_gives_its_numbers() {
         }
     }
     // `muggins report` rebuilds the same numbers.
-    let before = std::fs::read(exp.join("report/report.json")).unwrap();
-    let o = Command::new(env!("CARGO_BIN_EXE_muggins"))
-        .arg("report")
-        .arg(&exp)
-        .output()
-        .unwrap();
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-    assert_eq!(std::fs::read(exp.join("report/report.json")).unwrap(), before);
+    let before = dir.read("res/rep/report/report.json");
+    TestCommand::new(&["report"]).arg(&exp).success();
+    assert_eq!(dir.read("res/rep/report/report.json"), before);
 }
