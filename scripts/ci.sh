@@ -16,8 +16,8 @@ cargo check --quiet --locked --manifest-path fuzz/Cargo.toml
 echo "== architecture invariants"
 bash scripts/check-invariants.sh
 
-echo "== Python tools for the tests (DuckDB, pyarrow, Polars, scikit-learn, scipy, grpcio-reflection)"
-python3 -m pip install --quiet --disable-pip-version-check duckdb pyarrow polars scikit-learn scipy kubernetes-validate pyyaml grpcio grpcio-reflection
+echo "== Python tools for the tests (DuckDB, pyarrow, Polars, scikit-learn, scipy, grpcio-reflection, OpenSpiel)"
+python3 -m pip install --quiet --disable-pip-version-check duckdb pyarrow polars scikit-learn scipy kubernetes-validate pyyaml grpcio grpcio-reflection open_spiel
 
 echo "== deployment files"
 bash scripts/check-deploy.sh
@@ -32,6 +32,10 @@ cargo run --quiet --locked --bin muggins -- run jobs/specs/smoke.toml --out "$ou
 python3 scripts/check-readers.py "$out/smoke"
 rm -rf "$out"
 
+echo "== block and team against OpenSpiel: 10,000 random games of each, move for move"
+python3 scripts/openspiel-check.py target/debug/muggins --games 10000
+openspiel_ok=1
+
 if [[ "${MUGGINS_SLURM_TEST:-}" == 1 ]]; then
     echo "== a real single-node Slurm cluster runs the smoke spec (MUGGINS_SLURM_TEST=1)"
     bash scripts/slurm-test.sh target/debug/muggins
@@ -41,7 +45,8 @@ else
     slurm_ok=0
 fi
 
-# One closing line for the whole suite: the test binaries plus the readers check.
+# One closing line for the whole suite: the test binaries plus the readers,
+# OpenSpiel and (when run) Slurm checks.
 awk '/^test result:/ { for (i = 1; i <= NF; i++) { if ($(i) ~ /^passed;?$/) p += $(i-1); if ($(i) ~ /^failed;?$/) f += $(i-1) } }
-     END { printf "all tests: %d passed, %d failed\n", p + 1 + s, f }' s="$slurm_ok" "$log"
+     END { printf "all tests: %d passed, %d failed\n", p + 1 + o + s, f }' o="$openspiel_ok" s="$slurm_ok" "$log"
 rm -f "$log"

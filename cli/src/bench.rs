@@ -17,12 +17,27 @@ use crate::text::plural;
 
 #[derive(Debug, Args)]
 pub struct BenchArgs {
+    /// Which part of the suite: all, thesis (solves, games, opponent
+    /// modeling) or playouts (random full-game hands of block and team).
+    #[arg(long, value_enum, default_value = "all")]
+    pub suite: Suite,
     /// Timed runs per measurement; the median is reported.
     #[arg(long, default_value_t = 5)]
     pub runs: usize,
     /// Starting states the games use (the solves always use all 4,200).
     #[arg(long, default_value = "0-4199")]
     pub states: String,
+}
+
+/// The parts of the benchmark suite.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum Suite {
+    /// Everything.
+    All,
+    /// The thesis rules: solves, searched games, opponent modeling.
+    Thesis,
+    /// Random playouts of the full game's block and team presets.
+    Playouts,
 }
 
 fn median(mut xs: Vec<Duration>) -> Duration {
@@ -36,6 +51,9 @@ pub fn run(args: BenchArgs) -> Result<()> {
     }
     let rules = Rules::thesis();
     let states = parse_states(&args.states, &rules)?;
+    if args.suite == Suite::Playouts {
+        return playouts_bench(args.runs);
+    }
     let all: Vec<u64> = (0..rules.starting_states()).collect();
     let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
     println!(
@@ -130,6 +148,73 @@ pub fn run(args: BenchArgs) -> Result<()> {
         }
     }
     classifier_bench(&rules, args.runs)?;
+    if args.suite == Suite::All {
+        playouts_bench(args.runs)?;
+    }
+    Ok(())
+}
+
+/// Hands of the full game played by uniformly random legal plays, one
+/// thread, from a fixed seed (`scripts/openspiel-bench.py` sets these beside
+/// OpenSpiel's Python games).
+fn playouts_bench(runs: usize) -> Result<()> {
+    use engine::full::{FullConfig, FullRules, Preset, fives_playouts, playouts};
+    const GAMES: u64 = 1_000_000;
+    println!();
+    println!(
+        "{:<26} {:>10} {:>12} {:>12} {:>14}",
+        "random playouts (double-6)", "games", "median", "games/s/core", "checksum"
+    );
+    for preset in [Preset::Block, Preset::Team] {
+        let rules = FullRules::preset(preset);
+        let mut times = Vec::new();
+        let mut check = None;
+        for _ in 0..runs {
+            let t = Instant::now();
+            let sum = playouts(&rules, 2014, GAMES);
+            times.push(t.elapsed());
+            if check.is_some_and(|c| c != sum) {
+                bail!("{preset}: a second pass gave a different sum: the playouts are not deterministic");
+            }
+            check = Some(sum);
+        }
+        let t = median(times);
+        println!(
+            "{:<26} {:>10} {:>10.1}ms {:>12.0} {:>14}",
+            preset.name(),
+            GAMES,
+            ms(t),
+            GAMES as f64 / t.as_secs_f64(),
+            check.unwrap_or_default()
+        );
+    }
+    for seats in [2, 4] {
+        let rules = FullRules::new(FullConfig::all_fives(seats)).expect("the preset's defaults are valid");
+        let mut times = Vec::new();
+        let mut check = None;
+        for _ in 0..runs {
+            let t = Instant::now();
+            let sum = fives_playouts(&rules, 2014, GAMES);
+            times.push(t.elapsed());
+            if check.is_some_and(|c| c != sum) {
+                bail!("all-fives: a second pass gave a different sum: the playouts are not deterministic");
+            }
+            check = Some(sum);
+        }
+        let t = median(times);
+        println!(
+            "{:<26} {:>10} {:>10.1}ms {:>12.0} {:>14}",
+            if seats == 2 {
+                "all-fives, 2 seats (hand)"
+            } else {
+                "all-fives, 2x2 teams (hand)"
+            },
+            GAMES,
+            ms(t),
+            GAMES as f64 / t.as_secs_f64(),
+            check.unwrap_or_default()
+        );
+    }
     Ok(())
 }
 

@@ -3,6 +3,7 @@
 mod args;
 mod bench;
 mod cluster;
+mod openspiel;
 mod play;
 mod report;
 mod solve;
@@ -43,6 +44,9 @@ enum Command {
     Cancel(cluster::CancelArgs),
     /// Rebuild an experiment's report from its Parquet partitions.
     Report(ReportArgs),
+    /// Interoperate with OpenSpiel's dominoes games (block and team).
+    #[command(subcommand, name = "openspiel")]
+    OpenSpiel(openspiel::OpenSpielCommand),
 }
 
 #[derive(Debug, clap::Args)]
@@ -64,6 +68,7 @@ fn main() -> ExitCode {
         Command::Status(a) => cluster::status(a),
         Command::Cancel(a) => cluster::cancel(a),
         Command::Report(a) => report::run(&a.dir),
+        Command::OpenSpiel(c) => openspiel::run(c),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -3,7 +3,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::rules::Rules;
+use crate::tiles::PipTable;
 
 /// An open location on the board, in canonical order.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
@@ -168,7 +168,7 @@ impl Board {
 
     /// Whether `tile` may be played at `loc`.
     #[inline]
-    pub fn accepts(&self, rules: &Rules, tile: u8, loc: Loc) -> bool {
+    pub fn accepts(&self, rules: &impl PipTable, tile: u8, loc: Loc) -> bool {
         match self.exposed(loc) {
             Some(p) => {
                 let (a, b) = rules.pips(tile);
@@ -179,7 +179,7 @@ impl Board {
     }
 
     /// Plays `tile` at `loc`; the caller has checked legality.
-    pub fn play(&mut self, rules: &Rules, tile: u8, loc: Loc) {
+    pub fn play(&mut self, rules: &impl PipTable, tile: u8, loc: Loc) {
         let (a, b) = rules.pips(tile);
         let double = a == b;
         if self.tiles == 0 {

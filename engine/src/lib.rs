@@ -11,6 +11,7 @@
 mod board;
 mod deal;
 mod features;
+pub mod full;
 mod game;
 mod position;
 mod rules;
@@ -33,5 +34,5 @@ pub use rules::{Blocked, Lead, Rules, RulesConfig, RulesError};
 pub use search::{Decision, DepthLimit, PlayerView, SearchConfig, Searcher, TIE_EPSILON};
 pub use table::{Key, LocalTable, SharedTable, ValueStore};
 pub use targets::{EngineKind, OpponentModel, TargetKind, target_choice};
-pub use tiles::{TileSet, tile_name};
+pub use tiles::{PipTable, TileSet, tile_name};
 pub use worlds::{Belief, World, WorldCount, Worlds};

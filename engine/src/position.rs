@@ -80,9 +80,13 @@ impl Default for ActionList {
 
 impl ActionList {
     #[inline]
-    fn push(&mut self, a: Action) {
+    pub(crate) fn push(&mut self, a: Action) {
         self.items[self.len as usize] = a;
         self.len += 1;
+    }
+    #[inline]
+    pub(crate) fn clear(&mut self) {
+        self.len = 0;
     }
     /// Number of actions held (at most 64).
     #[inline]

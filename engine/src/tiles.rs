@@ -38,3 +38,24 @@ pub(crate) fn tile_pips(n: u8) -> Vec<(u8, u8)> {
 pub fn tile_name(pips: (u8, u8)) -> String {
     format!("{}{}", pips.0, pips.1)
 }
+
+/// Whatever knows the two pips of each tile index: the thesis rules and the
+/// full game's, so that the board serves both.
+pub trait PipTable {
+    /// The two pips of `tile`, low pip first.
+    fn pips(&self, tile: u8) -> (u8, u8);
+}
+
+impl PipTable for crate::rules::Rules {
+    #[inline]
+    fn pips(&self, tile: u8) -> (u8, u8) {
+        crate::rules::Rules::pips(self, tile)
+    }
+}
+
+impl PipTable for crate::full::FullRules {
+    #[inline]
+    fn pips(&self, tile: u8) -> (u8, u8) {
+        crate::full::FullRules::pips(self, tile)
+    }
+}

@@ -3,6 +3,7 @@
 mod cluster;
 mod faults;
 mod messages;
+mod openspiel;
 mod report;
 mod util;
 

@@ -105,6 +105,8 @@ pub(crate) struct TestCommand {
     stdout: Option<Stdio>,
     stderr: Option<Stdio>,
     timeout: Option<Duration>,
+    /// What standard input reads (by default: nothing).
+    stdin: Option<Vec<u8>>,
     /// The working directory made by [`in_empty_dir`](Self::in_empty_dir),
     /// kept as long as the command.
     own_dir: Option<Dir>,
@@ -120,8 +122,15 @@ impl TestCommand {
             stdout: None,
             stderr: None,
             timeout: None,
+            stdin: None,
             own_dir: None,
         }
+    }
+
+    /// Gives the command `text` on standard input (by default: nothing).
+    pub(crate) fn stdin(&mut self, text: impl Into<Vec<u8>>) -> &mut Self {
+        self.stdin = Some(text.into());
+        self
     }
 
     /// Adds one argument.
@@ -201,15 +210,22 @@ impl TestCommand {
         let what = self.describe();
         let out = self.stdout.take().unwrap_or_else(Stdio::piped);
         let err = self.stderr.take().unwrap_or_else(Stdio::piped);
+        let input = self.stdin.take();
         let mut child = Proc(
             self.cmd
-                .stdin(Stdio::null())
+                .stdin(if input.is_some() { Stdio::piped() } else { Stdio::null() })
                 .stdout(out)
                 .stderr(err)
                 .spawn()
                 .unwrap_or_else(|e| panic!("cannot start {what}: {e}")),
         );
-        // Read both pipes while the command runs, so that neither fills.
+        // Feed stdin and read both pipes while the command runs, so that none fills.
+        if let (Some(text), Some(mut pipe)) = (input, child.0.stdin.take()) {
+            std::thread::spawn(move || {
+                use std::io::Write;
+                let _ = pipe.write_all(&text);
+            });
+        }
         let out = drain(child.0.stdout.take());
         let err = drain(child.0.stderr.take());
         let status = match self.timeout {

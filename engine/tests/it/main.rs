@@ -4,6 +4,8 @@ mod board;
 mod deals;
 mod determinism;
 mod features;
+mod fives;
+mod full;
 mod games;
 mod rules;
 mod search;

@@ -1,0 +1,324 @@
+//! All-Fives hands and matches played by fixed strategies in every seat:
+//! the targets (`random`, `scorer`, `defender`, `heaviest`), one hand from a
+//! deal, and a match of hands to a target score, each hand from its own
+//! seeded streams.
+//!
+//! Randomness: the streams of a match are ChaCha20 keyed (see
+//! [`crate::seed::keyed_rng`]) by the experiment seed, the first hand's deal
+//! index and the repeat, with the tag `mugfull1`; stream `hand << 8 |
+//! purpose` serves hand `hand` (0 = the deal of a later hand, 1 = the
+//! boneyard's order, 2 + seat = that seat's random choices). A match is thus
+//! a pure function of (seed, deal, repeat, rules, agents).
+
+use rand_chacha::ChaCha20Rng;
+
+use crate::board::Loc;
+use crate::position::{Action, ActionList};
+use crate::seed::{below, keyed_rng, shuffle};
+use crate::targets::TargetKind;
+use crate::tiles::{TileSet, bits};
+
+use super::deal::deal_from_index;
+use super::fives::{FivesPosition, Opening, Scored};
+use super::position::HandEnd;
+use super::rules::{FullRules, MAX_SEATS};
+
+/// A fixed strategy of the full game.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum FullTarget {
+    /// One of the thesis's targets: `random` (uniform), `scorer` (most
+    /// points, then highest count) or `defender` (most defense, then lowest
+    /// count), ties to the first play in canonical order.
+    Thesis(TargetKind),
+    /// Plays its heaviest legal tile (pip total, then high pip) at the first
+    /// location that takes it: DominAI's "beginner strategy", abw333's
+    /// "bota gorda".
+    Heaviest,
+}
+
+impl FullTarget {
+    /// Every strategy.
+    pub const ALL: [FullTarget; 4] = [
+        FullTarget::Thesis(TargetKind::Random),
+        FullTarget::Thesis(TargetKind::Scorer),
+        FullTarget::Thesis(TargetKind::Defender),
+        FullTarget::Heaviest,
+    ];
+
+    /// The name in specs and on the command line.
+    pub fn name(self) -> &'static str {
+        match self {
+            FullTarget::Thesis(TargetKind::Random) => "random",
+            FullTarget::Thesis(TargetKind::Scorer) => "scorer",
+            FullTarget::Thesis(TargetKind::Defender) => "defender",
+            FullTarget::Heaviest => "heaviest",
+        }
+    }
+}
+
+impl std::str::FromStr for FullTarget {
+    type Err = String;
+    fn from_str(s: &str) -> Result<FullTarget, String> {
+        FullTarget::ALL
+            .into_iter()
+            .find(|t| t.name() == s)
+            .ok_or_else(|| format!("unknown target {s:?}: expected random, scorer, defender or heaviest"))
+    }
+}
+
+/// The index (in `actions`, canonical order, non-empty) of the play
+/// `target` makes; `rng` serves the random target.
+pub fn full_choice(
+    rules: &FullRules,
+    target: FullTarget,
+    pos: &FivesPosition,
+    actions: &[Action],
+    rng: &mut ChaCha20Rng,
+) -> usize {
+    let kind = match target {
+        FullTarget::Thesis(TargetKind::Random) => return below(rng, actions.len() as u64) as usize,
+        FullTarget::Heaviest => {
+            let mut best = 0;
+            let mut best_key = (0, 0);
+            for (i, a) in actions.iter().enumerate() {
+                let (p, q) = rules.pips(a.tile);
+                let key = (p + q, q);
+                if key > best_key || i == 0 {
+                    best_key = key;
+                    best = i;
+                }
+            }
+            return best;
+        }
+        FullTarget::Thesis(k) => k,
+    };
+    let mut best = 0;
+    let mut best_key = (i64::MIN, i64::MIN);
+    for (i, a) in actions.iter().enumerate() {
+        let mut board = pos.board;
+        board.play(rules, a.tile, a.loc);
+        let count = board.count() as i64;
+        let key = match kind {
+            TargetKind::Scorer => (if count > 0 && count % 5 == 0 { count } else { 0 }, count),
+            _ => (board.defense() as i64, -count),
+        };
+        // Strictly greater: ties keep the earlier play.
+        if key > best_key {
+            best_key = key;
+            best = i;
+        }
+    }
+    best
+}
+
+/// One event of a hand, in order.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FullMove {
+    /// `seat` played `tile` at `loc`, scoring as said.
+    Play {
+        /// The seat.
+        seat: u8,
+        /// The tile.
+        tile: u8,
+        /// Where.
+        loc: Loc,
+        /// What the play scored.
+        scored: Scored,
+    },
+    /// `seat` drew `tile` from the boneyard.
+    Draw {
+        /// The seat.
+        seat: u8,
+        /// The tile.
+        tile: u8,
+    },
+    /// `seat` passed (no play, nothing it may draw).
+    Pass {
+        /// The seat.
+        seat: u8,
+        /// What the pass scored (a blocking pass scores the hand).
+        scored: Scored,
+    },
+}
+
+/// A hand played to its end.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct HandRecord {
+    /// The deal: each seat's tiles.
+    pub hands: [TileSet; MAX_SEATS],
+    /// Who opened, and with what when forced.
+    pub opening: Opening,
+    /// How it ended.
+    pub end: HandEnd,
+    /// Points each side made (index: side).
+    pub scores: [u32; MAX_SEATS],
+    /// Every play, draw and pass.
+    pub moves: Vec<FullMove>,
+}
+
+/// The streams of hand `hand` of the match (seed, deal, repeat).
+fn stream(seed: u64, deal: u64, repeat: u64, hand: u64, purpose: u64) -> ChaCha20Rng {
+    keyed_rng(seed, deal, repeat, b"mugfull1", hand << 8 | purpose)
+}
+
+/// Plays one hand from `hands` with `agents[seat]` in each seat.
+/// `rngs`: the boneyard's stream, then one stream per seat.
+pub fn play_hand(
+    rules: &FullRules,
+    hands: [TileSet; MAX_SEATS],
+    opening: Opening,
+    agents: &[FullTarget; MAX_SEATS],
+    boneyard_rng: &mut ChaCha20Rng,
+    seat_rngs: &mut [ChaCha20Rng; MAX_SEATS],
+) -> HandRecord {
+    let mut pos = FivesPosition::deal(rules, hands, opening);
+    let mut order: Vec<u8> = bits(pos.boneyard).collect();
+    shuffle(boneyard_rng, &mut order);
+    let mut next_draw = 0;
+    let mut moves = Vec::new();
+    let mut list = ActionList::default();
+    while pos.end.is_none() {
+        let seat = pos.mover;
+        if pos.must_draw(rules) {
+            let tile = order[next_draw];
+            next_draw += 1;
+            pos.draw(tile);
+            moves.push(FullMove::Draw { seat, tile });
+            continue;
+        }
+        if pos.must_pass(rules) {
+            let scored = pos.pass(rules);
+            moves.push(FullMove::Pass { seat, scored });
+            continue;
+        }
+        pos.actions(rules, &mut list);
+        let i = full_choice(
+            rules,
+            agents[seat as usize],
+            &pos,
+            list.as_slice(),
+            &mut seat_rngs[seat as usize],
+        );
+        let a = list.as_slice()[i];
+        let scored = pos.play(rules, a);
+        moves.push(FullMove::Play {
+            seat,
+            tile: a.tile,
+            loc: a.loc,
+            scored,
+        });
+    }
+    HandRecord {
+        hands,
+        opening,
+        end: pos.end.expect("the loop ends with the hand"),
+        scores: pos.scores,
+        moves,
+    }
+}
+
+/// A match played to its end.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct MatchRecord {
+    /// The hands in order.
+    pub hands: Vec<HandRecord>,
+    /// Each side's total (index: side).
+    pub totals: [u32; MAX_SEATS],
+    /// The side that reached the target score first.
+    pub winner: u8,
+}
+
+/// Most hands a match may take: a match still short of `to` after this many
+/// hands ends there (it cannot happen at `to` <= 1000 in practice; it bounds
+/// the loop should every hand score nothing).
+pub const MAX_HANDS: u64 = 10_000;
+
+/// The hands of one grid point: the first dealt as deal index `deal`, later
+/// ones from the match's deal stream, until a side's total reaches `to`
+/// (checked at the end of each hand; with `to` = 0, after one hand). The
+/// winner is the side with the highest total, ties to the lower side index.
+/// Returns `None` when `deal` is not a deal index of the rules.
+pub fn play_match(
+    rules: &FullRules,
+    seed: u64,
+    deal: u64,
+    repeat: u64,
+    agents: &[FullTarget; MAX_SEATS],
+    to: u32,
+) -> Option<MatchRecord> {
+    let first = deal_from_index(rules, deal)?;
+    let mut hands = Vec::new();
+    let mut totals = [0u32; MAX_SEATS];
+    let mut previous = None;
+    for h in 0..MAX_HANDS {
+        let dealt = if h == 0 {
+            first
+        } else {
+            super::deal::random_deal(rules, &mut stream(seed, deal, repeat, h, 0))
+        };
+        let opening = Opening::of(rules, &dealt, previous);
+        let mut seat_rngs = std::array::from_fn(|s| stream(seed, deal, repeat, h, 2 + s as u64));
+        let record = play_hand(
+            rules,
+            dealt,
+            opening,
+            agents,
+            &mut stream(seed, deal, repeat, h, 1),
+            &mut seat_rngs,
+        );
+        for (t, s) in totals.iter_mut().zip(record.scores) {
+            *t += s;
+        }
+        previous = Some(record.end);
+        hands.push(record);
+        if totals[..rules.sides() as usize].iter().any(|&t| t >= to) {
+            break;
+        }
+    }
+    let best = *totals[..rules.sides() as usize].iter().max().expect("two sides");
+    let winner = totals.iter().position(|&t| t == best).expect("found above") as u8;
+    Some(MatchRecord { hands, totals, winner })
+}
+
+/// One All-Fives hand from a uniformly random deal, every seat playing
+/// uniformly random legal plays and drawing uniformly from the boneyard (the
+/// playout benchmark's hand; the first hand's lead rule applies).
+pub fn random_fives_hand(rules: &FullRules, rng: &mut impl rand_core::RngCore) -> FivesPosition {
+    use super::deal::{below as below32, random_deal};
+    let hands = random_deal(rules, rng);
+    let mut pos = FivesPosition::deal(rules, hands, Opening::of(rules, &hands, None));
+    let mut list = ActionList::default();
+    let keep = rules.config().keep as u32;
+    while pos.end.is_none() {
+        if !pos.can_play(rules, pos.mover) {
+            let left = pos.boneyard.count_ones();
+            if left > keep {
+                let mut b = pos.boneyard;
+                for _ in 0..below32(rng, left) {
+                    b &= b - 1;
+                }
+                pos.draw(b.trailing_zeros() as u8);
+            } else {
+                pos.pass(rules);
+            }
+            continue;
+        }
+        pos.actions(rules, &mut list);
+        let i = below32(rng, list.len() as u32) as usize;
+        pos.play(rules, list.as_slice()[i]);
+    }
+    pos
+}
+
+/// Plays `games` random All-Fives hands from one ChaCha8 stream seeded with
+/// `seed`; returns the sum of side 0's points minus side 1's, a checksum.
+pub fn fives_playouts(rules: &FullRules, seed: u64, games: u64) -> i64 {
+    use rand_core::SeedableRng;
+    let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(seed);
+    let mut sum = 0i64;
+    for _ in 0..games {
+        let end = random_fives_hand(rules, &mut rng);
+        sum += end.scores[0] as i64 - end.scores[1] as i64;
+    }
+    sum
+}

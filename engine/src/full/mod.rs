@@ -1,0 +1,25 @@
+//! The full game beyond the thesis's toy: double-N sets, 2 to 4 seats,
+//! partnerships. Seats, sides and the agent's seat are data, not types;
+//! positions are `Copy` and playing does not allocate.
+//!
+//! The presets: OpenSpiel's `block` and `team` games, played exactly as its
+//! Python implementations play them, and `all-fives` for 2 to 4 seats with
+//! matches (see docs/rules.md). All Fives uses the thesis's board
+//! ([`crate::Board`]); the thesis rules keep their own engine (the rest of
+//! this crate), unchanged.
+
+mod deal;
+mod fives;
+mod game;
+pub mod openspiel;
+mod position;
+mod rules;
+
+pub use deal::{below, binom, deal_count, deal_from_index, deal_index, playouts, random_deal, random_playout};
+pub use fives::{FivesPosition, Opening, Scored, round_to_five};
+pub use game::{
+    FullMove, FullTarget, HandRecord, MAX_HANDS, MatchRecord, fives_playouts, full_choice, play_hand, play_match,
+    random_fives_hand,
+};
+pub use position::{FullAction, FullActions, FullPosition, HandEnd, OPENING, tiles_of};
+pub use rules::{DealOrder, FivesBlocked, FivesLead, FullConfig, FullRules, MAX_SEATS, Preset};
