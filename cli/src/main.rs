@@ -5,6 +5,7 @@ mod bench;
 mod cluster;
 mod openspiel;
 mod play;
+mod play_full;
 mod report;
 mod solve;
 mod text;

@@ -4,17 +4,19 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result, bail};
 use clap::Args;
+use engine::full::{FullTarget, Preset};
 use engine::{
-    Deal, GameConfig, GameRecord, InfoSource, LocalTable, Move, Observability, PlayerEngine, Rules, Searcher,
-    TargetKind, TileSet, play_game,
+    Deal, GameConfig, GameRecord, InfoSource, LocalTable, Move, Observability, PlayerEngine, Rules, Searcher, TileSet,
+    play_game,
 };
 use serde_json::json;
 
 use crate::args::{RulesArgs, SearchArgs};
+use crate::play_full::{self, FullPlay};
 
 #[derive(Debug, Args)]
 pub struct PlayArgs {
-    /// Starting state index.
+    /// Starting state index (with --preset: the deal index).
     #[arg(long)]
     pub state: u64,
     /// Repeat number (picks the boneyard order and the random target's draws).
@@ -24,21 +26,42 @@ pub struct PlayArgs {
     #[arg(long, default_value_t = 2014)]
     pub seed: u64,
     /// The player's engine: mstar or expectimax.
-    #[arg(long, default_value = "mstar")]
+    #[arg(long, default_value = "mstar", conflicts_with = "preset")]
     pub engine: PlayerEngine,
-    /// The opponent: random, scorer or defender.
-    #[arg(long, default_value = "scorer")]
-    pub target: TargetKind,
+    /// The opponent: random, scorer or defender (with --preset also
+    /// heaviest; every seat not on seat 0's side plays it). Default: scorer
+    /// (block and team: random).
+    #[arg(long)]
+    pub target: Option<FullTarget>,
     /// full or partial.
-    #[arg(long, default_value = "full")]
+    #[arg(long, default_value = "full", conflicts_with = "preset")]
     pub observability: Observability,
     /// Where M* takes its target model from: oracle, classifier or bayes.
-    #[arg(long, default_value = "oracle")]
+    #[arg(long, default_value = "oracle", conflicts_with = "preset")]
     pub source: jobs::Source,
     /// The trained classifier (a model artifact, e.g.
     /// <results>/<experiment>/classifier/model-<hash>.json); needed by --source classifier.
-    #[arg(long)]
+    #[arg(long, conflicts_with = "preset")]
     pub model: Option<PathBuf>,
+    /// Play the full game instead of the thesis rules: block, team or
+    /// all-fives (docs/rules.md section 9). Every seat plays a fixed
+    /// strategy (--agent for seat 0 and its partner, --target for the rest).
+    #[arg(long)]
+    pub preset: Option<Preset>,
+    /// With --preset all-fives: seats (2-4; 3-4 seats get hands of 5).
+    #[arg(long, requires = "preset")]
+    pub seats: Option<u8>,
+    /// With --preset all-fives and 4 seats: partnerships 0+2 and 1+3 (default true).
+    #[arg(long, requires = "preset")]
+    pub teams: Option<bool>,
+    /// With --preset all-fives: play a match of hands until a side reaches
+    /// this score (default: one hand).
+    #[arg(long = "match", value_name = "TO", requires = "preset")]
+    pub match_to: Option<u32>,
+    /// With --preset: the strategy of seat 0 and its partner (random,
+    /// scorer, defender or heaviest).
+    #[arg(long, default_value = "heaviest", requires = "preset")]
+    pub agent: FullTarget,
     #[command(flatten)]
     pub search: SearchArgs,
     #[command(flatten)]
@@ -49,6 +72,40 @@ pub struct PlayArgs {
 }
 
 pub fn run(args: PlayArgs) -> Result<()> {
+    if let Some(preset) = args.preset {
+        let r = &args.rules;
+        let thesis = engine::Rules::thesis();
+        let t = thesis.config();
+        if (r.set, r.hand, r.boneyard, r.lead, r.blocked) != (t.set, t.hand, t.boneyard, t.lead, t.blocked) {
+            bail!(
+                "--set/--hand/--boneyard/--lead/--blocked are the thesis rules' flags; with --preset {preset} use --seats and --teams"
+            );
+        }
+        if args.search.worlds != "all" || args.search.depth != "unlimited" {
+            bail!(
+                "--worlds/--depth set the thesis player's search; with --preset {preset} every seat plays a fixed strategy"
+            );
+        }
+        return play_full::run(FullPlay {
+            rules: play_full::rules(preset, args.seats, args.teams)?,
+            deal: args.state,
+            seed: args.seed,
+            repeat: args.repeat,
+            agent: args.agent,
+            target: args.target.unwrap_or(match preset {
+                Preset::AllFives => FullTarget::Thesis(engine::TargetKind::Scorer),
+                Preset::Block | Preset::Team => FullTarget::Thesis(engine::TargetKind::Random),
+            }),
+            match_to: args.match_to,
+            json: args.json,
+        });
+    }
+    let target = match args.target.unwrap_or(FullTarget::Thesis(engine::TargetKind::Scorer)) {
+        FullTarget::Thesis(k) => k,
+        FullTarget::Heaviest => {
+            bail!("--target heaviest: a full-game strategy; the thesis rules' targets are random, scorer and defender")
+        }
+    };
     let rules = args.rules.rules()?;
     let config = args.search.config()?;
     let model = match (args.source, &args.model) {
@@ -75,7 +132,7 @@ pub fn run(args: PlayArgs) -> Result<()> {
         starting_state: args.state,
         repeat: args.repeat,
         engine: args.engine,
-        target: args.target,
+        target,
         observability: args.observability,
     };
     let mut searcher = Searcher::new(rules.clone(), config, LocalTable::new());
@@ -96,7 +153,7 @@ pub fn run(args: PlayArgs) -> Result<()> {
             "engine": args.engine,
             "information_source": args.source.name(),
             "model_hash": model.as_ref().map(|(_, hash)| hash),
-            "target": args.target,
+            "target": target,
             "observability": args.observability,
             "deal": { "player": names(deal.player), "target": names(deal.target), "boneyard": names(deal.boneyard) },
             "leader": record.leader,
@@ -123,7 +180,7 @@ pub fn run(args: PlayArgs) -> Result<()> {
         args.seed,
         args.engine,
         args.source.name(),
-        args.target,
+        target,
         args.observability
     );
     println!("deal: {}", deal.describe(&rules));

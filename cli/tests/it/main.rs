@@ -2,6 +2,7 @@
 
 mod cluster;
 mod faults;
+mod full;
 mod messages;
 mod openspiel;
 mod report;

@@ -1,0 +1,372 @@
+//! `muggins play --preset ...`: one hand (or a match) of the full game, every
+//! seat played by a fixed strategy, readable (each seat's hand, the board's
+//! count, the sides' scores) or `--json` (with the OpenSpiel history for
+//! block and team).
+
+use anyhow::{Result, bail};
+use engine::full::{
+    self, FivesPosition, FullAction, FullActions, FullConfig, FullMove, FullPosition, FullRules, FullTarget, HandEnd,
+    HandRecord, MAX_SEATS, MatchRecord, Preset, openspiel,
+};
+use engine::{TargetKind, TileSet};
+use serde_json::{Value, json};
+
+/// What `--preset` play was asked for.
+pub struct FullPlay {
+    /// The rules.
+    pub rules: FullRules,
+    /// The first hand's deal index.
+    pub deal: u64,
+    /// The experiment seed.
+    pub seed: u64,
+    /// The repeat number.
+    pub repeat: u64,
+    /// Seat 0's (and its partner's) strategy.
+    pub agent: FullTarget,
+    /// The other seats' strategy.
+    pub target: FullTarget,
+    /// Play a match to this score instead of one hand (all-fives).
+    pub match_to: Option<u32>,
+    /// Print JSON.
+    pub json: bool,
+}
+
+/// The rules of `preset` with the flags' overrides.
+pub fn rules(preset: Preset, seats: Option<u8>, teams: Option<bool>) -> Result<FullRules> {
+    let mut config = match (preset, seats) {
+        (Preset::AllFives, Some(n)) => FullConfig::all_fives(n),
+        _ => FullConfig::preset(preset),
+    };
+    if let Some(n) = seats {
+        config.seats = n;
+    }
+    if let Some(t) = teams {
+        config.teams = t;
+    }
+    FullRules::new(config).map_err(|e| {
+        anyhow::anyhow!(
+            "--preset {preset}: {}",
+            e.to_string().replacen("invalid rules.", "--", 1)
+        )
+    })
+}
+
+/// Runs the play.
+pub fn run(p: FullPlay) -> Result<()> {
+    let rules = &p.rules;
+    let count = full::deal_count(rules);
+    if count.is_some_and(|c| p.deal >= c) {
+        bail!(
+            "--state {}: not a deal index of {}: it has {} deals (0-{})",
+            p.deal,
+            describe(rules),
+            count.unwrap_or(0),
+            count.unwrap_or(1) - 1
+        );
+    }
+    let agents: [FullTarget; MAX_SEATS] = std::array::from_fn(|s| {
+        if rules.side(s as u8) == rules.side(0) {
+            p.agent
+        } else {
+            p.target
+        }
+    });
+    match rules.kind() {
+        Preset::AllFives => {
+            let to = p.match_to.unwrap_or(0);
+            let m = full::play_match(rules, p.seed, p.deal, p.repeat, &agents, to)
+                .expect("the deal index was checked above");
+            if p.json {
+                println!("{}", serde_json::to_string_pretty(&fives_json(&p, &agents, &m))?);
+            } else {
+                print_fives(&p, &agents, &m);
+            }
+        }
+        Preset::Block | Preset::Team => {
+            if p.match_to.is_some() {
+                bail!(
+                    "--match: {} is one hand, as OpenSpiel plays it; matches are for --preset all-fives",
+                    rules.kind()
+                );
+            }
+            for a in [p.agent, p.target] {
+                if !matches!(a, FullTarget::Heaviest | FullTarget::Thesis(TargetKind::Random)) {
+                    bail!(
+                        "--agent/--target {}: {} has no count to score or defend; its strategies are random and heaviest",
+                        a.name(),
+                        rules.kind()
+                    );
+                }
+            }
+            let hand = play_open_hand(rules, &p, &agents);
+            if p.json {
+                println!("{}", serde_json::to_string_pretty(&hand)?);
+            } else {
+                print_open_hand(rules, &hand);
+            }
+        }
+    }
+    Ok(())
+}
+
+fn describe(rules: &FullRules) -> String {
+    format!(
+        "{} with {} seats of {}{}",
+        rules.kind(),
+        rules.seats(),
+        rules.hand(),
+        if rules.teams() { " in partnerships" } else { "" }
+    )
+}
+
+fn names(rules: &FullRules, set: TileSet) -> Vec<String> {
+    full::tiles_of(set).map(|t| rules.tile_name(t)).collect()
+}
+
+fn end_text(end: HandEnd) -> String {
+    match end {
+        HandEnd::Domino(s) => format!("domino by seat {s}"),
+        HandEnd::Blocked => "blocked".into(),
+    }
+}
+
+fn fives_json(p: &FullPlay, agents: &[FullTarget; MAX_SEATS], m: &MatchRecord) -> Value {
+    let rules = &p.rules;
+    let sides = rules.sides() as usize;
+    let hand = |h: &HandRecord| {
+        let moves: Vec<Value> = h
+            .moves
+            .iter()
+            .map(|mv| match *mv {
+                FullMove::Play {
+                    seat,
+                    tile,
+                    loc,
+                    scored,
+                } => json!({
+                    "seat": seat, "play": rules.tile_name(tile), "loc": loc, "count_points": scored.count_points,
+                    "end_points": scored.end_points, "end_side": scored.end_side,
+                }),
+                FullMove::Draw { seat, tile } => json!({ "seat": seat, "draw": rules.tile_name(tile) }),
+                FullMove::Pass { seat, scored } => json!({
+                    "seat": seat, "pass": true, "end_points": scored.end_points, "end_side": scored.end_side,
+                }),
+            })
+            .collect();
+        json!({
+            "hands": (0..rules.seats() as usize).map(|s| names(rules, h.hands[s])).collect::<Vec<_>>(),
+            "leader": h.opening.leader,
+            "forced_lead": h.opening.forced.map(|t| rules.tile_name(t)),
+            "moves": moves,
+            "end": end_text(h.end),
+            "scores": h.scores[..sides].to_vec(),
+        })
+    };
+    json!({
+        "preset": rules.kind().name(),
+        "seats": rules.seats(),
+        "hand": rules.hand(),
+        "teams": rules.teams(),
+        "deal": p.deal,
+        "seed": p.seed,
+        "repeat": p.repeat,
+        "agents": agents[..rules.seats() as usize].iter().map(|a| a.name()).collect::<Vec<_>>(),
+        "to": p.match_to,
+        "hands": m.hands.iter().map(hand).collect::<Vec<_>>(),
+        "totals": m.totals[..sides].to_vec(),
+        "winner_side": m.winner,
+    })
+}
+
+fn side_name(rules: &FullRules, side: usize) -> String {
+    if rules.teams() {
+        format!("seats {}+{}", side, side + 2)
+    } else {
+        format!("seat {side}")
+    }
+}
+
+fn print_fives(p: &FullPlay, agents: &[FullTarget; MAX_SEATS], m: &MatchRecord) {
+    let rules = &p.rules;
+    let sides = rules.sides() as usize;
+    println!(
+        "{}, deal {} repeat {} seed {}{}",
+        describe(rules),
+        p.deal,
+        p.repeat,
+        p.seed,
+        p.match_to.map_or(String::new(), |to| format!(", a match to {to}"))
+    );
+    for s in 0..rules.seats() as usize {
+        println!("  seat {s}: {} (side {})", agents[s].name(), rules.side(s as u8));
+    }
+    let mut totals = [0u32; MAX_SEATS];
+    for (i, h) in m.hands.iter().enumerate() {
+        println!();
+        match h.opening.forced {
+            Some(t) => println!(
+                "hand {}: seat {} must lead {}",
+                i + 1,
+                h.opening.leader,
+                rules.tile_name(t)
+            ),
+            None => println!("hand {}: seat {} leads", i + 1, h.opening.leader),
+        }
+        for s in 0..rules.seats() as usize {
+            println!("  seat {s}: {}", names(rules, h.hands[s]).join(" "));
+        }
+        let mut pos = FivesPosition::deal(rules, h.hands, h.opening);
+        let score_heads: Vec<String> = (0..sides).map(|s| format!("{:>8}", format!("side {s}"))).collect();
+        println!("  {:<6} {:<22} {:>5} {}", "seat", "move", "count", score_heads.join(""));
+        for mv in &h.moves {
+            let (seat, text) = match *mv {
+                FullMove::Play {
+                    seat,
+                    tile,
+                    loc,
+                    scored,
+                } => {
+                    pos.play(rules, engine::Action { tile, loc });
+                    let mut t = format!("plays {} {loc:?}", rules.tile_name(tile));
+                    if scored.count_points > 0 {
+                        t += &format!(" +{}", scored.count_points);
+                    }
+                    if scored.end_points > 0 {
+                        t += &format!(" domino +{}", scored.end_points);
+                    }
+                    (seat, t)
+                }
+                FullMove::Draw { seat, tile } => {
+                    pos.draw(tile);
+                    (seat, format!("draws {}", rules.tile_name(tile)))
+                }
+                FullMove::Pass { seat, scored } => {
+                    pos.pass(rules);
+                    let mut t = "passes".to_string();
+                    if let Some(side) = scored.end_side {
+                        t += &format!(" (blocked: side {side} +{})", scored.end_points);
+                    }
+                    (seat, t)
+                }
+            };
+            let scores: Vec<String> = pos.scores[..sides].iter().map(|x| format!("{x:>8}")).collect();
+            println!("  {seat:<6} {text:<22} {:>5} {}", pos.board.count(), scores.join(""));
+        }
+        for (t, s) in totals.iter_mut().zip(h.scores) {
+            *t += s;
+        }
+        let line: Vec<String> = (0..sides)
+            .map(|s| format!("{} {}", side_name(rules, s), totals[s]))
+            .collect();
+        println!("  {}; totals: {}", end_text(h.end), line.join(", "));
+    }
+    println!();
+    println!(
+        "{} {} with {} ({})",
+        side_name(rules, m.winner as usize),
+        if rules.teams() { "win" } else { "wins" },
+        m.totals[m.winner as usize],
+        crate::text::plural(m.hands.len() as u64, "hand")
+    );
+}
+
+/// A block or team hand: the deal, the plays and the returns, with the
+/// OpenSpiel history (chance actions, then action ids).
+fn play_open_hand(rules: &FullRules, p: &FullPlay, agents: &[FullTarget; MAX_SEATS]) -> Value {
+    let hands = full::deal_from_index(rules, p.deal).expect("the deal index was checked above");
+    let mut pos = FullPosition::deal(rules, hands);
+    let mut rngs: [_; MAX_SEATS] =
+        std::array::from_fn(|s| engine::seed::keyed_rng(p.seed, p.deal, p.repeat, b"mugfull1", 2 + s as u64));
+    let mut history: Vec<u32> = openspiel::chance_actions(rules, &hands);
+    let mut plays = Vec::new();
+    let mut list = FullActions::default();
+    while pos.end.is_none() {
+        let seat = pos.mover;
+        pos.actions(rules, &mut list);
+        let i = match agents[seat as usize] {
+            FullTarget::Heaviest => heaviest(rules, list.as_slice()),
+            _ => engine::seed::below(&mut rngs[seat as usize], list.len() as u64) as usize,
+        };
+        let a = list.as_slice()[i];
+        history.push(openspiel::action_id(rules, seat, a));
+        plays.push((seat, a));
+        pos.play(rules, a);
+    }
+    let returns = pos.returns(rules);
+    let cover = |a: FullAction| (a.cover != full::OPENING).then_some(a.cover);
+    json!({
+        "preset": rules.kind().name(),
+        "seats": rules.seats(),
+        "deal": p.deal,
+        "seed": p.seed,
+        "repeat": p.repeat,
+        "agents": agents[..rules.seats() as usize].iter().map(|a| a.name()).collect::<Vec<_>>(),
+        "hands": (0..rules.seats() as usize).map(|s| names(rules, hands[s])).collect::<Vec<_>>(),
+        "plays": plays.iter().map(|&(seat, a)| json!({
+            "seat": seat, "tile": rules.tile_name(a.tile), "covers": cover(a), "action": openspiel::action_id(rules, seat, a),
+        })).collect::<Vec<_>>(),
+        "end": end_text(pos.end.expect("the loop ends with the hand")),
+        "pips_left": (0..rules.seats() as usize).map(|s| rules.pip_total(pos.hands[s])).collect::<Vec<_>>(),
+        "returns": returns[..rules.seats() as usize].to_vec(),
+        "openspiel_game": if rules.kind() == Preset::Block { "python_block_dominoes" } else { "python_team_dominoes" },
+        "openspiel_history": history,
+    })
+}
+
+/// The heaviest play (pip total, then high pip), the first among equals.
+fn heaviest(rules: &FullRules, actions: &[FullAction]) -> usize {
+    let mut best = 0;
+    for (i, a) in actions.iter().enumerate() {
+        let key = |t: u8| {
+            let (x, y) = rules.pips(t);
+            (x + y, y)
+        };
+        if key(a.tile) > key(actions[best].tile) {
+            best = i;
+        }
+    }
+    best
+}
+
+fn print_open_hand(rules: &FullRules, hand: &Value) {
+    println!(
+        "{}, deal {} repeat {} seed {}",
+        describe(rules),
+        hand["deal"],
+        hand["repeat"],
+        hand["seed"]
+    );
+    for (s, tiles) in hand["hands"].as_array().into_iter().flatten().enumerate() {
+        let tiles: Vec<&str> = tiles
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter_map(Value::as_str)
+            .collect();
+        println!(
+            "  seat {s} ({}): {}",
+            hand["agents"][s].as_str().unwrap_or_default(),
+            tiles.join(" ")
+        );
+    }
+    println!();
+    for play in hand["plays"].as_array().into_iter().flatten() {
+        let covers = match play["covers"].as_u64() {
+            Some(p) => format!("on {p}"),
+            None => "opens".into(),
+        };
+        println!(
+            "  seat {}  {} {covers}  (OpenSpiel action {})",
+            play["seat"],
+            play["tile"].as_str().unwrap_or_default(),
+            play["action"]
+        );
+    }
+    println!();
+    println!(
+        "{}; pips left {}; returns {}",
+        hand["end"].as_str().unwrap_or_default(),
+        hand["pips_left"],
+        hand["returns"]
+    );
+}

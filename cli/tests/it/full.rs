@@ -1,0 +1,140 @@
+//! `muggins play --preset`: the full game from the command line, readable
+//! and as JSON, its OpenSpiel history read back, and its refusals.
+
+use serde_json::Value;
+
+use crate::util::TestCommand;
+
+fn json(args: &[&str]) -> Value {
+    serde_json::from_str(&TestCommand::new(args).stdout()).expect("--json prints JSON")
+}
+
+#[test]
+fn an_all_fives_match_for_four_seats_adds_up() {
+    let m = json(&[
+        "play",
+        "--preset",
+        "all-fives",
+        "--seats",
+        "4",
+        "--state",
+        "123456789",
+        "--match",
+        "100",
+        "--json",
+    ]);
+    assert_eq!(
+        (m["seats"].as_u64(), m["hand"].as_u64(), m["teams"].as_bool()),
+        (Some(4), Some(5), Some(true))
+    );
+    assert_eq!(
+        m["agents"],
+        serde_json::json!(["heaviest", "scorer", "heaviest", "scorer"])
+    );
+    let hands = m["hands"].as_array().unwrap();
+    let mut totals = [0u64; 2];
+    for (i, h) in hands.iter().enumerate() {
+        assert_eq!(h["hands"].as_array().unwrap().len(), 4);
+        let scores: Vec<u64> = h["scores"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|x| x.as_u64().unwrap())
+            .collect();
+        assert!(scores.iter().all(|s| s % 5 == 0), "hand {i}: {scores:?}");
+        // The moves' points add up to the hand's scores.
+        let mut from_moves = [0u64; 2];
+        for mv in h["moves"].as_array().unwrap() {
+            if let Some(p) = mv["count_points"].as_u64() {
+                from_moves[(mv["seat"].as_u64().unwrap() % 2) as usize] += p;
+            }
+            if let Some(side) = mv["end_side"].as_u64() {
+                from_moves[side as usize] += mv["end_points"].as_u64().unwrap();
+            }
+        }
+        assert_eq!(from_moves.to_vec(), scores, "hand {i}");
+        assert!(totals.iter().all(|&t| t < 100), "the match went on after 100");
+        totals[0] += scores[0];
+        totals[1] += scores[1];
+    }
+    assert_eq!(m["totals"], serde_json::json!(totals));
+    assert!(totals.iter().any(|&t| t >= 100));
+    // The readable form says who won.
+    let text = TestCommand::new(&[
+        "play",
+        "--preset",
+        "all-fives",
+        "--seats",
+        "4",
+        "--state",
+        "123456789",
+        "--match",
+        "100",
+    ])
+    .stdout();
+    let winner = m["winner_side"].as_u64().unwrap();
+    let line = format!("seats {}+{} win with {}", winner, winner + 2, totals[winner as usize]);
+    assert!(text.contains(&line), "{text}");
+}
+
+#[test]
+fn a_team_hand_is_an_openspiel_history_that_replays_to_its_returns() {
+    for (preset, game) in [("team", "python_team_dominoes"), ("block", "python_block_dominoes")] {
+        for state in ["0", "987654321"] {
+            let h = json(&["play", "--preset", preset, "--state", state, "--json"]);
+            assert_eq!(h["openspiel_game"], game);
+            let history = h["openspiel_history"].to_string();
+            let out = TestCommand::new(&["openspiel", "replay", "--game", game])
+                .stdin(format!("{{\"history\": {history}}}\n"))
+                .stdout();
+            let back: Value = serde_json::from_str(out.trim()).unwrap();
+            assert_eq!(back["returns"], h["returns"], "{preset} {state}: {out}");
+            assert_eq!(
+                back["legal"].as_array().unwrap().len(),
+                h["plays"].as_array().unwrap().len()
+            );
+        }
+    }
+}
+
+#[test]
+fn play_refuses_what_a_preset_does_not_have() {
+    TestCommand::new(&["play", "--preset", "block", "--state", "1", "--seats", "4"]).assert_err(&[
+        "--preset block",
+        "seats = 4",
+        "seats = 2",
+    ]);
+    TestCommand::new(&[
+        "play",
+        "--preset",
+        "all-fives",
+        "--state",
+        "1",
+        "--seats",
+        "3",
+        "--teams",
+        "true",
+    ])
+    .assert_err(&["teams", "seats = 3"]);
+    TestCommand::new(&["play", "--preset", "team", "--state", "1", "--match", "100"])
+        .assert_err(&["--match", "all-fives"]);
+    TestCommand::new(&["play", "--preset", "block", "--state", "1", "--target", "scorer"])
+        .assert_err(&["scorer", "random and heaviest"]);
+    TestCommand::new(&["play", "--preset", "block", "--state", "137680171200"])
+        .assert_err(&["--state 137680171200", "137680171200 deals"]);
+    TestCommand::new(&[
+        "play",
+        "--preset",
+        "all-fives",
+        "--state",
+        "1",
+        "--engine",
+        "expectimax",
+    ])
+    .assert_err(&["--preset", "--engine"]);
+    TestCommand::new(&["play", "--preset", "all-fives", "--state", "1", "--set", "6"])
+        .assert_err(&["--set", "--seats"]);
+    TestCommand::new(&["play", "--state", "1", "--target", "heaviest"])
+        .assert_err(&["heaviest", "random, scorer and defender"]);
+    TestCommand::new(&["play", "--state", "1", "--seats", "3"]).assert_err(&["--preset"]);
+}
