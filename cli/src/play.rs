@@ -4,7 +4,7 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result, bail};
 use clap::Args;
-use engine::full::{FullTarget, Preset};
+use engine::full::{FullAgent, FullEngine, FullTarget, Preset};
 use engine::{
     Deal, GameConfig, GameRecord, InfoSource, LocalTable, Move, Observability, PlayerEngine, Rules, Searcher, TileSet,
     play_game,
@@ -58,10 +58,11 @@ pub struct PlayArgs {
     /// this score (default: one hand).
     #[arg(long = "match", value_name = "TO", requires = "preset")]
     pub match_to: Option<u32>,
-    /// With --preset: the strategy of seat 0 and its partner (random,
-    /// scorer, defender or heaviest).
+    /// With --preset: the player of seat 0 and its partner: a strategy
+    /// (random, scorer, defender, heaviest) or, for all-fives, a search
+    /// (mstar or expectimax, with --depth N moves).
     #[arg(long, default_value = "heaviest", requires = "preset")]
-    pub agent: FullTarget,
+    pub agent: AgentArg,
     #[command(flatten)]
     pub search: SearchArgs,
     #[command(flatten)]
@@ -81,17 +82,28 @@ pub fn run(args: PlayArgs) -> Result<()> {
                 "--set/--hand/--boneyard/--lead/--blocked are the thesis rules' flags; with --preset {preset} use --seats and --teams"
             );
         }
-        if args.search.worlds != "all" || args.search.depth != "unlimited" {
-            bail!(
-                "--worlds/--depth set the thesis player's search; with --preset {preset} every seat plays a fixed strategy"
-            );
+        if args.search.worlds != "all" {
+            bail!("--worlds: the full game's search sees every hand (full observation); leave --worlds out");
         }
+        let agent = match (args.agent, args.search.config()?.depth) {
+            (AgentArg::Fixed(t), engine::DepthLimit::Unlimited) => FullAgent::Fixed(t),
+            (AgentArg::Fixed(t), _) => bail!(
+                "--depth: --agent {} plays a fixed strategy; --depth goes with --agent mstar or expectimax",
+                t.name()
+            ),
+            (AgentArg::Search(e), engine::DepthLimit::Turns(depth)) => FullAgent::Search { engine: e, depth },
+            (AgentArg::Search(e), engine::DepthLimit::Unlimited) => bail!(
+                "--agent {}: the full game is too large for an exact search; give --depth N, the plays and draws to \
+                 look ahead (e.g. --depth 3)",
+                e.name()
+            ),
+        };
         return play_full::run(FullPlay {
             rules: play_full::rules(preset, args.seats, args.teams)?,
             deal: args.state,
             seed: args.seed,
             repeat: args.repeat,
-            agent: args.agent,
+            agent,
             target: args.target.unwrap_or(match preset {
                 Preset::AllFives => FullTarget::Thesis(engine::TargetKind::Scorer),
                 Preset::Block | Preset::Team => FullTarget::Thesis(engine::TargetKind::Random),
@@ -287,4 +299,26 @@ fn print_moves(rules: &Rules, deal: &Deal, record: &GameRecord) -> Result<()> {
         );
     }
     Ok(())
+}
+
+/// `--agent` with `--preset`: a fixed strategy, or a search of the full game.
+#[derive(Debug, Clone, Copy)]
+pub enum AgentArg {
+    /// A fixed strategy.
+    Fixed(FullTarget),
+    /// M* or Expectimax (with `--depth`).
+    Search(FullEngine),
+}
+
+impl std::str::FromStr for AgentArg {
+    type Err = String;
+    fn from_str(s: &str) -> Result<AgentArg, String> {
+        match s {
+            "mstar" => Ok(AgentArg::Search(FullEngine::MStar)),
+            "expectimax" => Ok(AgentArg::Search(FullEngine::Expectimax)),
+            _ => s.parse().map(AgentArg::Fixed).map_err(|_| {
+                format!("unknown agent {s:?}: expected random, scorer, defender, heaviest, mstar or expectimax")
+            }),
+        }
+    }
 }

@@ -5,8 +5,8 @@
 
 use anyhow::{Result, bail};
 use engine::full::{
-    self, FivesPosition, FullAction, FullActions, FullConfig, FullMove, FullPosition, FullRules, FullTarget, HandEnd,
-    HandRecord, MAX_SEATS, MatchRecord, Preset, openspiel,
+    self, FivesPosition, FullAction, FullActions, FullAgent, FullConfig, FullMove, FullPosition, FullRules, FullTarget,
+    HandEnd, HandRecord, MAX_SEATS, MatchRecord, Preset, openspiel,
 };
 use engine::{TargetKind, TileSet};
 use serde_json::{Value, json};
@@ -21,8 +21,8 @@ pub struct FullPlay {
     pub seed: u64,
     /// The repeat number.
     pub repeat: u64,
-    /// Seat 0's (and its partner's) strategy.
-    pub agent: FullTarget,
+    /// Seat 0's (and its partner's) player.
+    pub agent: FullAgent,
     /// The other seats' strategy.
     pub target: FullTarget,
     /// Play a match to this score instead of one hand (all-fives).
@@ -64,11 +64,11 @@ pub fn run(p: FullPlay) -> Result<()> {
             count.unwrap_or(1) - 1
         );
     }
-    let agents: [FullTarget; MAX_SEATS] = std::array::from_fn(|s| {
+    let agents: [FullAgent; MAX_SEATS] = std::array::from_fn(|s| {
         if rules.side(s as u8) == rules.side(0) {
             p.agent
         } else {
-            p.target
+            FullAgent::Fixed(p.target)
         }
     });
     match rules.kind() {
@@ -89,10 +89,14 @@ pub fn run(p: FullPlay) -> Result<()> {
                     rules.kind()
                 );
             }
-            for a in [p.agent, p.target] {
-                if !matches!(a, FullTarget::Heaviest | FullTarget::Thesis(TargetKind::Random)) {
+            for a in [p.agent, FullAgent::Fixed(p.target)] {
+                if !matches!(
+                    a,
+                    FullAgent::Fixed(FullTarget::Heaviest | FullTarget::Thesis(TargetKind::Random))
+                ) {
                     bail!(
-                        "--agent/--target {}: {} has no count to score or defend; its strategies are random and heaviest",
+                        "--agent/--target {}: {} has no count to score or defend, and its search comes with the \
+                         search issue; its strategies are random and heaviest",
                         a.name(),
                         rules.kind()
                     );
@@ -130,9 +134,10 @@ fn end_text(end: HandEnd) -> String {
     }
 }
 
-fn fives_json(p: &FullPlay, agents: &[FullTarget; MAX_SEATS], m: &MatchRecord) -> Value {
+fn fives_json(p: &FullPlay, agents: &[FullAgent; MAX_SEATS], m: &MatchRecord) -> Value {
     let rules = &p.rules;
     let sides = rules.sides() as usize;
+    let m_nodes: u64 = m.hands.iter().map(|h| h.nodes).sum();
     let hand = |h: &HandRecord| {
         let moves: Vec<Value> = h
             .moves
@@ -160,6 +165,7 @@ fn fives_json(p: &FullPlay, agents: &[FullTarget; MAX_SEATS], m: &MatchRecord) -
             "moves": moves,
             "end": end_text(h.end),
             "scores": h.scores[..sides].to_vec(),
+            "nodes": h.nodes,
         })
     };
     json!({
@@ -171,6 +177,7 @@ fn fives_json(p: &FullPlay, agents: &[FullTarget; MAX_SEATS], m: &MatchRecord) -
         "seed": p.seed,
         "repeat": p.repeat,
         "agents": agents[..rules.seats() as usize].iter().map(|a| a.name()).collect::<Vec<_>>(),
+        "nodes": m_nodes,
         "to": p.match_to,
         "hands": m.hands.iter().map(hand).collect::<Vec<_>>(),
         "totals": m.totals[..sides].to_vec(),
@@ -186,7 +193,7 @@ fn side_name(rules: &FullRules, side: usize) -> String {
     }
 }
 
-fn print_fives(p: &FullPlay, agents: &[FullTarget; MAX_SEATS], m: &MatchRecord) {
+fn print_fives(p: &FullPlay, agents: &[FullAgent; MAX_SEATS], m: &MatchRecord) {
     let rules = &p.rules;
     let sides = rules.sides() as usize;
     println!(
@@ -261,6 +268,10 @@ fn print_fives(p: &FullPlay, agents: &[FullTarget; MAX_SEATS], m: &MatchRecord) 
         println!("  {}; totals: {}", end_text(h.end), line.join(", "));
     }
     println!();
+    let nodes: u64 = m.hands.iter().map(|h| h.nodes).sum();
+    if nodes > 0 {
+        println!("searched positions: {nodes}");
+    }
     println!(
         "{} {} with {} ({})",
         side_name(rules, m.winner as usize),
@@ -272,7 +283,7 @@ fn print_fives(p: &FullPlay, agents: &[FullTarget; MAX_SEATS], m: &MatchRecord) 
 
 /// A block or team hand: the deal, the plays and the returns, with the
 /// OpenSpiel history (chance actions, then action ids).
-fn play_open_hand(rules: &FullRules, p: &FullPlay, agents: &[FullTarget; MAX_SEATS]) -> Value {
+fn play_open_hand(rules: &FullRules, p: &FullPlay, agents: &[FullAgent; MAX_SEATS]) -> Value {
     let hands = full::deal_from_index(rules, p.deal).expect("the deal index was checked above");
     let mut pos = FullPosition::deal(rules, hands);
     let mut rngs: [_; MAX_SEATS] =
@@ -284,7 +295,7 @@ fn play_open_hand(rules: &FullRules, p: &FullPlay, agents: &[FullTarget; MAX_SEA
         let seat = pos.mover;
         pos.actions(rules, &mut list);
         let i = match agents[seat as usize] {
-            FullTarget::Heaviest => heaviest(rules, list.as_slice()),
+            FullAgent::Fixed(FullTarget::Heaviest) => heaviest(rules, list.as_slice()),
             _ => engine::seed::below(&mut rngs[seat as usize], list.len() as u64) as usize,
         };
         let a = list.as_slice()[i];

@@ -137,4 +137,30 @@ fn play_refuses_what_a_preset_does_not_have() {
     TestCommand::new(&["play", "--state", "1", "--target", "heaviest"])
         .assert_err(&["heaviest", "random, scorer and defender"]);
     TestCommand::new(&["play", "--state", "1", "--seats", "3"]).assert_err(&["--preset"]);
+    TestCommand::new(&["play", "--preset", "all-fives", "--state", "1", "--agent", "mstar"]).assert_err(&["--depth"]);
+    TestCommand::new(&["play", "--preset", "all-fives", "--state", "1", "--depth", "3"])
+        .assert_err(&["--depth", "heaviest"]);
+    TestCommand::new(&["play", "--preset", "all-fives", "--state", "1", "--agent", "minimax"])
+        .assert_err(&["minimax", "mstar or expectimax"]);
+}
+
+#[test]
+fn a_searching_agent_plays_all_fives() {
+    for agent in ["mstar", "expectimax"] {
+        let m = json(&[
+            "play",
+            "--preset",
+            "all-fives",
+            "--state",
+            "42",
+            "--agent",
+            agent,
+            "--depth",
+            "2",
+            "--json",
+        ]);
+        assert_eq!(m["agents"][0], format!("{agent}/2"));
+        assert!(m["nodes"].as_u64().unwrap() > 0, "{agent}: no positions searched");
+        assert_eq!(m["hands"].as_array().unwrap().len(), 1);
+    }
 }

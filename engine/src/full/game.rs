@@ -22,6 +22,7 @@ use super::deal::deal_from_index;
 use super::fives::{FivesPosition, Opening, Scored};
 use super::position::HandEnd;
 use super::rules::{FullRules, MAX_SEATS};
+use super::search::{FullAgent, FullSearcher};
 
 /// A fixed strategy of the full game.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -75,8 +76,14 @@ pub fn full_choice(
     actions: &[Action],
     rng: &mut ChaCha20Rng,
 ) -> usize {
+    fixed_choice(rules, target, pos, actions).unwrap_or_else(|| below(rng, actions.len() as u64) as usize)
+}
+
+/// The play of a deterministic strategy (index in `actions`, canonical
+/// order, non-empty); `None` for `random`, whose play is a draw.
+pub fn fixed_choice(rules: &FullRules, target: FullTarget, pos: &FivesPosition, actions: &[Action]) -> Option<usize> {
     let kind = match target {
-        FullTarget::Thesis(TargetKind::Random) => return below(rng, actions.len() as u64) as usize,
+        FullTarget::Thesis(TargetKind::Random) => return None,
         FullTarget::Heaviest => {
             let mut best = 0;
             let mut best_key = (0, 0);
@@ -88,7 +95,7 @@ pub fn full_choice(
                     best = i;
                 }
             }
-            return best;
+            return Some(best);
         }
         FullTarget::Thesis(k) => k,
     };
@@ -108,7 +115,7 @@ pub fn full_choice(
             best = i;
         }
     }
-    best
+    Some(best)
 }
 
 /// One event of a hand, in order.
@@ -154,6 +161,8 @@ pub struct HandRecord {
     pub scores: [u32; MAX_SEATS],
     /// Every play, draw and pass.
     pub moves: Vec<FullMove>,
+    /// Positions the searching seats valued.
+    pub nodes: u64,
 }
 
 /// The streams of hand `hand` of the match (seed, deal, repeat).
@@ -161,13 +170,14 @@ fn stream(seed: u64, deal: u64, repeat: u64, hand: u64, purpose: u64) -> ChaCha2
     keyed_rng(seed, deal, repeat, b"mugfull1", hand << 8 | purpose)
 }
 
-/// Plays one hand from `hands` with `agents[seat]` in each seat.
-/// `rngs`: the boneyard's stream, then one stream per seat.
+/// Plays one hand from `hands` with `agents[seat]` in each seat; a searching
+/// seat's M* models the others by their strategies (a searching opponent as
+/// `random`). `rngs`: the boneyard's stream, then one stream per seat.
 pub fn play_hand(
     rules: &FullRules,
     hands: [TileSet; MAX_SEATS],
     opening: Opening,
-    agents: &[FullTarget; MAX_SEATS],
+    agents: &[FullAgent; MAX_SEATS],
     boneyard_rng: &mut ChaCha20Rng,
     seat_rngs: &mut [ChaCha20Rng; MAX_SEATS],
 ) -> HandRecord {
@@ -176,6 +186,11 @@ pub fn play_hand(
     shuffle(boneyard_rng, &mut order);
     let mut next_draw = 0;
     let mut moves = Vec::new();
+    let mut nodes = 0;
+    let models: [FullTarget; MAX_SEATS] = std::array::from_fn(|s| match agents[s] {
+        FullAgent::Fixed(t) => t,
+        FullAgent::Search { .. } => FullTarget::Thesis(TargetKind::Random),
+    });
     let mut list = ActionList::default();
     while pos.end.is_none() {
         let seat = pos.mover;
@@ -192,13 +207,15 @@ pub fn play_hand(
             continue;
         }
         pos.actions(rules, &mut list);
-        let i = full_choice(
-            rules,
-            agents[seat as usize],
-            &pos,
-            list.as_slice(),
-            &mut seat_rngs[seat as usize],
-        );
+        let i = match agents[seat as usize] {
+            FullAgent::Fixed(t) => full_choice(rules, t, &pos, list.as_slice(), &mut seat_rngs[seat as usize]),
+            FullAgent::Search { engine, depth } => {
+                let mut searcher = FullSearcher::new(rules, seat, engine, depth, models);
+                let (i, _) = searcher.choose(&pos);
+                nodes += searcher.nodes();
+                i
+            }
+        };
         let a = list.as_slice()[i];
         let scored = pos.play(rules, a);
         moves.push(FullMove::Play {
@@ -214,6 +231,7 @@ pub fn play_hand(
         end: pos.end.expect("the loop ends with the hand"),
         scores: pos.scores,
         moves,
+        nodes,
     }
 }
 
@@ -243,7 +261,7 @@ pub fn play_match(
     seed: u64,
     deal: u64,
     repeat: u64,
-    agents: &[FullTarget; MAX_SEATS],
+    agents: &[FullAgent; MAX_SEATS],
     to: u32,
 ) -> Option<MatchRecord> {
     let first = deal_from_index(rules, deal)?;

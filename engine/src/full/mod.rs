@@ -14,12 +14,14 @@ mod game;
 pub mod openspiel;
 mod position;
 mod rules;
+mod search;
 
 pub use deal::{below, binom, deal_count, deal_from_index, deal_index, playouts, random_deal, random_playout};
 pub use fives::{FivesPosition, Opening, Scored, round_to_five};
 pub use game::{
-    FullMove, FullTarget, HandRecord, MAX_HANDS, MatchRecord, fives_playouts, full_choice, play_hand, play_match,
-    random_fives_hand,
+    FullMove, FullTarget, HandRecord, MAX_HANDS, MatchRecord, fives_playouts, fixed_choice, full_choice, play_hand,
+    play_match, random_fives_hand,
 };
 pub use position::{FullAction, FullActions, FullPosition, HandEnd, OPENING, tiles_of};
 pub use rules::{DealOrder, FivesBlocked, FivesLead, FullConfig, FullRules, MAX_SEATS, Preset};
+pub use search::{FULL_TIE_EPSILON, FullAgent, FullEngine, FullSearcher};

@@ -2,8 +2,8 @@
 //! with the invariants of the rules, and hand-worked scoring examples.
 
 use engine::full::{
-    FivesBlocked, FivesLead, FivesPosition, FullConfig, FullMove, FullRules, FullTarget, HandEnd, MAX_SEATS, Opening,
-    deal_count, play_match, round_to_five,
+    FivesBlocked, FivesLead, FivesPosition, FullAgent, FullConfig, FullMove, FullRules, FullTarget, HandEnd, MAX_SEATS,
+    Opening, deal_count, play_match, round_to_five,
 };
 use engine::{Action, Loc, TargetKind};
 
@@ -48,8 +48,8 @@ fn seeded_matches_by_every_target_keep_the_rules() {
         for (k, agent) in FullTarget::ALL.into_iter().enumerate() {
             for g in 0..60u64 {
                 // Every seat plays `agent`, except seat 1 which plays the next one.
-                let mut agents = [agent; MAX_SEATS];
-                agents[1] = FullTarget::ALL[(k + 1) % 4];
+                let mut agents = [FullAgent::Fixed(agent); MAX_SEATS];
+                agents[1] = FullAgent::Fixed(FullTarget::ALL[(k + 1) % 4]);
                 let deal = (g * 7_919_993 + k as u64) % deals;
                 let m = play_match(&rules, 2014, deal, g, &agents, 150).unwrap();
                 // Matches end in the first hand after which a side has 150.
@@ -379,4 +379,44 @@ fn knobs_that_contradict_are_refused_naming_both() {
         "{e}"
     );
     let _ = TargetKind::Random;
+}
+
+#[test]
+fn a_depth_limited_search_beats_the_fixed_strategies() {
+    // The same 300 deals and streams: seat 0 searches (M* with the oracle,
+    // or Expectimax) or plays heaviest / random, against a scorer.
+    use engine::full::FullEngine;
+    let rules = FullRules::new(FullConfig::all_fives(2)).unwrap();
+    let target = FullAgent::Fixed(FullTarget::Thesis(TargetKind::Scorer));
+    let mean = |agent: FullAgent| {
+        let agents = [agent, target, agent, target];
+        let mut diff = 0i64;
+        let mut nodes = 0;
+        for g in 0..300u64 {
+            let m = play_match(&rules, 7, g * 457_000_111, 1, &agents, 0).unwrap();
+            diff += m.totals[0] as i64 - m.totals[1] as i64;
+            nodes += m.hands[0].nodes;
+        }
+        (diff as f64 / 300.0, nodes)
+    };
+    let (mstar, mstar_nodes) = mean(FullAgent::Search {
+        engine: FullEngine::MStar,
+        depth: 3,
+    });
+    let (em, em_nodes) = mean(FullAgent::Search {
+        engine: FullEngine::Expectimax,
+        depth: 3,
+    });
+    let (heaviest, fixed_nodes) = mean(FullAgent::Fixed(FullTarget::Heaviest));
+    let (random, _) = mean(FullAgent::Fixed(FullTarget::Thesis(TargetKind::Random)));
+    eprintln!("mean score diff: mstar/3 {mstar:.2}, expectimax/3 {em:.2}, heaviest {heaviest:.2}, random {random:.2}");
+    assert!(mstar_nodes > 0 && em_nodes > 0 && fixed_nodes == 0);
+    assert!(
+        mstar > heaviest + 2.0 && mstar > random + 2.0,
+        "M* {mstar} vs heaviest {heaviest}, random {random}"
+    );
+    assert!(
+        em > heaviest && em > random,
+        "Expectimax {em} vs heaviest {heaviest}, random {random}"
+    );
 }

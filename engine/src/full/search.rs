@@ -1,0 +1,179 @@
+//! Depth-limited Expectimax and M* for All Fives with 2 to 4 seats, under
+//! full observation: the agent's side maximises (a partner is the same
+//! agent), each opponent minimises (Expectimax, "paranoid") or follows its
+//! model (M*: a deterministic strategy's play, or the uniform average over
+//! plays for `random`); draws are chance nodes, uniform over the boneyard.
+//!
+//! Depth counts plays and draws (a pass is free: at most one per seat before
+//! the hand is blocked); at depth 0 or the hand's end a position is worth the
+//! agent side's points in the hand minus the mean of the other sides'.
+//! Ties within 1e-9 go to the first play in canonical order. The search is a
+//! pure function of the position, the rules and these settings.
+
+use crate::position::ActionList;
+use crate::targets::TargetKind;
+
+use super::fives::FivesPosition;
+use super::game::{FullTarget, fixed_choice};
+use super::rules::{FullRules, MAX_SEATS};
+
+/// Values closer than this are equal.
+pub const FULL_TIE_EPSILON: f64 = 1e-9;
+
+/// How the agent's side values the opponents' turns.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum FullEngine {
+    /// Opponents minimise the agent's value.
+    Expectimax,
+    /// Opponents follow their models (the true strategies: the oracle).
+    MStar,
+}
+
+impl FullEngine {
+    /// The name on the command line and in specs.
+    pub fn name(self) -> &'static str {
+        match self {
+            FullEngine::Expectimax => "expectimax",
+            FullEngine::MStar => "mstar",
+        }
+    }
+}
+
+/// A seat's player in the full game: a fixed strategy, or a search.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum FullAgent {
+    /// Plays a fixed strategy.
+    Fixed(FullTarget),
+    /// Searches `depth` moves ahead (1-254) with `engine`.
+    Search {
+        /// Expectimax or M*.
+        engine: FullEngine,
+        /// Plays and draws looked ahead.
+        depth: u8,
+    },
+}
+
+impl FullAgent {
+    /// A short name: the strategy's, or `mstar/3`, `expectimax/2`.
+    pub fn name(self) -> String {
+        match self {
+            FullAgent::Fixed(t) => t.name().to_string(),
+            FullAgent::Search { engine, depth } => format!("{}/{depth}", engine.name()),
+        }
+    }
+}
+
+/// A search from one seat's point of view.
+#[derive(Debug)]
+pub struct FullSearcher<'a> {
+    rules: &'a FullRules,
+    side: u8,
+    engine: FullEngine,
+    depth: u8,
+    /// Each seat's strategy, as M* models it (the agent's own seats unused).
+    models: [FullTarget; MAX_SEATS],
+    nodes: u64,
+}
+
+impl<'a> FullSearcher<'a> {
+    /// A search for the side of `seat`, with the others' models.
+    pub fn new(
+        rules: &'a FullRules,
+        seat: u8,
+        engine: FullEngine,
+        depth: u8,
+        models: [FullTarget; MAX_SEATS],
+    ) -> FullSearcher<'a> {
+        FullSearcher {
+            rules,
+            side: rules.side(seat),
+            engine,
+            depth: depth.max(1),
+            models,
+            nodes: 0,
+        }
+    }
+
+    /// Positions valued so far.
+    pub fn nodes(&self) -> u64 {
+        self.nodes
+    }
+
+    /// The mover's play (index into its canonical legal plays, which must be
+    /// non-empty) and its value.
+    pub fn choose(&mut self, pos: &FivesPosition) -> (usize, f64) {
+        let mut list = ActionList::default();
+        pos.actions(self.rules, &mut list);
+        if list.len() == 1 {
+            return (0, f64::NAN);
+        }
+        let mut best = (0, f64::NEG_INFINITY);
+        for (i, &a) in list.as_slice().iter().enumerate() {
+            let mut next = *pos;
+            next.play(self.rules, a);
+            let v = self.value(&next, self.depth - 1);
+            if v > best.1 + FULL_TIE_EPSILON {
+                best = (i, v);
+            }
+        }
+        best
+    }
+
+    /// The agent side's points minus the mean of the other sides'.
+    fn utility(&self, pos: &FivesPosition) -> f64 {
+        let sides = self.rules.sides() as usize;
+        let mine = pos.scores[self.side as usize] as f64;
+        let others: u32 = (0..sides)
+            .filter(|&s| s != self.side as usize)
+            .map(|s| pos.scores[s])
+            .sum();
+        mine - others as f64 / (sides - 1) as f64
+    }
+
+    fn value(&mut self, pos: &FivesPosition, depth: u8) -> f64 {
+        self.nodes += 1;
+        if pos.end.is_some() || depth == 0 {
+            return self.utility(pos);
+        }
+        let rules = self.rules;
+        if !pos.can_play(rules, pos.mover) {
+            if pos.must_pass(rules) {
+                let mut next = *pos;
+                next.pass(rules);
+                return self.value(&next, depth);
+            }
+            let tiles = pos.boneyard;
+            let n = tiles.count_ones() as f64;
+            let mut sum = 0.0;
+            for t in super::position::tiles_of(tiles) {
+                let mut next = *pos;
+                next.draw(t);
+                sum += self.value(&next, depth - 1);
+            }
+            return sum / n;
+        }
+        let mut list = ActionList::default();
+        pos.actions(rules, &mut list);
+        let child = |s: &mut Self, i: usize| {
+            let mut next = *pos;
+            next.play(rules, list.as_slice()[i]);
+            s.value(&next, depth - 1)
+        };
+        let mover = pos.mover;
+        if rules.side(mover) == self.side {
+            return (0..list.len())
+                .map(|i| child(self, i))
+                .fold(f64::NEG_INFINITY, f64::max);
+        }
+        match (self.engine, self.models[mover as usize]) {
+            (FullEngine::Expectimax, _) => (0..list.len()).map(|i| child(self, i)).fold(f64::INFINITY, f64::min),
+            (FullEngine::MStar, FullTarget::Thesis(TargetKind::Random)) => {
+                (0..list.len()).map(|i| child(self, i)).sum::<f64>() / list.len() as f64
+            }
+            (FullEngine::MStar, model) => {
+                let i = fixed_choice(rules, model, pos, list.as_slice()).expect("a deterministic model");
+                child(self, i)
+            }
+        }
+    }
+}
