@@ -68,6 +68,10 @@ pub struct Report {
     pub consistency: Consistency,
     /// `classifier/report.json`, when the experiment has one.
     pub classifier: Option<ClassifierReport>,
+    /// The full game's rules, for an experiment beyond the thesis's rules
+    /// (no thesis numbers apply); absent for the thesis's rules.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub game: Option<String>,
 }
 
 /// `jobs::Source` is written by its name; this reads it back.
@@ -256,6 +260,7 @@ impl Accumulator {
             cells,
             consistency: self.consistency,
             classifier,
+            game: None,
         }
     }
 }
@@ -283,12 +288,14 @@ pub fn build_from_rows<'a>(
 /// glob `games/part-*.parquet`.
 pub fn build(dir: &Path) -> Result<Report, ReportError> {
     let mut acc = Accumulator::default();
+    let mut game = None;
     match jobs::layout::Owner::read(dir)? {
         Some(owner) => {
             let spec = jobs::Spec::from_toml(&owner.spec_toml).map_err(|e| ReportError::File {
                 path: dir.join(jobs::layout::OWNER_FILE),
                 message: format!("its spec is invalid: {e}"),
             })?;
+            game = spec.full.map(|f| describe_game(&f, &spec.search));
             for shard in jobs::shards(&spec) {
                 let p = dir.join(jobs::layout::GAMES_DIR).join(jobs::part_file(shard.index));
                 let range = shard.first_game..shard.first_game + shard.games;
@@ -344,5 +351,27 @@ pub fn build(dir: &Path) -> Result<Report, ReportError> {
             });
         }
     };
-    Ok(acc.finish(classifier))
+    let mut report = acc.finish(classifier);
+    report.game = game;
+    Ok(report)
+}
+
+/// "all-fives: 2 seats of 7, one hand a game, search depth 2".
+fn describe_game(f: &jobs::FullSpec, search: &engine::SearchConfig) -> String {
+    let c = &f.config;
+    let teams = if c.teams { " in partnerships" } else { "" };
+    let per = match f.match_to {
+        Some(to) => format!("a match to {to} a game"),
+        None => "one hand a game".into(),
+    };
+    let depth = match search.depth {
+        engine::DepthLimit::Turns(d) => format!(", search depth {d}"),
+        engine::DepthLimit::Unlimited => String::new(),
+    };
+    format!(
+        "{}: {} seats of {}{teams}, {per}{depth}",
+        c.preset.name(),
+        c.seats,
+        c.hand
+    )
 }

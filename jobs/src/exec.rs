@@ -240,6 +240,9 @@ fn play_one<S: engine::ValueStore>(
     index: u64,
 ) -> Result<GameRow, ExecError> {
     let c = coords(spec, index);
+    if let Some(full) = &spec.full {
+        return crate::exec_full::play(spec, full, &c);
+    }
     let game = GameConfig {
         seed: spec.seed,
         starting_state: c.starting_state,

@@ -6,6 +6,7 @@
 #![warn(missing_docs)]
 
 mod exec;
+mod exec_full;
 mod grid;
 pub mod layout;
 mod manifest;
@@ -14,6 +15,7 @@ mod spec;
 pub mod training;
 
 pub use exec::{ExecError, Executor, GameRow, checksum};
+pub use exec_full::moves_text as full_moves_text;
 pub use grid::{GameCoords, Shard, coords, part_file, shards};
 pub use manifest::{ClassifierEntry, Manifest, ShardEntry, write_json_atomic};
 pub use parquet_io::{
@@ -21,8 +23,8 @@ pub use parquet_io::{
     schema, to_batch, write_partition, write_samples,
 };
 pub use spec::{
-    ClassifierSpec, DEFAULT_SHARD_GAMES, GridSpec, MAX_GAMES, MAX_LISTED_STATES, MAX_OUTPUT_BYTES, MAX_PATH_BYTES,
-    MAX_SHARD_GAMES, MAX_SPEC_BYTES, Source, Spec, SpecError, StateSet,
+    ClassifierSpec, DEFAULT_SHARD_GAMES, FullSpec, GridSpec, MAX_GAMES, MAX_LISTED_STATES, MAX_OUTPUT_BYTES,
+    MAX_PATH_BYTES, MAX_SHARD_GAMES, MAX_SPEC_BYTES, Source, Spec, SpecError, StateSet,
 };
 
 /// The thesis experiment (Table 12: oracle and classifier sources).

@@ -103,7 +103,7 @@ pub(super) fn thesis_comparison(r: &Report) -> String {
 
 /// classifier.csv: every evaluation beside the thesis's nearest.
 pub(super) fn classifier(cl: &ClassifierReport) -> String {
-    let t = thesis::data();
+    let t = thesis::published();
     table(
         "kind,samples,holdout,cv_accuracy,accuracy,thesis_accuracy,thesis_table,fit_ms,predict_ms,confusion",
         evaluations(cl).into_iter().map(|(_, e)| {

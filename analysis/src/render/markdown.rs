@@ -24,7 +24,10 @@ fn quadrants(r: &Report) -> Vec<(Observability, Source)> {
     q
 }
 
-fn quadrant_title(o: Observability, s: Source) -> String {
+fn quadrant_title(r: &Report, o: Observability, s: Source) -> String {
+    if let Some(game) = &r.game {
+        return format!("{game} — {o} observation, {} source (no thesis table)", s.name());
+    }
     use Observability::{Full, Partial};
     use Source::{Classifier, Oracle};
     let (n, tables) = match (o, s) {
@@ -120,7 +123,7 @@ fn quadrant(r: &Report, t: &Value, o: Observability, src: Source) -> String {
     let head = format!("{head}\n{sep}");
     format!(
         "## {}\n\n{}{}",
-        quadrant_title(o, src),
+        quadrant_title(r, o, src),
         score_table(&cells, t, label, &head),
         win_table(&cells, t, label, &head)
     )
@@ -164,7 +167,8 @@ fn score_table(cells: &[&CellReport], t: &Value, label: &str, head: &str) -> Str
             None => th.push_str(" - | - |"),
         }
     }
-    format!("Mean per-game score difference:\n\n{head}\n{row}\n{gain}\n{paired}\n{accuracy}\n{th}\n\n")
+    let th = if t.is_null() { String::new() } else { format!("{th}\n") };
+    format!("Mean per-game score difference:\n\n{head}\n{row}\n{gain}\n{paired}\n{accuracy}\n{th}\n")
 }
 
 /// A quadrant's win/tie table: totals, Eq. 11, McNemar, the thesis's.
@@ -205,7 +209,8 @@ fn win_table(cells: &[&CellReport], t: &Value, label: &str, head: &str) -> Strin
             None => th.push_str(" - | - |"),
         }
     }
-    format!("Win/tie totals:\n\n{head}\n{row}\n{gain}\n{mcn}\n{th}\n\n")
+    let th = if t.is_null() { String::new() } else { format!("{th}\n") };
+    format!("Win/tie totals:\n\n{head}\n{row}\n{gain}\n{mcn}\n{th}\n")
 }
 
 /// The side by side with the thesis; empty if the thesis has none of the cells.
@@ -272,7 +277,7 @@ fn plots(r: &Report) -> String {
 
 /// report.md.
 pub(super) fn report(r: &Report) -> String {
-    let t = thesis::data();
+    let t = thesis::data(r);
     let mut s = intro(r);
     s.push_str(&consistency(&r.consistency));
     for (o, src) in quadrants(r) {

@@ -10,8 +10,18 @@ use serde_json::Value;
 use crate::THESIS_JSON;
 use crate::build::{CellReport, Report};
 
-/// The thesis's data.
-pub(super) fn data() -> Value {
+/// The thesis's data, or nothing for a report on the full game (whose
+/// numbers the thesis's do not describe).
+pub(super) fn data(r: &Report) -> Value {
+    if r.game.is_some() {
+        return Value::Null;
+    }
+    published()
+}
+
+/// The thesis's data, whatever the report (the classifier's evaluations,
+/// which only thesis-rule experiments have).
+pub(super) fn published() -> Value {
     serde_json::from_str(THESIS_JSON).expect("the shipped thesis data is valid JSON")
 }
 
@@ -96,7 +106,7 @@ impl Serialize for Comparison {
 
 /// Every cell the thesis has, six quantities each.
 pub(super) fn comparison(r: &Report) -> Vec<Comparison> {
-    let t = data();
+    let t = data(r);
     let games = t["games_per_cell"].as_f64().unwrap_or(50400.0);
     let number = |x: &Value| x.as_f64().unwrap_or(f64::NAN);
     let share = |w: u64, n: u64| w as f64 / n.max(1) as f64;

@@ -164,3 +164,37 @@ fn a_searching_agent_plays_all_fives() {
         assert_eq!(m["hands"].as_array().unwrap().len(), 1);
     }
 }
+
+#[test]
+fn muggins_run_plays_the_shipped_all_fives_spec_end_to_end() {
+    let dir = crate::util::Dir::new();
+    let spec = concat!(env!("CARGO_MANIFEST_DIR"), "/../jobs/specs/all-fives.toml");
+    let out = TestCommand::new(&["run", spec, "--out"])
+        .arg(dir.path())
+        .timeout(std::time::Duration::from_secs(300))
+        .stdout();
+    assert!(out.contains("1200 rows in"), "{out}");
+    for target in ["random", "scorer", "defender"] {
+        assert!(out.contains(&format!("oracle     full     {target}")), "{out}");
+    }
+    let report: Value = serde_json::from_str(&dir.read("all-fives/report/report.json")).unwrap();
+    assert_eq!(report["games"], 1200);
+    assert_eq!(
+        report["game"],
+        "all-fives: 2 seats of 7, a match to 150 a game, search depth 3"
+    );
+    // Every cell has both engines' 200 matches, and no thesis numbers.
+    for c in report["cells"].as_array().unwrap() {
+        assert_eq!(
+            (c["mstar"]["games"].as_u64(), c["expectimax"]["games"].as_u64()),
+            (Some(200), Some(200))
+        );
+    }
+    let md = dir.read("all-fives/report/report.md");
+    assert!(md.contains("no thesis table") && !md.contains("| thesis |"), "{md}");
+    assert_eq!(
+        dir.read("all-fives/report/thesis_comparison.csv").lines().count(),
+        1,
+        "a header only"
+    );
+}

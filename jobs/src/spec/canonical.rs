@@ -4,6 +4,7 @@
 //! Rust field or variant never changes an experiment's hash (and id);
 //! `jobs/tests/it/hash.rs` pins the shipped specs' hashes.
 
+use engine::full::{FivesBlocked, FivesLead};
 use engine::{Belief, Blocked, DepthLimit, Lead, Observability, PlayerEngine, TargetKind, WorldCount};
 use sha2::{Digest, Sha256};
 
@@ -60,11 +61,48 @@ impl Spec {
             DepthLimit::Unlimited => text("Unlimited"),
             DepthLimit::Turns(d) => format!("{{\"Turns\":{d}}}"),
         };
+        // The thesis's rules as they always were; a full-game preset's knobs
+        // instead, with its match (absent from thesis specs, whose hashes stay).
+        let rules = match &self.full {
+            None => format!(
+                "{{\"set\":{},\"hand\":{},\"boneyard\":{},\"lead\":{},\"blocked\":{}}}",
+                r.set,
+                r.hand,
+                r.boneyard,
+                text(lead),
+                text(blocked)
+            ),
+            Some(f) => {
+                let k = &f.config;
+                let blocked = match k.blocked {
+                    FivesBlocked::Opponents => "opponents",
+                    FivesBlocked::Difference => "difference",
+                };
+                let lead = match k.lead {
+                    FivesLead::Winner => "winner",
+                    FivesLead::HighestDouble => "highest-double",
+                };
+                let to = f.match_to.map_or("null".to_string(), |t| format!("{{\"to\":{t}}}"));
+                format!(
+                    "{{\"preset\":{},\"set\":{},\"seats\":{},\"hand\":{},\"teams\":{},\"keep\":{},\"round\":{},\
+                     \"blocked\":{},\"lead\":{}}},\"match\":{to}",
+                    text(k.preset.name()),
+                    k.set,
+                    k.seats,
+                    k.hand,
+                    k.teams,
+                    k.keep,
+                    k.round,
+                    text(blocked),
+                    text(lead)
+                )
+            }
+        };
         let mut out = String::new();
         let _ = write!(
             out,
             "{{\"name\":{},\"seed\":{},\"output\":{},\
-             \"rules\":{{\"set\":{},\"hand\":{},\"boneyard\":{},\"lead\":{},\"blocked\":{}}},\
+             \"rules\":{},\
              \"grid\":{{\"information_source\":{},\"observability\":{},\"target\":{},\"starting_states\":{},\
              \"engine\":{},\"repeats\":{}}},\
              \"search\":{{\"worlds\":{},\"belief\":{},\"depth\":{}}},\
@@ -73,11 +111,7 @@ impl Spec {
             text(&self.name),
             self.seed,
             text(&self.output),
-            r.set,
-            r.hand,
-            r.boneyard,
-            text(lead),
-            text(blocked),
+            rules,
             names(g.information_source.iter().map(|s| s.name()).collect()),
             names(g.observability.iter().map(observability).collect()),
             names(g.target.iter().map(target).collect()),

@@ -6,17 +6,20 @@
 
 use std::fmt;
 
+use engine::full::{FullRules, deal_count};
 use engine::{Observability, PlayerEngine, Rules, RulesConfig, SearchConfig, TargetKind};
 use serde::Serialize;
 use toml::Table;
 
 mod canonical;
 mod fields;
+mod full;
 mod sections;
 mod states;
 
 pub(crate) use canonical::hex;
 use fields::{bad, check_name, check_output, missing, no_unknown, take_int, take_str, take_table};
+pub use full::FullSpec;
 use sections::{check_classifier_fits, parse_classifier, parse_grid, parse_rules, parse_search, parse_shards};
 pub use states::{MAX_LISTED_STATES, StateSet};
 
@@ -186,6 +189,9 @@ pub struct Spec {
     pub classifier: ClassifierSpec,
     /// Games per shard.
     pub shard_games: u64,
+    /// The full game's rules and match, when `[rules] preset` names one
+    /// (`rules` then holds the thesis defaults and is not used).
+    pub full: Option<FullSpec>,
 }
 
 impl Spec {
@@ -213,12 +219,39 @@ impl Spec {
             }
             None => name.clone(),
         };
-        let rules = parse_rules(take_table(&mut root, "", "rules")?)?;
-        let rules_checked = Rules::new(rules).map_err(|e| bad(&format!("rules.{}", e.field), &e.value, e.reason))?;
+        let mut rules_table = take_table(&mut root, "", "rules")?;
+        let preset = full::take_preset(&mut rules_table)?;
+        let (rules, full_config, count) = match preset {
+            None => {
+                let rules = parse_rules(rules_table)?;
+                let checked = Rules::new(rules).map_err(|e| bad(&format!("rules.{}", e.field), &e.value, e.reason))?;
+                (rules, None, checked.starting_states())
+            }
+            Some(p) => {
+                let config = full::parse_full_rules(p, rules_table)?;
+                let count = FullRules::new(config)
+                    .ok()
+                    .and_then(|r| deal_count(&r))
+                    .ok_or_else(|| {
+                        bad(
+                            "rules",
+                            format!("preset = \"{p}\""),
+                            "has more deals than a u64 can index; use fewer or smaller hands",
+                        )
+                    })?;
+                (RulesConfig::default(), Some(config), count)
+            }
+        };
+        let match_to = full::parse_match(take_table(&mut root, "", "match")?, preset)?;
         let grid_table = take_table(&mut root, "", "grid")?
             .ok_or_else(|| missing("grid", "the [grid] table of levels and factors"))?;
-        let grid = parse_grid(grid_table, &rules_checked)?;
+        let deals = preset.map(|p| format!("preset = \"{p}\""));
+        let grid = parse_grid(grid_table, count, deals.as_deref())?;
         let search = parse_search(take_table(&mut root, "", "search")?, &rules)?;
+        let full = full_config.map(|config| FullSpec { config, match_to });
+        if full.is_some() {
+            full::check_full_grid(&grid, &search)?;
+        }
         let classifier = parse_classifier(take_table(&mut root, "", "classifier")?)?;
         check_classifier_fits(&classifier)?;
         let shard_games = parse_shards(take_table(&mut root, "", "shards")?)?;
@@ -234,6 +267,7 @@ impl Spec {
                 "search",
                 "classifier",
                 "shards",
+                "match",
             ],
         )?;
         let spec = Spec {
@@ -245,6 +279,7 @@ impl Spec {
             search,
             classifier,
             shard_games,
+            full,
         };
         let games = spec.games_u128();
         if games > MAX_GAMES as u128 {

@@ -1,9 +1,7 @@
 //! The spec's sections, one parser each: `[rules]`, `[grid]`, `[search]`,
 //! `[classifier]` and `[shards]`.
 
-use engine::{
-    Belief, Blocked, DepthLimit, Lead, Observability, PlayerEngine, Rules, RulesConfig, SearchConfig, TargetKind,
-};
+use engine::{Belief, Blocked, DepthLimit, Lead, Observability, PlayerEngine, RulesConfig, SearchConfig, TargetKind};
 use toml::{Table, Value};
 
 use super::fields::{bad, int_in, missing, no_unknown, path, take_int, take_str};
@@ -69,7 +67,9 @@ fn factor<T: PartialEq>(
     Ok(out)
 }
 
-pub(super) fn parse_grid(mut t: Table, rules: &Rules) -> Result<GridSpec, SpecError> {
+/// `[grid]`; `count` is the number of starting states (deals) of the rules,
+/// and `deals` names them when `starting_states` must be given.
+pub(super) fn parse_grid(mut t: Table, count: u64, deals: Option<&str>) -> Result<GridSpec, SpecError> {
     let information_source = factor(
         &mut t,
         "information_source",
@@ -85,9 +85,18 @@ pub(super) fn parse_grid(mut t: Table, rules: &Rules) -> Result<GridSpec, SpecEr
     let engine = factor(&mut t, "engine", r#"["mstar", "expectimax"]"#, |s| {
         s.parse::<PlayerEngine>()
     })?;
-    let starting_states = match t.remove("starting_states") {
-        None => StateSet::all(rules.starting_states()),
-        Some(v) => parse_states(v, rules.starting_states())?,
+    let starting_states = match (t.remove("starting_states"), deals) {
+        (None, None) => StateSet::all(count),
+        (None, Some(deals)) => {
+            return Err(missing(
+                "grid.starting_states",
+                &format!(
+                    "the deals to play: indices of {deals} (0-{}), e.g. starting_states = \"0-999\"",
+                    count - 1
+                ),
+            ));
+        }
+        (Some(v), _) => parse_states(v, count)?,
     };
     let repeats = take_int(&mut t, "grid", "repeats")?.ok_or_else(|| {
         missing(

@@ -88,3 +88,50 @@ fn partitions_round_trip_through_parquet() {
     assert_eq!(cells.len(), 12);
     assert!(cells.values().all(|&games| games == 80));
 }
+
+/// An all-fives spec: partnerships when `seats` is 4, matches with `to`.
+fn all_fives(shard_games: u64, seats: u8, to: Option<u32>) -> Spec {
+    let m = to.map_or(String::new(), |t| format!("[match]\nto = {t}\n"));
+    Spec::from_toml(&format!(
+        r#"
+name = "af"
+seed = 5
+[rules]
+preset = "all-fives"
+seats = {seats}
+[grid]
+information_source = ["oracle"]
+observability = ["full"]
+target = ["random", "defender"]
+starting_states = "1000-1011"
+engine = ["mstar", "expectimax"]
+repeats = 2
+[search]
+depth = 2
+[shards]
+games = {shard_games}
+{m}"#
+    ))
+    .unwrap()
+}
+
+#[test]
+fn all_fives_rows_are_a_function_of_their_coordinates() {
+    for (seats, to) in [(2, None), (4, None), (2, Some(60))] {
+        let big = run_all(&all_fives(1000, seats, to), 2);
+        assert_eq!(big.len(), 96);
+        let small = run_all(&all_fives(7, seats, to), 1);
+        assert_eq!(without_timing(&big), without_timing(&small), "{seats} seats, to {to:?}");
+        for r in &big {
+            assert_eq!(r.score_diff, r.player_score as i32 - r.target_score as i32);
+            assert_eq!(r.player_score % 5, 0);
+            assert_eq!(r.target_score % 5, 0);
+            assert!(r.nodes > 0, "the agent searched");
+            assert!(r.moves.starts_with("h1 "), "{}", r.moves);
+            match to {
+                Some(t) => assert!(r.player_score.max(r.target_score) >= t, "a match ends at {t}: {r:?}"),
+                None => assert!(!r.moves.contains(" h2 "), "one hand a game"),
+            }
+        }
+    }
+}

@@ -480,3 +480,127 @@ fn a_source_parses_from_its_name_only() {
         "{e}"
     );
 }
+
+const ALL_FIVES: &str = r#"
+name = "af"
+seed = 3
+[rules]
+preset = "all-fives"
+[grid]
+information_source = ["oracle"]
+observability = ["full"]
+target = ["scorer"]
+starting_states = "0-9"
+engine = ["mstar", "expectimax"]
+repeats = 1
+[search]
+depth = 2
+"#;
+
+#[test]
+fn an_all_fives_spec_reads_its_preset_knobs_and_match() {
+    let s = Spec::from_toml(ALL_FIVES).unwrap();
+    let f = s.full.expect("a full-game spec");
+    assert_eq!(
+        (f.config.seats, f.config.hand, f.config.teams, f.match_to),
+        (2, 7, false, None)
+    );
+    assert!(
+        s.canonical_json()
+            .contains(r#""rules":{"preset":"all-fives","set":6,"seats":2,"hand":7"#)
+    );
+    assert!(s.canonical_json().contains(r#""match":null"#));
+    assert_eq!(s.games(), 20);
+    // Four seats default to partnerships and hands of 5; [match] makes grid points matches.
+    let four = ALL_FIVES.replace("preset = \"all-fives\"", "preset = \"all-fives\"\nseats = 4") + "[match]\nto = 100\n";
+    let f4 = Spec::from_toml(&four).unwrap().full.unwrap();
+    assert_eq!(
+        (f4.config.seats, f4.config.hand, f4.config.teams, f4.match_to),
+        (4, 5, true, Some(100))
+    );
+    assert_ne!(Spec::from_toml(&four).unwrap().id(), s.id());
+    // preset = "thesis" is the thesis spec, hash and all.
+    let explicit = BASE.replace("[grid]", "[rules]\npreset = \"thesis\"\n[grid]");
+    assert_eq!(
+        Spec::from_toml(&explicit).unwrap().id(),
+        Spec::from_toml(BASE).unwrap().id()
+    );
+}
+
+#[test]
+fn a_full_game_spec_refuses_what_it_cannot_run_naming_key_and_value() {
+    let cases: Vec<(String, Vec<&str>)> = vec![
+        (
+            ALL_FIVES.replace("preset = \"all-fives\"", "preset = \"all-sixes\""),
+            vec!["rules.preset = \"all-sixes\"", "all-fives"],
+        ),
+        (
+            ALL_FIVES.replace(
+                "preset = \"all-fives\"",
+                "preset = \"all-fives\"\nseats = 3\nteams = true",
+            ),
+            vec!["rules.teams = true", "seats = 3"],
+        ),
+        (
+            ALL_FIVES.replace("preset = \"all-fives\"", "preset = \"all-fives\"\nseats = 4\nhand = 8"),
+            vec!["rules.hand = 8", "4 seats"],
+        ),
+        (
+            ALL_FIVES.replace("preset = \"all-fives\"", "preset = \"all-fives\"\nboneyard = 4"),
+            vec!["rules.boneyard = 4", "hand"],
+        ),
+        (
+            ALL_FIVES.replace("preset = \"all-fives\"", "preset = \"all-fives\"\nlead = \"player\""),
+            vec!["rules.lead = \"player\"", "winner"],
+        ),
+        (
+            ALL_FIVES.replace("preset = \"all-fives\"", "preset = \"all-fives\"\nkeep = 1"),
+            vec!["rules.keep = 1", "0 or 2"],
+        ),
+        (
+            ALL_FIVES.replace("preset = \"all-fives\"", "preset = \"block\"\nhand = 5"),
+            vec!["rules.hand = 5", "preset = \"block\"", "hand = 7"],
+        ),
+        (
+            ALL_FIVES.replace("preset = \"all-fives\"", "preset = \"block\""),
+            vec!["rules.preset = \"block\"", "muggins play"],
+        ),
+        (
+            ALL_FIVES.replace("preset = \"all-fives\"", "preset = \"all-fives\"\nseats = 3"),
+            vec!["rules.seats = 3", "teams = true"],
+        ),
+        (
+            ALL_FIVES.replace("starting_states = \"0-9\"\n", ""),
+            vec!["grid.starting_states", "all-fives", "137680171199"],
+        ),
+        (
+            ALL_FIVES.replace("\"0-9\"", "\"137680171200\""),
+            vec!["grid.starting_states", "out of range"],
+        ),
+        (
+            ALL_FIVES.replace("depth = 2", "depth = \"unlimited\""),
+            vec!["search.depth", "would not finish"],
+        ),
+        (
+            ALL_FIVES.replace("[\"full\"]", "[\"partial\"]"),
+            vec!["grid.observability", "partial"],
+        ),
+        (
+            ALL_FIVES.replace("[\"oracle\"]", "[\"bayes\"]"),
+            vec!["grid.information_source = \"bayes\"", "oracle"],
+        ),
+        (
+            ALL_FIVES.replace("[\"scorer\"]", "[\"heaviest\"]"),
+            vec!["grid.target = \"heaviest\""],
+        ),
+        (format!("{BASE}[match]\nto = 100\n"), vec!["match", "all-fives"]),
+        (format!("{ALL_FIVES}[match]\nto = 0\n"), vec!["match.to = 0"]),
+        (format!("{ALL_FIVES}[match]\ngoal = 10\n"), vec!["match.goal"]),
+    ];
+    for (text, parts) in cases {
+        let e = Spec::from_toml(&text).unwrap_err().to_string();
+        for p in parts {
+            assert!(e.contains(p), "{e:?} lacks {p:?}");
+        }
+    }
+}

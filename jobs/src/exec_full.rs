@@ -1,0 +1,142 @@
+//! One grid point of a full-game spec (`[rules] preset = "all-fives"`): a
+//! hand, or a match with `[match]`, between the agent's side (seat 0 and its
+//! partner: M* or Expectimax at the spec's depth) and the target's side (the
+//! grid's target in every other seat), written as a games-table row.
+//!
+//! The row keeps the thesis's columns: `player_score` / `target_score` are
+//! the agent's and the target's sides' totals over the hands, `leader` whether
+//! the first hand was opened by the agent's side (`player`) or not, `ending`
+//! the last hand's end, `turns` the plays and passes of every hand, the draws
+//! per side, `predictions` 0 (M* is given each target's true strategy, the
+//! oracle), `nodes` the positions the agent's searches valued, and `moves`
+//! the hands' events (see [`moves_text`]). A row is a pure function of the
+//! spec and the game's coordinates.
+
+use std::time::Instant;
+
+use engine::full::{FullAgent, FullEngine, FullMove, FullRules, FullTarget, HandEnd, MAX_SEATS, play_match};
+use engine::{DepthLimit, Ending, PlayerEngine, Seat};
+
+use crate::exec::{ExecError, GameRow};
+use crate::grid::GameCoords;
+use crate::spec::{FullSpec, Spec};
+
+/// Plays the grid point `c` of a full-game spec.
+pub(crate) fn play(spec: &Spec, full: &FullSpec, c: &GameCoords) -> Result<GameRow, ExecError> {
+    let rules = full.rules();
+    let depth = match spec.search.depth {
+        DepthLimit::Turns(d) => d,
+        DepthLimit::Unlimited => unreachable!("a full-game spec has a depth (checked when parsed)"),
+    };
+    let engine = match c.engine {
+        PlayerEngine::MStar => FullEngine::MStar,
+        PlayerEngine::Expectimax => FullEngine::Expectimax,
+    };
+    let agents: [FullAgent; MAX_SEATS] = std::array::from_fn(|s| {
+        if rules.side(s as u8) == 0 {
+            FullAgent::Search { engine, depth }
+        } else {
+            FullAgent::Fixed(FullTarget::Thesis(c.target))
+        }
+    });
+    let t = Instant::now();
+    let m = play_match(
+        &rules,
+        spec.seed,
+        c.starting_state,
+        c.repeat as u64,
+        &agents,
+        full.match_to.unwrap_or(0),
+    )
+    .ok_or_else(|| ExecError::Game {
+        index: c.game_index,
+        message: format!("starting_state = {} is not a deal of these rules", c.starting_state),
+    })?;
+    let elapsed_us = t.elapsed().as_micros() as u64;
+    let (mut turns, mut draws) = (0, [0u32; 2]);
+    for h in &m.hands {
+        for mv in &h.moves {
+            match *mv {
+                FullMove::Play { .. } | FullMove::Pass { .. } => turns += 1,
+                FullMove::Draw { seat, .. } => draws[rules.side(seat) as usize] += 1,
+            }
+        }
+    }
+    let first = m.hands.first().expect("a match has a hand");
+    let last = m.hands.last().expect("a match has a hand");
+    let (player_score, target_score) = (m.totals[0], m.totals[1]);
+    let score_diff = player_score as i32 - target_score as i32;
+    Ok(GameRow {
+        game_index: c.game_index,
+        information_source: c.information_source,
+        observability: c.observability,
+        target: c.target,
+        starting_state: c.starting_state,
+        engine: c.engine,
+        repeat: c.repeat,
+        leader: if rules.side(first.opening.leader) == 0 {
+            Seat::Player
+        } else {
+            Seat::Target
+        },
+        player_score,
+        target_score,
+        score_diff,
+        win_or_tie: score_diff >= 0,
+        ending: match last.end {
+            HandEnd::Domino(_) => Ending::Domino,
+            HandEnd::Blocked => Ending::Blocked,
+        },
+        turns,
+        player_draws: draws[0],
+        target_draws: draws[1],
+        predictions: 0,
+        predictions_correct: 0,
+        nodes: m.hands.iter().map(|h| h.nodes).sum(),
+        moves: moves_text(&rules, &m.hands),
+        elapsed_us,
+    })
+}
+
+/// The hands' events as tokens: `h1` starts hand 1, then per event the seat
+/// and `66L` (a play; `+10` when the count scored, `*15` a domino's points),
+/// `d23` (a draw) or `-` (a pass; `*20` when it blocked the hand and scored),
+/// e.g. `h1 0:66L 1:36L+15 0:d14 ... h2 ...`.
+pub fn moves_text(rules: &FullRules, hands: &[engine::full::HandRecord]) -> String {
+    let mut out = Vec::new();
+    for (i, h) in hands.iter().enumerate() {
+        out.push(format!("h{}", i + 1));
+        for mv in &h.moves {
+            out.push(match *mv {
+                FullMove::Play {
+                    seat,
+                    tile,
+                    loc,
+                    scored,
+                } => {
+                    let (a, b) = rules.pips(tile);
+                    let mut t = format!("{seat}:{a}{b}{}", loc.letter());
+                    if scored.count_points > 0 {
+                        t += &format!("+{}", scored.count_points);
+                    }
+                    if scored.end_points > 0 {
+                        t += &format!("*{}", scored.end_points);
+                    }
+                    t
+                }
+                FullMove::Draw { seat, tile } => {
+                    let (a, b) = rules.pips(tile);
+                    format!("{seat}:d{a}{b}")
+                }
+                FullMove::Pass { seat, scored } => {
+                    if scored.end_points > 0 {
+                        format!("{seat}:-*{}", scored.end_points)
+                    } else {
+                        format!("{seat}:-")
+                    }
+                }
+            });
+        }
+    }
+    out.join(" ")
+}

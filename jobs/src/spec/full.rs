@@ -1,0 +1,194 @@
+//! The full game in a spec: `[rules] preset = "all-fives"` (or `block`,
+//! `team`) with its knobs, and `[match]`. A spec without a preset, or with
+//! `preset = "thesis"`, is the thesis's and reads exactly as before.
+
+use engine::full::{FivesBlocked, FivesLead, FullConfig, FullRules, Preset};
+use engine::{DepthLimit, Observability, SearchConfig, WorldCount};
+use toml::{Table, Value};
+
+use super::fields::{bad, int_in, no_unknown, take_int, take_str};
+use super::{GridSpec, Source, SpecError};
+
+/// A full-game experiment: the rules, and whether a grid point is a match.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct FullSpec {
+    /// The validated rule set (preset and knobs).
+    pub config: FullConfig,
+    /// `[match] to`: a grid point is a match of hands until a side reaches
+    /// it; `None`: one hand.
+    pub match_to: Option<u32>,
+}
+
+impl FullSpec {
+    /// The rules.
+    pub fn rules(&self) -> FullRules {
+        FullRules::new(self.config).expect("validated when the spec was parsed")
+    }
+}
+
+/// The preset `[rules]` names: `None` for the thesis (no `preset`, or
+/// `preset = "thesis"`), else the full game's.
+pub(super) fn take_preset(t: &mut Option<Table>) -> Result<Option<Preset>, SpecError> {
+    let Some(t) = t.as_mut() else { return Ok(None) };
+    match take_str(t, "rules", "preset")? {
+        None => Ok(None),
+        Some(p) if p == "thesis" => Ok(None),
+        Some(p) => p.parse::<Preset>().map(Some).map_err(|_| {
+            bad(
+                "rules.preset",
+                Value::String(p),
+                "expected \"thesis\", \"all-fives\", \"block\" or \"team\"",
+            )
+        }),
+    }
+}
+
+fn take_bool(t: &mut Table, key: &str) -> Result<Option<bool>, SpecError> {
+    match t.remove(key) {
+        None => Ok(None),
+        Some(Value::Boolean(b)) => Ok(Some(b)),
+        Some(v) => Err(bad(&format!("rules.{key}"), v, "must be true or false")),
+    }
+}
+
+/// `[rules]` of a full-game preset: its knobs over the preset's defaults.
+pub(super) fn parse_full_rules(preset: Preset, t: Option<Table>) -> Result<FullConfig, SpecError> {
+    let mut t = t.unwrap_or_default();
+    let p = "rules";
+    let seats = take_int(&mut t, p, "seats")?
+        .map(|v| int_in("rules.seats", v, 2, 4))
+        .transpose()?;
+    let mut c = match (preset, seats) {
+        (Preset::AllFives, Some(n)) => FullConfig::all_fives(n as u8),
+        _ => FullConfig::preset(preset),
+    };
+    if let Some(n) = seats {
+        c.seats = n as u8;
+    }
+    if let Some(v) = take_int(&mut t, p, "set")? {
+        c.set = int_in("rules.set", v, 1, 9)? as u8;
+    }
+    if let Some(v) = take_int(&mut t, p, "hand")? {
+        c.hand = int_in("rules.hand", v, 1, 55)? as u8;
+    }
+    if let Some(b) = take_bool(&mut t, "teams")? {
+        c.teams = b;
+    }
+    if let Some(v) = take_int(&mut t, p, "keep")? {
+        c.keep = int_in("rules.keep", v, 0, 55)? as u8;
+    }
+    if let Some(b) = take_bool(&mut t, "round")? {
+        c.round = b;
+    }
+    if let Some(v) = take_str(&mut t, p, "blocked")? {
+        c.blocked = match v.as_str() {
+            "opponents" => FivesBlocked::Opponents,
+            "difference" => FivesBlocked::Difference,
+            _ => {
+                return Err(bad(
+                    "rules.blocked",
+                    Value::String(v),
+                    format!("preset = \"{preset}\" scores a blocked hand by \"opponents\" or \"difference\""),
+                ));
+            }
+        };
+    }
+    if let Some(v) = take_str(&mut t, p, "lead")? {
+        c.lead = match v.as_str() {
+            "winner" => FivesLead::Winner,
+            "highest-double" => FivesLead::HighestDouble,
+            _ => {
+                return Err(bad(
+                    "rules.lead",
+                    Value::String(v),
+                    format!("preset = \"{preset}\" leads by \"winner\" or \"highest-double\""),
+                ));
+            }
+        };
+    }
+    if let Some(v) = t.remove("boneyard") {
+        return Err(bad(
+            "rules.boneyard",
+            v,
+            format!(
+                "preset = \"{preset}\" deals `hand` tiles to each of `seats` and leaves the rest in the boneyard; \
+                 set hand (and keep) instead"
+            ),
+        ));
+    }
+    no_unknown(
+        &t,
+        p,
+        &[
+            "preset", "set", "seats", "hand", "teams", "keep", "round", "blocked", "lead",
+        ],
+    )?;
+    FullRules::new(c).map_err(|e| bad(&format!("rules.{}", e.field), &e.value, e.reason))?;
+    if preset != Preset::AllFives {
+        return Err(bad(
+            "rules.preset",
+            Value::String(preset.name().into()),
+            "block and team are played by `muggins play --preset` and checked by `muggins openspiel replay`; \
+             experiments on them need their search, which is not there yet: use \"all-fives\"",
+        ));
+    }
+    if !c.teams && c.seats > 2 {
+        return Err(bad(
+            "rules.seats",
+            c.seats as i64,
+            "an experiment pits the agent's side against the targets' side: use seats = 2, or seats = 4 \
+             with teams = true (3 or 4 separate sides are not run yet)",
+        ));
+    }
+    Ok(c)
+}
+
+/// `[match]`: `to`, the score that ends a match (all-fives only).
+pub(super) fn parse_match(t: Option<Table>, preset: Option<Preset>) -> Result<Option<u32>, SpecError> {
+    let Some(mut t) = t else { return Ok(None) };
+    if preset != Some(Preset::AllFives) {
+        return Err(bad(
+            "match",
+            "[match]",
+            "matches are hands repeated to a target score, a rule of preset = \"all-fives\"; the thesis plays one hand",
+        ));
+    }
+    let to = take_int(&mut t, "match", "to")?.map_or(Ok(150), |v| int_in("match.to", v, 1, 100_000))?;
+    no_unknown(&t, "match", &["to"])?;
+    Ok(Some(to as u32))
+}
+
+/// What a full-game grid and search may ask for today.
+pub(super) fn check_full_grid(g: &GridSpec, search: &SearchConfig) -> Result<(), SpecError> {
+    if let Some(s) = g.information_source.iter().find(|&&s| s != Source::Oracle) {
+        return Err(bad(
+            "grid.information_source",
+            Value::String(s.name().into()),
+            "the full game's M* models each target by its true strategy: use [\"oracle\"] (the classifier and \
+             bayes sources of the full game come with the prediction issue)",
+        ));
+    }
+    if g.observability.contains(&Observability::Partial) {
+        return Err(bad(
+            "grid.observability",
+            "\"partial\"",
+            "the full game is searched under full observation: use [\"full\"] (partial observation comes with \
+             the beliefs issue)",
+        ));
+    }
+    if search.depth == DepthLimit::Unlimited {
+        return Err(bad(
+            "search.depth",
+            "\"unlimited\"",
+            "an exact search of the full game would not finish; give a depth in plays and draws, e.g. depth = 3",
+        ));
+    }
+    if search.worlds != WorldCount::All {
+        return Err(bad(
+            "search.worlds",
+            "a sample",
+            "the full game is searched under full observation, with no worlds to sample; leave worlds out",
+        ));
+    }
+    Ok(())
+}
