@@ -5,7 +5,8 @@ use std::cmp::Ordering;
 use std::collections::{BTreeMap, HashMap};
 use std::path::Path;
 
-use engine::{Observability, TargetKind};
+use engine::Observability;
+use engine::full::FullTarget;
 use jobs::Source;
 use jobs::training::Report as ClassifierReport;
 use serde::{Deserialize, Deserializer, Serialize};
@@ -36,7 +37,7 @@ pub struct CellReport {
     #[serde(deserialize_with = "source_by_name")]
     pub information_source: Source,
     pub observability: Observability,
-    pub target: TargetKind,
+    pub target: FullTarget,
     pub mstar: EngineSummary,
     pub expectimax: EngineSummary,
     /// Eq. 10 on score differences (one-tailed, M* > EM).
@@ -116,11 +117,11 @@ struct PairAcc {
 struct CellKey {
     source: Source,
     observability: Observability,
-    target: TargetKind,
+    target: FullTarget,
 }
 
 impl CellKey {
-    fn rank(&self) -> (bool, Source, TargetKind) {
+    fn rank(&self) -> (bool, Source, FullTarget) {
         (self.observability == Observability::Partial, self.source, self.target)
     }
 }
@@ -138,7 +139,7 @@ impl PartialOrd for CellKey {
 }
 
 /// (observability, target, starting state, repeat) of an Expectimax game.
-type EmKey = (Observability, TargetKind, u64, u32);
+type EmKey = (Observability, FullTarget, u64, u32);
 
 /// Folds rows into the report's numbers.
 #[derive(Debug, Default)]

@@ -4,9 +4,9 @@ use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::Instant;
 
+use engine::full::FullTarget;
 use engine::{
-    Ending, GameConfig, InfoSource, LocalTable, Observability, PlayerEngine, RulesConfig, Searcher, Seat, TargetKind,
-    play_game,
+    Ending, GameConfig, InfoSource, LocalTable, Observability, PlayerEngine, RulesConfig, Searcher, Seat, play_game,
 };
 use sha2::{Digest, Sha256};
 
@@ -22,8 +22,8 @@ pub struct GameRow {
     pub information_source: Source,
     /// Whether the player sees the target's hand (full) or not (partial).
     pub observability: Observability,
-    /// The target seat's type: random, scorer or defender.
-    pub target: TargetKind,
+    /// The target seat's type: random, scorer or defender (full game: also heaviest).
+    pub target: FullTarget,
     /// The deal, as a starting-state index of the spec's rules.
     pub starting_state: u64,
     /// The player's decision engine: M* or Expectimax.
@@ -248,7 +248,10 @@ fn play_one<S: engine::ValueStore>(
         starting_state: c.starting_state,
         repeat: c.repeat as u64,
         engine: c.engine,
-        target: c.target,
+        target: c
+            .target
+            .thesis()
+            .expect("a thesis grid has the thesis's targets (checked when parsed)"),
         observability: c.observability,
     };
     let source = match c.information_source {

@@ -14,7 +14,7 @@
 
 use std::time::Instant;
 
-use engine::full::{FullAgent, FullEngine, FullMove, FullRules, FullTarget, HandEnd, MAX_SEATS, play_match};
+use engine::full::{FullAgent, FullEngine, FullMove, FullRules, HandEnd, MAX_SEATS, play_match};
 use engine::{DepthLimit, Ending, PlayerEngine, Seat};
 
 use crate::exec::{ExecError, GameRow};
@@ -36,7 +36,7 @@ pub(crate) fn play(spec: &Spec, full: &FullSpec, c: &GameCoords) -> Result<GameR
         if rules.side(s as u8) == 0 {
             FullAgent::Search { engine, depth }
         } else {
-            FullAgent::Fixed(FullTarget::Thesis(c.target))
+            FullAgent::Fixed(c.target)
         }
     });
     let t = Instant::now();

@@ -5,7 +5,8 @@
 //! the games [k * G, min((k + 1) * G, N)). A game's result depends only on its
 //! coordinates, never on the shard that holds it.
 
-use engine::{Observability, PlayerEngine, TargetKind};
+use engine::full::FullTarget;
+use engine::{Observability, PlayerEngine};
 
 use crate::spec::{Source, Spec};
 
@@ -19,7 +20,7 @@ pub struct GameCoords {
     /// What the player can see.
     pub observability: Observability,
     /// The target seat's type.
-    pub target: TargetKind,
+    pub target: FullTarget,
     /// The deal: an entry of the spec's starting-state set (a state index,
     /// not a position in the set).
     pub starting_state: u64,

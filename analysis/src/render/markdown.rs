@@ -3,7 +3,8 @@
 
 use std::fmt::Write as _;
 
-use engine::{Observability, TargetKind};
+use engine::Observability;
+use engine::full::FullTarget;
 use jobs::Source;
 use jobs::training::Report as ClassifierReport;
 use serde_json::Value;
@@ -102,7 +103,7 @@ fn consistency(c: &Consistency) -> String {
 /// One quadrant's two tables (scores, then wins and ties), one column pair
 /// per target; empty if the quadrant has no cells.
 fn quadrant(r: &Report, t: &Value, o: Observability, src: Source) -> String {
-    let cells: Vec<&CellReport> = TargetKind::ALL
+    let cells: Vec<&CellReport> = FullTarget::ALL
         .iter()
         .filter_map(|&tg| {
             r.cells

@@ -1,7 +1,8 @@
 //! The thesis's published numbers (`data/thesis.json`) and our report's
 //! numbers beside them.
 
-use engine::{Observability, TargetKind};
+use engine::Observability;
+use engine::full::FullTarget;
 use jobs::Source;
 use jobs::training::Evaluation;
 use serde::ser::{Serialize, SerializeStruct, Serializer};
@@ -55,7 +56,7 @@ pub(super) struct Comparison {
     pub table: u64,
     pub information_source: Source,
     pub observability: Observability,
-    pub target: TargetKind,
+    pub target: FullTarget,
     pub quantity: &'static str,
     pub thesis: f64,
     pub ours: f64,

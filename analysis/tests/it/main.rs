@@ -119,7 +119,7 @@ fn row(
         game_index: state * 10 + engine as u64 + 100 * source as u64,
         information_source: source,
         observability: engine::Observability::Full,
-        target: engine::TargetKind::Scorer,
+        target: engine::full::FullTarget::Thesis(engine::TargetKind::Scorer),
         starting_state: state,
         engine,
         repeat: 1,

@@ -173,12 +173,12 @@ fn muggins_run_plays_the_shipped_all_fives_spec_end_to_end() {
         .arg(dir.path())
         .timeout(std::time::Duration::from_secs(300))
         .stdout();
-    assert!(out.contains("1200 rows in"), "{out}");
-    for target in ["random", "scorer", "defender"] {
+    assert!(out.contains("1600 rows in"), "{out}");
+    for target in ["random", "scorer", "defender", "heaviest"] {
         assert!(out.contains(&format!("oracle     full     {target}")), "{out}");
     }
     let report: Value = serde_json::from_str(&dir.read("all-fives/report/report.json")).unwrap();
-    assert_eq!(report["games"], 1200);
+    assert_eq!(report["games"], 1600);
     assert_eq!(
         report["game"],
         "all-fives: 2 seats of 7, a match to 150 a game, search depth 3"

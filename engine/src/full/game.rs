@@ -24,8 +24,9 @@ use super::position::HandEnd;
 use super::rules::{FullRules, MAX_SEATS};
 use super::search::{FullAgent, FullSearcher};
 
-/// A fixed strategy of the full game.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+/// A fixed strategy of the full game (written and read by its name; ordered
+/// as the thesis's targets, then `heaviest`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum FullTarget {
     /// One of the thesis's targets: `random` (uniform), `scorer` (most
     /// points, then highest count) or `defender` (most defense, then lowest
@@ -54,6 +55,35 @@ impl FullTarget {
             FullTarget::Thesis(TargetKind::Defender) => "defender",
             FullTarget::Heaviest => "heaviest",
         }
+    }
+}
+
+impl FullTarget {
+    /// The thesis's target this is, if it is one.
+    pub fn thesis(self) -> Option<TargetKind> {
+        match self {
+            FullTarget::Thesis(k) => Some(k),
+            FullTarget::Heaviest => None,
+        }
+    }
+}
+
+impl std::fmt::Display for FullTarget {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl serde::Serialize for FullTarget {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(self.name())
+    }
+}
+
+impl<'de> serde::Deserialize<'de> for FullTarget {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<FullTarget, D::Error> {
+        let name = String::deserialize(d)?;
+        name.parse().map_err(serde::de::Error::custom)
     }
 }
 

@@ -4,7 +4,7 @@
 //! Rust field or variant never changes an experiment's hash (and id);
 //! `jobs/tests/it/hash.rs` pins the shipped specs' hashes.
 
-use engine::full::{FivesBlocked, FivesLead};
+use engine::full::{FivesBlocked, FivesLead, FullTarget};
 use engine::{Belief, Blocked, DepthLimit, Lead, Observability, PlayerEngine, TargetKind, WorldCount};
 use sha2::{Digest, Sha256};
 
@@ -37,10 +37,11 @@ impl Spec {
             Observability::Full => "full",
             Observability::Partial => "partial",
         };
-        let target = |t: &TargetKind| match t {
-            TargetKind::Random => "random",
-            TargetKind::Scorer => "scorer",
-            TargetKind::Defender => "defender",
+        let target = |t: &FullTarget| match t {
+            FullTarget::Thesis(TargetKind::Random) => "random",
+            FullTarget::Thesis(TargetKind::Scorer) => "scorer",
+            FullTarget::Thesis(TargetKind::Defender) => "defender",
+            FullTarget::Heaviest => "heaviest",
         };
         let player_engine = |e: &PlayerEngine| match e {
             PlayerEngine::Expectimax => "expectimax",

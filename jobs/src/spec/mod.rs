@@ -6,8 +6,8 @@
 
 use std::fmt;
 
-use engine::full::{FullRules, deal_count};
-use engine::{Observability, PlayerEngine, Rules, RulesConfig, SearchConfig, TargetKind};
+use engine::full::{FullRules, FullTarget, deal_count};
+use engine::{Observability, PlayerEngine, Rules, RulesConfig, SearchConfig};
 use serde::Serialize;
 use toml::Table;
 
@@ -133,8 +133,8 @@ pub struct GridSpec {
     pub information_source: Vec<Source>,
     /// What the player sees.
     pub observability: Vec<Observability>,
-    /// The fixed opponents.
-    pub target: Vec<TargetKind>,
+    /// The fixed opponents (`heaviest` only under a full-game preset).
+    pub target: Vec<FullTarget>,
     /// The deals, as starting-state indices of the rules.
     pub starting_states: StateSet,
     /// The player's decision engines.

@@ -1,6 +1,7 @@
 //! The spec's sections, one parser each: `[rules]`, `[grid]`, `[search]`,
 //! `[classifier]` and `[shards]`.
 
+use engine::full::FullTarget;
 use engine::{Belief, Blocked, DepthLimit, Lead, Observability, PlayerEngine, RulesConfig, SearchConfig, TargetKind};
 use toml::{Table, Value};
 
@@ -79,9 +80,17 @@ pub(super) fn parse_grid(mut t: Table, count: u64, deals: Option<&str>) -> Resul
     let observability = factor(&mut t, "observability", r#"["full", "partial"]"#, |s| {
         s.parse::<Observability>()
     })?;
-    let target = factor(&mut t, "target", r#"["random", "scorer", "defender"]"#, |s| {
-        s.parse::<TargetKind>()
-    })?;
+    // The thesis's rules know the thesis's targets (and say so when refusing
+    // one); the full game's add heaviest.
+    let target = factor(
+        &mut t,
+        "target",
+        r#"["random", "scorer", "defender"]"#,
+        |s| match deals {
+            None => s.parse::<TargetKind>().map(FullTarget::Thesis),
+            Some(_) => s.parse::<FullTarget>(),
+        },
+    )?;
     let engine = factor(&mut t, "engine", r#"["mstar", "expectimax"]"#, |s| {
         s.parse::<PlayerEngine>()
     })?;

@@ -206,14 +206,22 @@ fn grid_order_is_table_12_with_repeat_fastest() {
     let c24 = coords(&s, 24);
     assert_eq!((c24.starting_state, c24.engine), (1, engine::PlayerEngine::MStar));
     let per_target = 4200 * 2 * 12;
-    assert_eq!(coords(&s, per_target).target, engine::TargetKind::Scorer);
+    assert_eq!(
+        coords(&s, per_target).target,
+        engine::full::FullTarget::Thesis(engine::TargetKind::Scorer)
+    );
     let last = coords(&s, s.games() - 1);
     assert_eq!(last.information_source, Source::Classifier);
     assert_eq!(coords(&s, s.games() / 2).information_source, Source::Classifier);
     assert_eq!(coords(&s, s.games() / 2 - 1).information_source, Source::Oracle);
     assert_eq!(
         (last.observability, last.target, last.starting_state, last.repeat),
-        (engine::Observability::Partial, engine::TargetKind::Defender, 4199, 12)
+        (
+            engine::Observability::Partial,
+            engine::full::FullTarget::Thesis(engine::TargetKind::Defender),
+            4199,
+            12
+        )
     );
     // Every index decodes to distinct coordinates.
     let mut seen = std::collections::HashSet::new();
@@ -511,6 +519,14 @@ fn an_all_fives_spec_reads_its_preset_knobs_and_match() {
     );
     assert!(s.canonical_json().contains(r#""match":null"#));
     assert_eq!(s.games(), 20);
+    // Every target of the full game, heaviest included.
+    let four = r#"["random", "scorer", "defender", "heaviest"]"#;
+    let all = Spec::from_toml(&ALL_FIVES.replace(r#"["scorer"]"#, four)).unwrap();
+    assert_eq!(all.grid.target.len(), 4);
+    assert!(
+        all.canonical_json()
+            .contains(r#""target":["random","scorer","defender","heaviest"]"#)
+    );
     // Four seats default to partnerships and hands of 5; [match] makes grid points matches.
     let four = ALL_FIVES.replace("preset = \"all-fives\"", "preset = \"all-fives\"\nseats = 4") + "[match]\nto = 100\n";
     let f4 = Spec::from_toml(&four).unwrap().full.unwrap();
@@ -590,8 +606,8 @@ fn a_full_game_spec_refuses_what_it_cannot_run_naming_key_and_value() {
             vec!["grid.information_source = \"bayes\"", "oracle"],
         ),
         (
-            ALL_FIVES.replace("[\"scorer\"]", "[\"heaviest\"]"),
-            vec!["grid.target = \"heaviest\""],
+            with("target = [\"heaviest\"]"),
+            vec!["grid.target = \"heaviest\"", "random, scorer or defender"],
         ),
         (format!("{BASE}[match]\nto = 100\n"), vec!["match", "all-fives"]),
         (format!("{ALL_FIVES}[match]\nto = 0\n"), vec!["match.to = 0"]),
