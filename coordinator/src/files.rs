@@ -211,6 +211,21 @@ pub fn check_completion(root: &Path, t: &CompletionTarget, c: &Completion<'_>) -
             c.task_id, t.games, c.rows
         )));
     }
+    // With `[output] moves = true` the worker puts the shard's per-move table
+    // in place before its games partition: a completion without it is a
+    // file missing.
+    if stage == Stage::Games && jobs::Spec::from_toml(&t.spec_toml).is_ok_and(|s| s.output_moves) {
+        let moves = dir.moves_partition(t.shard);
+        let path = confine(root, &moves).map_err(|e| Refusal::Request(e.to_string()))?;
+        if !path.is_file() {
+            return Err(Refusal::File(format!(
+                "worker {} completed task {} without its per-move table {moves:?} under the results root {}",
+                c.worker_id,
+                c.task_id,
+                display_root(root)
+            )));
+        }
+    }
     let (final_file, placed) = match (dir.partition(stage, t.shard), dir.marker_file(stage, c.checksum)) {
         (Some(partition), _) => {
             if !dir.is_temp_partition(stage, c.temp_file) {

@@ -27,7 +27,8 @@ pub use deal::Deal;
 pub use features::{FeatureTracker, Features};
 pub use game::{
     BAYES_FLOOR, Ending, GameConfig, GameError, GameRecord, InfoSource, Move, Observability, PlayerEngine, ReplayError,
-    ReplayStep, Replayed, TABLE_9, TrainingGame, likelihoods, play_game, replay, replay_with, training_game,
+    ReplayStep, Replayed, SearchedDecision, TABLE_9, TrainingGame, likelihoods, play_game, play_game_recorded, replay,
+    replay_with, training_game,
 };
 pub use position::{Action, ActionList, Position, Seat, Step};
 pub use rules::{Blocked, Lead, Rules, RulesConfig, RulesError};

@@ -90,6 +90,8 @@ pub struct Decision {
     /// Positions valued at the root: actions x worlds. Unlike the nodes the
     /// search expands, this does not depend on what the table already held.
     pub evaluations: u64,
+    /// The best value among the other actions (`None` with a single action).
+    pub best_other: Option<f64>,
 }
 
 /// What the player sees under partial observation: its own hand, the board,
@@ -269,11 +271,16 @@ impl<S: ValueStore> Searcher<S> {
             .iter()
             .position(|&v| v >= best - TIE_EPSILON)
             .expect("a decision has at least one action");
+        let best_other = (self.values.iter().enumerate())
+            .filter(|&(i, _)| i != index)
+            .map(|(_, &v)| v)
+            .reduce(f64::max);
         Decision {
             index,
             action: list.as_slice()[index],
             value: self.values[index],
             evaluations: list.len() as u64 * worlds,
+            best_other,
         }
     }
 

@@ -7,10 +7,12 @@ use std::time::Instant;
 use engine::full::FullTarget;
 use engine::{
     Ending, GameConfig, InfoSource, LocalTable, Observability, PlayerEngine, RulesConfig, Searcher, Seat, play_game,
+    play_game_recorded,
 };
 use sha2::{Digest, Sha256};
 
 use crate::grid::{Shard, coords};
+use crate::moves::MoveRow;
 use crate::spec::{Source, Spec, hex};
 
 /// One row of the results: a game's coordinates and record.
@@ -166,6 +168,21 @@ impl Executor {
         progress: &AtomicU64,
         cancel: &AtomicBool,
     ) -> Result<Vec<GameRow>, ExecError> {
+        self.run_with_moves(spec, shard, model, progress, cancel)
+            .map(|(rows, _)| rows)
+    }
+
+    /// [`Self::run_with`], also returning the per-move table's rows (in game
+    /// and ply order) when the spec asks for them (`[output] moves = true`;
+    /// else none).
+    pub fn run_with_moves(
+        &self,
+        spec: &Spec,
+        shard: Shard,
+        model: Option<&classifier::Artifact>,
+        progress: &AtomicU64,
+        cancel: &AtomicBool,
+    ) -> Result<(Vec<GameRow>, Vec<MoveRow>), ExecError> {
         let rules = spec.rules();
         let mut tables = {
             let mut guard = self.tables.lock().unwrap_or_else(|e| e.into_inner());
@@ -176,7 +193,8 @@ impl Executor {
         };
         let next = AtomicU64::new(0);
         let failed = AtomicBool::new(false);
-        let results: Vec<Result<Vec<GameRow>, ExecError>> = std::thread::scope(|scope| {
+        type Part = (Vec<GameRow>, Vec<MoveRow>);
+        let results: Vec<Result<Part, ExecError>> = std::thread::scope(|scope| {
             let handles: Vec<_> = tables
                 .iter_mut()
                 .map(|table| {
@@ -184,6 +202,7 @@ impl Executor {
                     scope.spawn(move || {
                         let mut searcher = Searcher::new(rules.clone(), spec.search, std::mem::take(table));
                         let mut rows = Vec::new();
+                        let mut moves = Vec::new();
                         let outcome = loop {
                             let start = next.fetch_add(BLOCK, Ordering::Relaxed);
                             if start >= shard.games {
@@ -195,7 +214,10 @@ impl Executor {
                             let end = (start + BLOCK).min(shard.games);
                             for i in start..end {
                                 match play_one(spec, &mut searcher, model, shard.first_game + i) {
-                                    Ok(row) => rows.push(row),
+                                    Ok((row, m)) => {
+                                        rows.push(row);
+                                        moves.extend(m);
+                                    }
                                     Err(e) => {
                                         failed.store(true, Ordering::Relaxed);
                                         *table = searcher.into_store();
@@ -206,7 +228,7 @@ impl Executor {
                             progress.fetch_add(end - start, Ordering::Relaxed);
                         };
                         *table = searcher.into_store();
-                        outcome.map(|()| rows)
+                        outcome.map(|()| (rows, moves))
                     })
                 })
                 .collect();
@@ -217,10 +239,14 @@ impl Executor {
         });
         *self.tables.lock().unwrap_or_else(|e| e.into_inner()) = Some((spec.rules, tables));
         let mut rows = Vec::with_capacity(shard.games as usize);
+        let mut moves = Vec::new();
         let mut cancelled = false;
         for r in results {
             match r {
-                Ok(part) => rows.extend(part),
+                Ok((part, m)) => {
+                    rows.extend(part);
+                    moves.extend(m);
+                }
                 Err(ExecError::Cancelled) => cancelled = true,
                 Err(e) => return Err(e),
             }
@@ -229,7 +255,8 @@ impl Executor {
             return Err(ExecError::Cancelled);
         }
         rows.sort_unstable_by_key(|r| r.game_index);
-        Ok(rows)
+        moves.sort_unstable_by_key(|m| (m.game_index, m.ply));
+        Ok((rows, moves))
     }
 }
 
@@ -238,7 +265,7 @@ fn play_one<S: engine::ValueStore>(
     searcher: &mut Searcher<S>,
     model: Option<&classifier::Artifact>,
     index: u64,
-) -> Result<GameRow, ExecError> {
+) -> Result<(GameRow, Vec<MoveRow>), ExecError> {
     let c = coords(spec, index);
     if let Some(full) = &spec.full {
         return crate::exec_full::play(spec, full, &c);
@@ -268,13 +295,23 @@ fn play_one<S: engine::ValueStore>(
         },
     };
     let t = Instant::now();
-    let rec = play_game(searcher, &game, source).map_err(|e| ExecError::Game {
+    let fail = |e: engine::GameError| ExecError::Game {
         index,
         message: e.to_string(),
-    })?;
+    };
+    let (rec, decisions) = if spec.output_moves {
+        play_game_recorded(searcher, &game, source).map_err(fail)?
+    } else {
+        (play_game(searcher, &game, source).map_err(fail)?, Vec::new())
+    };
     let elapsed_us = t.elapsed().as_micros() as u64;
+    let move_rows = if spec.output_moves {
+        thesis_moves(searcher.rules(), index, &game, &rec, &decisions)
+    } else {
+        Vec::new()
+    };
     let moves = rec.moves_text(searcher.rules());
-    Ok(GameRow {
+    let row = GameRow {
         game_index: index,
         information_source: c.information_source,
         observability: c.observability,
@@ -296,5 +333,48 @@ fn play_one<S: engine::ValueStore>(
         nodes: rec.nodes,
         moves,
         elapsed_us,
-    })
+    };
+    Ok((row, move_rows))
+}
+
+/// The per-move rows of a thesis game: its plays replayed, each with the
+/// legal plays before it and, for the player's searched decisions (two or
+/// more legal plays), the search's values.
+fn thesis_moves(
+    rules: &engine::Rules,
+    index: u64,
+    game: &GameConfig,
+    rec: &engine::GameRecord,
+    decisions: &[engine::SearchedDecision],
+) -> Vec<MoveRow> {
+    let deal = engine::Deal::from_index(rules, game.starting_state).expect("the game was played from this deal");
+    let mut before = engine::Position::start(rules, &deal);
+    let mut list = engine::ActionList::default();
+    let mut searched = decisions.iter();
+    let mut out: Vec<MoveRow> = Vec::new();
+    let replayed = engine::replay_with(rules, &deal, &rec.moves, |step| {
+        if let engine::Move::Play { seat, tile, loc, .. } = *step.mv {
+            before.actions(rules, &mut list);
+            let d = (seat == Seat::Player && list.len() > 1)
+                .then(|| searched.next())
+                .flatten();
+            out.push(MoveRow {
+                game_index: index,
+                hand: 1,
+                ply: out.len() as u32,
+                seat: seat as u32,
+                action: format!("{}{}", rules.tile_name(tile), loc.letter()),
+                count: step.position.board.count(),
+                player_score: step.player_score,
+                target_score: step.target_score,
+                legal: list.len() as u32,
+                value: d.map(|d| d.value),
+                best_other: d.and_then(|d| d.best_other),
+                nodes: d.map_or(0, |d| d.evaluations),
+            });
+        }
+        before = *step.position;
+    });
+    debug_assert!(replayed.is_ok(), "a game's own moves replay");
+    out
 }

@@ -14,15 +14,16 @@
 
 use std::time::Instant;
 
-use engine::full::{FullAgent, FullEngine, FullMove, FullRules, HandEnd, MAX_SEATS, play_match};
+use engine::full::{FivesPosition, FullAgent, FullEngine, FullMove, FullRules, HandEnd, MAX_SEATS, play_match};
 use engine::{DepthLimit, Ending, PlayerEngine, Seat};
 
 use crate::exec::{ExecError, GameRow};
 use crate::grid::GameCoords;
+use crate::moves::MoveRow;
 use crate::spec::{FullSpec, Spec};
 
 /// Plays the grid point `c` of a full-game spec.
-pub(crate) fn play(spec: &Spec, full: &FullSpec, c: &GameCoords) -> Result<GameRow, ExecError> {
+pub(crate) fn play(spec: &Spec, full: &FullSpec, c: &GameCoords) -> Result<(GameRow, Vec<MoveRow>), ExecError> {
     let rules = full.rules();
     let depth = match spec.search.depth {
         DepthLimit::Turns(d) => d,
@@ -66,7 +67,12 @@ pub(crate) fn play(spec: &Spec, full: &FullSpec, c: &GameCoords) -> Result<GameR
     let last = m.hands.last().expect("a match has a hand");
     let (player_score, target_score) = (m.totals[0], m.totals[1]);
     let score_diff = player_score as i32 - target_score as i32;
-    Ok(GameRow {
+    let move_rows = if spec.output_moves {
+        full_moves(&rules, c.game_index, &m.hands)
+    } else {
+        Vec::new()
+    };
+    let row = GameRow {
         game_index: c.game_index,
         information_source: c.information_source,
         observability: c.observability,
@@ -95,7 +101,50 @@ pub(crate) fn play(spec: &Spec, full: &FullSpec, c: &GameCoords) -> Result<GameR
         nodes: m.hands.iter().map(|h| h.nodes).sum(),
         moves: moves_text(&rules, &m.hands),
         elapsed_us,
-    })
+    };
+    Ok((row, move_rows))
+}
+
+/// The per-move rows of a grid point's hands: each play with the legal
+/// plays before it, the count and the sides' points of the hand after it,
+/// and for the agent side's searched decisions the search's values.
+fn full_moves(rules: &FullRules, index: u64, hands: &[engine::full::HandRecord]) -> Vec<MoveRow> {
+    let mut out: Vec<MoveRow> = Vec::new();
+    let mut list = engine::ActionList::default();
+    for (h, hand) in hands.iter().enumerate() {
+        let mut pos = FivesPosition::deal(rules, hand.hands, hand.opening);
+        let mut searched = hand.decisions.iter().peekable();
+        for (k, mv) in hand.moves.iter().enumerate() {
+            match *mv {
+                FullMove::Play { seat, tile, loc, .. } => {
+                    pos.actions(rules, &mut list);
+                    let legal = list.len() as u32;
+                    let d = searched.next_if(|(at, _)| *at == k).map(|(_, d)| *d);
+                    pos.play(rules, engine::Action { tile, loc });
+                    let (a, b) = rules.pips(tile);
+                    out.push(MoveRow {
+                        game_index: index,
+                        hand: h as u32 + 1,
+                        ply: out.len() as u32,
+                        seat: seat as u32,
+                        action: format!("{a}{b}{}", loc.letter()),
+                        count: pos.board.count(),
+                        player_score: pos.scores[0],
+                        target_score: pos.scores[1],
+                        legal,
+                        value: d.map(|d| d.value),
+                        best_other: d.and_then(|d| d.best_other),
+                        nodes: d.map_or(0, |d| d.nodes),
+                    });
+                }
+                FullMove::Draw { tile, .. } => pos.draw(tile),
+                FullMove::Pass { .. } => {
+                    pos.pass(rules);
+                }
+            }
+        }
+    }
+    out
 }
 
 /// The hands' events as tokens: `h1` starts hand 1, then per event the seat

@@ -261,6 +261,9 @@ impl std::fmt::Display for Stage {
 
 /// The games stage's partitions: `games/part-NNNNN.parquet`.
 pub const GAMES_DIR: &str = "games";
+/// The per-move table of `[output] moves = true`: `moves/part-NNNNN.parquet`,
+/// one file per games shard, written before that shard's games partition.
+pub const MOVES_DIR: &str = "moves";
 /// The samples stage's partitions: `classifier/samples/part-NNNNN.parquet`.
 pub const SAMPLES_DIR: &str = "classifier/samples";
 /// The fit stage's report ([`training::Report`](crate::training::Report) as JSON).
@@ -313,6 +316,11 @@ impl ExperimentDir {
     pub fn partition(&self, stage: Stage, shard: u64) -> Option<String> {
         let dir = stage.partitions_dir()?;
         Some(format!("{}/{dir}/{}", self.output, crate::part_file(shard)))
+    }
+
+    /// Games shard `shard`'s per-move table (with `[output] moves = true`).
+    pub fn moves_partition(&self, shard: u64) -> String {
+        format!("{}/{MOVES_DIR}/{}", self.output, crate::part_file(shard))
     }
 
     /// The hidden name a worker writes shard `shard`'s partition under

@@ -60,9 +60,20 @@ pub(crate) fn prepare(results: &Path, executor: &Arc<Executor>, a: &Assignment) 
                 _ => None,
             };
             let executor = Arc::clone(executor);
+            // The per-move table, when asked for, goes in place before the
+            // games partition is written, so a completed shard has both.
+            let moves_path = match spec.output_moves {
+                true => Some(resolve(results, &a.dir.moves_partition(shard.index))?),
+                false => None,
+            };
             Box::new(move |progress, cancel| {
-                match executor.run_with(&spec, shard, model.as_deref(), progress, cancel) {
-                    Ok(rows) => Ok(Output::Games(rows)),
+                match executor.run_with_moves(&spec, shard, model.as_deref(), progress, cancel) {
+                    Ok((rows, moves)) => {
+                        if let Some(path) = moves_path {
+                            write_moves(&path, &spec.name, &moves)?;
+                        }
+                        Ok(Output::Games(rows))
+                    }
                     Err(ExecError::Cancelled) => Err(Halt::Cancelled),
                     Err(e) => Err(TaskError::Exec(e.to_string()).into()),
                 }
@@ -152,4 +163,13 @@ fn report(spec: &Spec, dir: &Path, cancel: &AtomicBool) -> Result<Output, Halt> 
         bytes: bytes.len() as u64,
         rows: spec.games(),
     })
+}
+
+/// Writes a shard's per-move table under its final name (atomically: a
+/// re-run writes the same bytes).
+fn write_moves(path: &Path, experiment: &str, moves: &[jobs::MoveRow]) -> Result<(), TaskError> {
+    if let Some(dir) = path.parent() {
+        std::fs::create_dir_all(dir).map_err(|e| TaskError::Io(format!("{}: {e}", dir.display())))?;
+    }
+    layout::write_atomic(path, &jobs::moves_parquet(experiment, moves)).map_err(|e| TaskError::Io(e.to_string()))
 }

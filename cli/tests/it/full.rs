@@ -198,3 +198,58 @@ fn muggins_run_plays_the_shipped_all_fives_spec_end_to_end() {
         "a header only"
     );
 }
+
+#[test]
+fn muggins_run_writes_the_moves_table_when_asked() {
+    let dir = crate::util::Dir::new();
+    let spec = dir.create_spec(
+        r#"
+name = "mv"
+seed = 4
+[rules]
+preset = "all-fives"
+[grid]
+information_source = ["oracle"]
+observability = ["full"]
+target = ["scorer", "heaviest"]
+starting_states = "0-29"
+engine = ["mstar", "expectimax"]
+repeats = 1
+[search]
+depth = 2
+[shards]
+games = 40
+[output]
+moves = true
+"#,
+    );
+    TestCommand::new(&["run"])
+        .arg(&spec)
+        .arg("--out")
+        .arg(dir.path())
+        .stdout();
+    let mut plays = 0;
+    let mut files = 0;
+    for entry in std::fs::read_dir(dir.join("mv/moves")).unwrap() {
+        let path = entry.unwrap().path();
+        files += 1;
+        for (experiment, m) in jobs::read_moves(&path).unwrap() {
+            assert_eq!(experiment, "mv");
+            assert!(m.game_index < 120 && m.legal >= 1);
+            plays += 1;
+        }
+    }
+    assert_eq!(files, 3, "one moves partition per games shard");
+    // As many rows as plays in the games table's move lists.
+    let mut want = 0;
+    for entry in std::fs::read_dir(dir.join("mv/games")).unwrap() {
+        for (_, g) in jobs::read_partition(&entry.unwrap().path()).unwrap() {
+            want += g
+                .moves
+                .split(' ')
+                .filter(|t| !t.starts_with('h') && !t.contains('d') && !t.contains(":-"))
+                .count();
+        }
+    }
+    assert_eq!(plays, want);
+}

@@ -142,7 +142,7 @@ impl Store {
         let found = self
             .conn
             .query_row(
-                "SELECT t.experiment_id, e.state, t.stage, t.shard, t.games, e.output
+                "SELECT t.experiment_id, e.state, t.stage, t.shard, t.games, e.output, e.spec_toml
                  FROM tasks t JOIN experiments e ON e.id = t.experiment_id
                  WHERE t.task_id = ?1 AND t.lease_token = ?2 AND t.state = ?3",
                 params![task_id, token, TaskState::Leased],
@@ -155,6 +155,7 @@ impl Store {
                             shard: r.get::<_, i64>(3)? as u64,
                             games: r.get::<_, i64>(4)? as u64,
                             output: r.get(5)?,
+                            spec_toml: r.get(6)?,
                         },
                     ))
                 },

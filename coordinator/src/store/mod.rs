@@ -213,6 +213,8 @@ pub struct CompletionTarget {
     pub shard: u64,
     pub games: u64,
     pub output: String,
+    /// The experiment's spec (what the completion must have written).
+    pub spec_toml: String,
 }
 
 #[derive(Debug)]

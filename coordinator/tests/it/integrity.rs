@@ -394,3 +394,43 @@ async fn a_state_file_that_is_not_a_database_is_named_once() {
     );
     assert!(std::error::Error::source(&err).is_none(), "no repeated chain: {text}");
 }
+
+#[tokio::test]
+async fn a_games_completion_without_its_moves_table_is_refused_when_the_spec_asks_for_one() {
+    let spec = format!(
+        "{}[output]\nmoves = true\n",
+        SPEC.replace("name = \"tiny\"", "name = \"tiny-moves\"")
+    );
+    let mut s = start(Duration::from_secs(30)).await;
+    let mut c = client(&s.url).await;
+    submit(&mut c, &spec).await;
+    let t = lease(&mut c, &s, "w").await.unwrap();
+    let temp = format!("{}/games/.part-{:05}.tmp", t.output, t.shard);
+    std::fs::create_dir_all(s.results().join(&t.output).join("games")).unwrap();
+    std::fs::write(s.results().join(&temp), b"a games partition").unwrap();
+    let r = c
+        .complete_task(completion(&s, "w", &t, t.games, "x", &temp))
+        .await
+        .unwrap()
+        .into_inner();
+    assert!(!r.accepted, "accepted without the moves table");
+    assert!(
+        r.reason.contains("per-move table") && r.reason.contains(&format!("moves/part-{:05}.parquet", t.shard)),
+        "{}",
+        r.reason
+    );
+    // With the table in place, the same completion goes through.
+    let t = lease(&mut c, &s, "w2").await.unwrap();
+    let moves = s.results().join(&t.output).join("moves");
+    std::fs::create_dir_all(&moves).unwrap();
+    std::fs::write(moves.join(format!("part-{:05}.parquet", t.shard)), b"moves").unwrap();
+    let temp = format!("{}/games/.part-{:05}.b.tmp", t.output, t.shard);
+    std::fs::write(s.results().join(&temp), b"a games partition").unwrap();
+    let r = c
+        .complete_task(completion(&s, "w2", &t, t.games, "x", &temp))
+        .await
+        .unwrap()
+        .into_inner();
+    assert!(r.accepted, "{}", r.reason);
+    s.stop().await;
+}

@@ -22,7 +22,7 @@ use super::deal::deal_from_index;
 use super::fives::{FivesPosition, Opening, Scored};
 use super::position::HandEnd;
 use super::rules::{FullRules, MAX_SEATS};
-use super::search::{FullAgent, FullSearcher};
+use super::search::{FullAgent, FullDecision, FullSearcher};
 
 /// A fixed strategy of the full game (written and read by its name; ordered
 /// as the thesis's targets, then `heaviest`).
@@ -179,7 +179,7 @@ pub enum FullMove {
 }
 
 /// A hand played to its end.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct HandRecord {
     /// The deal: each seat's tiles.
     pub hands: [TileSet; MAX_SEATS],
@@ -193,6 +193,9 @@ pub struct HandRecord {
     pub moves: Vec<FullMove>,
     /// Positions the searching seats valued.
     pub nodes: u64,
+    /// The searching seats' decisions with two or more plays: the index of
+    /// the play in `moves`, and the decision.
+    pub decisions: Vec<(usize, FullDecision)>,
 }
 
 /// The streams of hand `hand` of the match (seed, deal, repeat).
@@ -217,6 +220,7 @@ pub fn play_hand(
     let mut next_draw = 0;
     let mut moves = Vec::new();
     let mut nodes = 0;
+    let mut decisions = Vec::new();
     let models: [FullTarget; MAX_SEATS] = std::array::from_fn(|s| match agents[s] {
         FullAgent::Fixed(t) => t,
         FullAgent::Search { .. } => FullTarget::Thesis(TargetKind::Random),
@@ -239,11 +243,13 @@ pub fn play_hand(
         pos.actions(rules, &mut list);
         let i = match agents[seat as usize] {
             FullAgent::Fixed(t) => full_choice(rules, t, &pos, list.as_slice(), &mut seat_rngs[seat as usize]),
+            FullAgent::Search { .. } if list.len() == 1 => 0,
             FullAgent::Search { engine, depth } => {
                 let mut searcher = FullSearcher::new(rules, seat, engine, depth, models);
-                let (i, _) = searcher.choose(&pos);
+                let d = searcher.choose(&pos);
                 nodes += searcher.nodes();
-                i
+                decisions.push((moves.len(), d));
+                d.index
             }
         };
         let a = list.as_slice()[i];
@@ -262,11 +268,12 @@ pub fn play_hand(
         scores: pos.scores,
         moves,
         nodes,
+        decisions,
     }
 }
 
 /// A match played to its end.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct MatchRecord {
     /// The hands in order.
     pub hands: Vec<HandRecord>,

@@ -24,4 +24,4 @@ pub use game::{
 };
 pub use position::{FullAction, FullActions, FullPosition, HandEnd, OPENING, tiles_of};
 pub use rules::{DealOrder, FivesBlocked, FivesLead, FullConfig, FullRules, MAX_SEATS, Preset};
-pub use search::{FULL_TIE_EPSILON, FullAgent, FullEngine, FullSearcher};
+pub use search::{FULL_TIE_EPSILON, FullAgent, FullDecision, FullEngine, FullSearcher};

@@ -63,6 +63,19 @@ impl FullAgent {
     }
 }
 
+/// One searched decision.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct FullDecision {
+    /// The chosen play's index in canonical order.
+    pub index: usize,
+    /// Its value.
+    pub value: f64,
+    /// The best value among the other plays (`None` with a single play).
+    pub best_other: Option<f64>,
+    /// Positions valued for this decision.
+    pub nodes: u64,
+}
+
 /// A search from one seat's point of view.
 #[derive(Debug)]
 pub struct FullSearcher<'a> {
@@ -99,24 +112,29 @@ impl<'a> FullSearcher<'a> {
         self.nodes
     }
 
-    /// The mover's play (index into its canonical legal plays, which must be
-    /// non-empty) and its value.
-    pub fn choose(&mut self, pos: &FivesPosition) -> (usize, f64) {
+    /// The mover's play among its canonical legal plays (two or more), with
+    /// its value and the best value of the others.
+    pub fn choose(&mut self, pos: &FivesPosition) -> FullDecision {
         let mut list = ActionList::default();
         pos.actions(self.rules, &mut list);
-        if list.len() == 1 {
-            return (0, f64::NAN);
-        }
-        let mut best = (0, f64::NEG_INFINITY);
+        let start = self.nodes;
+        let mut values = [0.0; 64];
+        let mut best = 0;
         for (i, &a) in list.as_slice().iter().enumerate() {
             let mut next = *pos;
             next.play(self.rules, a);
-            let v = self.value(&next, self.depth - 1);
-            if v > best.1 + FULL_TIE_EPSILON {
-                best = (i, v);
+            values[i] = self.value(&next, self.depth - 1);
+            if values[i] > values[best] + FULL_TIE_EPSILON {
+                best = i;
             }
         }
-        best
+        let n = list.len();
+        FullDecision {
+            index: best,
+            value: values[best],
+            best_other: (0..n).filter(|&i| i != best).map(|i| values[i]).reduce(f64::max),
+            nodes: self.nodes - start,
+        }
     }
 
     /// The agent side's points minus the mean of the other sides'.

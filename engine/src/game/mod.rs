@@ -196,6 +196,17 @@ fn run(rules: &Rules, deal: &Deal, mut streams: Streams, target: TargetKind, bra
     }
 }
 
+/// One searched decision of the player, as the moves table records it.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct SearchedDecision {
+    /// The chosen action's value (expected change of score_diff from there).
+    pub value: f64,
+    /// The best value among the other actions.
+    pub best_other: Option<f64>,
+    /// Positions valued at the root (actions x worlds).
+    pub evaluations: u64,
+}
+
 /// The player's searching brain.
 struct Searching<'s, 'a, S> {
     searcher: &'s mut Searcher<S>,
@@ -207,6 +218,8 @@ struct Searching<'s, 'a, S> {
     predictions: u32,
     correct: u32,
     nodes: u64,
+    /// The searched decisions, in order, when the caller asked for them.
+    decisions: Option<Vec<SearchedDecision>>,
 }
 
 impl<S: ValueStore> Searching<'_, '_, S> {
@@ -253,6 +266,13 @@ impl<S: ValueStore> PlayerBrain for Searching<'_, '_, S> {
             }
         };
         self.nodes += d.evaluations;
+        if let Some(list) = self.decisions.as_mut() {
+            list.push(SearchedDecision {
+                value: d.value,
+                best_other: d.best_other,
+                evaluations: d.evaluations,
+            });
+        }
         d.index
     }
 
@@ -286,6 +306,25 @@ pub fn play_game<S: ValueStore>(
     game: &GameConfig,
     source: InfoSource<'_>,
 ) -> Result<GameRecord, GameError> {
+    play(searcher, game, source, false).map(|(r, _)| r)
+}
+
+/// [`play_game`], also returning the player's searched decisions in order
+/// (those with two or more legal actions), for the per-move table.
+pub fn play_game_recorded<S: ValueStore>(
+    searcher: &mut Searcher<S>,
+    game: &GameConfig,
+    source: InfoSource<'_>,
+) -> Result<(GameRecord, Vec<SearchedDecision>), GameError> {
+    play(searcher, game, source, true)
+}
+
+fn play<S: ValueStore>(
+    searcher: &mut Searcher<S>,
+    game: &GameConfig,
+    source: InfoSource<'_>,
+    record: bool,
+) -> Result<(GameRecord, Vec<SearchedDecision>), GameError> {
     let rules = searcher.rules().clone();
     let deal = Deal::from_index(&rules, game.starting_state).ok_or(GameError::StartingState {
         index: game.starting_state,
@@ -302,9 +341,10 @@ pub fn play_game<S: ValueStore>(
         predictions: 0,
         correct: 0,
         nodes: 0,
+        decisions: record.then(Vec::new),
     };
     let p = run(&rules, &deal, streams, game.target, &mut brain);
-    Ok(GameRecord {
+    let record = GameRecord {
         leader: p.leader,
         player_score: p.scores[0],
         target_score: p.scores[1],
@@ -317,7 +357,8 @@ pub fn play_game<S: ValueStore>(
         predictions_correct: brain.correct,
         nodes: brain.nodes,
         moves: p.moves,
-    })
+    };
+    Ok((record, brain.decisions.unwrap_or_default()))
 }
 
 fn add_signed(scores: &mut [u32; 2], reward: i32) {

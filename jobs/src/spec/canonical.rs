@@ -99,6 +99,12 @@ impl Spec {
                 )
             }
         };
+        // Present only when on, so that the specs written before it keep their hashes.
+        let output = if self.output_moves {
+            ",\"output\":{\"moves\":true}"
+        } else {
+            ""
+        };
         let mut out = String::new();
         let _ = write!(
             out,
@@ -108,7 +114,7 @@ impl Spec {
              \"engine\":{},\"repeats\":{}}},\
              \"search\":{{\"worlds\":{},\"belief\":{},\"depth\":{}}},\
              \"classifier\":{{\"kind\":{},\"samples\":{},\"compare_samples\":{},\"folds\":{},\"holdout\":{}}},\
-             \"shard_games\":{}}}",
+             \"shard_games\":{}{output}}}",
             text(&self.name),
             self.seed,
             text(&self.output),

@@ -20,7 +20,9 @@ mod states;
 pub(crate) use canonical::hex;
 use fields::{bad, check_name, check_output, missing, no_unknown, take_int, take_str, take_table};
 pub use full::FullSpec;
-use sections::{check_classifier_fits, parse_classifier, parse_grid, parse_rules, parse_search, parse_shards};
+use sections::{
+    check_classifier_fits, parse_classifier, parse_grid, parse_output, parse_rules, parse_search, parse_shards,
+};
 pub use states::{MAX_LISTED_STATES, StateSet};
 
 /// The longest `output` accepted.
@@ -192,6 +194,9 @@ pub struct Spec {
     /// The full game's rules and match, when `[rules] preset` names one
     /// (`rules` then holds the thesis defaults and is not used).
     pub full: Option<FullSpec>,
+    /// `[output] moves = true`: the games stage also writes the per-move
+    /// table (`moves/part-*.parquet`, one row per play).
+    pub output_moves: bool,
 }
 
 impl Spec {
@@ -212,7 +217,21 @@ impl Spec {
         let seed =
             take_int(&mut root, "", "seed")?.ok_or_else(|| missing("seed", "the experiment seed, e.g. seed = 2014"))?;
         let seed = u64::try_from(seed).map_err(|_| bad("seed", seed, "must not be negative"))?;
-        let output = match take_str(&mut root, "", "output")? {
+        // `output` is the results directory (a string), or the table
+        // `[output]` with `dir` (the same) and `moves` (the per-move table).
+        let (output, output_moves) = match root.remove("output") {
+            None => (None, false),
+            Some(toml::Value::String(o)) => (Some(o), false),
+            Some(toml::Value::Table(t)) => parse_output(t)?,
+            Some(v) => {
+                return Err(bad(
+                    "output",
+                    v,
+                    "must be the results directory (a string), or a table [output] with dir and moves",
+                ));
+            }
+        };
+        let output = match output {
             Some(o) => {
                 check_output(&o)?;
                 o
@@ -280,6 +299,7 @@ impl Spec {
             classifier,
             shard_games,
             full,
+            output_moves,
         };
         let games = spec.games_u128();
         if games > MAX_GAMES as u128 {

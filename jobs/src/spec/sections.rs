@@ -290,3 +290,16 @@ pub(super) fn parse_shards(t: Option<Table>) -> Result<u64, SpecError> {
     no_unknown(&t, "shards", &["games"])?;
     Ok(games)
 }
+
+/// `[output]`: `dir`, the results directory (as `output = "..."` gives it),
+/// and `moves = true` to write the per-move table beside the games.
+pub(super) fn parse_output(mut t: Table) -> Result<(Option<String>, bool), SpecError> {
+    let dir = take_str(&mut t, "output", "dir")?;
+    let moves = match t.remove("moves") {
+        None => false,
+        Some(Value::Boolean(b)) => b,
+        Some(v) => return Err(bad("output.moves", v, "must be true or false")),
+    };
+    no_unknown(&t, "output", &["dir", "moves"])?;
+    Ok((dir, moves))
+}

@@ -135,3 +135,110 @@ fn all_fives_rows_are_a_function_of_their_coordinates() {
         }
     }
 }
+
+#[test]
+fn the_moves_table_has_a_row_per_play_with_the_searches_values() {
+    for spec_text in [
+        // The thesis's rules, every source but the classifier, both observabilities.
+        r#"
+name = "mv"
+seed = 9
+[grid]
+information_source = ["oracle", "bayes"]
+observability = ["full", "partial"]
+target = ["random", "defender"]
+starting_states = "300-309"
+engine = ["mstar", "expectimax"]
+repeats = 1
+[output]
+moves = true
+"#
+        .to_string(),
+        // All Fives in partnerships, matches to 50.
+        r#"
+name = "mv-af"
+seed = 9
+[rules]
+preset = "all-fives"
+seats = 4
+[match]
+to = 50
+[grid]
+information_source = ["oracle"]
+observability = ["full"]
+target = ["heaviest", "scorer"]
+starting_states = "77-81"
+engine = ["mstar", "expectimax"]
+repeats = 1
+[search]
+depth = 2
+[output]
+dir = "deep/mv-af"
+moves = true
+"#
+        .to_string(),
+    ] {
+        let spec = Spec::from_toml(&spec_text).unwrap();
+        assert!(spec.output_moves);
+        let ex = Executor::new(2);
+        let (progress, cancel) = (AtomicU64::new(0), AtomicBool::new(false));
+        let shard = Shard {
+            index: 0,
+            first_game: 0,
+            games: spec.games(),
+        };
+        let (rows, moves) = ex.run_with_moves(&spec, shard, None, &progress, &cancel).unwrap();
+        // Without [output] moves the same games have the same rows and no moves.
+        let plain = Spec::from_toml(&spec_text.replace("moves = true", "moves = false")).unwrap();
+        let (rows2, none) = Executor::new(1)
+            .run_with_moves(&plain, shard, None, &progress, &cancel)
+            .unwrap();
+        assert!(none.is_empty());
+        assert_eq!(without_timing(&rows), without_timing(&rows2));
+        for r in &rows {
+            let mine: Vec<_> = moves.iter().filter(|m| m.game_index == r.game_index).collect();
+            // Move tokens: plays, and `h1` hand marks, draws (`d`) and passes
+            // (thesis `T-`, full game `3:-` or `0:-*25`).
+            let is_play =
+                |t: &&str| !t.starts_with('h') && !t.contains('d') && !t.contains(":-") && t.get(1..2) != Some("-");
+            let plays = r.moves.split(' ').filter(is_play).count();
+            assert_eq!(mine.len(), plays, "{}: one row per play ({})", r.game_index, r.moves);
+            assert!(
+                mine.iter().enumerate().all(|(i, m)| m.ply == i as u32),
+                "plies in order"
+            );
+            assert_eq!(
+                mine.iter().map(|m| m.nodes).sum::<u64>(),
+                r.nodes,
+                "the searches' positions add up"
+            );
+            for m in &mine {
+                assert!(m.legal >= 1);
+                // A value exactly when the agent's side searched a real choice.
+                assert_eq!(m.value.is_some(), m.nodes > 0, "{m:?}");
+                assert_eq!(m.best_other.is_some(), m.value.is_some(), "{m:?}");
+                if let (Some(value), Some(other)) = (m.value, m.best_other) {
+                    assert!(m.legal > 1 && m.seat % 2 == 0, "{m:?}");
+                    assert!(value >= other - 1e-9, "the chosen play is the best: {m:?}");
+                }
+            }
+            let last = mine.last().expect("a game has plays");
+            if spec.full.is_none() {
+                assert_eq!((last.player_score, last.target_score), (r.player_score, r.target_score));
+            }
+        }
+        // Written and read back.
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("part-00000.parquet");
+        std::fs::write(&path, jobs::moves_parquet(&spec.name, &moves)).unwrap();
+        let back: Vec<_> = jobs::read_moves(&path)
+            .unwrap()
+            .into_iter()
+            .map(|(e, m)| {
+                assert_eq!(e, spec.name);
+                m
+            })
+            .collect();
+        assert_eq!(back, moves);
+    }
+}

@@ -620,3 +620,37 @@ fn a_full_game_spec_refuses_what_it_cannot_run_naming_key_and_value() {
         }
     }
 }
+
+#[test]
+fn output_is_a_directory_or_a_table_with_the_moves_switch() {
+    let plain = Spec::from_toml(BASE).unwrap();
+    assert!(!plain.output_moves);
+    let string = Spec::from_toml(&top("output = \"runs/t\"")).unwrap();
+    assert_eq!((string.output.as_str(), string.output_moves), ("runs/t", false));
+    let table = Spec::from_toml(&format!("{BASE}[output]\ndir = \"runs/t\"\nmoves = true\n")).unwrap();
+    assert_eq!((table.output.as_str(), table.output_moves), ("runs/t", true));
+    assert!(table.canonical_json().ends_with(r#","output":{"moves":true}}"#));
+    // moves = false is the spec without it, hash and all.
+    let off = Spec::from_toml(&format!("{BASE}[output]\nmoves = false\n")).unwrap();
+    assert_eq!(off.id(), plain.id());
+    for (text, parts) in [
+        (
+            format!("{BASE}[output]\nmoves = \"yes\"\n"),
+            vec!["output.moves = \"yes\"", "true or false"],
+        ),
+        (
+            format!("{BASE}[output]\nrows = true\n"),
+            vec!["output.rows", "dir, moves"],
+        ),
+        (
+            format!("{BASE}[output]\ndir = \"../x\"\n"),
+            vec!["output", "inside the results root"],
+        ),
+        (top("output = 3"), vec!["output = 3", "[output]"]),
+    ] {
+        let e = Spec::from_toml(&text).unwrap_err().to_string();
+        for p in parts {
+            assert!(e.contains(p), "{e:?} lacks {p:?}");
+        }
+    }
+}

@@ -1,0 +1,186 @@
+//! The per-move table (`[output] moves = true`): one row per play of every
+//! game (thesis) or of every hand of a grid point (full game), with the
+//! position's count and scores after it, how many plays were legal, and for
+//! a searched decision the chosen play's value, the best other value and the
+//! positions valued. docs/schema.md lists the columns.
+
+use std::path::Path;
+use std::sync::Arc;
+
+use arrow::array::{Array, ArrayRef, Float64Array, Int32Array, Int64Array, RecordBatch, StringArray};
+use arrow::datatypes::{DataType, Field, Schema, SchemaRef};
+use parquet::arrow::ArrowWriter;
+use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
+use parquet::basic::Compression;
+use parquet::file::properties::WriterProperties;
+
+use crate::parquet_io::{IoError, SCHEMA_VERSION};
+
+/// One play of one game.
+#[derive(Clone, Debug, PartialEq)]
+pub struct MoveRow {
+    /// The game's index in the grid.
+    pub game_index: u64,
+    /// The hand, 1-based (always 1 for the thesis and for one-hand grid points).
+    pub hand: u32,
+    /// The play's position among the game's plays, 0-based.
+    pub ply: u32,
+    /// The seat that played: thesis 0 = player, 1 = target; full game the seat
+    /// number (the agent's side holds seat 0).
+    pub seat: u32,
+    /// The play: tile and location, e.g. `33L`.
+    pub action: String,
+    /// The board count after the play.
+    pub count: u32,
+    /// The player's (agent side's) points after the play, this hand.
+    pub player_score: u32,
+    /// The target's (targets' side's) points after the play, this hand.
+    pub target_score: u32,
+    /// Legal plays the seat had.
+    pub legal: u32,
+    /// A searched decision's value of the chosen play (null otherwise).
+    pub value: Option<f64>,
+    /// A searched decision's best value among the other plays (null otherwise).
+    pub best_other: Option<f64>,
+    /// Positions the search valued for this decision (0 when not searched).
+    pub nodes: u64,
+}
+
+/// The columns of `moves/part-*.parquet`, in order.
+pub fn moves_schema() -> SchemaRef {
+    let f = |n: &str, t: DataType| Field::new(n, t, false);
+    Arc::new(Schema::new(vec![
+        f("experiment", DataType::Utf8),
+        f("game_index", DataType::Int64),
+        f("hand", DataType::Int32),
+        f("ply", DataType::Int32),
+        f("seat", DataType::Int32),
+        f("action", DataType::Utf8),
+        f("count", DataType::Int32),
+        f("player_score", DataType::Int32),
+        f("target_score", DataType::Int32),
+        f("legal", DataType::Int32),
+        Field::new("value", DataType::Float64, true),
+        Field::new("best_other", DataType::Float64, true),
+        f("nodes", DataType::Int64),
+    ]))
+}
+
+/// The table as Parquet bytes (written through `layout::write_atomic`).
+pub fn moves_parquet(experiment: &str, rows: &[MoveRow]) -> Vec<u8> {
+    let i32s = |g: &dyn Fn(&MoveRow) -> u32| -> ArrayRef {
+        Arc::new(Int32Array::from_iter_values(rows.iter().map(|r| g(r) as i32)))
+    };
+    let columns: Vec<ArrayRef> = vec![
+        Arc::new(StringArray::from_iter_values(rows.iter().map(|_| experiment))),
+        Arc::new(Int64Array::from_iter_values(rows.iter().map(|r| r.game_index as i64))),
+        i32s(&|r| r.hand),
+        i32s(&|r| r.ply),
+        i32s(&|r| r.seat),
+        Arc::new(StringArray::from_iter_values(rows.iter().map(|r| r.action.as_str()))),
+        i32s(&|r| r.count),
+        i32s(&|r| r.player_score),
+        i32s(&|r| r.target_score),
+        i32s(&|r| r.legal),
+        Arc::new(Float64Array::from_iter(rows.iter().map(|r| r.value))),
+        Arc::new(Float64Array::from_iter(rows.iter().map(|r| r.best_other))),
+        Arc::new(Int64Array::from_iter_values(rows.iter().map(|r| r.nodes as i64))),
+    ];
+    let batch = RecordBatch::try_new(moves_schema(), columns).expect("columns match the schema");
+    let props = WriterProperties::builder()
+        .set_compression(Compression::SNAPPY)
+        .set_created_by(format!(
+            "muggins {} (moves schema {SCHEMA_VERSION})",
+            env!("CARGO_PKG_VERSION")
+        ))
+        .build();
+    let mut writer = ArrowWriter::try_new(Vec::new(), moves_schema(), Some(props)).expect("an in-memory writer");
+    writer.write(&batch).expect("an in-memory write");
+    writer.into_inner().expect("an in-memory file")
+}
+
+/// Reads a moves partition back (the experiment name of each row, and the row).
+pub fn read_moves(path: &Path) -> Result<Vec<(String, MoveRow)>, IoError> {
+    let file = std::fs::File::open(path).map_err(|source| IoError::Io {
+        path: path.to_path_buf(),
+        source,
+    })?;
+    let bad = |m: String| IoError::Format {
+        path: path.to_path_buf(),
+        message: m,
+    };
+    let reader = ParquetRecordBatchReaderBuilder::try_new(file)
+        .and_then(|b| b.build())
+        .map_err(|e| bad(e.to_string()))?;
+    let mut out = Vec::new();
+    for batch in reader {
+        let b = batch.map_err(|e| bad(e.to_string()))?;
+        let col = |n: &str| b.column_by_name(n).ok_or_else(|| bad(format!("column {n} is missing")));
+        let s = |n: &str| -> Result<StringArray, IoError> {
+            col(n)?
+                .as_any()
+                .downcast_ref::<StringArray>()
+                .cloned()
+                .ok_or_else(|| bad(format!("column {n}: not a string")))
+        };
+        let i = |n: &str| -> Result<Int32Array, IoError> {
+            col(n)?
+                .as_any()
+                .downcast_ref::<Int32Array>()
+                .cloned()
+                .ok_or_else(|| bad(format!("column {n}: not int32")))
+        };
+        let l = |n: &str| -> Result<Int64Array, IoError> {
+            col(n)?
+                .as_any()
+                .downcast_ref::<Int64Array>()
+                .cloned()
+                .ok_or_else(|| bad(format!("column {n}: not int64")))
+        };
+        let f = |n: &str| -> Result<Float64Array, IoError> {
+            col(n)?
+                .as_any()
+                .downcast_ref::<Float64Array>()
+                .cloned()
+                .ok_or_else(|| bad(format!("column {n}: not float64")))
+        };
+        let (exp, game, hand, ply, seat, action) = (
+            s("experiment")?,
+            l("game_index")?,
+            i("hand")?,
+            i("ply")?,
+            i("seat")?,
+            s("action")?,
+        );
+        let (count, ps, ts, legal, value, other, nodes) = (
+            i("count")?,
+            i("player_score")?,
+            i("target_score")?,
+            i("legal")?,
+            f("value")?,
+            f("best_other")?,
+            l("nodes")?,
+        );
+        for k in 0..b.num_rows() {
+            let opt = |a: &Float64Array| (!a.is_null(k)).then(|| a.value(k));
+            out.push((
+                exp.value(k).to_string(),
+                MoveRow {
+                    game_index: game.value(k) as u64,
+                    hand: hand.value(k) as u32,
+                    ply: ply.value(k) as u32,
+                    seat: seat.value(k) as u32,
+                    action: action.value(k).to_string(),
+                    count: count.value(k) as u32,
+                    player_score: ps.value(k) as u32,
+                    target_score: ts.value(k) as u32,
+                    legal: legal.value(k) as u32,
+                    value: opt(&value),
+                    best_other: opt(&other),
+                    nodes: nodes.value(k) as u64,
+                },
+            ));
+        }
+    }
+    Ok(out)
+}
