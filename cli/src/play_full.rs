@@ -5,8 +5,8 @@
 
 use anyhow::{Result, bail};
 use engine::full::{
-    self, FivesPosition, FullAction, FullActions, FullAgent, FullConfig, FullMove, FullPosition, FullRules, FullTarget,
-    HandEnd, HandRecord, MAX_SEATS, MatchRecord, Preset, openspiel,
+    self, FivesPosition, FullAction, FullAgent, FullConfig, FullMove, FullRules, FullTarget, HandEnd, HandRecord,
+    MAX_SEATS, MatchRecord, Preset, openspiel,
 };
 use engine::{TargetKind, TileSet};
 use serde_json::{Value, json};
@@ -90,14 +90,11 @@ pub fn run(p: FullPlay) -> Result<()> {
                 );
             }
             for a in [p.agent, FullAgent::Fixed(p.target)] {
-                if !matches!(
-                    a,
-                    FullAgent::Fixed(FullTarget::Heaviest | FullTarget::Thesis(TargetKind::Random))
-                ) {
+                if let FullAgent::Fixed(t @ FullTarget::Thesis(TargetKind::Scorer | TargetKind::Defender)) = a {
                     bail!(
-                        "--agent/--target {}: {} has no count to score or defend, and its search comes with the \
-                         search issue; its strategies are random and heaviest",
-                        a.name(),
+                        "--agent/--target {}: {} has no count to score or defend; its strategies are random and \
+                         heaviest (and the searches mstar and expectimax for --agent)",
+                        t.name(),
                         rules.kind()
                     );
                 }
@@ -285,26 +282,16 @@ fn print_fives(p: &FullPlay, agents: &[FullAgent; MAX_SEATS], m: &MatchRecord) {
 /// OpenSpiel history (chance actions, then action ids).
 fn play_open_hand(rules: &FullRules, p: &FullPlay, agents: &[FullAgent; MAX_SEATS]) -> Value {
     let hands = full::deal_from_index(rules, p.deal).expect("the deal index was checked above");
-    let mut pos = FullPosition::deal(rules, hands);
     let mut rngs: [_; MAX_SEATS] =
         std::array::from_fn(|s| engine::seed::keyed_rng(p.seed, p.deal, p.repeat, b"mugfull1", 2 + s as u64));
+    let hand = full::play_open_hand(rules, hands, agents, &mut rngs);
     let mut history: Vec<u32> = openspiel::chance_actions(rules, &hands);
-    let mut plays = Vec::new();
-    let mut list = FullActions::default();
-    while pos.end.is_none() {
-        let seat = pos.mover;
-        pos.actions(rules, &mut list);
-        let i = match agents[seat as usize] {
-            FullAgent::Fixed(FullTarget::Heaviest) => heaviest(rules, list.as_slice()),
-            _ => engine::seed::below(&mut rngs[seat as usize], list.len() as u64) as usize,
-        };
-        let a = list.as_slice()[i];
-        history.push(openspiel::action_id(rules, seat, a));
-        plays.push((seat, a));
-        pos.play(rules, a);
-    }
-    let returns = pos.returns(rules);
+    history.extend(hand.plays.iter().map(|&(seat, a)| openspiel::action_id(rules, seat, a)));
     let cover = |a: FullAction| (a.cover != full::OPENING).then_some(a.cover);
+    let mut left = hands;
+    for &(seat, a) in &hand.plays {
+        left[seat as usize] &= !(1u64 << a.tile);
+    }
     json!({
         "preset": rules.kind().name(),
         "seats": rules.seats(),
@@ -313,30 +300,16 @@ fn play_open_hand(rules: &FullRules, p: &FullPlay, agents: &[FullAgent; MAX_SEAT
         "repeat": p.repeat,
         "agents": agents[..rules.seats() as usize].iter().map(|a| a.name()).collect::<Vec<_>>(),
         "hands": (0..rules.seats() as usize).map(|s| names(rules, hands[s])).collect::<Vec<_>>(),
-        "plays": plays.iter().map(|&(seat, a)| json!({
+        "plays": hand.plays.iter().map(|&(seat, a)| json!({
             "seat": seat, "tile": rules.tile_name(a.tile), "covers": cover(a), "action": openspiel::action_id(rules, seat, a),
         })).collect::<Vec<_>>(),
-        "end": end_text(pos.end.expect("the loop ends with the hand")),
-        "pips_left": (0..rules.seats() as usize).map(|s| rules.pip_total(pos.hands[s])).collect::<Vec<_>>(),
-        "returns": returns[..rules.seats() as usize].to_vec(),
+        "end": end_text(hand.end),
+        "pips_left": (0..rules.seats() as usize).map(|s| rules.pip_total(left[s])).collect::<Vec<_>>(),
+        "returns": hand.returns[..rules.seats() as usize].to_vec(),
+        "nodes": hand.nodes,
         "openspiel_game": if rules.kind() == Preset::Block { "python_block_dominoes" } else { "python_team_dominoes" },
         "openspiel_history": history,
     })
-}
-
-/// The heaviest play (pip total, then high pip), the first among equals.
-fn heaviest(rules: &FullRules, actions: &[FullAction]) -> usize {
-    let mut best = 0;
-    for (i, a) in actions.iter().enumerate() {
-        let key = |t: u8| {
-            let (x, y) = rules.pips(t);
-            (x + y, y)
-        };
-        if key(a.tile) > key(actions[best].tile) {
-            best = i;
-        }
-    }
-    best
 }
 
 fn print_open_hand(rules: &FullRules, hand: &Value) {

@@ -1,7 +1,9 @@
-//! One grid point of a full-game spec (`[rules] preset = "all-fives"`): a
-//! hand, or a match with `[match]`, between the agent's side (seat 0 and its
-//! partner: M* or Expectimax at the spec's depth) and the target's side (the
-//! grid's target in every other seat), written as a games-table row.
+//! One grid point of a full-game spec (`[rules] preset = "all-fives"`,
+//! `"block"` or `"team"`): a hand, or an All-Fives match with `[match]`,
+//! between the agent's side (seat 0 and its partner: M* or Expectimax at the
+//! spec's depth) and the target's side (the grid's target in every other
+//! seat), written as a games-table row. Block and team rows carry
+//! OpenSpiel's returns (see `play_open`).
 //!
 //! The row keeps the thesis's columns: `player_score` / `target_score` are
 //! the agent's and the target's sides' totals over the hands, `leader` whether
@@ -14,7 +16,10 @@
 
 use std::time::Instant;
 
-use engine::full::{FivesPosition, FullAgent, FullEngine, FullMove, FullRules, HandEnd, MAX_SEATS, play_match};
+use engine::full::{
+    FivesPosition, FullAction, FullAgent, FullEngine, FullMove, FullPosition, FullRules, HandEnd, MAX_SEATS, OPENING,
+    OpenHandRecord, Preset, deal_from_index, play_match, play_open_hand,
+};
 use engine::{DepthLimit, Ending, PlayerEngine, Seat};
 
 use crate::exec::{ExecError, GameRow};
@@ -40,6 +45,9 @@ pub(crate) fn play(spec: &Spec, full: &FullSpec, c: &GameCoords) -> Result<(Game
             FullAgent::Fixed(c.target)
         }
     });
+    if rules.kind() != Preset::AllFives {
+        return play_open(spec, c, &rules, &agents);
+    }
     let t = Instant::now();
     let m = play_match(
         &rules,
@@ -188,4 +196,108 @@ pub fn moves_text(rules: &FullRules, hands: &[engine::full::HandRecord]) -> Stri
         }
     }
     out.join(" ")
+}
+
+/// A grid point of block or team: one hand, the agent's side searching; the
+/// row's scores are OpenSpiel's returns (the winning side's gain, the other
+/// side's loss), `score_diff` the agent side's return.
+fn play_open(
+    spec: &Spec,
+    c: &GameCoords,
+    rules: &FullRules,
+    agents: &[FullAgent; MAX_SEATS],
+) -> Result<(GameRow, Vec<MoveRow>), ExecError> {
+    let hands = deal_from_index(rules, c.starting_state).ok_or_else(|| ExecError::Game {
+        index: c.game_index,
+        message: format!("starting_state = {} is not a deal of these rules", c.starting_state),
+    })?;
+    let mut rngs: [_; MAX_SEATS] = std::array::from_fn(|s| {
+        engine::seed::keyed_rng(spec.seed, c.starting_state, c.repeat as u64, b"mugfull1", 2 + s as u64)
+    });
+    let t = Instant::now();
+    let h = play_open_hand(rules, hands, agents, &mut rngs);
+    let elapsed_us = t.elapsed().as_micros() as u64;
+    let ret = h.returns[0];
+    let row = GameRow {
+        game_index: c.game_index,
+        information_source: c.information_source,
+        observability: c.observability,
+        target: c.target,
+        starting_state: c.starting_state,
+        engine: c.engine,
+        repeat: c.repeat,
+        leader: Seat::Player,
+        player_score: ret.max(0) as u32,
+        target_score: (-ret).max(0) as u32,
+        score_diff: ret,
+        win_or_tie: ret >= 0,
+        ending: match h.end {
+            HandEnd::Domino(_) => Ending::Domino,
+            HandEnd::Blocked => Ending::Blocked,
+        },
+        turns: h.plays.len() as u32,
+        player_draws: 0,
+        target_draws: 0,
+        predictions: 0,
+        predictions_correct: 0,
+        nodes: h.nodes,
+        moves: open_moves_text(rules, &h),
+        elapsed_us,
+    };
+    let moves = if spec.output_moves {
+        open_moves(rules, c.game_index, &h)
+    } else {
+        Vec::new()
+    };
+    Ok((row, moves))
+}
+
+/// A block or team play as a token: `66` opens, `26@6` covers pip 6.
+fn open_token(rules: &FullRules, a: FullAction) -> String {
+    let (p, q) = rules.pips(a.tile);
+    if a.cover == OPENING {
+        format!("{p}{q}")
+    } else {
+        format!("{p}{q}@{}", a.cover)
+    }
+}
+
+/// A block or team hand's plays: `h1 0:66 1:26@6 ...` (seat, then the play).
+fn open_moves_text(rules: &FullRules, h: &OpenHandRecord) -> String {
+    let mut out = vec!["h1".to_string()];
+    out.extend(
+        h.plays
+            .iter()
+            .map(|&(seat, a)| format!("{seat}:{}", open_token(rules, a))),
+    );
+    out.join(" ")
+}
+
+/// The per-move rows of a block or team hand: `count` is the sum of the open
+/// ends' pips after the play; the scores are 0 until the last play, which
+/// carries the returns.
+fn open_moves(rules: &FullRules, index: u64, h: &OpenHandRecord) -> Vec<MoveRow> {
+    let mut pos = FullPosition::deal(rules, h.hands);
+    let mut searched = h.decisions.iter().peekable();
+    let mut out = Vec::with_capacity(h.plays.len());
+    for (k, &(seat, a)) in h.plays.iter().enumerate() {
+        pos.play(rules, a);
+        let d = searched.next_if(|(at, _)| *at == k).map(|(_, d)| *d);
+        let r = pos.returns(rules)[0];
+        out.push(MoveRow {
+            game_index: index,
+            hand: 1,
+            ply: k as u32,
+            seat: seat as u32,
+            action: open_token(rules, a),
+            count: pos.ends[..pos.open as usize].iter().map(|&e| e as u32).sum(),
+            player_score: r.max(0) as u32,
+            target_score: (-r).max(0) as u32,
+            legal: h.legal[k],
+            value: d.map(|d| d.value),
+            best_other: d.and_then(|d| d.best_other),
+            nodes: d.map_or(0, |d| d.nodes),
+        });
+    }
+    out
 }

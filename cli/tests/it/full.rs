@@ -253,3 +253,37 @@ moves = true
     }
     assert_eq!(plays, want);
 }
+
+#[test]
+fn muggins_run_plays_a_team_experiment() {
+    let dir = crate::util::Dir::new();
+    let spec = dir.create_spec(
+        r#"
+name = "team"
+seed = 2
+[rules]
+preset = "team"
+[grid]
+information_source = ["oracle"]
+observability = ["full"]
+target = ["random", "heaviest"]
+starting_states = "1000-1019"
+engine = ["mstar", "expectimax"]
+repeats = 1
+[search]
+depth = 3
+"#,
+    );
+    let out = TestCommand::new(&["run"])
+        .arg(&spec)
+        .arg("--out")
+        .arg(dir.path())
+        .stdout();
+    assert!(out.contains("80 rows in"), "{out}");
+    let report: Value = serde_json::from_str(&dir.read("team/report/report.json")).unwrap();
+    assert_eq!(
+        report["game"],
+        "team: 4 seats of 7 in partnerships, one hand a game, search depth 3"
+    );
+    assert_eq!(report["cells"].as_array().unwrap().len(), 2);
+}

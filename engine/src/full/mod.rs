@@ -8,6 +8,7 @@
 //! ([`crate::Board`]); the thesis rules keep their own engine (the rest of
 //! this crate), unchanged.
 
+mod block_search;
 mod deal;
 mod fives;
 mod game;
@@ -16,6 +17,7 @@ mod position;
 mod rules;
 mod search;
 
+pub use block_search::{BlockSearcher, OpenHandRecord, heaviest_play, play_open_hand};
 pub use deal::{below, binom, deal_count, deal_from_index, deal_index, playouts, random_deal, random_playout};
 pub use fives::{FivesPosition, Opening, Scored, round_to_five};
 pub use game::{

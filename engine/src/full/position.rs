@@ -237,10 +237,16 @@ impl FullPosition {
     /// partner's pips count for it.) With 3 or 4 sides, the side with fewest
     /// pips alone gets the others' total, each of which loses its own.
     pub fn returns(&self, rules: &FullRules) -> [i32; MAX_SEATS] {
-        let mut out = [0; MAX_SEATS];
         if self.end.is_none() {
-            return out;
+            return [0; MAX_SEATS];
         }
+        self.pip_returns(rules)
+    }
+
+    /// The returns [`returns`](Self::returns) would give if the hand ended
+    /// now (the search's evaluation at its horizon).
+    pub fn pip_returns(&self, rules: &FullRules) -> [i32; MAX_SEATS] {
+        let mut out = [0; MAX_SEATS];
         let pips = self.side_pips(rules);
         let sides = rules.sides() as usize;
         let low = *pips[..sides].iter().min().expect("two sides at least");

@@ -2,8 +2,8 @@
 //! `team`) with its knobs, and `[match]`. A spec without a preset, or with
 //! `preset = "thesis"`, is the thesis's and reads exactly as before.
 
-use engine::full::{FivesBlocked, FivesLead, FullConfig, FullRules, Preset};
-use engine::{DepthLimit, Observability, SearchConfig, WorldCount};
+use engine::full::{FivesBlocked, FivesLead, FullConfig, FullRules, FullTarget, Preset};
+use engine::{DepthLimit, Observability, SearchConfig, TargetKind, WorldCount};
 use toml::{Table, Value};
 
 use super::fields::{bad, int_in, no_unknown, take_int, take_str};
@@ -124,14 +124,6 @@ pub(super) fn parse_full_rules(preset: Preset, t: Option<Table>) -> Result<FullC
         ],
     )?;
     FullRules::new(c).map_err(|e| bad(&format!("rules.{}", e.field), &e.value, e.reason))?;
-    if preset != Preset::AllFives {
-        return Err(bad(
-            "rules.preset",
-            Value::String(preset.name().into()),
-            "block and team are played by `muggins play --preset` and checked by `muggins openspiel replay`; \
-             experiments on them need their search, which is not there yet: use \"all-fives\"",
-        ));
-    }
     if !c.teams && c.seats > 2 {
         return Err(bad(
             "rules.seats",
@@ -159,7 +151,17 @@ pub(super) fn parse_match(t: Option<Table>, preset: Option<Preset>) -> Result<Op
 }
 
 /// What a full-game grid and search may ask for today.
-pub(super) fn check_full_grid(g: &GridSpec, search: &SearchConfig) -> Result<(), SpecError> {
+pub(super) fn check_full_grid(preset: Preset, g: &GridSpec, search: &SearchConfig) -> Result<(), SpecError> {
+    if preset != Preset::AllFives {
+        let counted = |t: &&FullTarget| matches!(t, FullTarget::Thesis(TargetKind::Scorer | TargetKind::Defender));
+        if let Some(t) = g.target.iter().find(counted) {
+            return Err(bad(
+                "grid.target",
+                Value::String(t.name().into()),
+                format!("{preset} has no count to score or defend: its targets are random and heaviest"),
+            ));
+        }
+    }
     if let Some(s) = g.information_source.iter().find(|&&s| s != Source::Oracle) {
         return Err(bad(
             "grid.information_source",

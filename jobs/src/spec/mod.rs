@@ -268,8 +268,8 @@ impl Spec {
         let grid = parse_grid(grid_table, count, deals.as_deref())?;
         let search = parse_search(take_table(&mut root, "", "search")?, &rules)?;
         let full = full_config.map(|config| FullSpec { config, match_to });
-        if full.is_some() {
-            full::check_full_grid(&grid, &search)?;
+        if let Some(f) = &full {
+            full::check_full_grid(f.config.preset, &grid, &search)?;
         }
         let classifier = parse_classifier(take_table(&mut root, "", "classifier")?)?;
         check_classifier_fits(&classifier)?;

@@ -242,3 +242,58 @@ moves = true
         assert_eq!(back, moves);
     }
 }
+
+#[test]
+fn block_and_team_rows_carry_openspiel_returns() {
+    for (preset, seats) in [("block", 2), ("team", 4)] {
+        let text = format!(
+            r#"
+name = "{preset}"
+seed = 8
+[rules]
+preset = "{preset}"
+[grid]
+information_source = ["oracle"]
+observability = ["full"]
+target = ["random", "heaviest"]
+starting_states = [5, 500, 50000, 5000000]
+engine = ["mstar", "expectimax"]
+repeats = 2
+[search]
+depth = 3
+[output]
+moves = true
+"#
+        );
+        let spec = Spec::from_toml(&text).unwrap();
+        assert_eq!(spec.full.unwrap().config.seats, seats);
+        let ex = Executor::new(2);
+        let (progress, cancel) = (AtomicU64::new(0), AtomicBool::new(false));
+        let shard = Shard {
+            index: 0,
+            first_game: 0,
+            games: spec.games(),
+        };
+        let (rows, moves) = ex.run_with_moves(&spec, shard, None, &progress, &cancel).unwrap();
+        let (again, _) = Executor::new(1)
+            .run_with_moves(&spec, shard, None, &progress, &cancel)
+            .unwrap();
+        assert_eq!(without_timing(&rows), without_timing(&again));
+        let mut searched = 0;
+        for r in &rows {
+            assert_eq!(r.score_diff, r.player_score as i32 - r.target_score as i32);
+            assert!(
+                r.player_score == 0 || r.target_score == 0,
+                "one side gains what the other loses"
+            );
+            assert_eq!(r.player_draws + r.target_draws, 0, "{preset} has no drawing");
+            let mine: Vec<_> = moves.iter().filter(|m| m.game_index == r.game_index).collect();
+            assert_eq!(mine.len() as u32, r.turns);
+            let last = mine.last().unwrap();
+            assert_eq!(last.player_score as i32 - last.target_score as i32, r.score_diff);
+            assert_eq!(mine.iter().map(|m| m.nodes).sum::<u64>(), r.nodes);
+            searched += mine.iter().filter(|m| m.value.is_some()).count();
+        }
+        assert!(searched > 0, "the agent searched");
+    }
+}

@@ -579,7 +579,7 @@ fn a_full_game_spec_refuses_what_it_cannot_run_naming_key_and_value() {
         ),
         (
             ALL_FIVES.replace("preset = \"all-fives\"", "preset = \"block\""),
-            vec!["rules.preset = \"block\"", "muggins play"],
+            vec!["grid.target = \"scorer\"", "random and heaviest"],
         ),
         (
             ALL_FIVES.replace("preset = \"all-fives\"", "preset = \"all-fives\"\nseats = 3"),
