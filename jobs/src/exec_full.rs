@@ -6,7 +6,8 @@
 //! OpenSpiel's returns (see `play_open`).
 //!
 //! The row keeps the thesis's columns: `player_score` / `target_score` are
-//! the agent's and the target's sides' totals over the hands, `leader` whether
+//! the agent's side's total over the hands and the targets' (with three or
+//! four separate seats, the best target's), `leader` whether
 //! the first hand was opened by the agent's side (`player`) or not, `ending`
 //! the last hand's end, `turns` the plays and passes of every hand, the draws
 //! per side, `predictions` 0 (M* is given each target's true strategy, the
@@ -67,13 +68,13 @@ pub(crate) fn play(spec: &Spec, full: &FullSpec, c: &GameCoords) -> Result<(Game
         for mv in &h.moves {
             match *mv {
                 FullMove::Play { .. } | FullMove::Pass { .. } => turns += 1,
-                FullMove::Draw { seat, .. } => draws[rules.side(seat) as usize] += 1,
+                FullMove::Draw { seat, .. } => draws[(rules.side(seat) != 0) as usize] += 1,
             }
         }
     }
     let first = m.hands.first().expect("a match has a hand");
     let last = m.hands.last().expect("a match has a hand");
-    let (player_score, target_score) = (m.totals[0], m.totals[1]);
+    let (player_score, target_score) = (m.totals[0], best_opponent(&rules, &m.totals));
     let score_diff = player_score as i32 - target_score as i32;
     let move_rows = if spec.output_moves {
         full_moves(&rules, c.game_index, &m.hands)
@@ -138,7 +139,7 @@ fn full_moves(rules: &FullRules, index: u64, hands: &[engine::full::HandRecord])
                         action: format!("{a}{b}{}", loc.letter()),
                         count: pos.board.count(),
                         player_score: pos.scores[0],
-                        target_score: pos.scores[1],
+                        target_score: best_opponent(rules, &pos.scores),
                         legal,
                         value: d.map(|d| d.value),
                         best_other: d.and_then(|d| d.best_other),
@@ -300,4 +301,11 @@ fn open_moves(rules: &FullRules, index: u64, h: &OpenHandRecord) -> Vec<MoveRow>
         });
     }
     out
+}
+
+/// The targets' side's score: with two sides the other side's, with three or
+/// four separate seats the best of them (so `score_diff >= 0` means the
+/// agent is behind nobody).
+fn best_opponent(rules: &FullRules, scores: &[u32; MAX_SEATS]) -> u32 {
+    scores[1..rules.sides() as usize].iter().copied().max().unwrap_or(0)
 }

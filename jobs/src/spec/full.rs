@@ -124,14 +124,6 @@ pub(super) fn parse_full_rules(preset: Preset, t: Option<Table>) -> Result<FullC
         ],
     )?;
     FullRules::new(c).map_err(|e| bad(&format!("rules.{}", e.field), &e.value, e.reason))?;
-    if !c.teams && c.seats > 2 {
-        return Err(bad(
-            "rules.seats",
-            c.seats as i64,
-            "an experiment pits the agent's side against the targets' side: use seats = 2, or seats = 4 \
-             with teams = true (3 or 4 separate sides are not run yet)",
-        ));
-    }
     Ok(c)
 }
 

@@ -117,7 +117,7 @@ games = {shard_games}
 
 #[test]
 fn all_fives_rows_are_a_function_of_their_coordinates() {
-    for (seats, to) in [(2, None), (4, None), (2, Some(60))] {
+    for (seats, to) in [(2, None), (4, None), (2, Some(60)), (3, Some(40))] {
         let big = run_all(&all_fives(1000, seats, to), 2);
         assert_eq!(big.len(), 96);
         let small = run_all(&all_fives(7, seats, to), 1);

@@ -535,6 +535,10 @@ fn an_all_fives_spec_reads_its_preset_knobs_and_match() {
         (4, 5, true, Some(100))
     );
     assert_ne!(Spec::from_toml(&four).unwrap().id(), s.id());
+    // Three separate seats: the agent against two targets.
+    let three = ALL_FIVES.replace("preset = \"all-fives\"", "preset = \"all-fives\"\nseats = 3");
+    let f3 = Spec::from_toml(&three).unwrap().full.unwrap();
+    assert_eq!((f3.config.seats, f3.config.hand, f3.config.teams), (3, 5, false));
     // preset = "thesis" is the thesis spec, hash and all.
     let explicit = BASE.replace("[grid]", "[rules]\npreset = \"thesis\"\n[grid]");
     assert_eq!(
@@ -580,10 +584,6 @@ fn a_full_game_spec_refuses_what_it_cannot_run_naming_key_and_value() {
         (
             ALL_FIVES.replace("preset = \"all-fives\"", "preset = \"block\""),
             vec!["grid.target = \"scorer\"", "random and heaviest"],
-        ),
-        (
-            ALL_FIVES.replace("preset = \"all-fives\"", "preset = \"all-fives\"\nseats = 3"),
-            vec!["rules.seats = 3", "teams = true"],
         ),
         (
             ALL_FIVES.replace("starting_states = \"0-9\"\n", ""),
