@@ -39,12 +39,10 @@ pub(crate) fn play(spec: &Spec, full: &FullSpec, c: &GameCoords) -> Result<(Game
         PlayerEngine::MStar => FullEngine::MStar,
         PlayerEngine::Expectimax => FullEngine::Expectimax,
     };
-    let agents: [FullAgent; MAX_SEATS] = std::array::from_fn(|s| {
-        if rules.side(s as u8) == 0 {
-            FullAgent::Search { engine, depth }
-        } else {
-            FullAgent::Fixed(c.target)
-        }
+    let agents: [FullAgent; MAX_SEATS] = std::array::from_fn(|s| match (s, rules.side(s as u8), full.partner) {
+        (0, _, _) | (_, 0, None) => FullAgent::Search { engine, depth },
+        (_, 0, Some(p)) => FullAgent::Fixed(p),
+        _ => FullAgent::Fixed(c.target),
     });
     if rules.kind() != Preset::AllFives {
         return play_open(spec, c, &rules, &agents);

@@ -84,9 +84,13 @@ impl Spec {
                     FivesLead::HighestDouble => "highest-double",
                 };
                 let to = f.match_to.map_or("null".to_string(), |t| format!("{{\"to\":{t}}}"));
+                // Present only when the partner is not the agent itself.
+                let partner = f
+                    .partner
+                    .map_or(String::new(), |p| format!(",\"partner\":{}", text(p.name())));
                 format!(
                     "{{\"preset\":{},\"set\":{},\"seats\":{},\"hand\":{},\"teams\":{},\"keep\":{},\"round\":{},\
-                     \"blocked\":{},\"lead\":{}}},\"match\":{to}",
+                     \"blocked\":{},\"lead\":{}{partner}}},\"match\":{to}",
                     text(k.preset.name()),
                     k.set,
                     k.seats,

@@ -17,6 +17,9 @@ pub struct FullSpec {
     /// `[match] to`: a grid point is a match of hands until a side reaches
     /// it; `None`: one hand.
     pub match_to: Option<u32>,
+    /// `[search] partner`: the strategy of the agent's partner (seat 2) in
+    /// partnerships; `None`: the agent itself ("agent", the default).
+    pub partner: Option<FullTarget>,
 }
 
 impl FullSpec {
@@ -125,6 +128,51 @@ pub(super) fn parse_full_rules(preset: Preset, t: Option<Table>) -> Result<FullC
     )?;
     FullRules::new(c).map_err(|e| bad(&format!("rules.{}", e.field), &e.value, e.reason))?;
     Ok(c)
+}
+
+/// `[search] partner`: who plays beside the agent in partnerships.
+pub(super) fn take_partner(
+    t: &mut Option<Table>,
+    config: Option<&FullConfig>,
+) -> Result<Option<FullTarget>, SpecError> {
+    let Some(v) = t.as_mut().and_then(|t| t.remove("partner")) else {
+        return Ok(None);
+    };
+    let key = "search.partner";
+    let Value::String(s) = &v else {
+        return Err(bad(key, v, "must be \"agent\" or a strategy name"));
+    };
+    match config {
+        Some(c) if c.teams => {}
+        _ => {
+            return Err(bad(
+                key,
+                &v,
+                "a partner plays beside the agent in partnerships: give [rules] preset = \"team\", or \
+                 \"all-fives\" with seats = 4 and teams = true",
+            ));
+        }
+    }
+    if s == "agent" {
+        return Ok(None);
+    }
+    let target: FullTarget = s.parse().map_err(|_| {
+        bad(
+            key,
+            &v,
+            "expected \"agent\" (the default), random, scorer, defender or heaviest",
+        )
+    })?;
+    if config.is_some_and(|c| c.preset != Preset::AllFives)
+        && matches!(target, FullTarget::Thesis(TargetKind::Scorer | TargetKind::Defender))
+    {
+        return Err(bad(
+            key,
+            &v,
+            "team has no count to score or defend: use agent, random or heaviest",
+        ));
+    }
+    Ok(Some(target))
 }
 
 /// `[match]`: `to`, the score that ends a match (all-fives only).

@@ -266,8 +266,14 @@ impl Spec {
             .ok_or_else(|| missing("grid", "the [grid] table of levels and factors"))?;
         let deals = preset.map(|p| format!("preset = \"{p}\""));
         let grid = parse_grid(grid_table, count, deals.as_deref())?;
-        let search = parse_search(take_table(&mut root, "", "search")?, &rules)?;
-        let full = full_config.map(|config| FullSpec { config, match_to });
+        let mut search_table = take_table(&mut root, "", "search")?;
+        let partner = full::take_partner(&mut search_table, full_config.as_ref())?;
+        let search = parse_search(search_table, &rules)?;
+        let full = full_config.map(|config| FullSpec {
+            config,
+            match_to,
+            partner,
+        });
         if let Some(f) = &full {
             full::check_full_grid(f.config.preset, &grid, &search)?;
         }

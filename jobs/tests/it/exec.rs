@@ -297,3 +297,23 @@ moves = true
         assert!(searched > 0, "the agent searched");
     }
 }
+
+#[test]
+fn a_named_partner_plays_its_strategy_beside_the_searching_agent() {
+    let base = all_fives(1000, 4, None);
+    let text = |partner: &str| {
+        format!(
+            "name = \"af\"\nseed = 5\n[rules]\npreset = \"all-fives\"\nseats = 4\n[grid]\ninformation_source = [\"oracle\"]\n\
+             observability = [\"full\"]\ntarget = [\"random\", \"defender\"]\nstarting_states = \"1000-1011\"\n\
+             engine = [\"mstar\", \"expectimax\"]\nrepeats = 2\n[search]\ndepth = 2\npartner = \"{partner}\"\n[shards]\ngames = 1000\n"
+        )
+    };
+    let same = Spec::from_toml(&text("agent")).unwrap();
+    assert_eq!(same.id(), base.id());
+    let heavy = Spec::from_toml(&text("heaviest")).unwrap();
+    let (a, b) = (run_all(&same, 2), run_all(&heavy, 2));
+    // Seat 2 plays heaviest: fewer positions searched, other games.
+    let nodes = |rows: &[GameRow]| rows.iter().map(|r| r.nodes).sum::<u64>();
+    assert!(nodes(&b) < nodes(&a), "{} vs {}", nodes(&b), nodes(&a));
+    assert_ne!(without_timing(&a), without_timing(&b));
+}

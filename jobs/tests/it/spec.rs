@@ -654,3 +654,46 @@ fn output_is_a_directory_or_a_table_with_the_moves_switch() {
         }
     }
 }
+
+#[test]
+fn a_partner_is_the_agent_unless_the_spec_names_a_strategy() {
+    let teams = ALL_FIVES.replace("preset = \"all-fives\"", "preset = \"all-fives\"\nseats = 4");
+    let same = Spec::from_toml(&teams).unwrap();
+    assert_eq!(same.full.unwrap().partner, None);
+    let agent = Spec::from_toml(&teams.replace("depth = 2", "depth = 2\npartner = \"agent\"")).unwrap();
+    assert_eq!(agent.id(), same.id(), "partner = \"agent\" is the default");
+    let heavy = Spec::from_toml(&teams.replace("depth = 2", "depth = 2\npartner = \"heaviest\"")).unwrap();
+    assert_eq!(heavy.full.unwrap().partner, Some(engine::full::FullTarget::Heaviest));
+    assert!(
+        heavy
+            .canonical_json()
+            .contains(r#""lead":"winner","partner":"heaviest"}"#)
+    );
+    assert_ne!(heavy.id(), same.id());
+    for (text, parts) in [
+        (
+            ALL_FIVES.replace("depth = 2", "depth = 2\npartner = \"heaviest\""),
+            vec!["search.partner", "partnerships"],
+        ),
+        (
+            format!("{BASE}[search]\npartner = \"random\"\n"),
+            vec!["search.partner", "partnerships"],
+        ),
+        (
+            teams.replace("depth = 2", "depth = 2\npartner = \"bully\""),
+            vec!["search.partner = \"bully\"", "agent"],
+        ),
+        (
+            ALL_FIVES
+                .replace("preset = \"all-fives\"", "preset = \"team\"")
+                .replace("[\"scorer\"]", "[\"random\"]")
+                .replace("depth = 2", "depth = 2\npartner = \"scorer\""),
+            vec!["search.partner = \"scorer\"", "no count"],
+        ),
+    ] {
+        let e = Spec::from_toml(&text).unwrap_err().to_string();
+        for p in parts {
+            assert!(e.contains(p), "{e:?} lacks {p:?}");
+        }
+    }
+}
