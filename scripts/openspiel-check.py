@@ -5,8 +5,9 @@ Plays seeded random games of OpenSpiel's python_block_dominoes and
 python_team_dominoes (pip install open_spiel), records the legal actions at
 every decision node and the returns, and replays the same histories through
 `muggins openspiel replay`: the legal actions and returns must be identical.
-Muggins's own hands (`muggins play --preset block|team --json`) are loaded
-into OpenSpiel from their OpenSpiel histories and must end with the same
+Muggins's own hands (`muggins play --preset block|team --json`) and the rows
+of `muggins run` block and team experiments (whose `moves` column is the
+OpenSpiel history) are loaded into OpenSpiel and must end with the same
 returns. Some histories are cut short (muggins must list the legal actions at the last
 node and give no returns), and some have one action replaced by an illegal
 one (muggins must refuse it, naming that step and action id).
@@ -153,6 +154,39 @@ def roundtrip(muggins, name, preset, n, seed):
     return bad
 
 
+def experiments(muggins, seed):
+    """Rows of `muggins run` block and team experiments, loaded into OpenSpiel
+    from their `moves` column (the OpenSpiel history): same returns."""
+    import os
+    import tempfile
+
+    import pyarrow.parquet as pq
+
+    bad = 0
+    for preset, name in [("block", "python_block_dominoes"), ("team", "python_team_dominoes")]:
+        game = pyspiel.load_game(name)
+        with tempfile.TemporaryDirectory() as d:
+            spec = os.path.join(d, "spec.toml")
+            with open(spec, "w") as f:
+                f.write(
+                    f'name = "{preset}"\nseed = {seed}\n[rules]\npreset = "{preset}"\n[grid]\n'
+                    'information_source = ["oracle"]\nobservability = ["full"]\ntarget = ["random", "heaviest"]\n'
+                    'starting_states = "0-49"\nengine = ["mstar", "expectimax"]\nrepeats = 1\n[search]\ndepth = 3\n'
+                )
+            subprocess.run([muggins, "run", spec, "--out", d], capture_output=True, text=True, check=True)
+            rows = pq.read_table(os.path.join(d, preset, "games")).to_pylist()
+            mismatches = 0
+            for r in rows:
+                state = game.new_initial_state()
+                for a in map(int, r["moves"].split()):
+                    state.apply_action(a)
+                if not state.is_terminal() or float(state.returns()[0]) != float(r["score_diff"]):
+                    mismatches += 1
+        print(f"{name}: {len(rows)} rows of a muggins {preset} experiment loaded into OpenSpiel, {mismatches} mismatches")
+        bad += mismatches
+    return bad
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("muggins", help="path to the muggins binary")
@@ -163,6 +197,7 @@ def main():
     hands = max(1, a.games // 50)
     bad += roundtrip(a.muggins, "python_block_dominoes", "block", hands, a.seed)
     bad += roundtrip(a.muggins, "python_team_dominoes", "team", hands, a.seed)
+    bad += experiments(a.muggins, a.seed)
     if bad:
         sys.exit(f"{bad} histories differ from OpenSpiel")
 

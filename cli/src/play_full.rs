@@ -221,7 +221,14 @@ fn print_fives(p: &FullPlay, agents: &[FullAgent; MAX_SEATS], m: &MatchRecord) {
         }
         let mut pos = FivesPosition::deal(rules, h.hands, h.opening);
         let score_heads: Vec<String> = (0..sides).map(|s| format!("{:>8}", format!("side {s}"))).collect();
-        println!("  {:<6} {:<22} {:>5} {}", "seat", "move", "count", score_heads.join(""));
+        println!(
+            "  {:<6} {:<22} {:<12} {:>5} {}",
+            "seat",
+            "move",
+            "open ends",
+            "count",
+            score_heads.join("")
+        );
         for mv in &h.moves {
             let (seat, text) = match *mv {
                 FullMove::Play {
@@ -254,7 +261,16 @@ fn print_fives(p: &FullPlay, agents: &[FullAgent; MAX_SEATS], m: &MatchRecord) {
                 }
             };
             let scores: Vec<String> = pos.scores[..sides].iter().map(|x| format!("{x:>8}")).collect();
-            println!("  {seat:<6} {text:<22} {:>5} {}", pos.board.count(), scores.join(""));
+            let ends: Vec<String> = engine::Loc::ALL
+                .iter()
+                .filter_map(|&l| pos.board.exposed(l).map(|p| format!("{}{p}", l.letter())))
+                .collect();
+            println!(
+                "  {seat:<6} {text:<22} {:<12} {:>5} {}",
+                ends.join(" "),
+                pos.board.count(),
+                scores.join("")
+            );
         }
         for (t, s) in totals.iter_mut().zip(h.scores) {
             *t += s;

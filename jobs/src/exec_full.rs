@@ -19,7 +19,7 @@ use std::time::Instant;
 
 use engine::full::{
     FivesPosition, FullAction, FullAgent, FullEngine, FullMove, FullPosition, FullRules, HandEnd, MAX_SEATS, OPENING,
-    OpenHandRecord, Preset, deal_from_index, play_match, play_open_hand,
+    OpenHandRecord, Preset, deal_from_index, openspiel, play_match, play_open_hand,
 };
 use engine::{DepthLimit, Ending, PlayerEngine, Seat};
 
@@ -261,15 +261,14 @@ fn open_token(rules: &FullRules, a: FullAction) -> String {
     }
 }
 
-/// A block or team hand's plays: `h1 0:66 1:26@6 ...` (seat, then the play).
+/// A block or team hand as its OpenSpiel history: the chance actions (the
+/// tiles dealt, in dealing order), then each play's action id, space-separated
+/// (`python_block_dominoes` / `python_team_dominoes` load it as it is).
 fn open_moves_text(rules: &FullRules, h: &OpenHandRecord) -> String {
-    let mut out = vec!["h1".to_string()];
-    out.extend(
-        h.plays
-            .iter()
-            .map(|&(seat, a)| format!("{seat}:{}", open_token(rules, a))),
-    );
-    out.join(" ")
+    let mut ids = openspiel::chance_actions(rules, &h.hands);
+    ids.extend(h.plays.iter().map(|&(seat, a)| openspiel::action_id(rules, seat, a)));
+    let ids: Vec<String> = ids.iter().map(u32::to_string).collect();
+    ids.join(" ")
 }
 
 /// The per-move rows of a block or team hand: `count` is the sum of the open

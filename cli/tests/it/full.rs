@@ -286,4 +286,26 @@ depth = 3
         "team: 4 seats of 7 in partnerships, one hand a game, search depth 3"
     );
     assert_eq!(report["cells"].as_array().unwrap().len(), 2);
+    // Every row's moves are its OpenSpiel history: replayed, they give its returns.
+    let mut input = String::new();
+    let mut diffs = Vec::new();
+    for entry in std::fs::read_dir(dir.join("team/games")).unwrap() {
+        for (_, g) in jobs::read_partition(&entry.unwrap().path()).unwrap() {
+            let ids: Vec<&str> = g.moves.split(' ').collect();
+            input.push_str(&format!("{{\"history\": [{}]}}\n", ids.join(",")));
+            diffs.push(g.score_diff as i64);
+        }
+    }
+    let out = TestCommand::new(&["openspiel", "replay", "--game", "python_team_dominoes"])
+        .stdin(input)
+        .stdout();
+    let got: Vec<i64> = out
+        .lines()
+        .map(|l| {
+            serde_json::from_str::<Value>(l).unwrap()["returns"][0]
+                .as_i64()
+                .expect("a finished game")
+        })
+        .collect();
+    assert_eq!(got, diffs);
 }
