@@ -165,50 +165,32 @@ fn playouts_bench(runs: usize) -> Result<()> {
         "{:<26} {:>10} {:>12} {:>12} {:>14}",
         "random playouts (double-6)", "games", "median", "games/s/core", "checksum"
     );
-    for preset in [Preset::Block, Preset::Team] {
-        let rules = FullRules::preset(preset);
+    let block = FullRules::preset(Preset::Block);
+    let team = FullRules::preset(Preset::Team);
+    let fives = |seats| FullRules::new(FullConfig::all_fives(seats)).expect("the preset's defaults are valid");
+    let (two, four) = (fives(2), fives(4));
+    let rows: [(&str, &dyn Fn() -> i64); 4] = [
+        ("block", &|| playouts(&block, 2014, GAMES)),
+        ("team", &|| playouts(&team, 2014, GAMES)),
+        ("all-fives, 2 seats (hand)", &|| fives_playouts(&two, 2014, GAMES)),
+        ("all-fives, 2x2 teams (hand)", &|| fives_playouts(&four, 2014, GAMES)),
+    ];
+    for (name, run) in rows {
         let mut times = Vec::new();
         let mut check = None;
         for _ in 0..runs {
             let t = Instant::now();
-            let sum = playouts(&rules, 2014, GAMES);
+            let sum = run();
             times.push(t.elapsed());
             if check.is_some_and(|c| c != sum) {
-                bail!("{preset}: a second pass gave a different sum: the playouts are not deterministic");
+                bail!("{name}: a second pass gave a different sum: the playouts are not deterministic");
             }
             check = Some(sum);
         }
         let t = median(times);
         println!(
             "{:<26} {:>10} {:>10.1}ms {:>12.0} {:>14}",
-            preset.name(),
-            GAMES,
-            ms(t),
-            GAMES as f64 / t.as_secs_f64(),
-            check.unwrap_or_default()
-        );
-    }
-    for seats in [2, 4] {
-        let rules = FullRules::new(FullConfig::all_fives(seats)).expect("the preset's defaults are valid");
-        let mut times = Vec::new();
-        let mut check = None;
-        for _ in 0..runs {
-            let t = Instant::now();
-            let sum = fives_playouts(&rules, 2014, GAMES);
-            times.push(t.elapsed());
-            if check.is_some_and(|c| c != sum) {
-                bail!("all-fives: a second pass gave a different sum: the playouts are not deterministic");
-            }
-            check = Some(sum);
-        }
-        let t = median(times);
-        println!(
-            "{:<26} {:>10} {:>10.1}ms {:>12.0} {:>14}",
-            if seats == 2 {
-                "all-fives, 2 seats (hand)"
-            } else {
-                "all-fives, 2x2 teams (hand)"
-            },
+            name,
             GAMES,
             ms(t),
             GAMES as f64 / t.as_secs_f64(),

@@ -67,6 +67,34 @@ pub struct GameRow {
 }
 
 impl GameRow {
+    /// A row at the coordinates `c`, its outcome columns empty (the code
+    /// that plays the game fills them in).
+    pub(crate) fn at(c: &crate::grid::GameCoords) -> GameRow {
+        GameRow {
+            game_index: c.game_index,
+            information_source: c.information_source,
+            observability: c.observability,
+            target: c.target,
+            starting_state: c.starting_state,
+            engine: c.engine,
+            repeat: c.repeat,
+            leader: Seat::Player,
+            player_score: 0,
+            target_score: 0,
+            score_diff: 0,
+            win_or_tie: true,
+            ending: Ending::Domino,
+            turns: 0,
+            player_draws: 0,
+            target_draws: 0,
+            predictions: 0,
+            predictions_correct: 0,
+            nodes: 0,
+            moves: String::new(),
+            elapsed_us: 0,
+        }
+    }
+
     /// The row's deterministic content as one line (everything but elapsed_us).
     pub fn canonical_line(&self) -> String {
         format!(
@@ -312,13 +340,6 @@ fn play_one<S: engine::ValueStore>(
     };
     let moves = rec.moves_text(searcher.rules());
     let row = GameRow {
-        game_index: index,
-        information_source: c.information_source,
-        observability: c.observability,
-        target: c.target,
-        starting_state: c.starting_state,
-        engine: c.engine,
-        repeat: c.repeat,
         leader: rec.leader,
         player_score: rec.player_score,
         target_score: rec.target_score,
@@ -333,6 +354,7 @@ fn play_one<S: engine::ValueStore>(
         nodes: rec.nodes,
         moves,
         elapsed_us,
+        ..GameRow::at(&c)
     };
     Ok((row, move_rows))
 }

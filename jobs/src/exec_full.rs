@@ -80,13 +80,6 @@ pub(crate) fn play(spec: &Spec, full: &FullSpec, c: &GameCoords) -> Result<(Game
         Vec::new()
     };
     let row = GameRow {
-        game_index: c.game_index,
-        information_source: c.information_source,
-        observability: c.observability,
-        target: c.target,
-        starting_state: c.starting_state,
-        engine: c.engine,
-        repeat: c.repeat,
         leader: if rules.side(first.opening.leader) == 0 {
             Seat::Player
         } else {
@@ -108,6 +101,7 @@ pub(crate) fn play(spec: &Spec, full: &FullSpec, c: &GameCoords) -> Result<(Game
         nodes: m.hands.iter().map(|h| h.nodes).sum(),
         moves: moves_text(&rules, &m.hands),
         elapsed_us,
+        ..GameRow::at(c)
     };
     Ok((row, move_rows))
 }
@@ -218,13 +212,6 @@ fn play_open(
     let elapsed_us = t.elapsed().as_micros() as u64;
     let ret = h.returns[0];
     let row = GameRow {
-        game_index: c.game_index,
-        information_source: c.information_source,
-        observability: c.observability,
-        target: c.target,
-        starting_state: c.starting_state,
-        engine: c.engine,
-        repeat: c.repeat,
         leader: Seat::Player,
         player_score: ret.max(0) as u32,
         target_score: (-ret).max(0) as u32,
@@ -242,6 +229,7 @@ fn play_open(
         nodes: h.nodes,
         moves: open_moves_text(rules, &h),
         elapsed_us,
+        ..GameRow::at(c)
     };
     let moves = if spec.output_moves {
         open_moves(rules, c.game_index, &h)

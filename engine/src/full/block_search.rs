@@ -18,7 +18,7 @@ use crate::tiles::TileSet;
 use super::game::FullTarget;
 use super::position::{FullAction, FullActions, FullPosition, HandEnd};
 use super::rules::{FullRules, MAX_SEATS};
-use super::search::{FULL_TIE_EPSILON, FullAgent, FullDecision, FullEngine};
+use super::search::{FullAgent, FullDecision, FullEngine, best_of};
 
 /// The heaviest play (pip total, then high pip; the first among equals).
 pub fn heaviest_play(rules: &FullRules, actions: &[FullAction]) -> usize {
@@ -75,25 +75,13 @@ impl<'a> BlockSearcher<'a> {
         let mut list = FullActions::default();
         pos.actions(self.rules, &mut list);
         let start = self.nodes;
-        let mut values = [0.0; 128];
-        let mut best = 0;
-        for (i, &a) in list.as_slice().iter().enumerate() {
+        let mut d = best_of(list.len(), |i| {
             let mut next = *pos;
-            next.play(self.rules, a);
-            values[i] = self.value(&next, self.depth - 1);
-            if values[i] > values[best] + FULL_TIE_EPSILON {
-                best = i;
-            }
-        }
-        FullDecision {
-            index: best,
-            value: values[best],
-            best_other: (0..list.len())
-                .filter(|&i| i != best)
-                .map(|i| values[i])
-                .reduce(f64::max),
-            nodes: self.nodes - start,
-        }
+            next.play(self.rules, list.as_slice()[i]);
+            self.value(&next, self.depth - 1)
+        });
+        d.nodes = self.nodes - start;
+        d
     }
 
     fn value(&mut self, pos: &FullPosition, depth: u8) -> f64 {

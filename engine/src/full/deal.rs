@@ -140,12 +140,13 @@ pub fn random_playout(rules: &FullRules, rng: &mut impl RngCore) -> FullPosition
 /// (the playout benchmark); returns the sum of seat 0's returns, a
 /// checksum of the rules' behaviour.
 pub fn playouts(rules: &FullRules, seed: u64, games: u64) -> i64 {
+    playout_sum(seed, games, |rng| random_playout(rules, rng).returns(rules)[0] as i64)
+}
+
+/// The sum of `one` over `games` draws from one ChaCha8 stream seeded with
+/// `seed` (the playout benchmarks' loop).
+pub(crate) fn playout_sum(seed: u64, games: u64, mut one: impl FnMut(&mut rand_chacha::ChaCha8Rng) -> i64) -> i64 {
     use rand_core::SeedableRng;
     let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(seed);
-    let mut sum = 0i64;
-    for _ in 0..games {
-        let end = random_playout(rules, &mut rng);
-        sum += end.returns(rules)[0] as i64;
-    }
-    sum
+    (0..games).map(|_| one(&mut rng)).sum()
 }

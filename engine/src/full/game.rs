@@ -368,12 +368,8 @@ pub fn random_fives_hand(rules: &FullRules, rng: &mut impl rand_core::RngCore) -
 /// Plays `games` random All-Fives hands from one ChaCha8 stream seeded with
 /// `seed`; returns the sum of side 0's points minus side 1's, a checksum.
 pub fn fives_playouts(rules: &FullRules, seed: u64, games: u64) -> i64 {
-    use rand_core::SeedableRng;
-    let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(seed);
-    let mut sum = 0i64;
-    for _ in 0..games {
-        let end = random_fives_hand(rules, &mut rng);
-        sum += end.scores[0] as i64 - end.scores[1] as i64;
-    }
-    sum
+    super::deal::playout_sum(seed, games, |rng| {
+        let end = random_fives_hand(rules, rng);
+        end.scores[0] as i64 - end.scores[1] as i64
+    })
 }

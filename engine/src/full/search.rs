@@ -76,6 +76,25 @@ pub struct FullDecision {
     pub nodes: u64,
 }
 
+/// The best of `n` plays (at most 128) valued by `value_of`: ties within
+/// [`FULL_TIE_EPSILON`] go to the first; `nodes` is left to the caller.
+pub(crate) fn best_of(n: usize, mut value_of: impl FnMut(usize) -> f64) -> FullDecision {
+    let mut values = [0.0; 128];
+    let mut best = 0;
+    for i in 0..n {
+        values[i] = value_of(i);
+        if values[i] > values[best] + FULL_TIE_EPSILON {
+            best = i;
+        }
+    }
+    FullDecision {
+        index: best,
+        value: values[best],
+        best_other: (0..n).filter(|&i| i != best).map(|i| values[i]).reduce(f64::max),
+        nodes: 0,
+    }
+}
+
 /// A search from one seat's point of view.
 #[derive(Debug)]
 pub struct FullSearcher<'a> {
@@ -118,23 +137,13 @@ impl<'a> FullSearcher<'a> {
         let mut list = ActionList::default();
         pos.actions(self.rules, &mut list);
         let start = self.nodes;
-        let mut values = [0.0; 64];
-        let mut best = 0;
-        for (i, &a) in list.as_slice().iter().enumerate() {
+        let mut d = best_of(list.len(), |i| {
             let mut next = *pos;
-            next.play(self.rules, a);
-            values[i] = self.value(&next, self.depth - 1);
-            if values[i] > values[best] + FULL_TIE_EPSILON {
-                best = i;
-            }
-        }
-        let n = list.len();
-        FullDecision {
-            index: best,
-            value: values[best],
-            best_other: (0..n).filter(|&i| i != best).map(|i| values[i]).reduce(f64::max),
-            nodes: self.nodes - start,
-        }
+            next.play(self.rules, list.as_slice()[i]);
+            self.value(&next, self.depth - 1)
+        });
+        d.nodes = self.nodes - start;
+        d
     }
 
     /// The agent side's points minus the mean of the other sides'.
