@@ -104,12 +104,18 @@ pub fn verify(shared: &Shared, id: &str) -> Result<(), StoreError> {
         (store.experiment(id)?, store.done_tasks(id, false)?)
     };
     let mut lost = Vec::new();
+    // With `[output] moves = true`, a games shard is whole only with its moves file.
+    let moves = jobs::Spec::from_toml(&e.spec_toml).is_ok_and(|s| s.output_moves);
+    let out = ExperimentDir::new(&e.output);
     for t in tasks.iter().filter(|t| t.placed) {
         let there = confine(root, &t.final_file)
             .ok()
             .and_then(|p| std::fs::metadata(p).ok())
             .is_some_and(|m| m.is_file() && t.file_bytes.is_none_or(|b| b == m.len()));
-        if !there {
+        let moves_there = !moves
+            || Stage::parse(&t.stage) != Some(Stage::Games)
+            || confine(root, &out.moves_partition(t.shard)).is_ok_and(|p| p.is_file());
+        if !there || !moves_there {
             tracing::warn!(experiment = %id, task = %t.task_id, file = %t.final_file, "file missing; its task runs again");
             lost.push(t.task_id.clone());
         }

@@ -432,5 +432,15 @@ async fn a_games_completion_without_its_moves_table_is_refused_when_the_spec_ask
         .unwrap()
         .into_inner();
     assert!(r.accepted, "{}", r.reason);
+    // Placed, then its moves file deleted: the shard's task runs again.
+    let fin = s.results().join(&r.final_file);
+    wait_for("the coordinator to place the partition", async || fin.is_file()).await;
+    let e = get(&mut c, &t.experiment_id).await;
+    assert_eq!(games_done_tasks(&e), 1);
+    std::fs::remove_file(moves.join(format!("part-{:05}.parquet", t.shard))).unwrap();
+    wait_for("the shard without its moves file to run again", async || {
+        games_done_tasks(&get(&mut c, &t.experiment_id).await) == 0
+    })
+    .await;
     s.stop().await;
 }
