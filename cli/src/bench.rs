@@ -18,7 +18,7 @@ use crate::text::plural;
 #[derive(Debug, Args)]
 pub struct BenchArgs {
     /// Which part of the suite: all, thesis (solves, games, opponent
-    /// modeling) or playouts (random full-game hands of block and team).
+    /// modeling) or playouts (random full-game hands, and a perft of All Fives).
     #[arg(long, value_enum, default_value = "all")]
     pub suite: Suite,
     /// Timed runs per measurement; the median is reported.
@@ -36,7 +36,7 @@ pub enum Suite {
     All,
     /// The thesis rules: solves, searched games, opponent modeling.
     Thesis,
-    /// Random playouts of the full game's block and team presets.
+    /// Random playouts of the full game's presets, and a perft of All Fives.
     Playouts,
 }
 
@@ -52,7 +52,8 @@ pub fn run(args: BenchArgs) -> Result<()> {
     let rules = Rules::thesis();
     let states = parse_states(&args.states, &rules)?;
     if args.suite == Suite::Playouts {
-        return playouts_bench(args.runs);
+        playouts_bench(args.runs)?;
+        return perft_bench(args.runs);
     }
     let all: Vec<u64> = (0..rules.starting_states()).collect();
     let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
@@ -150,6 +151,7 @@ pub fn run(args: BenchArgs) -> Result<()> {
     classifier_bench(&rules, args.runs)?;
     if args.suite == Suite::All {
         playouts_bench(args.runs)?;
+        perft_bench(args.runs)?;
     }
     Ok(())
 }
@@ -197,6 +199,43 @@ fn playouts_bench(runs: usize) -> Result<()> {
             check.unwrap_or_default()
         );
     }
+    Ok(())
+}
+
+/// Perft of two-seat All Fives from the first 64 deals (each opened as the
+/// first hand of a match), to a fixed depth: a node count that checks move
+/// generation and making moves, and their speed on one core.
+fn perft_bench(runs: usize) -> Result<()> {
+    use engine::full::{FivesPosition, FullConfig, FullRules, Opening, deal_from_index, fives_perft};
+    const DEPTH: u8 = 8;
+    let rules = FullRules::new(FullConfig::all_fives(2)).expect("the preset's defaults are valid");
+    let starts: Vec<FivesPosition> = (0..64u64)
+        .map(|d| {
+            let hands = deal_from_index(&rules, d * 2_151_252_675).expect("a deal index");
+            FivesPosition::deal(&rules, hands, Opening::of(&rules, &hands, None))
+        })
+        .collect();
+    let mut times = Vec::new();
+    let mut nodes = 0;
+    for _ in 0..runs {
+        let t = Instant::now();
+        nodes = starts.iter().map(|p| fives_perft(&rules, p, DEPTH)).sum::<u64>();
+        times.push(t.elapsed());
+    }
+    let t = median(times);
+    println!();
+    println!(
+        "{:<26} {:>10} {:>12} {:>12} {:>14}",
+        "perft (all-fives, 2 seats)", "positions", "median", "nodes/s", "nodes"
+    );
+    println!(
+        "{:<26} {:>10} {:>10.1}ms {:>12.0} {:>14}",
+        format!("depth {DEPTH}"),
+        starts.len(),
+        ms(t),
+        nodes as f64 / t.as_secs_f64(),
+        nodes
+    );
     Ok(())
 }
 

@@ -266,3 +266,37 @@ impl FivesPosition {
         rules.all_tiles() & !held
     }
 }
+
+/// Perft of All Fives: the positions reached from `pos` in exactly `depth`
+/// moves, where a move is a play, a draw (each boneyard tile a branch) or a
+/// pass, counting hand ends before `depth` as leaves. A checksum of move
+/// generation and of making moves (the search benchmark's node count).
+pub fn fives_perft(rules: &FullRules, pos: &FivesPosition, depth: u8) -> u64 {
+    if depth == 0 || pos.end.is_some() {
+        return 1;
+    }
+    if !pos.can_play(rules, pos.mover) {
+        if pos.must_pass(rules) {
+            let mut next = *pos;
+            next.pass(rules);
+            return fives_perft(rules, &next, depth - 1);
+        }
+        return bits(pos.boneyard)
+            .map(|t| {
+                let mut next = *pos;
+                next.draw(t);
+                fives_perft(rules, &next, depth - 1)
+            })
+            .sum();
+    }
+    let mut list = ActionList::default();
+    pos.actions(rules, &mut list);
+    list.as_slice()
+        .iter()
+        .map(|&a| {
+            let mut next = *pos;
+            next.play(rules, a);
+            fives_perft(rules, &next, depth - 1)
+        })
+        .sum()
+}

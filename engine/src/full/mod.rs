@@ -19,7 +19,7 @@ mod search;
 
 pub use block_search::{BlockSearcher, OpenHandRecord, heaviest_play, play_open_hand};
 pub use deal::{below, binom, deal_count, deal_from_index, deal_index, playouts, random_deal, random_playout};
-pub use fives::{FivesPosition, Opening, Scored, round_to_five};
+pub use fives::{FivesPosition, Opening, Scored, fives_perft, round_to_five};
 pub use game::{
     FullMove, FullTarget, HandRecord, MAX_HANDS, MatchRecord, fives_playouts, fixed_choice, full_choice, play_hand,
     play_match, random_fives_hand,

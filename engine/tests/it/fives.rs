@@ -420,3 +420,73 @@ fn a_depth_limited_search_beats_the_fixed_strategies() {
         "Expectimax {em} vs heaviest {heaviest}, random {random}"
     );
 }
+
+#[test]
+fn perft_counts_every_move_and_the_fast_move_generator_matches_the_rules() {
+    use engine::full::{deal_from_index, fives_perft};
+    // The straightforward generator: every tile in hand at every open
+    // location whose pip it shows (the forced opening aside).
+    fn naive(rules: &FullRules, pos: &FivesPosition) -> Vec<Action> {
+        let open = pos.board.open_locations();
+        let mut out = Vec::new();
+        for t in engine::full::tiles_of(pos.hands[pos.mover as usize]) {
+            if pos.board.is_empty() {
+                if pos.forced.is_none_or(|f| f == t) {
+                    out.push(Action {
+                        tile: t,
+                        loc: Loc::Left,
+                    });
+                }
+                continue;
+            }
+            for &loc in &Loc::ALL[..open] {
+                if pos.board.accepts(rules, t, loc) {
+                    out.push(Action { tile: t, loc });
+                }
+            }
+        }
+        out
+    }
+    fn walk(rules: &FullRules, pos: &FivesPosition, depth: u8, checked: &mut u64) -> u64 {
+        if depth == 0 || pos.end.is_some() {
+            return 1;
+        }
+        if !pos.can_play(rules, pos.mover) {
+            assert!(naive(rules, pos).is_empty());
+            if pos.must_pass(rules) {
+                let mut next = *pos;
+                next.pass(rules);
+                return walk(rules, &next, depth - 1, checked);
+            }
+            return engine::full::tiles_of(pos.boneyard)
+                .map(|t| {
+                    let mut next = *pos;
+                    next.draw(t);
+                    walk(rules, &next, depth - 1, checked)
+                })
+                .sum();
+        }
+        let mut list = engine::ActionList::default();
+        pos.actions(rules, &mut list);
+        assert_eq!(list.as_slice(), naive(rules, pos).as_slice(), "{pos:?}");
+        *checked += 1;
+        list.as_slice()
+            .iter()
+            .map(|&a| {
+                let mut next = *pos;
+                next.play(rules, a);
+                walk(rules, &next, depth - 1, checked)
+            })
+            .sum()
+    }
+    for rules in shapes() {
+        let mut checked = 0;
+        for d in 0..12u64 {
+            let deal = d * 1_000_003 % deal_count(&rules).unwrap();
+            let hands = deal_from_index(&rules, deal).unwrap();
+            let start = FivesPosition::deal(&rules, hands, Opening::of(&rules, &hands, None));
+            assert_eq!(fives_perft(&rules, &start, 5), walk(&rules, &start, 5, &mut checked));
+        }
+        assert!(checked > 500, "{checked} positions checked");
+    }
+}
