@@ -33,7 +33,7 @@ pub use game::{
 pub use position::{Action, ActionList, Position, Seat, Step};
 pub use rules::{Blocked, Lead, Rules, RulesConfig, RulesError};
 pub use search::{Decision, DepthLimit, PlayerView, SearchConfig, Searcher, TIE_EPSILON};
-pub use table::{Key, LocalTable, SharedTable, ValueStore};
+pub use table::{DEFAULT_TABLE_CAP, Key, LocalTable, SharedTable, ValueStore};
 pub use targets::{EngineKind, OpponentModel, TargetKind, target_choice};
 pub use tiles::{PipTable, TileSet, tile_name};
 pub use worlds::{Belief, World, WorldCount, Worlds};

@@ -53,21 +53,46 @@ pub trait ValueStore {
     }
 }
 
-/// A table owned by one thread.
-#[derive(Debug, Default, Clone)]
+/// Values a [`LocalTable`] holds at most by default: what 2^21 buckets hold
+/// (about 86 MB). The thesis's whole grid needs under 0.9 million per
+/// thread, so it never reaches the cap; a double-6 search does, and then the
+/// table starts afresh instead of growing without bound.
+pub const DEFAULT_TABLE_CAP: usize = 1_835_008;
+
+/// A table owned by one thread, holding at most `cap` values: when it is full
+/// the next insert empties it first (keeping the allocation). A value is a
+/// pure function of its key, so emptying costs only time: results never
+/// depend on what the table held.
+#[derive(Debug, Clone)]
 pub struct LocalTable {
     map: FxHashMap<Key, f64>,
+    cap: usize,
+}
+
+impl Default for LocalTable {
+    fn default() -> Self {
+        LocalTable::with_cap(DEFAULT_TABLE_CAP)
+    }
 }
 
 impl LocalTable {
-    /// An empty table.
+    /// An empty table with the default cap.
     pub fn new() -> LocalTable {
         LocalTable::default()
     }
-    /// An empty table with room for at least `n` values before it reallocates.
+    /// An empty table with room for at least `n` values before it
+    /// reallocates, and the default cap.
     pub fn with_capacity(n: usize) -> LocalTable {
         LocalTable {
             map: FxHashMap::with_capacity_and_hasher(n, FxBuildHasher),
+            cap: DEFAULT_TABLE_CAP,
+        }
+    }
+    /// An empty table holding at most `cap` values (at least one).
+    pub fn with_cap(cap: usize) -> LocalTable {
+        LocalTable {
+            map: FxHashMap::default(),
+            cap: cap.max(1),
         }
     }
     /// Drops every value and keeps the allocation.
@@ -83,6 +108,9 @@ impl ValueStore for LocalTable {
     }
     #[inline]
     fn insert(&mut self, key: Key, value: f64) {
+        if self.map.len() >= self.cap {
+            self.map.clear();
+        }
         self.map.insert(key, value);
     }
     fn len(&self) -> usize {

@@ -128,3 +128,79 @@ fn every_engine_faces_the_same_boneyard_order() {
         "repeats should shuffle the boneyard differently ({differ_by_repeat})"
     );
 }
+
+#[test]
+fn a_capped_table_empties_itself_and_changes_no_result() {
+    use engine::{
+        GameConfig, InfoSource, LocalTable, Observability, PlayerEngine, Rules, SearchConfig, Searcher, TargetKind,
+        ValueStore, play_game,
+    };
+    let rules = Rules::thesis();
+    let mut big = Searcher::new(rules.clone(), SearchConfig::default(), LocalTable::new());
+    let mut tiny = Searcher::new(rules.clone(), SearchConfig::default(), LocalTable::with_cap(500));
+    let mut most = 0;
+    for st in (0..4200).step_by(97) {
+        for observability in [Observability::Full, Observability::Partial] {
+            let g = GameConfig {
+                seed: 3,
+                starting_state: st,
+                repeat: 1,
+                engine: PlayerEngine::MStar,
+                target: TargetKind::Scorer,
+                observability,
+            };
+            let a = play_game(&mut big, &g, InfoSource::Bayes).unwrap();
+            let b = play_game(&mut tiny, &g, InfoSource::Bayes).unwrap();
+            assert_eq!(a, b, "state {st}: the table's cap changed the game");
+            most = most.max(tiny.store().len());
+            assert!(tiny.store().len() <= 500);
+        }
+    }
+    assert!(
+        big.store().len() > 500,
+        "the uncapped table outgrew the cap, so the capped one emptied itself"
+    );
+    assert!(most > 400, "the capped table filled up ({most})");
+}
+
+/// Peak resident memory of this process, from /proc.
+fn peak_rss_mb() -> u64 {
+    let status = std::fs::read_to_string("/proc/self/status").expect("/proc/self/status");
+    let line = status.lines().find(|l| l.starts_with("VmHWM:")).expect("VmHWM");
+    line.split_whitespace().nth(1).unwrap().parse::<u64>().unwrap() / 1024
+}
+
+#[test]
+fn a_deep_double_six_search_stays_within_the_table_cap() {
+    // One double-6 game, Expectimax 6 turns deep over 8 sampled worlds: its
+    // table reached 4 GB when it could grow without bound.
+    use engine::{
+        DEFAULT_TABLE_CAP, DepthLimit, GameConfig, InfoSource, LocalTable, Observability, PlayerEngine, Rules,
+        RulesConfig, SearchConfig, Searcher, TargetKind, ValueStore, WorldCount, play_game,
+    };
+    let rules = Rules::new(RulesConfig {
+        set: 6,
+        hand: 7,
+        boneyard: 14,
+        ..RulesConfig::default()
+    })
+    .unwrap();
+    let config = SearchConfig {
+        worlds: WorldCount::Sample(8),
+        depth: DepthLimit::Turns(6),
+        ..SearchConfig::default()
+    };
+    let mut s = Searcher::new(rules, config, LocalTable::new());
+    let g = GameConfig {
+        seed: 1,
+        starting_state: 0,
+        repeat: 1,
+        engine: PlayerEngine::Expectimax,
+        target: TargetKind::Scorer,
+        observability: Observability::Partial,
+    };
+    play_game(&mut s, &g, InfoSource::Oracle).unwrap();
+    assert!(s.store().len() <= DEFAULT_TABLE_CAP);
+    let mb = peak_rss_mb();
+    assert!(mb < 1024, "peak RSS {mb} MB");
+}
