@@ -283,7 +283,7 @@ impl Executor {
             return Err(ExecError::Cancelled);
         }
         rows.sort_unstable_by_key(|r| r.game_index);
-        moves.sort_unstable_by_key(|m| (m.game_index, m.ply));
+        moves.sort_unstable_by_key(|m| (m.game_index, m.turn));
         Ok((rows, moves))
     }
 }
@@ -383,15 +383,15 @@ fn thesis_moves(
             out.push(MoveRow {
                 game_index: index,
                 hand: 1,
-                ply: out.len() as u32,
+                turn: out.len() as u32,
                 seat: seat as u32,
                 action: format!("{}{}", rules.tile_name(tile), loc.letter()),
                 count: step.position.board.count(),
                 player_score: step.player_score,
                 target_score: step.target_score,
-                legal: list.len() as u32,
+                legal_actions: list.len() as u32,
                 value: d.map(|d| d.value),
-                best_other: d.and_then(|d| d.best_other),
+                best_alternative: d.and_then(|d| d.best_other),
                 nodes: d.map_or(0, |d| d.evaluations),
             });
         }

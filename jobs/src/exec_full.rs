@@ -126,15 +126,15 @@ fn full_moves(rules: &FullRules, index: u64, hands: &[engine::full::HandRecord])
                     out.push(MoveRow {
                         game_index: index,
                         hand: h as u32 + 1,
-                        ply: out.len() as u32,
+                        turn: out.len() as u32,
                         seat: seat as u32,
                         action: format!("{a}{b}{}", loc.letter()),
                         count: pos.board.count(),
                         player_score: pos.scores[0],
                         target_score: best_opponent(rules, &pos.scores),
-                        legal,
+                        legal_actions: legal,
                         value: d.map(|d| d.value),
-                        best_other: d.and_then(|d| d.best_other),
+                        best_alternative: d.and_then(|d| d.best_other),
                         nodes: d.map_or(0, |d| d.nodes),
                     });
                 }
@@ -273,15 +273,15 @@ fn open_moves(rules: &FullRules, index: u64, h: &OpenHandRecord) -> Vec<MoveRow>
         out.push(MoveRow {
             game_index: index,
             hand: 1,
-            ply: k as u32,
+            turn: k as u32,
             seat: seat as u32,
             action: open_token(rules, a),
             count: pos.ends[..pos.open as usize].iter().map(|&e| e as u32).sum(),
             player_score: r.max(0) as u32,
             target_score: (-r).max(0) as u32,
-            legal: h.legal[k],
+            legal_actions: h.legal[k],
             value: d.map(|d| d.value),
-            best_other: d.and_then(|d| d.best_other),
+            best_alternative: d.and_then(|d| d.best_other),
             nodes: d.map_or(0, |d| d.nodes),
         });
     }

@@ -23,8 +23,9 @@ pub struct MoveRow {
     pub game_index: u64,
     /// The hand, 1-based (always 1 for the thesis and for one-hand grid points).
     pub hand: u32,
-    /// The play's position among the game's plays, 0-based.
-    pub ply: u32,
+    /// The play's position among the game's plays, 0-based (draws and passes
+    /// are not counted).
+    pub turn: u32,
     /// The seat that played: thesis 0 = player, 1 = target; full game the seat
     /// number (the agent's side holds seat 0).
     pub seat: u32,
@@ -37,11 +38,12 @@ pub struct MoveRow {
     /// The target's (targets' side's) points after the play, this hand.
     pub target_score: u32,
     /// Legal plays the seat had.
-    pub legal: u32,
+    pub legal_actions: u32,
     /// A searched decision's value of the chosen play (null otherwise).
     pub value: Option<f64>,
-    /// A searched decision's best value among the other plays (null otherwise).
-    pub best_other: Option<f64>,
+    /// A searched decision's best value among the other plays: the best
+    /// alternative (null otherwise).
+    pub best_alternative: Option<f64>,
     /// Positions the search valued for this decision (0 when not searched).
     pub nodes: u64,
 }
@@ -53,15 +55,15 @@ pub fn moves_schema() -> SchemaRef {
         f("experiment", DataType::Utf8),
         f("game_index", DataType::Int64),
         f("hand", DataType::Int32),
-        f("ply", DataType::Int32),
+        f("turn", DataType::Int32),
         f("seat", DataType::Int32),
         f("action", DataType::Utf8),
         f("count", DataType::Int32),
         f("player_score", DataType::Int32),
         f("target_score", DataType::Int32),
-        f("legal", DataType::Int32),
+        f("legal_actions", DataType::Int32),
         Field::new("value", DataType::Float64, true),
-        Field::new("best_other", DataType::Float64, true),
+        Field::new("best_alternative", DataType::Float64, true),
         f("nodes", DataType::Int64),
     ]))
 }
@@ -75,15 +77,15 @@ pub fn moves_parquet(experiment: &str, rows: &[MoveRow]) -> Vec<u8> {
         Arc::new(StringArray::from_iter_values(rows.iter().map(|_| experiment))),
         Arc::new(Int64Array::from_iter_values(rows.iter().map(|r| r.game_index as i64))),
         i32s(&|r| r.hand),
-        i32s(&|r| r.ply),
+        i32s(&|r| r.turn),
         i32s(&|r| r.seat),
         Arc::new(StringArray::from_iter_values(rows.iter().map(|r| r.action.as_str()))),
         i32s(&|r| r.count),
         i32s(&|r| r.player_score),
         i32s(&|r| r.target_score),
-        i32s(&|r| r.legal),
+        i32s(&|r| r.legal_actions),
         Arc::new(Float64Array::from_iter(rows.iter().map(|r| r.value))),
-        Arc::new(Float64Array::from_iter(rows.iter().map(|r| r.best_other))),
+        Arc::new(Float64Array::from_iter(rows.iter().map(|r| r.best_alternative))),
         Arc::new(Int64Array::from_iter_values(rows.iter().map(|r| r.nodes as i64))),
     ];
     let batch = RecordBatch::try_new(moves_schema(), columns).expect("columns match the schema");
@@ -144,11 +146,11 @@ pub fn read_moves(path: &Path) -> Result<Vec<(String, MoveRow)>, IoError> {
                 .cloned()
                 .ok_or_else(|| bad(format!("column {n}: not float64")))
         };
-        let (exp, game, hand, ply, seat, action) = (
+        let (exp, game, hand, turn, seat, action) = (
             s("experiment")?,
             l("game_index")?,
             i("hand")?,
-            i("ply")?,
+            i("turn")?,
             i("seat")?,
             s("action")?,
         );
@@ -156,9 +158,9 @@ pub fn read_moves(path: &Path) -> Result<Vec<(String, MoveRow)>, IoError> {
             i("count")?,
             i("player_score")?,
             i("target_score")?,
-            i("legal")?,
+            i("legal_actions")?,
             f("value")?,
-            f("best_other")?,
+            f("best_alternative")?,
             l("nodes")?,
         );
         for k in 0..b.num_rows() {
@@ -168,15 +170,15 @@ pub fn read_moves(path: &Path) -> Result<Vec<(String, MoveRow)>, IoError> {
                 MoveRow {
                     game_index: game.value(k) as u64,
                     hand: hand.value(k) as u32,
-                    ply: ply.value(k) as u32,
+                    turn: turn.value(k) as u32,
                     seat: seat.value(k) as u32,
                     action: action.value(k).to_string(),
                     count: count.value(k) as u32,
                     player_score: ps.value(k) as u32,
                     target_score: ts.value(k) as u32,
-                    legal: legal.value(k) as u32,
+                    legal_actions: legal.value(k) as u32,
                     value: opt(&value),
-                    best_other: opt(&other),
+                    best_alternative: opt(&other),
                     nodes: nodes.value(k) as u64,
                 },
             ));

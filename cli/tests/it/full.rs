@@ -235,7 +235,7 @@ moves = true
         files += 1;
         for (experiment, m) in jobs::read_moves(&path).unwrap() {
             assert_eq!(experiment, "mv");
-            assert!(m.game_index < 120 && m.legal >= 1);
+            assert!(m.game_index < 120 && m.legal_actions >= 1);
             plays += 1;
         }
     }

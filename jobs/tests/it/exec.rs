@@ -204,7 +204,7 @@ moves = true
             let plays = r.moves.split(' ').filter(is_play).count();
             assert_eq!(mine.len(), plays, "{}: one row per play ({})", r.game_index, r.moves);
             assert!(
-                mine.iter().enumerate().all(|(i, m)| m.ply == i as u32),
+                mine.iter().enumerate().all(|(i, m)| m.turn == i as u32),
                 "plies in order"
             );
             assert_eq!(
@@ -213,12 +213,12 @@ moves = true
                 "the searches' positions add up"
             );
             for m in &mine {
-                assert!(m.legal >= 1);
+                assert!(m.legal_actions >= 1);
                 // A value exactly when the agent's side searched a real choice.
                 assert_eq!(m.value.is_some(), m.nodes > 0, "{m:?}");
-                assert_eq!(m.best_other.is_some(), m.value.is_some(), "{m:?}");
-                if let (Some(value), Some(other)) = (m.value, m.best_other) {
-                    assert!(m.legal > 1 && m.seat % 2 == 0, "{m:?}");
+                assert_eq!(m.best_alternative.is_some(), m.value.is_some(), "{m:?}");
+                if let (Some(value), Some(other)) = (m.value, m.best_alternative) {
+                    assert!(m.legal_actions > 1 && m.seat % 2 == 0, "{m:?}");
                     assert!(value >= other - 1e-9, "the chosen play is the best: {m:?}");
                 }
             }
