@@ -109,21 +109,27 @@ pub(super) fn parse_full_rules(preset: Preset, t: Option<Table>) -> Result<FullC
             }
         };
     }
-    if let Some(v) = t.remove("boneyard") {
-        return Err(bad(
-            "rules.boneyard",
-            v,
-            format!(
-                "preset = \"{preset}\" deals `hand` tiles to each of `seats` and leaves the rest in the boneyard; \
-                 set hand (and keep) instead"
-            ),
-        ));
+    // The boneyard is what the hands leave of the set: given, it must agree.
+    if let Some(v) = take_int(&mut t, p, "boneyard")? {
+        let tiles = (c.set as i64 + 1) * (c.set as i64 + 2) / 2;
+        let left = tiles - c.seats as i64 * c.hand as i64;
+        if v != left {
+            return Err(bad(
+                "rules.boneyard",
+                v,
+                format!(
+                    "preset = \"{preset}\" with seats = {} and hand = {} leaves {left} of the {tiles} tiles in the \
+                     boneyard; give boneyard = {left} or leave it out (keep sets how many must stay there)",
+                    c.seats, c.hand
+                ),
+            ));
+        }
     }
     no_unknown(
         &t,
         p,
         &[
-            "preset", "set", "seats", "hand", "teams", "keep", "round", "blocked", "lead",
+            "preset", "set", "seats", "hand", "boneyard", "teams", "keep", "round", "blocked", "lead",
         ],
     )?;
     FullRules::new(c).map_err(|e| bad(&format!("rules.{}", e.field), &e.value, e.reason))?;

@@ -535,6 +535,9 @@ fn an_all_fives_spec_reads_its_preset_knobs_and_match() {
         (4, 5, true, Some(100))
     );
     assert_ne!(Spec::from_toml(&four).unwrap().id(), s.id());
+    // The boneyard, when given, is what the hands leave.
+    let with_boneyard = ALL_FIVES.replace("preset = \"all-fives\"", "preset = \"all-fives\"\nboneyard = 14");
+    assert_eq!(Spec::from_toml(&with_boneyard).unwrap().id(), s.id());
     // Three separate seats: the agent against two targets.
     let three = ALL_FIVES.replace("preset = \"all-fives\"", "preset = \"all-fives\"\nseats = 3");
     let f3 = Spec::from_toml(&three).unwrap().full.unwrap();
@@ -567,7 +570,7 @@ fn a_full_game_spec_refuses_what_it_cannot_run_naming_key_and_value() {
         ),
         (
             ALL_FIVES.replace("preset = \"all-fives\"", "preset = \"all-fives\"\nboneyard = 4"),
-            vec!["rules.boneyard = 4", "hand"],
+            vec!["rules.boneyard = 4", "seats = 2 and hand = 7", "boneyard = 14"],
         ),
         (
             ALL_FIVES.replace("preset = \"all-fives\"", "preset = \"all-fives\"\nlead = \"player\""),
