@@ -14,7 +14,7 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 
-/// Reproducible experiments on two-player All-Fives dominoes (Myers, 2014).
+/// Reproducible experiments on dominoes: the thesis (Myers, 2014), All Fives for 2-4 seats, and OpenSpiel's block and team games.
 #[derive(Debug, Parser)]
 #[command(name = "muggins", version, about)]
 struct Cli {
