@@ -359,8 +359,6 @@ pub fn build(dir: &Path) -> Result<Report, ReportError> {
 
 /// "all-fives: 2 seats of 7, one hand a game, search depth 2".
 fn describe_game(f: &jobs::FullSpec, search: &engine::SearchConfig) -> String {
-    let c = &f.config;
-    let teams = if c.teams { " in partnerships" } else { "" };
     let per = match f.match_to {
         Some(to) => format!("a match to {to} a game"),
         None => "one hand a game".into(),
@@ -369,10 +367,6 @@ fn describe_game(f: &jobs::FullSpec, search: &engine::SearchConfig) -> String {
         engine::DepthLimit::Turns(d) => format!(", search depth {d}"),
         engine::DepthLimit::Unlimited => String::new(),
     };
-    format!(
-        "{}: {} seats of {}{teams}, {per}{depth}",
-        c.preset.name(),
-        c.seats,
-        c.hand
-    )
+    let rules = f.rules();
+    format!("{}: {}, {per}{depth}", rules.kind(), rules.seating())
 }

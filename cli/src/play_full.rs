@@ -111,13 +111,7 @@ pub fn run(p: FullPlay) -> Result<()> {
 }
 
 fn describe(rules: &FullRules) -> String {
-    format!(
-        "{} with {} seats of {}{}",
-        rules.kind(),
-        rules.seats(),
-        rules.hand(),
-        if rules.teams() { " in partnerships" } else { "" }
-    )
+    format!("{} with {}", rules.kind(), rules.seating())
 }
 
 fn names(rules: &FullRules, set: TileSet) -> Vec<String> {

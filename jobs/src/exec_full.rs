@@ -96,8 +96,6 @@ pub(crate) fn play(spec: &Spec, full: &FullSpec, c: &GameCoords) -> Result<(Game
         turns,
         player_draws: draws[0],
         target_draws: draws[1],
-        predictions: 0,
-        predictions_correct: 0,
         nodes: m.hands.iter().map(|h| h.nodes).sum(),
         moves: moves_text(&rules, &m.hands),
         elapsed_us,
@@ -212,7 +210,6 @@ fn play_open(
     let elapsed_us = t.elapsed().as_micros() as u64;
     let ret = h.returns[0];
     let row = GameRow {
-        leader: Seat::Player,
         player_score: ret.max(0) as u32,
         target_score: (-ret).max(0) as u32,
         score_diff: ret,
@@ -222,12 +219,10 @@ fn play_open(
             HandEnd::Blocked => Ending::Blocked,
         },
         turns: h.plays.len() as u32,
-        player_draws: 0,
-        target_draws: 0,
-        predictions: 0,
-        predictions_correct: 0,
         nodes: h.nodes,
         moves: open_moves_text(rules, &h),
+        // The rest as `GameRow::at` leaves it: seat 0 opens (`player`), nobody
+        // draws, and no predictions are made.
         elapsed_us,
         ..GameRow::at(c)
     };

@@ -11,10 +11,8 @@ use arrow::array::{Array, ArrayRef, Float64Array, Int32Array, Int64Array, Record
 use arrow::datatypes::{DataType, Field, Schema, SchemaRef};
 use parquet::arrow::ArrowWriter;
 use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
-use parquet::basic::Compression;
-use parquet::file::properties::WriterProperties;
 
-use crate::parquet_io::{IoError, SCHEMA_VERSION};
+use crate::parquet_io::{IoError, col, format, io, writer_props};
 
 /// One play of one game.
 #[derive(Clone, Debug, PartialEq)]
@@ -89,13 +87,7 @@ pub fn moves_parquet(experiment: &str, rows: &[MoveRow]) -> Vec<u8> {
         Arc::new(Int64Array::from_iter_values(rows.iter().map(|r| r.nodes as i64))),
     ];
     let batch = RecordBatch::try_new(moves_schema(), columns).expect("columns match the schema");
-    let props = WriterProperties::builder()
-        .set_compression(Compression::SNAPPY)
-        .set_created_by(format!(
-            "muggins {} (moves schema {SCHEMA_VERSION})",
-            env!("CARGO_PKG_VERSION")
-        ))
-        .build();
+    let props = writer_props("moves schema");
     let mut writer = ArrowWriter::try_new(Vec::new(), moves_schema(), Some(props)).expect("an in-memory writer");
     writer.write(&batch).expect("an in-memory write");
     writer.into_inner().expect("an in-memory file")
@@ -103,49 +95,17 @@ pub fn moves_parquet(experiment: &str, rows: &[MoveRow]) -> Vec<u8> {
 
 /// Reads a moves partition back (the experiment name of each row, and the row).
 pub fn read_moves(path: &Path) -> Result<Vec<(String, MoveRow)>, IoError> {
-    let file = std::fs::File::open(path).map_err(|source| IoError::Io {
-        path: path.to_path_buf(),
-        source,
-    })?;
-    let bad = |m: String| IoError::Format {
-        path: path.to_path_buf(),
-        message: m,
-    };
+    let file = std::fs::File::open(path).map_err(io(path))?;
     let reader = ParquetRecordBatchReaderBuilder::try_new(file)
         .and_then(|b| b.build())
-        .map_err(|e| bad(e.to_string()))?;
+        .map_err(|e| format(path, e))?;
     let mut out = Vec::new();
     for batch in reader {
-        let b = batch.map_err(|e| bad(e.to_string()))?;
-        let col = |n: &str| b.column_by_name(n).ok_or_else(|| bad(format!("column {n} is missing")));
-        let s = |n: &str| -> Result<StringArray, IoError> {
-            col(n)?
-                .as_any()
-                .downcast_ref::<StringArray>()
-                .cloned()
-                .ok_or_else(|| bad(format!("column {n}: not a string")))
-        };
-        let i = |n: &str| -> Result<Int32Array, IoError> {
-            col(n)?
-                .as_any()
-                .downcast_ref::<Int32Array>()
-                .cloned()
-                .ok_or_else(|| bad(format!("column {n}: not int32")))
-        };
-        let l = |n: &str| -> Result<Int64Array, IoError> {
-            col(n)?
-                .as_any()
-                .downcast_ref::<Int64Array>()
-                .cloned()
-                .ok_or_else(|| bad(format!("column {n}: not int64")))
-        };
-        let f = |n: &str| -> Result<Float64Array, IoError> {
-            col(n)?
-                .as_any()
-                .downcast_ref::<Float64Array>()
-                .cloned()
-                .ok_or_else(|| bad(format!("column {n}: not float64")))
-        };
+        let b = batch.map_err(|e| format(path, e))?;
+        let s = |n: &str| col::<StringArray>(&b, path, n);
+        let i = |n: &str| col::<Int32Array>(&b, path, n);
+        let l = |n: &str| col::<Int64Array>(&b, path, n);
+        let f = |n: &str| col::<Float64Array>(&b, path, n);
         let (exp, game, hand, turn, seat, action) = (
             s("experiment")?,
             l("game_index")?,
@@ -177,8 +137,8 @@ pub fn read_moves(path: &Path) -> Result<Vec<(String, MoveRow)>, IoError> {
                     player_score: ps.value(k) as u32,
                     target_score: ts.value(k) as u32,
                     legal_actions: legal.value(k) as u32,
-                    value: opt(&value),
-                    best_alternative: opt(&other),
+                    value: opt(value),
+                    best_alternative: opt(other),
                     nodes: nodes.value(k) as u64,
                 },
             ));

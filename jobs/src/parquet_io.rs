@@ -71,14 +71,14 @@ pub enum IoError {
     },
 }
 
-fn io(path: &Path) -> impl FnOnce(std::io::Error) -> IoError + '_ {
+pub(crate) fn io(path: &Path) -> impl FnOnce(std::io::Error) -> IoError + '_ {
     move |source| IoError::Io {
         path: path.to_path_buf(),
         source,
     }
 }
 
-fn format(path: &Path, e: impl std::fmt::Display) -> IoError {
+pub(crate) fn format(path: &Path, e: impl std::fmt::Display) -> IoError {
     IoError::Format {
         path: path.to_path_buf(),
         message: e.to_string(),
@@ -127,16 +127,22 @@ pub fn to_batch(experiment: &str, rows: &[GameRow]) -> RecordBatch {
     RecordBatch::try_new(schema(), columns).expect("columns match the schema")
 }
 
+/// Snappy compression, and a `created_by` naming muggins and the schema
+/// (`what`: "schema", "samples schema", "moves schema").
+pub(crate) fn writer_props(what: &str) -> WriterProperties {
+    WriterProperties::builder()
+        .set_compression(Compression::SNAPPY)
+        .set_created_by(format!(
+            "muggins {} ({what} {SCHEMA_VERSION})",
+            env!("CARGO_PKG_VERSION")
+        ))
+        .build()
+}
+
 /// Writes `rows` to `path` as Parquet and forces it to disk.
 pub fn write_partition(path: &Path, experiment: &str, rows: &[GameRow]) -> Result<(), IoError> {
     let file = File::create(path).map_err(io(path))?;
-    let props = WriterProperties::builder()
-        .set_compression(Compression::SNAPPY)
-        .set_created_by(format!(
-            "muggins {} (schema {SCHEMA_VERSION})",
-            env!("CARGO_PKG_VERSION")
-        ))
-        .build();
+    let props = writer_props("schema");
     let mut writer = ArrowWriter::try_new(file, schema(), Some(props)).map_err(|e| format(path, e))?;
     writer.write(&to_batch(experiment, rows)).map_err(|e| format(path, e))?;
     let mut file = writer.into_inner().map_err(|e| format(path, e))?;
@@ -154,7 +160,7 @@ pub fn durable_rename(from: &Path, to: &Path) -> Result<(), IoError> {
     Ok(())
 }
 
-fn col<'a, T: 'static>(batch: &'a RecordBatch, path: &Path, name: &str) -> Result<&'a T, IoError> {
+pub(crate) fn col<'a, T: 'static>(batch: &'a RecordBatch, path: &Path, name: &str) -> Result<&'a T, IoError> {
     batch
         .column_by_name(name)
         .and_then(|c| c.as_any().downcast_ref::<T>())
@@ -274,13 +280,7 @@ pub fn write_samples(path: &Path, rows: &[crate::training::SampleRow]) -> Result
     ];
     let batch = RecordBatch::try_new(samples_schema(), columns).expect("columns match the schema");
     let file = File::create(path).map_err(io(path))?;
-    let props = WriterProperties::builder()
-        .set_compression(Compression::SNAPPY)
-        .set_created_by(format!(
-            "muggins {} (samples schema {SCHEMA_VERSION})",
-            env!("CARGO_PKG_VERSION")
-        ))
-        .build();
+    let props = writer_props("samples schema");
     let mut writer = ArrowWriter::try_new(file, samples_schema(), Some(props)).map_err(|e| format(path, e))?;
     writer.write(&batch).map_err(|e| format(path, e))?;
     let mut file = writer.into_inner().map_err(|e| format(path, e))?;

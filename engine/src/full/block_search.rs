@@ -1,5 +1,6 @@
 //! Depth-limited Expectimax and M* for OpenSpiel's block and team games
-//! under full observation, and a hand of them played by agents.
+//! under full observation ([`FullSearcher::choose_open`]), and a hand of
+//! them played by agents.
 //!
 //! The agent's side maximises its return; each opponent minimises it
 //! (Expectimax) or follows its model (M*: `heaviest` plays its heaviest
@@ -12,104 +13,68 @@
 use rand_chacha::ChaCha20Rng;
 
 use crate::seed::below;
-use crate::targets::TargetKind;
 use crate::tiles::TileSet;
 
 use super::game::FullTarget;
 use super::position::{FullAction, FullActions, FullPosition, HandEnd};
 use super::rules::{FullRules, MAX_SEATS};
-use super::search::{FullAgent, FullDecision, FullEngine, best_of};
+use super::search::{FullAgent, FullDecision, FullSearcher, best_of, models};
 
 /// The heaviest play (pip total, then high pip; the first among equals).
 pub fn heaviest_play(rules: &FullRules, actions: &[FullAction]) -> usize {
+    heaviest(rules, actions.iter().map(|a| a.tile))
+}
+
+/// The index of the heaviest of `tiles` (pip total, then high pip; the first
+/// among equals): the `heaviest` strategy of every preset.
+pub(super) fn heaviest(rules: &FullRules, tiles: impl IntoIterator<Item = u8>) -> usize {
     let key = |t: u8| {
         let (a, b) = rules.pips(t);
         (a + b, b)
     };
-    let mut best = 0;
-    for (i, a) in actions.iter().enumerate() {
-        if key(a.tile) > key(actions[best].tile) {
-            best = i;
+    let mut best = (0, (0, 0));
+    for (i, t) in tiles.into_iter().enumerate() {
+        if i == 0 || key(t) > best.1 {
+            best = (i, key(t));
         }
     }
-    best
+    best.0
 }
 
-/// A search of a block or team hand from one seat's side.
-#[derive(Debug)]
-pub struct BlockSearcher<'a> {
-    rules: &'a FullRules,
-    seat: u8,
-    engine: FullEngine,
-    depth: u8,
-    models: [FullTarget; MAX_SEATS],
-    nodes: u64,
-}
-
-impl<'a> BlockSearcher<'a> {
-    /// A search for `seat`'s side with the others' models.
-    pub fn new(
-        rules: &'a FullRules,
-        seat: u8,
-        engine: FullEngine,
-        depth: u8,
-        models: [FullTarget; MAX_SEATS],
-    ) -> BlockSearcher<'a> {
-        BlockSearcher {
-            rules,
-            seat,
-            engine,
-            depth: depth.max(1),
-            models,
-            nodes: 0,
-        }
-    }
-
-    /// Positions valued so far.
-    pub fn nodes(&self) -> u64 {
-        self.nodes
-    }
-
-    /// The mover's play among its legal plays (two or more).
-    pub fn choose(&mut self, pos: &FullPosition) -> FullDecision {
+/// [`FullSearcher`] on block and team hands.
+impl FullSearcher<'_> {
+    /// The mover's play among its legal plays (two or more) in a block or
+    /// team hand.
+    pub fn choose_open(&mut self, pos: &FullPosition) -> FullDecision {
         let mut list = FullActions::default();
         pos.actions(self.rules, &mut list);
         let start = self.nodes;
         let mut d = best_of(list.len(), |i| {
             let mut next = *pos;
             next.play(self.rules, list.as_slice()[i]);
-            self.value(&next, self.depth - 1)
+            self.open_value(&next, self.depth - 1)
         });
         d.nodes = self.nodes - start;
         d
     }
 
-    fn value(&mut self, pos: &FullPosition, depth: u8) -> f64 {
+    fn open_value(&mut self, pos: &FullPosition, depth: u8) -> f64 {
         self.nodes += 1;
-        if pos.end.is_some() || depth == 0 {
-            return pos.pip_returns(self.rules)[self.seat as usize] as f64;
-        }
         let rules = self.rules;
+        if pos.end.is_some() || depth == 0 {
+            // Partners share a return: the side's index is one of its seats.
+            return pos.pip_returns(rules)[self.side as usize] as f64;
+        }
         let mut list = FullActions::default();
         pos.actions(rules, &mut list);
-        let child = |s: &mut Self, i: usize| {
+        // Heaviest plays its play; random, and any model block has no count
+        // for, is the uniform average.
+        let model_play = |model| (model == FullTarget::Heaviest).then(|| heaviest_play(rules, list.as_slice()));
+        self.decision(pos.mover, list.len(), model_play, |s, i| {
             let mut next = *pos;
             next.play(rules, list.as_slice()[i]);
-            s.value(&next, depth - 1)
-        };
-        let n = list.len();
-        if rules.side(pos.mover) == rules.side(self.seat) {
-            return (0..n).map(|i| child(self, i)).fold(f64::NEG_INFINITY, f64::max);
-        }
-        match (self.engine, self.models[pos.mover as usize]) {
-            (FullEngine::Expectimax, _) => (0..n).map(|i| child(self, i)).fold(f64::INFINITY, f64::min),
-            (FullEngine::MStar, FullTarget::Heaviest) => {
-                let i = heaviest_play(rules, list.as_slice());
-                child(self, i)
-            }
-            // Random, and any model block has no count for: the uniform average.
-            (FullEngine::MStar, _) => (0..n).map(|i| child(self, i)).sum::<f64>() / n as f64,
-        }
+            s.open_value(&next, depth - 1)
+        })
     }
 }
 
@@ -140,10 +105,7 @@ pub fn play_open_hand(
     agents: &[FullAgent; MAX_SEATS],
     seat_rngs: &mut [ChaCha20Rng; MAX_SEATS],
 ) -> OpenHandRecord {
-    let models: [FullTarget; MAX_SEATS] = std::array::from_fn(|s| match agents[s] {
-        FullAgent::Fixed(t) => t,
-        FullAgent::Search { .. } => FullTarget::Thesis(TargetKind::Random),
-    });
+    let models = models(agents);
     let mut pos = FullPosition::deal(rules, hands);
     let mut list = FullActions::default();
     let (mut plays, mut legal, mut decisions, mut nodes) = (Vec::new(), Vec::new(), Vec::new(), 0);
@@ -157,8 +119,8 @@ pub fn play_open_hand(
             FullAgent::Fixed(_) => below(&mut seat_rngs[seat as usize], n as u64) as usize,
             FullAgent::Search { .. } if n == 1 => 0,
             FullAgent::Search { engine, depth } => {
-                let mut s = BlockSearcher::new(rules, seat, engine, depth, models);
-                let d = s.choose(&pos);
+                let mut s = FullSearcher::new(rules, seat, engine, depth, models);
+                let d = s.choose_open(&pos);
                 nodes += s.nodes();
                 decisions.push((plays.len(), d));
                 d.index

@@ -36,23 +36,17 @@ impl Opening {
         }
         // The highest double dealt; with none, the heaviest tile (pip sum,
         // then high pip: the higher tile index among equal sums).
-        let mut best: Option<(u8, (bool, u8, u8))> = None;
+        let mut best: Option<(u8, u8, (bool, u8, u8))> = None;
         for seat in 0..rules.seats() {
             for t in bits(hands[seat as usize]) {
                 let (a, b) = rules.pips(t);
                 let key = (a == b, a + b, b);
-                if best.is_none_or(|(_, k)| key > k) {
-                    best = Some((seat, key));
+                if best.is_none_or(|(_, _, k)| key > k) {
+                    best = Some((seat, t, key));
                 }
             }
         }
-        let (leader, _) = best.expect("every seat holds tiles");
-        let tile = bits(hands[leader as usize])
-            .max_by_key(|&t| {
-                let (a, b) = rules.pips(t);
-                (a == b, a + b, b)
-            })
-            .expect("the leader holds tiles");
+        let (leader, tile, _) = best.expect("every seat holds tiles");
         Opening {
             leader,
             forced: Some(tile),

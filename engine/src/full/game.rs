@@ -18,11 +18,12 @@ use crate::seed::{below, keyed_rng, shuffle};
 use crate::targets::TargetKind;
 use crate::tiles::{TileSet, bits};
 
+use super::block_search::heaviest;
 use super::deal::deal_from_index;
 use super::fives::{FivesPosition, Opening, Scored};
 use super::position::HandEnd;
 use super::rules::{FullRules, MAX_SEATS};
-use super::search::{FullAgent, FullDecision, FullSearcher};
+use super::search::{FullAgent, FullDecision, FullSearcher, models};
 
 /// A fixed strategy of the full game (written and read by its name; ordered
 /// as the thesis's targets, then `heaviest`).
@@ -114,19 +115,7 @@ pub fn full_choice(
 pub fn fixed_choice(rules: &FullRules, target: FullTarget, pos: &FivesPosition, actions: &[Action]) -> Option<usize> {
     let kind = match target {
         FullTarget::Thesis(TargetKind::Random) => return None,
-        FullTarget::Heaviest => {
-            let mut best = 0;
-            let mut best_key = (0, 0);
-            for (i, a) in actions.iter().enumerate() {
-                let (p, q) = rules.pips(a.tile);
-                let key = (p + q, q);
-                if key > best_key || i == 0 {
-                    best_key = key;
-                    best = i;
-                }
-            }
-            return Some(best);
-        }
+        FullTarget::Heaviest => return Some(heaviest(rules, actions.iter().map(|a| a.tile))),
         FullTarget::Thesis(k) => k,
     };
     let mut best = 0;
@@ -221,23 +210,21 @@ pub fn play_hand(
     let mut moves = Vec::new();
     let mut nodes = 0;
     let mut decisions = Vec::new();
-    let models: [FullTarget; MAX_SEATS] = std::array::from_fn(|s| match agents[s] {
-        FullAgent::Fixed(t) => t,
-        FullAgent::Search { .. } => FullTarget::Thesis(TargetKind::Random),
-    });
+    let models = models(agents);
     let mut list = ActionList::default();
     while pos.end.is_none() {
         let seat = pos.mover;
-        if pos.must_draw(rules) {
-            let tile = order[next_draw];
-            next_draw += 1;
-            pos.draw(tile);
-            moves.push(FullMove::Draw { seat, tile });
-            continue;
-        }
-        if pos.must_pass(rules) {
-            let scored = pos.pass(rules);
-            moves.push(FullMove::Pass { seat, scored });
+        if !pos.can_play(rules, seat) {
+            // Draw while the boneyard holds more than the tiles kept back, else pass.
+            if pos.boneyard.count_ones() > rules.config().keep as u32 {
+                let tile = order[next_draw];
+                next_draw += 1;
+                pos.draw(tile);
+                moves.push(FullMove::Draw { seat, tile });
+            } else {
+                let scored = pos.pass(rules);
+                moves.push(FullMove::Pass { seat, scored });
+            }
             continue;
         }
         pos.actions(rules, &mut list);

@@ -17,7 +17,7 @@ mod position;
 mod rules;
 mod search;
 
-pub use block_search::{BlockSearcher, OpenHandRecord, heaviest_play, play_open_hand};
+pub use block_search::{OpenHandRecord, heaviest_play, play_open_hand};
 pub use deal::{below, binom, deal_count, deal_from_index, deal_index, playouts, random_deal, random_playout};
 pub use fives::{FivesPosition, Opening, Scored, fives_perft, round_to_five};
 pub use game::{

@@ -360,6 +360,12 @@ impl FullRules {
     pub(crate) fn action_offset(&self, tile: u8) -> u16 {
         self.action_offset[tile as usize]
     }
+    /// The seating in words: "2 seats of 7", "4 seats of 5 in partnerships".
+    pub fn seating(&self) -> String {
+        let teams = if self.teams { " in partnerships" } else { "" };
+        format!("{} seats of {}{teams}", self.seats, self.hand)
+    }
+
     /// The conventional name of a tile ("3-5").
     pub fn tile_name(&self, tile: u8) -> String {
         let (a, b) = self.pips(tile);

@@ -8,10 +8,12 @@
 //! the hand is blocked); at depth 0 or the hand's end a position is worth the
 //! agent side's points in the hand minus the mean of the other sides'.
 //! Ties within 1e-9 go to the first play in canonical order. The search is a
-//! pure function of the position, the rules and these settings.
+//! pure function of the position, the rules and these settings. The same
+//! searcher serves block and team (`block_search.rs`).
 
 use crate::position::ActionList;
 use crate::targets::TargetKind;
+use crate::tiles::bits;
 
 use super::fives::FivesPosition;
 use super::game::{FullTarget, fixed_choice};
@@ -98,13 +100,22 @@ pub(crate) fn best_of(n: usize, mut value_of: impl FnMut(usize) -> f64) -> FullD
 /// A search from one seat's point of view.
 #[derive(Debug)]
 pub struct FullSearcher<'a> {
-    rules: &'a FullRules,
-    side: u8,
+    pub(super) rules: &'a FullRules,
+    pub(super) side: u8,
     engine: FullEngine,
-    depth: u8,
+    pub(super) depth: u8,
     /// Each seat's strategy, as M* models it (the agent's own seats unused).
     models: [FullTarget; MAX_SEATS],
-    nodes: u64,
+    pub(super) nodes: u64,
+}
+
+/// What a searching seat takes the other seats to play: their strategies,
+/// a searching seat being modelled as `random`.
+pub(super) fn models(agents: &[FullAgent; MAX_SEATS]) -> [FullTarget; MAX_SEATS] {
+    std::array::from_fn(|s| match agents[s] {
+        FullAgent::Fixed(t) => t,
+        FullAgent::Search { .. } => FullTarget::Thesis(TargetKind::Random),
+    })
 }
 
 impl<'a> FullSearcher<'a> {
@@ -157,6 +168,29 @@ impl<'a> FullSearcher<'a> {
         mine - others as f64 / (sides - 1) as f64
     }
 
+    /// A decision node of `mover` with `n` plays valued by `child`: the
+    /// agent's side takes the best; an opponent the worst (Expectimax), or
+    /// under M* the play its model makes (`model_play`; `None`: the uniform
+    /// average, as for `random`).
+    pub(super) fn decision(
+        &mut self,
+        mover: u8,
+        n: usize,
+        model_play: impl FnOnce(FullTarget) -> Option<usize>,
+        mut child: impl FnMut(&mut Self, usize) -> f64,
+    ) -> f64 {
+        if self.rules.side(mover) == self.side {
+            return (0..n).map(|i| child(self, i)).fold(f64::NEG_INFINITY, f64::max);
+        }
+        match self.engine {
+            FullEngine::Expectimax => (0..n).map(|i| child(self, i)).fold(f64::INFINITY, f64::min),
+            FullEngine::MStar => match model_play(self.models[mover as usize]) {
+                Some(i) => child(self, i),
+                None => (0..n).map(|i| child(self, i)).sum::<f64>() / n as f64,
+            },
+        }
+    }
+
     fn value(&mut self, pos: &FivesPosition, depth: u8) -> f64 {
         self.nodes += 1;
         if pos.end.is_some() || depth == 0 {
@@ -172,7 +206,7 @@ impl<'a> FullSearcher<'a> {
             let tiles = pos.boneyard;
             let n = tiles.count_ones() as f64;
             let mut sum = 0.0;
-            for t in super::position::tiles_of(tiles) {
+            for t in bits(tiles) {
                 let mut next = *pos;
                 next.draw(t);
                 sum += self.value(&next, depth - 1);
@@ -181,26 +215,15 @@ impl<'a> FullSearcher<'a> {
         }
         let mut list = ActionList::default();
         pos.actions(rules, &mut list);
-        let child = |s: &mut Self, i: usize| {
-            let mut next = *pos;
-            next.play(rules, list.as_slice()[i]);
-            s.value(&next, depth - 1)
-        };
-        let mover = pos.mover;
-        if rules.side(mover) == self.side {
-            return (0..list.len())
-                .map(|i| child(self, i))
-                .fold(f64::NEG_INFINITY, f64::max);
-        }
-        match (self.engine, self.models[mover as usize]) {
-            (FullEngine::Expectimax, _) => (0..list.len()).map(|i| child(self, i)).fold(f64::INFINITY, f64::min),
-            (FullEngine::MStar, FullTarget::Thesis(TargetKind::Random)) => {
-                (0..list.len()).map(|i| child(self, i)).sum::<f64>() / list.len() as f64
-            }
-            (FullEngine::MStar, model) => {
-                let i = fixed_choice(rules, model, pos, list.as_slice()).expect("a deterministic model");
-                child(self, i)
-            }
-        }
+        self.decision(
+            pos.mover,
+            list.len(),
+            |model| fixed_choice(rules, model, pos, list.as_slice()),
+            |s, i| {
+                let mut next = *pos;
+                next.play(rules, list.as_slice()[i]);
+                s.value(&next, depth - 1)
+            },
+        )
     }
 }

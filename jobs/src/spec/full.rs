@@ -109,22 +109,7 @@ pub(super) fn parse_full_rules(preset: Preset, t: Option<Table>) -> Result<FullC
             }
         };
     }
-    // The boneyard is what the hands leave of the set: given, it must agree.
-    if let Some(v) = take_int(&mut t, p, "boneyard")? {
-        let tiles = (c.set as i64 + 1) * (c.set as i64 + 2) / 2;
-        let left = tiles - c.seats as i64 * c.hand as i64;
-        if v != left {
-            return Err(bad(
-                "rules.boneyard",
-                v,
-                format!(
-                    "preset = \"{preset}\" with seats = {} and hand = {} leaves {left} of the {tiles} tiles in the \
-                     boneyard; give boneyard = {left} or leave it out (keep sets how many must stay there)",
-                    c.seats, c.hand
-                ),
-            ));
-        }
-    }
+    let boneyard = take_int(&mut t, p, "boneyard")?;
     no_unknown(
         &t,
         p,
@@ -132,7 +117,20 @@ pub(super) fn parse_full_rules(preset: Preset, t: Option<Table>) -> Result<FullC
             "preset", "set", "seats", "hand", "boneyard", "teams", "keep", "round", "blocked", "lead",
         ],
     )?;
-    FullRules::new(c).map_err(|e| bad(&format!("rules.{}", e.field), &e.value, e.reason))?;
+    let rules = FullRules::new(c).map_err(|e| bad(&format!("rules.{}", e.field), &e.value, e.reason))?;
+    // The boneyard is what the hands leave of the set: given, it must agree.
+    let (tiles, left) = (rules.tile_count() as i64, (rules.tile_count() - rules.dealt()) as i64);
+    if let Some(v) = boneyard.filter(|&v| v != left) {
+        return Err(bad(
+            "rules.boneyard",
+            v,
+            format!(
+                "preset = \"{preset}\" with seats = {} and hand = {} leaves {left} of the {tiles} tiles in the \
+                 boneyard; give boneyard = {left} or leave it out (keep sets how many must stay there)",
+                c.seats, c.hand
+            ),
+        ));
+    }
     Ok(c)
 }
 
