@@ -18,7 +18,8 @@ use crate::text::plural;
 #[derive(Debug, Args)]
 pub struct BenchArgs {
     /// Which part of the suite: all, thesis (solves, games, opponent
-    /// modeling) or playouts (random full-game hands, and a perft of All Fives).
+    /// modeling), playouts (random full-game hands, and a perft of All
+    /// Fives) or double6 (the full game's search: pruning, budgets, hands).
     #[arg(long, value_enum, default_value = "all")]
     pub suite: Suite,
     /// Timed runs per measurement; the median is reported.
@@ -38,9 +39,11 @@ pub enum Suite {
     Thesis,
     /// Random playouts of the full game's presets, and a perft of All Fives.
     Playouts,
+    /// The full game's search on double-6 All Fives.
+    Double6,
 }
 
-fn median(mut xs: Vec<Duration>) -> Duration {
+pub(crate) fn median(mut xs: Vec<Duration>) -> Duration {
     xs.sort();
     xs[xs.len() / 2]
 }
@@ -54,6 +57,9 @@ pub fn run(args: BenchArgs) -> Result<()> {
     if args.suite == Suite::Playouts {
         playouts_bench(args.runs)?;
         return perft_bench(args.runs);
+    }
+    if args.suite == Suite::Double6 {
+        return crate::bench_double6::run(args.runs);
     }
     let all: Vec<u64> = (0..rules.starting_states()).collect();
     let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
@@ -152,6 +158,7 @@ pub fn run(args: BenchArgs) -> Result<()> {
     if args.suite == Suite::All {
         playouts_bench(args.runs)?;
         perft_bench(args.runs)?;
+        crate::bench_double6::run(args.runs)?;
     }
     Ok(())
 }
@@ -326,6 +333,6 @@ fn searcher_into_table(searcher: Searcher<LocalTable>) -> LocalTable {
     searcher.into_store()
 }
 
-fn ms(d: Duration) -> f64 {
+pub(crate) fn ms(d: Duration) -> f64 {
     d.as_secs_f64() * 1e3
 }

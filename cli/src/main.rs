@@ -2,7 +2,9 @@
 
 mod args;
 mod bench;
+mod bench_double6;
 mod cluster;
+mod fit_eval;
 mod openspiel;
 mod play;
 mod play_full;
@@ -45,6 +47,8 @@ enum Command {
     Cancel(cluster::CancelArgs),
     /// Rebuild an experiment's report from its Parquet partitions.
     Report(ReportArgs),
+    /// Fit the full game's learned leaf evaluation and write it as an artifact.
+    FitEval(fit_eval::FitEvalArgs),
     /// Interoperate with OpenSpiel's dominoes games (block and team).
     #[command(subcommand, name = "openspiel")]
     OpenSpiel(openspiel::OpenSpielCommand),
@@ -69,6 +73,7 @@ fn main() -> ExitCode {
         Command::Status(a) => cluster::status(a),
         Command::Cancel(a) => cluster::cancel(a),
         Command::Report(a) => report::run(&a.dir),
+        Command::FitEval(a) => fit_eval::run(a),
         Command::OpenSpiel(c) => openspiel::run(c),
     };
     match result {

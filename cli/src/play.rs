@@ -33,8 +33,9 @@ pub struct PlayArgs {
     /// (block and team: random).
     #[arg(long)]
     pub target: Option<FullTarget>,
-    /// full or partial.
-    #[arg(long, default_value = "full", conflicts_with = "preset")]
+    /// full or partial (with --preset all-fives: partial samples --worlds K
+    /// worlds per decision).
+    #[arg(long, default_value = "full")]
     pub observability: Observability,
     /// Where M* takes its target model from: oracle, classifier or bayes.
     #[arg(long, default_value = "oracle", conflicts_with = "preset")]
@@ -59,10 +60,25 @@ pub struct PlayArgs {
     #[arg(long = "match", value_name = "TO", requires = "preset")]
     pub match_to: Option<u32>,
     /// With --preset: the player of seat 0 and its partner: a strategy
-    /// (random, scorer, defender, heaviest) or, for all-fives, a search
-    /// (mstar or expectimax, with --depth N moves).
+    /// (random, scorer, defender, heaviest) or a search (mstar or
+    /// expectimax, with --depth N moves or --budget N nodes; for all-fives
+    /// also ismcts, with --budget).
     #[arg(long, default_value = "heaviest", requires = "preset")]
     pub agent: AgentArg,
+    /// With --preset all-fives: nodes per world of a decision (iterative
+    /// deepening stops when they are spent; ismcts: nodes per decision per world).
+    #[arg(long, requires = "preset")]
+    pub budget: Option<u64>,
+    /// With --preset all-fives: the transposition table's megabytes.
+    #[arg(long, requires = "preset", default_value_t = engine::full::DEFAULT_TABLE_MB)]
+    pub table_mb: u32,
+    /// With --preset all-fives: leaves valued by the score so far (score) or
+    /// the shipped learned evaluation (learned).
+    #[arg(long = "eval", value_name = "EVAL", requires = "preset", default_value = "score")]
+    pub evaluation: String,
+    /// With --target searcher: its Expectimax depth.
+    #[arg(long, requires = "preset", default_value_t = engine::full::DEFAULT_TARGET_DEPTH)]
+    pub target_depth: u8,
     #[command(flatten)]
     pub search: SearchArgs,
     #[command(flatten)]
@@ -82,21 +98,76 @@ pub fn run(args: PlayArgs) -> Result<()> {
                 "--set/--hand/--boneyard/--lead/--blocked are the thesis rules' flags; with --preset {preset} use --seats and --teams"
             );
         }
-        if args.search.worlds != "all" {
-            bail!("--worlds: the full game's search sees every hand (full observation); leave --worlds out");
+        let fives = preset == Preset::AllFives;
+        let worlds = match (args.observability, args.search.worlds.as_str()) {
+            (Observability::Full, "all") => 0,
+            (Observability::Full, w) => bail!(
+                "--worlds {w}: worlds are sampled under --observability partial; leave --worlds out, or add \
+                 --observability partial"
+            ),
+            (Observability::Partial, _) if !fives => {
+                bail!("--observability partial: {preset} is searched under full observation")
+            }
+            (Observability::Partial, w) => match w.parse::<u16>() {
+                Ok(k) if (1..=jobs::MAX_WORLDS as u16).contains(&k) => k,
+                _ => bail!(
+                    "--worlds {w:?}: partial observation of the full game samples worlds: give a number from 1 to {}, \
+                     e.g. --worlds 16",
+                    jobs::MAX_WORLDS
+                ),
+            },
+        };
+        let learned = match args.evaluation.as_str() {
+            "score" => false,
+            "learned" => true,
+            other => bail!("--eval {other:?}: expected score or learned"),
+        };
+        let budget = args.budget.unwrap_or(0);
+        if args.budget.is_some() && !(1..=jobs::MAX_BUDGET).contains(&budget) {
+            bail!("--budget {budget}: give 1 to {} nodes", jobs::MAX_BUDGET);
         }
-        let agent = match (args.agent, args.search.config()?.depth) {
-            (AgentArg::Fixed(t), engine::DepthLimit::Unlimited) => FullAgent::Fixed(t),
-            (AgentArg::Fixed(t), _) => bail!(
-                "--depth: --agent {} plays a fixed strategy; --depth goes with --agent mstar or expectimax",
+        if !fives && (budget > 0 || learned) {
+            bail!("--budget/--eval: {preset} is searched to a fixed --depth; they apply to --preset all-fives");
+        }
+        let need = engine::full::FivesTable::mb_for_budget(budget);
+        if budget > 0 && args.table_mb < need {
+            bail!(
+                "--table-mb {}: --budget {budget} needs at least {need} MB so that no entry is ever replaced",
+                args.table_mb
+            );
+        }
+        let depth = args.search.config()?.depth;
+        let agent = match (args.agent, depth) {
+            (AgentArg::Fixed(t), _) if depth != engine::DepthLimit::Unlimited || budget > 0 || worlds > 0 => bail!(
+                "--depth/--budget/--worlds: --agent {} plays a fixed strategy; they go with --agent mstar, \
+                 expectimax or ismcts",
                 t.name()
             ),
-            (AgentArg::Search(e), engine::DepthLimit::Turns(depth)) => FullAgent::Search { engine: e, depth },
-            (AgentArg::Search(e), engine::DepthLimit::Unlimited) => bail!(
+            (AgentArg::Fixed(FullTarget::Searcher), _) => {
+                bail!("--agent searcher: the searcher is a target; for seat 0 use --agent expectimax --depth N")
+            }
+            (AgentArg::Fixed(t), _) => FullAgent::Fixed(t),
+            (AgentArg::Search(FullEngine::Ismcts), _) if !fives => {
+                bail!("--agent ismcts plays --preset all-fives; {preset} is searched by mstar and expectimax")
+            }
+            (AgentArg::Search(FullEngine::Ismcts), _) if budget == 0 => {
+                bail!("--agent ismcts runs until a node budget is spent: give --budget N, e.g. --budget 20000")
+            }
+            (AgentArg::Search(e), engine::DepthLimit::Unlimited) if budget == 0 && e != FullEngine::Ismcts => bail!(
                 "--agent {}: the full game is too large for an exact search; give --depth N, the plays and draws to \
-                 look ahead (e.g. --depth 3)",
+                 look ahead (e.g. --depth 3), or --budget N nodes",
                 e.name()
             ),
+            (AgentArg::Search(e), d) => FullAgent::Search(engine::full::SearchSettings {
+                engine: e,
+                depth: match d {
+                    engine::DepthLimit::Turns(n) => n,
+                    engine::DepthLimit::Unlimited => 254,
+                },
+                budget,
+                worlds,
+                learned,
+            }),
         };
         return play_full::run(FullPlay {
             rules: play_full::rules(preset, args.seats, args.teams)?,
@@ -110,14 +181,22 @@ pub fn run(args: PlayArgs) -> Result<()> {
             }),
             match_to: args.match_to,
             json: args.json,
+            table_mb: args.table_mb,
+            learned,
+            target_depth: args.target_depth,
         });
     }
     let target = match args.target.unwrap_or(FullTarget::Thesis(engine::TargetKind::Scorer)) {
         FullTarget::Thesis(k) => k,
-        FullTarget::Heaviest => {
-            bail!("--target heaviest: a full-game strategy; the thesis rules' targets are random, scorer and defender")
+        t @ (FullTarget::Heaviest | FullTarget::Searcher) => {
+            bail!("--target {t}: a full-game strategy; the thesis rules' targets are random, scorer and defender")
         }
     };
+    if args.engine == PlayerEngine::Ismcts {
+        bail!(
+            "--engine ismcts plays the full game (--preset all-fives --agent ismcts); the thesis's engines are mstar and expectimax"
+        );
+    }
     let rules = args.rules.rules()?;
     let config = args.search.config()?;
     let model = match (args.source, &args.model) {
@@ -306,7 +385,7 @@ fn print_moves(rules: &Rules, deal: &Deal, record: &GameRecord) -> Result<()> {
 pub enum AgentArg {
     /// A fixed strategy.
     Fixed(FullTarget),
-    /// M* or Expectimax (with `--depth`).
+    /// M*, Expectimax (with `--depth` or `--budget`) or ISMCTS (with `--budget`).
     Search(FullEngine),
 }
 
@@ -316,8 +395,9 @@ impl std::str::FromStr for AgentArg {
         match s {
             "mstar" => Ok(AgentArg::Search(FullEngine::MStar)),
             "expectimax" => Ok(AgentArg::Search(FullEngine::Expectimax)),
+            "ismcts" => Ok(AgentArg::Search(FullEngine::Ismcts)),
             _ => s.parse().map(AgentArg::Fixed).map_err(|_| {
-                format!("unknown agent {s:?}: expected random, scorer, defender, heaviest, mstar or expectimax")
+                format!("unknown agent {s:?}: expected random, scorer, defender, heaviest, mstar, expectimax or ismcts")
             }),
         }
     }

@@ -29,6 +29,12 @@ pub struct FullPlay {
     pub match_to: Option<u32>,
     /// Print JSON.
     pub json: bool,
+    /// The transposition table's megabytes.
+    pub table_mb: u32,
+    /// Whether searches use the shipped learned evaluation.
+    pub learned: bool,
+    /// The `searcher` target's depth.
+    pub target_depth: u8,
 }
 
 /// The rules of `preset` with the flags' overrides.
@@ -68,13 +74,18 @@ pub fn run(p: FullPlay) -> Result<()> {
         if rules.side(s as u8) == rules.side(0) {
             p.agent
         } else {
-            FullAgent::Fixed(p.target)
+            FullAgent::target(p.target, p.target_depth)
         }
     });
     match rules.kind() {
         Preset::AllFives => {
             let to = p.match_to.unwrap_or(0);
-            let m = full::play_match(rules, p.seed, p.deal, p.repeat, &agents, to)
+            let opts = full::MatchOptions {
+                eval: p.learned.then(jobs::evals::shipped_eval),
+                table_mb: p.table_mb,
+                target_depth: p.target_depth,
+            };
+            let m = full::play_match_with(rules, p.seed, p.deal, p.repeat, &agents, to, &opts)
                 .expect("the deal index was checked above");
             if p.json {
                 println!("{}", serde_json::to_string_pretty(&fives_json(&p, &agents, &m))?);
@@ -90,7 +101,10 @@ pub fn run(p: FullPlay) -> Result<()> {
                 );
             }
             for a in [p.agent, FullAgent::Fixed(p.target)] {
-                if let FullAgent::Fixed(t @ FullTarget::Thesis(TargetKind::Scorer | TargetKind::Defender)) = a {
+                if let FullAgent::Fixed(
+                    t @ (FullTarget::Thesis(TargetKind::Scorer | TargetKind::Defender) | FullTarget::Searcher),
+                ) = a
+                {
                     bail!(
                         "--agent/--target {}: {} has no count to score or defend; its strategies are random and \
                          heaviest (and the searches mstar and expectimax for --agent)",

@@ -18,10 +18,11 @@
 use std::time::Instant;
 
 use engine::full::{
-    FivesPosition, FullAction, FullAgent, FullEngine, FullMove, FullPosition, FullRules, HandEnd, MAX_SEATS, OPENING,
-    OpenHandRecord, Preset, deal_from_index, openspiel, play_match, play_open_hand,
+    FivesPosition, FullAction, FullAgent, FullEngine, FullMove, FullPosition, FullRules, HandEnd, MAX_SEATS,
+    MatchOptions, OPENING, OpenHandRecord, Preset, SearchSettings, deal_from_index, openspiel, play_match_with,
+    play_open_hand,
 };
-use engine::{DepthLimit, Ending, PlayerEngine, Seat};
+use engine::{DepthLimit, Ending, Observability, PlayerEngine, Seat, WorldCount};
 
 use crate::exec::{ExecError, GameRow};
 use crate::grid::GameCoords;
@@ -31,30 +32,24 @@ use crate::spec::{FullSpec, Spec};
 /// Plays the grid point `c` of a full-game spec.
 pub(crate) fn play(spec: &Spec, full: &FullSpec, c: &GameCoords) -> Result<(GameRow, Vec<MoveRow>), ExecError> {
     let rules = full.rules();
-    let depth = match spec.search.depth {
-        DepthLimit::Turns(d) => d,
-        DepthLimit::Unlimited => unreachable!("a full-game spec has a depth (checked when parsed)"),
-    };
-    let engine = match c.engine {
-        PlayerEngine::MStar => FullEngine::MStar,
-        PlayerEngine::Expectimax => FullEngine::Expectimax,
-    };
-    let agents: [FullAgent; MAX_SEATS] = std::array::from_fn(|s| match (s, rules.side(s as u8), full.partner) {
-        (0, _, _) | (_, 0, None) => FullAgent::Search { engine, depth },
-        (_, 0, Some(p)) => FullAgent::Fixed(p),
-        _ => FullAgent::Fixed(c.target),
-    });
+    let agents = agents(spec, full, c);
     if rules.kind() != Preset::AllFives {
         return play_open(spec, c, &rules, &agents);
     }
     let t = Instant::now();
-    let m = play_match(
+    let opts = MatchOptions {
+        eval: full.search.learned.then(crate::evals::shipped_eval),
+        table_mb: full.search.table_mb,
+        target_depth: full.search.target_depth,
+    };
+    let m = play_match_with(
         &rules,
         spec.seed,
         c.starting_state,
         c.repeat as u64,
         &agents,
         full.match_to.unwrap_or(0),
+        &opts,
     )
     .ok_or_else(|| ExecError::Game {
         index: c.game_index,
@@ -102,6 +97,38 @@ pub(crate) fn play(spec: &Spec, full: &FullSpec, c: &GameCoords) -> Result<(Game
         ..GameRow::at(c)
     };
     Ok((row, move_rows))
+}
+
+/// The seats of grid point `c`: the agent's side searches (its partner
+/// may be a strategy), every other seat plays the target.
+pub fn agents(spec: &Spec, full: &FullSpec, c: &GameCoords) -> [FullAgent; MAX_SEATS] {
+    let rules = full.rules();
+    let depth = match spec.search.depth {
+        DepthLimit::Turns(d) => d,
+        // Only with a budget (checked when parsed): deepen until it is spent.
+        DepthLimit::Unlimited => 254,
+    };
+    let engine = match c.engine {
+        PlayerEngine::MStar => FullEngine::MStar,
+        PlayerEngine::Expectimax => FullEngine::Expectimax,
+        PlayerEngine::Ismcts => FullEngine::Ismcts,
+    };
+    let worlds = match (c.observability, spec.search.worlds) {
+        (Observability::Partial, WorldCount::Sample(k)) => k as u16,
+        _ => 0,
+    };
+    let settings = SearchSettings {
+        engine,
+        depth,
+        budget: full.search.budget,
+        worlds,
+        learned: full.search.learned,
+    };
+    std::array::from_fn(|s| match (s, rules.side(s as u8), full.partner) {
+        (0, _, _) | (_, 0, None) => FullAgent::Search(settings),
+        (_, 0, Some(p)) => FullAgent::Fixed(p),
+        _ => FullAgent::target(c.target, full.search.target_depth),
+    })
 }
 
 /// The per-move rows of a grid point's hands: each play with the legal

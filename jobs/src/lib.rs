@@ -5,6 +5,7 @@
 
 #![warn(missing_docs)]
 
+pub mod evals;
 mod exec;
 mod exec_full;
 mod grid;
@@ -25,8 +26,8 @@ pub use parquet_io::{
     schema, to_batch, write_partition, write_samples,
 };
 pub use spec::{
-    ClassifierSpec, DEFAULT_SHARD_GAMES, FullSpec, GridSpec, MAX_GAMES, MAX_LISTED_STATES, MAX_OUTPUT_BYTES,
-    MAX_PATH_BYTES, MAX_SHARD_GAMES, MAX_SPEC_BYTES, Source, Spec, SpecError, StateSet,
+    ClassifierSpec, DEFAULT_SHARD_GAMES, FullSearch, FullSpec, GridSpec, MAX_BUDGET, MAX_GAMES, MAX_LISTED_STATES,
+    MAX_OUTPUT_BYTES, MAX_PATH_BYTES, MAX_SHARD_GAMES, MAX_SPEC_BYTES, MAX_WORLDS, Source, Spec, SpecError, StateSet,
 };
 
 /// The thesis experiment (Table 12: oracle and classifier sources).

@@ -117,9 +117,9 @@ pub fn play_open_hand(
             FullAgent::Fixed(FullTarget::Heaviest) => heaviest_play(rules, list.as_slice()),
             // One draw per decision, however many plays (as the thesis's random target).
             FullAgent::Fixed(_) => below(&mut seat_rngs[seat as usize], n as u64) as usize,
-            FullAgent::Search { .. } if n == 1 => 0,
-            FullAgent::Search { engine, depth } => {
-                let mut s = FullSearcher::new(rules, seat, engine, depth, models);
+            FullAgent::Search(_) if n == 1 => 0,
+            FullAgent::Search(settings) => {
+                let mut s = FullSearcher::new(rules, seat, settings.engine, settings.depth, models);
                 let d = s.choose_open(&pos);
                 nodes += s.nodes();
                 decisions.push((plays.len(), d));

@@ -18,12 +18,16 @@ use crate::seed::{below, keyed_rng, shuffle};
 use crate::targets::TargetKind;
 use crate::tiles::{TileSet, bits};
 
+use super::alphabeta::{AlphaBeta, Limits};
 use super::block_search::heaviest;
 use super::deal::deal_from_index;
+use super::eval::{Evaluation, LinearEval};
 use super::fives::{FivesPosition, Opening, Scored};
+use super::ismcts::{IsmctsTree, sample_world};
 use super::position::HandEnd;
 use super::rules::{FullRules, MAX_SEATS};
-use super::search::{FullAgent, FullDecision, FullSearcher, models};
+use super::search::{FullAgent, FullDecision, FullEngine, SearchSettings, models};
+use super::table::FivesTable;
 
 /// A fixed strategy of the full game (written and read by its name; ordered
 /// as the thesis's targets, then `heaviest`).
@@ -37,6 +41,11 @@ pub enum FullTarget {
     /// location that takes it: DominAI's "beginner strategy", abw333's
     /// "bota gorda".
     Heaviest,
+    /// A non-myopic opponent: Expectimax to a depth (`[search]
+    /// target_depth`) under full observation. Not a fixed strategy: a seat
+    /// with this target searches ([`FullAgent::target`]); M* models it as
+    /// minimising.
+    Searcher,
 }
 
 impl FullTarget {
@@ -55,6 +64,7 @@ impl FullTarget {
             FullTarget::Thesis(TargetKind::Scorer) => "scorer",
             FullTarget::Thesis(TargetKind::Defender) => "defender",
             FullTarget::Heaviest => "heaviest",
+            FullTarget::Searcher => "searcher",
         }
     }
 }
@@ -64,7 +74,7 @@ impl FullTarget {
     pub fn thesis(self) -> Option<TargetKind> {
         match self {
             FullTarget::Thesis(k) => Some(k),
-            FullTarget::Heaviest => None,
+            FullTarget::Heaviest | FullTarget::Searcher => None,
         }
     }
 }
@@ -93,8 +103,9 @@ impl std::str::FromStr for FullTarget {
     fn from_str(s: &str) -> Result<FullTarget, String> {
         FullTarget::ALL
             .into_iter()
+            .chain([FullTarget::Searcher])
             .find(|t| t.name() == s)
-            .ok_or_else(|| format!("unknown target {s:?}: expected random, scorer, defender or heaviest"))
+            .ok_or_else(|| format!("unknown target {s:?}: expected random, scorer, defender, heaviest or searcher"))
     }
 }
 
@@ -111,10 +122,11 @@ pub fn full_choice(
 }
 
 /// The play of a deterministic strategy (index in `actions`, canonical
-/// order, non-empty); `None` for `random`, whose play is a draw.
+/// order, non-empty); `None` for `random`, whose play is a draw, and for
+/// `searcher`, which is not a fixed strategy.
 pub fn fixed_choice(rules: &FullRules, target: FullTarget, pos: &FivesPosition, actions: &[Action]) -> Option<usize> {
     let kind = match target {
-        FullTarget::Thesis(TargetKind::Random) => return None,
+        FullTarget::Thesis(TargetKind::Random) | FullTarget::Searcher => return None,
         FullTarget::Heaviest => return Some(heaviest(rules, actions.iter().map(|a| a.tile))),
         FullTarget::Thesis(k) => k,
     };
@@ -192,9 +204,115 @@ fn stream(seed: u64, deal: u64, repeat: u64, hand: u64, purpose: u64) -> ChaCha2
     keyed_rng(seed, deal, repeat, b"mugfull1", hand << 8 | purpose)
 }
 
+/// What the searching seats of a match use besides their settings.
+#[derive(Clone, Copy, Debug)]
+pub struct MatchOptions<'a> {
+    /// The learned evaluation (needed by settings with `learned`).
+    pub eval: Option<&'a LinearEval>,
+    /// The transposition table's memory, in megabytes (one table per match
+    /// being played; a budgeted search takes no more than its budget needs).
+    pub table_mb: u32,
+    /// The depth of a `searcher` target's Expectimax.
+    pub target_depth: u8,
+}
+
+/// The table's default size in megabytes, per thread playing.
+pub const DEFAULT_TABLE_MB: u32 = 64;
+
+/// The `searcher` target's default depth.
+pub const DEFAULT_TARGET_DEPTH: u8 = 2;
+
+impl Default for MatchOptions<'_> {
+    fn default() -> Self {
+        MatchOptions {
+            eval: None,
+            table_mb: DEFAULT_TABLE_MB,
+            target_depth: DEFAULT_TARGET_DEPTH,
+        }
+    }
+}
+
+/// The table and tree searching seats reuse through a match.
+#[derive(Debug)]
+pub struct Scratch {
+    table: FivesTable,
+    tree: IsmctsTree,
+}
+
+impl Scratch {
+    /// Scratch for `agents` within `table_mb` megabytes: a budgeted search's
+    /// table is sized to its budget (the largest of the agents').
+    pub fn for_agents(agents: &[FullAgent], table_mb: u32) -> Scratch {
+        let budgets: Vec<u64> = agents
+            .iter()
+            .filter_map(|a| match a {
+                FullAgent::Search(s) if s.engine != FullEngine::Ismcts => Some(s.budget),
+                _ => None,
+            })
+            .collect();
+        let budget = if budgets.contains(&0) {
+            0
+        } else {
+            budgets.iter().copied().max().unwrap_or(1)
+        };
+        Scratch {
+            table: FivesTable::for_budget(budget, table_mb),
+            tree: IsmctsTree::default(),
+        }
+    }
+}
+
+impl FullAgent {
+    /// The agent a target seat is: its fixed strategy, or for `searcher`
+    /// Expectimax to `depth` under full observation.
+    pub fn target(t: FullTarget, depth: u8) -> FullAgent {
+        match t {
+            FullTarget::Searcher => FullAgent::Search(SearchSettings::fixed(FullEngine::Expectimax, depth)),
+            t => FullAgent::Fixed(t),
+        }
+    }
+}
+
+/// The searched decision of `seat` (the mover, two or more plays) at `pos`.
+pub fn search_decision(
+    rules: &FullRules,
+    pos: &FivesPosition,
+    settings: SearchSettings,
+    models: [FullTarget; MAX_SEATS],
+    opts: &MatchOptions,
+    scratch: &mut Scratch,
+    rng: &mut ChaCha20Rng,
+) -> FullDecision {
+    let seat = pos.mover;
+    let k = settings.worlds as usize;
+    if settings.engine == FullEngine::Ismcts {
+        let budget = settings.budget.max(1) * k.max(1) as u64;
+        return scratch.tree.decide(rules, pos, budget, k > 0, rng);
+    }
+    let eval = if settings.learned {
+        Evaluation::Learned(
+            opts.eval
+                .expect("a learned evaluation is given with settings that use it"),
+        )
+    } else {
+        Evaluation::Score
+    };
+    let limits = Limits {
+        depth: settings.depth.max(1),
+        budget: settings.budget,
+    };
+    let mut ab = AlphaBeta::new(rules, seat, settings.engine, models, eval, &mut scratch.table);
+    if k == 0 {
+        return ab.decide(&[*pos], limits);
+    }
+    let worlds: Vec<FivesPosition> = (0..k).map(|_| sample_world(rules, pos, seat, rng)).collect();
+    ab.decide(&worlds, limits)
+}
+
 /// Plays one hand from `hands` with `agents[seat]` in each seat; a searching
 /// seat's M* models the others by their strategies (a searching opponent as
-/// `random`). `rngs`: the boneyard's stream, then one stream per seat.
+/// `searcher`). `rngs`: the boneyard's stream, then one stream per seat (a
+/// random strategy's choices, a searching seat's worlds).
 pub fn play_hand(
     rules: &FullRules,
     hands: [TileSet; MAX_SEATS],
@@ -202,6 +320,32 @@ pub fn play_hand(
     agents: &[FullAgent; MAX_SEATS],
     boneyard_rng: &mut ChaCha20Rng,
     seat_rngs: &mut [ChaCha20Rng; MAX_SEATS],
+) -> HandRecord {
+    let opts = MatchOptions::default();
+    let mut scratch = Scratch::for_agents(agents, opts.table_mb);
+    play_hand_with(
+        rules,
+        hands,
+        opening,
+        agents,
+        boneyard_rng,
+        seat_rngs,
+        &opts,
+        &mut scratch,
+    )
+}
+
+/// [`play_hand`] with the match's options and scratch.
+#[allow(clippy::too_many_arguments)]
+pub fn play_hand_with(
+    rules: &FullRules,
+    hands: [TileSet; MAX_SEATS],
+    opening: Opening,
+    agents: &[FullAgent; MAX_SEATS],
+    boneyard_rng: &mut ChaCha20Rng,
+    seat_rngs: &mut [ChaCha20Rng; MAX_SEATS],
+    opts: &MatchOptions,
+    scratch: &mut Scratch,
 ) -> HandRecord {
     let mut pos = FivesPosition::deal(rules, hands, opening);
     let mut order: Vec<u8> = bits(pos.boneyard).collect();
@@ -229,13 +373,27 @@ pub fn play_hand(
         }
         pos.actions(rules, &mut list);
         let i = match agents[seat as usize] {
+            FullAgent::Fixed(FullTarget::Searcher) => {
+                unreachable!("a searcher target plays as FullAgent::target makes it")
+            }
             FullAgent::Fixed(t) => full_choice(rules, t, &pos, list.as_slice(), &mut seat_rngs[seat as usize]),
-            FullAgent::Search { .. } if list.len() == 1 => 0,
-            FullAgent::Search { engine, depth } => {
-                let mut searcher = FullSearcher::new(rules, seat, engine, depth, models);
-                let d = searcher.choose(&pos);
-                nodes += searcher.nodes();
-                decisions.push((moves.len(), d));
+            FullAgent::Search(_) if list.len() == 1 => 0,
+            FullAgent::Search(settings) => {
+                let d = search_decision(
+                    rules,
+                    &pos,
+                    settings,
+                    models,
+                    opts,
+                    scratch,
+                    &mut seat_rngs[seat as usize],
+                );
+                // Only the agent side's decisions are recorded (a searching
+                // target's are its own business, as a fixed target's).
+                if rules.side(seat) == rules.side(0) {
+                    nodes += d.nodes;
+                    decisions.push((moves.len(), d));
+                }
                 d.index
             }
         };
@@ -288,6 +446,20 @@ pub fn play_match(
     agents: &[FullAgent; MAX_SEATS],
     to: u32,
 ) -> Option<MatchRecord> {
+    play_match_with(rules, seed, deal, repeat, agents, to, &MatchOptions::default())
+}
+
+/// [`play_match`] with options for the searching seats.
+pub fn play_match_with(
+    rules: &FullRules,
+    seed: u64,
+    deal: u64,
+    repeat: u64,
+    agents: &[FullAgent; MAX_SEATS],
+    to: u32,
+    opts: &MatchOptions,
+) -> Option<MatchRecord> {
+    let mut scratch = Scratch::for_agents(agents, opts.table_mb);
     let first = deal_from_index(rules, deal)?;
     let mut hands = Vec::new();
     let mut totals = [0u32; MAX_SEATS];
@@ -300,13 +472,15 @@ pub fn play_match(
         };
         let opening = Opening::of(rules, &dealt, previous);
         let mut seat_rngs = std::array::from_fn(|s| stream(seed, deal, repeat, h, 2 + s as u64));
-        let record = play_hand(
+        let record = play_hand_with(
             rules,
             dealt,
             opening,
             agents,
             &mut stream(seed, deal, repeat, h, 1),
             &mut seat_rngs,
+            opts,
+            &mut scratch,
         );
         for (t, s) in totals.iter_mut().zip(record.scores) {
             *t += s;

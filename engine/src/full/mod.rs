@@ -8,22 +8,34 @@
 //! ([`crate::Board`]); the thesis rules keep their own engine (the rest of
 //! this crate), unchanged.
 
+mod alphabeta;
 mod block_search;
 mod deal;
+mod eval;
 mod fives;
 mod game;
+mod ismcts;
 pub mod openspiel;
 mod position;
 mod rules;
 mod search;
+mod table;
 
+pub use alphabeta::{AlphaBeta, Limits};
 pub use block_search::{OpenHandRecord, heaviest_play, play_open_hand};
 pub use deal::{below, binom, deal_count, deal_from_index, deal_index, playouts, random_deal, random_playout};
+pub use eval::{
+    EVAL_LIMIT, EvalTraining, Evaluation, FEATURE_COUNT, FEATURES, LinearEval, default_training, features,
+    fit_linear_eval,
+};
 pub use fives::{FivesPosition, Opening, Scored, fives_perft, round_to_five};
 pub use game::{
-    FullMove, FullTarget, HandRecord, MAX_HANDS, MatchRecord, fives_playouts, fixed_choice, full_choice, play_hand,
-    play_match, random_fives_hand,
+    DEFAULT_TABLE_MB, DEFAULT_TARGET_DEPTH, FullMove, FullTarget, HandRecord, MAX_HANDS, MatchOptions, MatchRecord,
+    Scratch, fives_playouts, fixed_choice, full_choice, play_hand, play_hand_with, play_match, play_match_with,
+    random_fives_hand, search_decision,
 };
+pub use ismcts::{ISMCTS_EXPLORATION, IsmctsTree, sample_world};
 pub use position::{FullAction, FullActions, FullPosition, HandEnd, OPENING, tiles_of};
 pub use rules::{DealOrder, FivesBlocked, FivesLead, FullConfig, FullRules, MAX_SEATS, Preset};
-pub use search::{FULL_TIE_EPSILON, FullAgent, FullDecision, FullEngine, FullSearcher};
+pub use search::{FULL_TIE_EPSILON, FullAgent, FullDecision, FullEngine, FullSearcher, SearchSettings};
+pub use table::{Bound, Entry, FivesTable, SLOT_BYTES, position_key};

@@ -157,6 +157,8 @@ pub struct FullRules {
     pips: [(u8, u8); 55],
     /// The tiles that show pip `p` on either half.
     pip_mask: [TileSet; 10],
+    /// The doubles.
+    doubles: TileSet,
     /// First OpenSpiel-style action offset of each tile within a seat's block.
     action_offset: [u16; 55],
     actions_per_seat: u16,
@@ -245,6 +247,7 @@ impl FullRules {
         }
         let mut pips = [(0, 0); 55];
         let mut pip_mask = [0; 10];
+        let mut doubles = 0;
         let mut action_offset = [0; 55];
         let mut i = 0;
         let mut offset = 0u16;
@@ -253,6 +256,9 @@ impl FullRules {
                 pips[i] = (a, b);
                 pip_mask[a as usize] |= bit(i as u8);
                 pip_mask[b as usize] |= bit(i as u8);
+                if a == b {
+                    doubles |= bit(i as u8);
+                }
                 action_offset[i] = offset;
                 offset += if a == b { 2 } else { 3 };
                 i += 1;
@@ -273,6 +279,7 @@ impl FullRules {
             tiles: tiles as u8,
             pips,
             pip_mask,
+            doubles,
             action_offset,
             actions_per_seat: offset,
         })
@@ -328,14 +335,21 @@ impl FullRules {
     pub fn pip_mask(&self, p: u8) -> TileSet {
         self.pip_mask[p as usize]
     }
-    /// Pips on the tiles of `set`.
+    /// Pips on the tiles of `set`: each pip value times the tiles showing
+    /// it, a double's counted twice.
+    #[inline]
     pub fn pip_total(&self, set: TileSet) -> u32 {
-        crate::tiles::bits(set)
-            .map(|t| {
-                let (a, b) = self.pips(t);
-                a as u32 + b as u32
-            })
-            .sum()
+        let mut total = 0;
+        for p in 1..=self.set {
+            let m = set & self.pip_mask[p as usize];
+            total += p as u32 * (m.count_ones() + (m & self.doubles).count_ones());
+        }
+        total
+    }
+    /// The doubles of the set.
+    #[inline]
+    pub fn doubles(&self) -> TileSet {
+        self.doubles
     }
     /// The side a seat plays for: its partnership, or itself.
     #[inline]

@@ -12,7 +12,6 @@
 //! searcher serves block and team (`block_search.rs`).
 
 use crate::position::ActionList;
-use crate::targets::TargetKind;
 use crate::tiles::bits;
 
 use super::fives::FivesPosition;
@@ -29,6 +28,8 @@ pub enum FullEngine {
     Expectimax,
     /// Opponents follow their models (the true strategies: the oracle).
     MStar,
+    /// Information-set Monte Carlo tree search (All Fives only).
+    Ismcts,
 }
 
 impl FullEngine {
@@ -37,6 +38,7 @@ impl FullEngine {
         match self {
             FullEngine::Expectimax => "expectimax",
             FullEngine::MStar => "mstar",
+            FullEngine::Ismcts => "ismcts",
         }
     }
 }
@@ -46,13 +48,41 @@ impl FullEngine {
 pub enum FullAgent {
     /// Plays a fixed strategy.
     Fixed(FullTarget),
-    /// Searches `depth` moves ahead (1-254) with `engine`.
-    Search {
-        /// Expectimax or M*.
-        engine: FullEngine,
-        /// Plays and draws looked ahead.
-        depth: u8,
-    },
+    /// Searches with these settings.
+    Search(SearchSettings),
+}
+
+/// How a searching seat searches.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct SearchSettings {
+    /// Expectimax, M* or ISMCTS.
+    pub engine: FullEngine,
+    /// The deepest search, in plays and draws (1-254; iterative deepening
+    /// stops here if the budget has not stopped it first).
+    pub depth: u8,
+    /// Nodes per world of a decision (ISMCTS: per decision, times the
+    /// worlds); 0: no budget, search to `depth`.
+    pub budget: u64,
+    /// Worlds sampled per decision under partial observation (PIMC); 0: full
+    /// observation (the true position).
+    pub worlds: u16,
+    /// Whether depth-limited leaves use the learned evaluation (else the
+    /// score so far).
+    pub learned: bool,
+}
+
+impl SearchSettings {
+    /// A search of `engine` to `depth` under full observation, no budget,
+    /// leaves valued by the score so far.
+    pub fn fixed(engine: FullEngine, depth: u8) -> SearchSettings {
+        SearchSettings {
+            engine,
+            depth,
+            budget: 0,
+            worlds: 0,
+            learned: false,
+        }
+    }
 }
 
 impl FullAgent {
@@ -60,7 +90,7 @@ impl FullAgent {
     pub fn name(self) -> String {
         match self {
             FullAgent::Fixed(t) => t.name().to_string(),
-            FullAgent::Search { engine, depth } => format!("{}/{depth}", engine.name()),
+            FullAgent::Search(s) => format!("{}/{}", s.engine.name(), s.depth),
         }
     }
 }
@@ -110,11 +140,11 @@ pub struct FullSearcher<'a> {
 }
 
 /// What a searching seat takes the other seats to play: their strategies,
-/// a searching seat being modelled as `random`.
+/// a searching seat being modelled as `searcher` (it minimises).
 pub(super) fn models(agents: &[FullAgent; MAX_SEATS]) -> [FullTarget; MAX_SEATS] {
     std::array::from_fn(|s| match agents[s] {
         FullAgent::Fixed(t) => t,
-        FullAgent::Search { .. } => FullTarget::Thesis(TargetKind::Random),
+        FullAgent::Search(_) => FullTarget::Searcher,
     })
 }
 
@@ -182,9 +212,13 @@ impl<'a> FullSearcher<'a> {
         if self.rules.side(mover) == self.side {
             return (0..n).map(|i| child(self, i)).fold(f64::NEG_INFINITY, f64::max);
         }
+        let model = self.models[mover as usize];
         match self.engine {
-            FullEngine::Expectimax => (0..n).map(|i| child(self, i)).fold(f64::INFINITY, f64::min),
-            FullEngine::MStar => match model_play(self.models[mover as usize]) {
+            FullEngine::Expectimax | FullEngine::Ismcts => (0..n).map(|i| child(self, i)).fold(f64::INFINITY, f64::min),
+            FullEngine::MStar if model == FullTarget::Searcher => {
+                (0..n).map(|i| child(self, i)).fold(f64::INFINITY, f64::min)
+            }
+            FullEngine::MStar => match model_play(model) {
                 Some(i) => child(self, i),
                 None => (0..n).map(|i| child(self, i)).sum::<f64>() / n as f64,
             },

@@ -51,6 +51,8 @@ pub enum PlayerEngine {
     Expectimax,
     /// M* with the model named by the information source.
     MStar,
+    /// Information-set Monte Carlo tree search (the full game's All Fives only).
+    Ismcts,
 }
 
 impl std::str::FromStr for PlayerEngine {
@@ -59,7 +61,8 @@ impl std::str::FromStr for PlayerEngine {
         match s {
             "expectimax" => Ok(PlayerEngine::Expectimax),
             "mstar" => Ok(PlayerEngine::MStar),
-            _ => Err(format!("unknown engine {s:?}: expected mstar or expectimax")),
+            "ismcts" => Ok(PlayerEngine::Ismcts),
+            _ => Err(format!("unknown engine {s:?}: expected mstar, expectimax or ismcts")),
         }
     }
 }
@@ -69,6 +72,7 @@ impl fmt::Display for PlayerEngine {
         f.write_str(match self {
             PlayerEngine::Expectimax => "expectimax",
             PlayerEngine::MStar => "mstar",
+            PlayerEngine::Ismcts => "ismcts",
         })
     }
 }

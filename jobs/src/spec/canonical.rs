@@ -42,10 +42,12 @@ impl Spec {
             FullTarget::Thesis(TargetKind::Scorer) => "scorer",
             FullTarget::Thesis(TargetKind::Defender) => "defender",
             FullTarget::Heaviest => "heaviest",
+            FullTarget::Searcher => "searcher",
         };
         let player_engine = |e: &PlayerEngine| match e {
             PlayerEngine::Expectimax => "expectimax",
             PlayerEngine::MStar => "mstar",
+            PlayerEngine::Ismcts => "ismcts",
         };
         let states = match &g.starting_states {
             StateSet::Range { first, last } => format!("{{\"first\":{first},\"last\":{last}}}"),
@@ -103,6 +105,28 @@ impl Spec {
                 )
             }
         };
+        // The full game's search settings, each present only when not its
+        // default (so that the specs written before them keep their hashes).
+        let mut full_search = String::new();
+        if let Some(f) = &self.full {
+            let fs = &f.search;
+            if fs.budget > 0 {
+                let _ = write!(full_search, ",\"budget\":{}", fs.budget);
+            }
+            if fs.table_mb != engine::full::DEFAULT_TABLE_MB {
+                let _ = write!(full_search, ",\"table_mb\":{}", fs.table_mb);
+            }
+            if fs.learned {
+                let _ = write!(
+                    full_search,
+                    ",\"evaluation\":{{\"learned\":{}}}",
+                    text(crate::evals::shipped_eval_hash())
+                );
+            }
+            if fs.target_depth != engine::full::DEFAULT_TARGET_DEPTH {
+                let _ = write!(full_search, ",\"target_depth\":{}", fs.target_depth);
+            }
+        }
         // Present only when on, so that the specs written before it keep their hashes.
         let output = if self.output_moves {
             ",\"output\":{\"moves\":true}"
@@ -116,7 +140,7 @@ impl Spec {
              \"rules\":{},\
              \"grid\":{{\"information_source\":{},\"observability\":{},\"target\":{},\"starting_states\":{},\
              \"engine\":{},\"repeats\":{}}},\
-             \"search\":{{\"worlds\":{},\"belief\":{},\"depth\":{}}},\
+             \"search\":{{\"worlds\":{},\"belief\":{},\"depth\":{}{full_search}}},\
              \"classifier\":{{\"kind\":{},\"samples\":{},\"compare_samples\":{},\"folds\":{},\"holdout\":{}}},\
              \"shard_games\":{}{output}}}",
             text(&self.name),

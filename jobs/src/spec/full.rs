@@ -3,7 +3,7 @@
 //! `preset = "thesis"`, is the thesis's and reads exactly as before.
 
 use engine::full::{FivesBlocked, FivesLead, FullConfig, FullRules, FullTarget, Preset};
-use engine::{DepthLimit, Observability, SearchConfig, TargetKind, WorldCount};
+use engine::{DepthLimit, Observability, PlayerEngine, SearchConfig, TargetKind, WorldCount};
 use toml::{Table, Value};
 
 use super::fields::{bad, int_in, no_unknown, take_int, take_str};
@@ -20,6 +20,88 @@ pub struct FullSpec {
     /// `[search] partner`: the strategy of the agent's partner (seat 2) in
     /// partnerships; `None`: the agent itself ("agent", the default).
     pub partner: Option<FullTarget>,
+    /// The full game's search settings beyond depth and worlds.
+    pub search: FullSearch,
+}
+
+/// `[search]` keys of the full game (All Fives): see docs/search.md.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct FullSearch {
+    /// `budget`: nodes per world of a decision (ISMCTS: per decision, times
+    /// the worlds); 0 (absent): no budget, search to `depth`.
+    pub budget: u64,
+    /// `table_mb`: the transposition table's megabytes, per thread.
+    pub table_mb: u32,
+    /// `evaluation = "learned"`: leaves valued by the shipped learned
+    /// evaluation (else `"score"`, the score so far).
+    pub learned: bool,
+    /// `target_depth`: the `searcher` target's Expectimax depth.
+    pub target_depth: u8,
+}
+
+impl Default for FullSearch {
+    fn default() -> Self {
+        FullSearch {
+            budget: 0,
+            table_mb: engine::full::DEFAULT_TABLE_MB,
+            learned: false,
+            target_depth: engine::full::DEFAULT_TARGET_DEPTH,
+        }
+    }
+}
+
+/// The most a budget may be: a million nodes a world is seconds a decision.
+pub const MAX_BUDGET: u64 = 100_000_000;
+
+/// `[search] budget`, `table_mb`, `evaluation` and `target_depth`, which
+/// only the full game's All Fives reads.
+pub(super) fn take_full_search(t: &mut Option<Table>, config: Option<&FullConfig>) -> Result<FullSearch, SpecError> {
+    let mut f = FullSearch::default();
+    let Some(t) = t.as_mut() else { return Ok(f) };
+    let keys = ["budget", "table_mb", "evaluation", "target_depth"];
+    let fives = config.is_some_and(|c| c.preset == Preset::AllFives);
+    if !fives && let Some(k) = keys.iter().find(|k| t.contains_key(**k)) {
+        let v = t.get(*k).expect("found above").clone();
+        let why = match config {
+            None => "the thesis's search is exact to its depth: this key applies to [rules] preset = \"all-fives\"",
+            Some(_) => "block and team are searched to a fixed depth: this key applies to preset = \"all-fives\"",
+        };
+        return Err(bad(&format!("search.{k}"), v, why));
+    }
+    if let Some(v) = take_int(t, "search", "budget")? {
+        f.budget = int_in("search.budget", v, 1, MAX_BUDGET as i64)? as u64;
+    }
+    if let Some(v) = take_int(t, "search", "table_mb")? {
+        f.table_mb = int_in("search.table_mb", v, 1, 65_536)? as u32;
+    }
+    if let Some(v) = take_int(t, "search", "target_depth")? {
+        f.target_depth = int_in("search.target_depth", v, 1, 254)? as u8;
+    }
+    match take_str(t, "search", "evaluation")? {
+        None => {}
+        Some(s) if s == "score" => f.learned = false,
+        Some(s) if s == "learned" => f.learned = true,
+        Some(s) => {
+            return Err(bad(
+                "search.evaluation",
+                Value::String(s),
+                "expected \"score\" or \"learned\"",
+            ));
+        }
+    }
+    let need = engine::full::FivesTable::mb_for_budget(f.budget);
+    if f.budget > 0 && f.table_mb < need {
+        return Err(bad(
+            "search.table_mb",
+            f.table_mb as i64,
+            format!(
+                "search.budget = {} needs a table of at least {need} MB so that no entry is ever replaced \
+                 (results would depend on the table's size)",
+                f.budget
+            ),
+        ));
+    }
+    Ok(f)
 }
 
 impl FullSpec {
@@ -195,14 +277,38 @@ pub(super) fn parse_match(t: Option<Table>, preset: Option<Preset>) -> Result<Op
 }
 
 /// What a full-game grid and search may ask for today.
-pub(super) fn check_full_grid(preset: Preset, g: &GridSpec, search: &SearchConfig) -> Result<(), SpecError> {
+pub(super) fn check_full_grid(
+    preset: Preset,
+    g: &GridSpec,
+    search: &SearchConfig,
+    full: &FullSearch,
+) -> Result<(), SpecError> {
     if preset != Preset::AllFives {
-        let counted = |t: &&FullTarget| matches!(t, FullTarget::Thesis(TargetKind::Scorer | TargetKind::Defender));
+        let counted = |t: &&FullTarget| {
+            matches!(
+                t,
+                FullTarget::Thesis(TargetKind::Scorer | TargetKind::Defender) | FullTarget::Searcher
+            )
+        };
         if let Some(t) = g.target.iter().find(counted) {
             return Err(bad(
                 "grid.target",
                 Value::String(t.name().into()),
                 format!("{preset} has no count to score or defend: its targets are random and heaviest"),
+            ));
+        }
+        if g.engine.contains(&PlayerEngine::Ismcts) {
+            return Err(bad(
+                "grid.engine",
+                "\"ismcts\"",
+                format!("{preset} is searched by mstar and expectimax; ismcts plays all-fives"),
+            ));
+        }
+        if g.observability.contains(&Observability::Partial) {
+            return Err(bad(
+                "grid.observability",
+                "\"partial\"",
+                format!("{preset} is searched under full observation: use [\"full\"]"),
             ));
         }
     }
@@ -214,27 +320,49 @@ pub(super) fn check_full_grid(preset: Preset, g: &GridSpec, search: &SearchConfi
              bayes sources of the full game come with the prediction issue)",
         ));
     }
-    if g.observability.contains(&Observability::Partial) {
-        return Err(bad(
-            "grid.observability",
-            "\"partial\"",
-            "the full game is searched under full observation: use [\"full\"] (partial observation comes with \
-             the beliefs issue)",
-        ));
-    }
-    if search.depth == DepthLimit::Unlimited {
+    if search.depth == DepthLimit::Unlimited && full.budget == 0 {
         return Err(bad(
             "search.depth",
             "\"unlimited\"",
-            "an exact search of the full game would not finish; give a depth in plays and draws, e.g. depth = 3",
+            "an exact search of the full game would not finish; give a depth in plays and draws (depth = 3), or a \
+             node budget per decision (budget = 100000)",
         ));
     }
-    if search.worlds != WorldCount::All {
+    if g.engine.contains(&PlayerEngine::Ismcts) && full.budget == 0 {
         return Err(bad(
-            "search.worlds",
-            "a sample",
-            "the full game is searched under full observation, with no worlds to sample; leave worlds out",
+            "grid.engine",
+            "\"ismcts\"",
+            "ismcts runs until a node budget is spent: give search.budget, e.g. budget = 20000",
         ));
+    }
+    let partial = g.observability.contains(&Observability::Partial);
+    match search.worlds {
+        WorldCount::All if partial => {
+            return Err(bad(
+                "search.worlds",
+                "\"all\"",
+                "the full game's partial observation samples worlds: give a number, e.g. worlds = 16",
+            ));
+        }
+        WorldCount::Sample(k) if !partial => {
+            return Err(bad(
+                "search.worlds",
+                k as i64,
+                "worlds are sampled under partial observation only: add \"partial\" to grid.observability, or \
+                 leave worlds out",
+            ));
+        }
+        WorldCount::Sample(k) if k > MAX_WORLDS => {
+            return Err(bad(
+                "search.worlds",
+                k as i64,
+                format!("the full game samples at most {MAX_WORLDS} worlds per decision"),
+            ));
+        }
+        _ => {}
     }
     Ok(())
 }
+
+/// The most worlds a full-game decision may sample.
+pub const MAX_WORLDS: u32 = 1_000;

@@ -19,7 +19,7 @@ mod states;
 
 pub(crate) use canonical::hex;
 use fields::{bad, check_name, check_output, missing, no_unknown, take_int, take_str, take_table};
-pub use full::FullSpec;
+pub use full::{FullSearch, FullSpec, MAX_BUDGET, MAX_WORLDS};
 use sections::{
     check_classifier_fits, parse_classifier, parse_grid, parse_output, parse_rules, parse_search, parse_shards,
 };
@@ -268,14 +268,32 @@ impl Spec {
         let grid = parse_grid(grid_table, count, deals.as_deref())?;
         let mut search_table = take_table(&mut root, "", "search")?;
         let partner = full::take_partner(&mut search_table, full_config.as_ref())?;
+        let full_search = full::take_full_search(&mut search_table, full_config.as_ref())?;
         let search = parse_search(search_table, &rules)?;
         let full = full_config.map(|config| FullSpec {
             config,
             match_to,
             partner,
+            search: full_search,
         });
-        if let Some(f) = &full {
-            full::check_full_grid(f.config.preset, &grid, &search)?;
+        match &full {
+            Some(f) => full::check_full_grid(f.config.preset, &grid, &search, &f.search)?,
+            None => {
+                if grid.engine.contains(&PlayerEngine::Ismcts) {
+                    return Err(bad(
+                        "grid.engine",
+                        "\"ismcts\"",
+                        "the thesis is searched by mstar and expectimax; ismcts plays [rules] preset = \"all-fives\"",
+                    ));
+                }
+                if grid.target.contains(&engine::full::FullTarget::Searcher) {
+                    return Err(bad(
+                        "grid.target",
+                        "\"searcher\"",
+                        "the thesis's targets are random, scorer and defender; searcher plays [rules] preset = \"all-fives\"",
+                    ));
+                }
+            }
         }
         let classifier = parse_classifier(take_table(&mut root, "", "classifier")?)?;
         check_classifier_fits(&classifier)?;

@@ -1,0 +1,239 @@
+//! `muggins bench --suite double6`: the full game's search on two-seat
+//! double-6 All Fives. Node counts are behaviour checksums (a change that
+//! alters them changes the search); times are medians of `--runs`.
+
+use std::time::Instant;
+
+use anyhow::{Result, bail};
+use engine::TargetKind;
+use engine::full::{
+    AlphaBeta, Evaluation, FivesPosition, FivesTable, FullAgent, FullConfig, FullEngine, FullRules, FullTarget,
+    IsmctsTree, Limits, MatchOptions, Opening, SearchSettings, deal_from_index, fixed_choice, play_match_with,
+};
+
+use crate::bench::{median, ms};
+
+/// The fixed positions: the first hands of 32 deals, each advanced by 0-5
+/// plays of the scorer strategy in every seat, where the mover has two or
+/// more plays.
+fn positions(rules: &FullRules) -> Vec<FivesPosition> {
+    let scorer = FullTarget::Thesis(TargetKind::Scorer);
+    let mut out = Vec::new();
+    let mut d = 0u64;
+    let mut list = engine::ActionList::default();
+    while out.len() < 32 {
+        let hands = deal_from_index(rules, d * 2_151_252_675).expect("a deal index");
+        let mut pos = FivesPosition::deal(rules, hands, Opening::of(rules, &hands, None));
+        for _ in 0..d % 6 {
+            if pos.end.is_some() || !pos.can_play(rules, pos.mover) {
+                break;
+            }
+            pos.actions(rules, &mut list);
+            let i = fixed_choice(rules, scorer, &pos, list.as_slice()).expect("deterministic");
+            pos.play(rules, list.as_slice()[i]);
+        }
+        d += 1;
+        if pos.end.is_some() || !pos.can_play(rules, pos.mover) {
+            continue;
+        }
+        pos.actions(rules, &mut list);
+        if list.len() >= 2 {
+            out.push(pos);
+        }
+    }
+    out
+}
+
+/// Fills `table` once (untimed), so that its pages are in memory.
+fn warm(rules: &FullRules, starts: &[FivesPosition], table: &mut FivesTable) {
+    let slots = table.capacity() as u64;
+    let p = &starts[0];
+    let mut ab = AlphaBeta::new(rules, p.mover, FullEngine::MStar, models(), Evaluation::Score, table);
+    ab.decide(
+        &[*p],
+        Limits {
+            depth: 254,
+            budget: slots / 2,
+        },
+    );
+}
+
+fn models() -> [FullTarget; 4] {
+    [FullTarget::Thesis(TargetKind::Scorer); 4]
+}
+
+pub fn run(runs: usize) -> Result<()> {
+    let rules = FullRules::new(FullConfig::all_fives(2)).expect("the preset's defaults are valid");
+    let starts = positions(&rules);
+    let eval = jobs::evals::shipped_eval();
+    println!();
+    println!("muggins bench: double-6 All Fives, 2 seats; M* against the scorer; median of {runs}");
+    println!();
+    println!(
+        "{:<30} {:>9} {:>12} {:>12} {:>14}",
+        "fixed depth (32 positions)", "depth", "median", "nodes/s", "nodes"
+    );
+    for (name, depth, prune) in [
+        ("plain (no pruning)", 5u8, false),
+        ("pruned + table", 5, true),
+        ("pruned + table", 7, true),
+    ] {
+        let mut times = Vec::new();
+        let mut check = None;
+        // One table, its pages touched before the clock starts.
+        let mut table = FivesTable::with_mb(16);
+        warm(&rules, &starts, &mut table);
+        for _ in 0..runs {
+            let t = Instant::now();
+            let mut nodes = 0;
+            let mut values = [0.0; 64];
+            for p in &starts {
+                table.clear();
+                let mut ab = AlphaBeta::new(
+                    &rules,
+                    p.mover,
+                    FullEngine::MStar,
+                    models(),
+                    Evaluation::Score,
+                    &mut table,
+                );
+                if !prune {
+                    ab = ab.plain();
+                }
+                ab.root(p, Limits { depth, budget: 0 }, &mut values);
+                nodes += ab.nodes();
+            }
+            times.push(t.elapsed());
+            if check.is_some_and(|c| c != nodes) {
+                bail!("{name}: a second pass gave another node count: the search is not deterministic");
+            }
+            check = Some(nodes);
+        }
+        let t = median(times);
+        let nodes = check.unwrap_or_default();
+        println!(
+            "{:<30} {:>9} {:>10.1}ms {:>12.0} {:>14}",
+            name,
+            depth,
+            ms(t),
+            nodes as f64 / t.as_secs_f64(),
+            nodes
+        );
+    }
+    println!();
+    println!(
+        "{:<30} {:>9} {:>12} {:>12} {:>14}",
+        "decision under a budget", "budget", "per decision", "nodes/s", "nodes"
+    );
+    for (budget, n) in [(10_000u64, 32usize), (100_000, 32), (1_000_000, 8)] {
+        for (name, learned) in [("M*, score so far", false), ("M*, learned", true)] {
+            let mut times = Vec::new();
+            let mut check = None;
+            let mut table = FivesTable::for_budget(budget, 1024);
+            warm(&rules, &starts, &mut table);
+            for _ in 0..runs {
+                let t = Instant::now();
+                let mut sum = 0;
+                for p in &starts[..n] {
+                    let ev = if learned {
+                        Evaluation::Learned(eval)
+                    } else {
+                        Evaluation::Score
+                    };
+                    let mut ab = AlphaBeta::new(&rules, p.mover, FullEngine::MStar, models(), ev, &mut table);
+                    let d = ab.decide(&[*p], Limits { depth: 254, budget });
+                    sum += d.nodes + d.index as u64;
+                }
+                times.push(t.elapsed());
+                if check.is_some_and(|c| c != sum) {
+                    bail!("budget {budget}: a second pass differed: the search is not deterministic");
+                }
+                check = Some(sum);
+            }
+            let t = median(times);
+            let nodes = check.unwrap_or_default();
+            println!(
+                "{:<30} {:>9} {:>10.2}ms {:>12.0} {:>14}",
+                name,
+                budget,
+                ms(t) / n as f64,
+                nodes as f64 / t.as_secs_f64(),
+                nodes
+            );
+        }
+        let mut times = Vec::new();
+        let mut tree = IsmctsTree::default();
+        let mut nodes = 0;
+        for _ in 0..runs {
+            let t = Instant::now();
+            nodes = 0;
+            for (i, p) in starts[..n].iter().enumerate() {
+                let mut rng = engine::seed::keyed_rng(2026, i as u64, 0, b"benchmct", 0);
+                nodes += tree.decide(&rules, p, budget, true, &mut rng).nodes;
+            }
+            times.push(t.elapsed());
+        }
+        let t = median(times);
+        println!(
+            "{:<30} {:>9} {:>10.2}ms {:>12.0} {:>14}",
+            "ISMCTS, partial observation",
+            budget,
+            ms(t) / n as f64,
+            nodes as f64 / t.as_secs_f64(),
+            nodes
+        );
+    }
+    println!();
+    println!(
+        "{:<30} {:>9} {:>12} {:>12} {:>14}",
+        "hands against the scorer", "hands", "per hand", "hands/s", "nodes"
+    );
+    let searcher = |engine, learned| {
+        FullAgent::Search(SearchSettings {
+            engine,
+            depth: 254,
+            budget: 20_000,
+            worlds: 16,
+            learned,
+        })
+    };
+    let rows = [
+        ("M*, K=16, 20,000, score", searcher(FullEngine::MStar, false)),
+        ("M*, K=16, 20,000, learned", searcher(FullEngine::MStar, true)),
+        ("ISMCTS, 16 x 20,000", searcher(FullEngine::Ismcts, false)),
+    ];
+    const HANDS: u64 = 8;
+    for (name, agent) in rows {
+        let target = FullAgent::Fixed(FullTarget::Thesis(TargetKind::Scorer));
+        let agents = [agent, target, agent, target];
+        let opts = MatchOptions {
+            eval: Some(eval),
+            ..MatchOptions::default()
+        };
+        let mut times = Vec::new();
+        let mut check = None;
+        for _ in 0..runs {
+            let t = Instant::now();
+            let mut nodes = 0;
+            for g in 0..HANDS {
+                let m = play_match_with(&rules, 2026, g * 2_151_252_675, 1, &agents, 0, &opts).expect("a deal index");
+                nodes += m.hands.iter().map(|h| h.nodes).sum::<u64>();
+            }
+            times.push(t.elapsed());
+            if check.is_some_and(|c| c != nodes) {
+                bail!("{name}: a second pass differed: the games are not deterministic");
+            }
+            check = Some(nodes);
+        }
+        let t = median(times);
+        println!(
+            "{:<30} {:>9} {:>10.1}ms {:>12.2} {:>14}",
+            name,
+            HANDS,
+            ms(t) / HANDS as f64,
+            HANDS as f64 / t.as_secs_f64(),
+            check.unwrap_or_default()
+        );
+    }
+    Ok(())
+}

@@ -1,0 +1,470 @@
+//! The All-Fives search the agents play with: Expectimax and M* with
+//! pruning that keeps values exact, a bounded transposition table, move
+//! ordering, iterative deepening under a node budget, a leaf evaluation,
+//! and determinized sampling (PIMC) under partial observation.
+//!
+//! Values are the agent side's *gain* from a position on: its points minus
+//! the mean of the other sides' (the utility of [`super::FullSearcher`]),
+//! less what the hand has scored so far; a leaf at depth 0 adds the
+//! evaluation's estimate of the rest of the hand (0 for "score so far").
+//! Depth counts plays and draws; a pass is free.
+//!
+//! Node types: the agent's side maximises; an opponent minimises
+//! (Expectimax, and under M* a `searcher` opponent); under M* a
+//! deterministic model's node has its one play, and `random`'s is the
+//! uniform average over its plays, a chance node like a draw.
+//!
+//! Pruning (never changes a value): fail-soft alpha-beta at max and min
+//! nodes; Ballard's Star1 at chance nodes, with the bound every gain
+//! satisfies, |gain| <= depth x (the largest count a play can score) + (the
+//! largest hand-end bonus) + (the evaluation's limit). Move ordering: the
+//! table's best move, then plays that score by the points they make, then
+//! the history heuristic (cut-offs by tile and location), then canonical
+//! order. Root plays are each searched with the full window, so every root
+//! value is exact (a world's values can be averaged, and the row's
+//! alternatives are true values).
+
+use crate::board::Loc;
+use crate::position::ActionList;
+use crate::tiles::bits;
+
+use super::eval::Evaluation;
+use super::fives::FivesPosition;
+use super::game::{FullTarget, fixed_choice};
+use super::rules::{FullRules, MAX_SEATS};
+use super::search::{FullDecision, FullEngine, best_of};
+use super::table::{Bound, Entry, FivesTable, position_key};
+
+/// How far one world's search may go.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Limits {
+    /// The deepest iteration, in plays and draws (1-254).
+    pub depth: u8,
+    /// Nodes one world's search may spend: iterative deepening stops
+    /// before an iteration that would pass it (the first always runs).
+    /// 0: no budget, search to `depth`.
+    pub budget: u64,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Node {
+    Max,
+    Min,
+    One(usize),
+    Average,
+}
+
+/// A search from one seat's side (see the module's documentation).
+#[derive(Debug)]
+pub struct AlphaBeta<'a> {
+    rules: &'a FullRules,
+    side: u8,
+    engine: FullEngine,
+    models: [FullTarget; MAX_SEATS],
+    eval: Evaluation<'a>,
+    table: &'a mut FivesTable,
+    prune: bool,
+    nodes: u64,
+    stop_at: u64,
+    aborted: bool,
+    horizon: bool,
+    history: [u32; 256],
+    max_count: f64,
+    end_max: f64,
+    reached: u8,
+}
+
+impl<'a> AlphaBeta<'a> {
+    /// A search for the side of `seat` against `models` (M*'s), valuing
+    /// leaves with `eval`, keeping values in `table`.
+    pub fn new(
+        rules: &'a FullRules,
+        seat: u8,
+        engine: FullEngine,
+        models: [FullTarget; MAX_SEATS],
+        eval: Evaluation<'a>,
+        table: &'a mut FivesTable,
+    ) -> AlphaBeta<'a> {
+        // A count is at most four ends, each at most a double: 8 x the set;
+        // only multiples of 5 score.
+        let max_count = (8 * rules.set() as u32) / 5 * 5;
+        // A hand's end scores at most every pip dealt, rounded up by 2 at most.
+        let end_max = rules.pip_total(rules.all_tiles()) + 2;
+        AlphaBeta {
+            rules,
+            side: rules.side(seat),
+            engine,
+            models,
+            eval,
+            table,
+            prune: true,
+            nodes: 0,
+            stop_at: u64::MAX,
+            aborted: false,
+            horizon: false,
+            history: [0; 256],
+            max_count: max_count as f64,
+            end_max: end_max as f64,
+            reached: 0,
+        }
+    }
+
+    /// The same search without pruning, table or move ordering: plain
+    /// Expectimax / M* (the reference pruning is checked against).
+    pub fn plain(mut self) -> AlphaBeta<'a> {
+        self.prune = false;
+        self
+    }
+
+    /// Nodes searched so far.
+    pub fn nodes(&self) -> u64 {
+        self.nodes
+    }
+
+    /// The depth the last world's iterative deepening completed.
+    pub fn reached(&self) -> u8 {
+        self.reached
+    }
+
+    /// The agent side's points minus the mean of the other sides'.
+    #[inline]
+    fn util(&self, pos: &FivesPosition) -> f64 {
+        let sides = self.rules.sides() as usize;
+        let mine = pos.scores[self.side as usize];
+        let mut others = 0;
+        for s in 0..sides {
+            if s != self.side as usize {
+                others += pos.scores[s];
+            }
+        }
+        mine as f64 - others as f64 / (sides - 1) as f64
+    }
+
+    /// A bound on |gain| from a position with `depth` plays and draws left.
+    #[inline]
+    fn bound(&self, depth: u8) -> f64 {
+        depth as f64 * self.max_count + self.end_max + self.eval.limit()
+    }
+
+    /// The values of the mover's canonical plays at `pos` (two or more; the
+    /// mover is on the agent's side), by iterative deepening within `limits`;
+    /// `out` gets one value per play.
+    pub fn root(&mut self, pos: &FivesPosition, limits: Limits, out: &mut [f64]) {
+        let rules = self.rules;
+        let mut list = ActionList::default();
+        pos.actions(rules, &mut list);
+        let n = list.len();
+        let start = self.nodes;
+        let mut values = [0.0f64; 64];
+        // Iterative deepening serves a budget; without one, one search to the depth.
+        let first = if self.prune && limits.budget > 0 {
+            1
+        } else {
+            limits.depth.max(1)
+        };
+        self.reached = 0;
+        for d in first..=limits.depth.max(1) {
+            self.stop_at = if limits.budget > 0 && d > first {
+                start + limits.budget
+            } else {
+                u64::MAX
+            };
+            self.horizon = false;
+            let base = self.util(pos);
+            for (i, v) in values[..n].iter_mut().enumerate() {
+                let mut child = *pos;
+                child.play(rules, list.as_slice()[i]);
+                let r = self.util(&child) - base;
+                *v = r + self.search(&child, d - 1, f64::NEG_INFINITY, f64::INFINITY);
+                if self.aborted {
+                    break;
+                }
+            }
+            if self.aborted {
+                self.aborted = false;
+                break;
+            }
+            out[..n].copy_from_slice(&values[..n]);
+            self.reached = d;
+            // No leaf was cut by the depth: the values are the hand's own.
+            if !self.horizon || (limits.budget > 0 && self.nodes - start >= limits.budget) {
+                break;
+            }
+        }
+        self.stop_at = u64::MAX;
+    }
+
+    /// The decision of the mover (on the agent's side, two or more plays)
+    /// over `worlds` (the true position under full observation, or sampled
+    /// ones): each world searched afresh (empty table) within `limits`, the
+    /// values averaged; ties within 1e-9 to the first play.
+    pub fn decide(&mut self, worlds: &[FivesPosition], limits: Limits) -> FullDecision {
+        let mut list = ActionList::default();
+        worlds[0].actions(self.rules, &mut list);
+        let n = list.len();
+        let start = self.nodes;
+        let mut sum = [0.0f64; 64];
+        let mut values = [0.0f64; 64];
+        for w in worlds {
+            self.table.clear();
+            self.history = [0; 256];
+            self.root(w, limits, &mut values);
+            for (s, v) in sum[..n].iter_mut().zip(&values[..n]) {
+                *s += v;
+            }
+        }
+        let k = worlds.len() as f64;
+        let mut d = best_of(n, |i| sum[i] / k);
+        d.nodes = self.nodes - start;
+        d
+    }
+
+    /// The gain from `pos` with `depth` plays and draws left, within
+    /// (`alpha`, `beta`) (fail-soft: a value at or below `alpha` is an upper
+    /// bound, at or above `beta` a lower bound, else exact).
+    fn search(&mut self, pos: &FivesPosition, depth: u8, mut alpha: f64, mut beta: f64) -> f64 {
+        self.nodes += 1;
+        if self.nodes > self.stop_at {
+            self.aborted = true;
+            return 0.0;
+        }
+        if pos.end.is_some() {
+            return 0.0;
+        }
+        if depth == 0 {
+            self.horizon = true;
+            return self.eval.leaf(self.rules, pos, self.side);
+        }
+        let rules = self.rules;
+        if !pos.can_play(rules, pos.mover) {
+            if pos.must_pass(rules) {
+                let mut next = *pos;
+                next.pass(rules);
+                let r = self.util(&next) - self.util(pos);
+                return r + self.search(&next, depth, alpha - r, beta - r);
+            }
+            return self.draws(pos, depth, alpha, beta);
+        }
+        let mut list = ActionList::default();
+        pos.actions(rules, &mut list);
+        let acts = list.as_slice();
+        let n = acts.len();
+        let mover = pos.mover;
+        let node = if n == 1 {
+            Node::One(0)
+        } else if rules.side(mover) == self.side {
+            Node::Max
+        } else {
+            match (self.engine, self.models[mover as usize]) {
+                (FullEngine::MStar, FullTarget::Searcher) | (FullEngine::Expectimax | FullEngine::Ismcts, _) => {
+                    Node::Min
+                }
+                (FullEngine::MStar, model) => match fixed_choice(rules, model, pos, acts) {
+                    Some(i) => Node::One(i),
+                    None => Node::Average,
+                },
+            }
+        };
+        let base = self.util(pos);
+        if let Node::One(i) = node {
+            let mut child = *pos;
+            child.play(rules, acts[i]);
+            let r = self.util(&child) - base;
+            return r + self.search(&child, depth - 1, alpha - r, beta - r);
+        }
+        let key = position_key(pos);
+        let mut tt_best = u8::MAX;
+        if self.prune
+            && let Some(e) = self.table.get(key)
+        {
+            tt_best = e.best;
+            if e.depth == depth {
+                match e.bound {
+                    Bound::Exact => return e.value,
+                    Bound::Lower if e.value >= beta => return e.value,
+                    Bound::Upper if e.value <= alpha => return e.value,
+                    _ => {}
+                }
+            }
+        }
+        let (alpha0, beta0) = (alpha, beta);
+        if node == Node::Average {
+            let mut rs = [0.0f64; 64];
+            for (i, r) in rs[..n].iter_mut().enumerate() {
+                let mut child = *pos;
+                child.play(rules, acts[i]);
+                *r = self.util(&child) - base;
+            }
+            let v = self.star1(&rs[..n], depth - 1, alpha, beta, |i| {
+                let mut child = *pos;
+                child.play(rules, acts[i]);
+                child
+            });
+            if !self.aborted {
+                self.store(key, v, alpha0, beta0, depth, u8::MAX);
+            }
+            return v;
+        }
+        // Move ordering: the table's move, scoring plays, history.
+        let mut order = [0u8; 64];
+        let mut keys = [0u64; 64];
+        for i in 0..n {
+            order[i] = i as u8;
+            keys[i] = if self.prune {
+                if i as u8 == tt_best {
+                    u64::MAX
+                } else {
+                    let a = acts[i];
+                    let mut board = pos.board;
+                    board.play(rules, a.tile, a.loc);
+                    let c = board.count() as u64;
+                    let points = if c > 0 && c.is_multiple_of(5) { c } else { 0 };
+                    points << 32 | self.history[history_index(a.tile, a.loc)] as u64
+                }
+            } else {
+                0
+            };
+        }
+        // Insertion sort, stable: equal keys keep canonical order.
+        for i in 1..n {
+            let mut j = i;
+            while j > 0 && keys[order[j - 1] as usize] < keys[order[j] as usize] {
+                order.swap(j - 1, j);
+                j -= 1;
+            }
+        }
+        let max = node == Node::Max;
+        let mut best = if max { f64::NEG_INFINITY } else { f64::INFINITY };
+        let mut best_i = order[0];
+        for &i in &order[..n] {
+            let a = acts[i as usize];
+            let mut child = *pos;
+            child.play(rules, a);
+            let r = self.util(&child) - base;
+            let v = r + self.search(&child, depth - 1, alpha - r, beta - r);
+            if self.aborted {
+                return 0.0;
+            }
+            if max {
+                if v > best {
+                    best = v;
+                    best_i = i;
+                }
+                alpha = alpha.max(v);
+            } else {
+                if v < best {
+                    best = v;
+                    best_i = i;
+                }
+                beta = beta.min(v);
+            }
+            if alpha >= beta {
+                let h = &mut self.history[history_index(a.tile, a.loc)];
+                *h = h.saturating_add(depth as u32 * depth as u32);
+                break;
+            }
+        }
+        self.store(key, best, alpha0, beta0, depth, best_i);
+        best
+    }
+
+    fn store(&mut self, key: u64, value: f64, alpha: f64, beta: f64, depth: u8, best: u8) {
+        if !self.prune {
+            return;
+        }
+        let bound = if value <= alpha {
+            Bound::Upper
+        } else if value >= beta {
+            Bound::Lower
+        } else {
+            Bound::Exact
+        };
+        self.table.put(
+            key,
+            Entry {
+                value,
+                bound,
+                depth,
+                best,
+            },
+        );
+    }
+
+    /// A draw: each boneyard tile equally likely.
+    fn draws(&mut self, pos: &FivesPosition, depth: u8, alpha: f64, beta: f64) -> f64 {
+        let key = position_key(pos);
+        if self.prune
+            && let Some(e) = self.table.get(key)
+            && e.depth == depth
+        {
+            match e.bound {
+                Bound::Exact => return e.value,
+                Bound::Lower if e.value >= beta => return e.value,
+                Bound::Upper if e.value <= alpha => return e.value,
+                _ => {}
+            }
+        }
+        let mut tiles = [0u8; 64];
+        let mut n = 0;
+        for t in bits(pos.boneyard) {
+            tiles[n] = t;
+            n += 1;
+        }
+        let rs = [0.0f64; 64];
+        let v = self.star1(&rs[..n], depth - 1, alpha, beta, |i| {
+            let mut child = *pos;
+            child.draw(tiles[i]);
+            child
+        });
+        if !self.aborted {
+            self.store(key, v, alpha, beta, depth, u8::MAX);
+        }
+        v
+    }
+
+    /// Star1 over equally likely children: child `i` (made by `make`) is
+    /// worth `rs[i]` plus its gain with `depth` left. Fail-soft like
+    /// [`Self::search`].
+    fn star1(&mut self, rs: &[f64], depth: u8, alpha: f64, beta: f64, make: impl Fn(usize) -> FivesPosition) -> f64 {
+        let n = rs.len() as f64;
+        let b = self.bound(depth);
+        let r_sum: f64 = rs.iter().sum();
+        // Upper and lower bounds of the children not yet searched.
+        let mut hi_rest = r_sum + n * b;
+        let mut lo_rest = r_sum - n * b;
+        let mut sum = 0.0;
+        for (i, &r) in rs.iter().enumerate() {
+            hi_rest -= r + b;
+            lo_rest -= r - b;
+            // Child i must beat these for the average to stay inside the window.
+            let (a_i, b_i) = if self.prune {
+                (n * alpha - sum - hi_rest, n * beta - sum - lo_rest)
+            } else {
+                (f64::NEG_INFINITY, f64::INFINITY)
+            };
+            let child = make(i);
+            let (ca, cb) = if self.prune {
+                (a_i.max(r - b), b_i.min(r + b))
+            } else {
+                (f64::NEG_INFINITY, f64::INFINITY)
+            };
+            let v = r + self.search(&child, depth, ca - r, cb - r);
+            if self.aborted {
+                return 0.0;
+            }
+            if v <= a_i {
+                return (sum + v + hi_rest) / n;
+            }
+            if v >= b_i {
+                return (sum + v + lo_rest) / n;
+            }
+            sum += v;
+        }
+        sum / n
+    }
+}
+
+#[inline]
+fn history_index(tile: u8, loc: Loc) -> usize {
+    (tile as usize * 4 + loc as usize) & 255
+}

@@ -1,0 +1,363 @@
+//! Leaf evaluation of All-Fives positions for depth-limited search: "score
+//! so far" (a leaf is worth nothing more than what the hand has scored), or
+//! a linear function of features of the position fitted by least squares to
+//! the rest of the hand's score difference in seeded self-play.
+//!
+//! The features are read from one side's point of view in a fully known
+//! position (under partial observation the search evaluates determinized
+//! worlds). They do not depend on the scores so far, so a value is the
+//! expected *gain* from the position on and the transposition table's key
+//! can leave the scores out.
+
+use rand_chacha::ChaCha20Rng;
+use serde::{Deserialize, Serialize};
+
+use crate::board::Loc;
+use crate::position::ActionList;
+use crate::seed::keyed_rng;
+use crate::tiles::{TileSet, bits};
+
+use super::deal::{below, random_deal};
+use super::fives::{FivesPosition, Opening};
+use super::game::{FullTarget, full_choice};
+use super::rules::{FullRules, MAX_SEATS};
+
+/// The names of the features, in the order of a [`LinearEval`]'s weights.
+pub const FEATURES: [&str; 16] = [
+    "bias",
+    "my_pips",
+    "their_pips",
+    "my_tiles",
+    "their_tiles",
+    "count",
+    "my_turn",
+    "my_scoring_plays",
+    "their_scoring_plays",
+    "my_suit_matches",
+    "their_suit_matches",
+    "boneyard",
+    "my_doubles",
+    "their_doubles",
+    "my_void",
+    "their_void",
+];
+
+/// Number of features.
+pub const FEATURE_COUNT: usize = FEATURES.len();
+
+/// The most a learned evaluation may add to a leaf, in points either way
+/// (its output is clamped: the search's bounds rely on it).
+pub const EVAL_LIMIT: f64 = 60.0;
+
+/// How a depth-limited leaf is valued.
+#[derive(Clone, Copy, Debug, Default)]
+pub enum Evaluation<'a> {
+    /// The score so far: a leaf adds nothing.
+    #[default]
+    Score,
+    /// The score so far plus a fitted estimate of the rest of the hand.
+    Learned(&'a LinearEval),
+}
+
+impl Evaluation<'_> {
+    /// What a non-final leaf adds to the score so far, for `side`.
+    #[inline]
+    pub fn leaf(&self, rules: &FullRules, pos: &FivesPosition, side: u8) -> f64 {
+        match self {
+            Evaluation::Score => 0.0,
+            Evaluation::Learned(e) => e.predict(&features(rules, pos, side)),
+        }
+    }
+
+    /// The bound on what [`Self::leaf`] may return, either way.
+    pub fn limit(&self) -> f64 {
+        match self {
+            Evaluation::Score => 0.0,
+            Evaluation::Learned(_) => EVAL_LIMIT,
+        }
+    }
+
+    /// The name in specs and rows: `score` or `learned`.
+    pub fn name(&self) -> &'static str {
+        match self {
+            Evaluation::Score => "score",
+            Evaluation::Learned(_) => "learned",
+        }
+    }
+}
+
+/// A linear evaluation: weights over [`FEATURES`], and how it was fitted.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct LinearEval {
+    /// The feature names, as [`FEATURES`] (checked when loaded).
+    pub features: Vec<String>,
+    /// One weight per feature.
+    pub weights: Vec<f64>,
+    /// How it was fitted.
+    pub training: EvalTraining,
+    /// Samples fitted on, and the mean squared error on held-out hands.
+    pub samples: u64,
+    /// Held-out mean squared error of the fit, and of "score so far" (0).
+    pub holdout_mse: f64,
+    /// Held-out mean squared error of predicting 0 (the score-so-far leaf).
+    pub holdout_mse_score: f64,
+}
+
+/// The training run of a [`LinearEval`]: enough to fit it again.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct EvalTraining {
+    /// The seed of the self-play hands.
+    pub seed: u64,
+    /// Hands played for fitting (a further fifth is held out).
+    pub hands: u64,
+    /// Seats at the table (All Fives, double-6, defaults otherwise).
+    pub seats: u8,
+    /// Ridge penalty on the weights (not the bias).
+    pub ridge_millis: u32,
+}
+
+impl LinearEval {
+    /// The estimated rest-of-hand gain of `side`, clamped to [`EVAL_LIMIT`].
+    #[inline]
+    pub fn predict(&self, f: &[f64; FEATURE_COUNT]) -> f64 {
+        let mut v = 0.0;
+        for (w, x) in self.weights.iter().zip(f) {
+            v += w * x;
+        }
+        v.clamp(-EVAL_LIMIT, EVAL_LIMIT)
+    }
+
+    /// Checks a loaded evaluation: the features it was fitted on are ours.
+    pub fn check(&self) -> Result<(), String> {
+        if self.features.len() != FEATURE_COUNT
+            || self.features.iter().zip(FEATURES).any(|(a, b)| a != b)
+            || self.weights.len() != FEATURE_COUNT
+        {
+            return Err(format!(
+                "the evaluation's features {:?} are not this build's {:?}",
+                self.features, FEATURES
+            ));
+        }
+        if self.weights.iter().any(|w| !w.is_finite()) {
+            return Err("the evaluation has a weight that is not a finite number".into());
+        }
+        Ok(())
+    }
+}
+
+/// The features of `pos` from `side`'s point of view.
+pub fn features(rules: &FullRules, pos: &FivesPosition, side: u8) -> [f64; FEATURE_COUNT] {
+    let seats = rules.seats();
+    // Open ends, and the count each tile would make at its best location.
+    let open = pos.board.open_locations();
+    let mut matching: TileSet = 0;
+    for &loc in &Loc::ALL[..open] {
+        if let Some(p) = pos.board.exposed(loc) {
+            matching |= rules.pip_mask(p);
+        }
+    }
+    let mut mine = [0.0f64; 6];
+    let mut theirs = [0.0f64; 6];
+    for s in 0..seats {
+        let hand = pos.hands[s as usize];
+        let acc = if rules.side(s) == side { &mut mine } else { &mut theirs };
+        acc[0] += rules.pip_total(hand) as f64;
+        acc[1] += hand.count_ones() as f64;
+        acc[2] += scoring_plays(rules, pos, hand) as f64;
+        acc[3] += (hand & matching).count_ones() as f64;
+        acc[4] += (hand & rules.doubles()).count_ones() as f64;
+        acc[5] += (open > 0 && hand & matching == 0) as u8 as f64;
+    }
+    let mine_seats = (0..seats).filter(|&s| rules.side(s) == side).count() as f64;
+    let their_seats = seats as f64 - mine_seats;
+    let per = |x: f64, n: f64| x / n.max(1.0);
+    [
+        1.0,
+        mine[0],
+        per(theirs[0], their_seats / mine_seats.max(1.0)),
+        mine[1],
+        per(theirs[1], their_seats / mine_seats.max(1.0)),
+        pos.board.count() as f64,
+        (rules.side(pos.mover) == side) as u8 as f64,
+        mine[2],
+        per(theirs[2], their_seats / mine_seats.max(1.0)),
+        mine[3],
+        per(theirs[3], their_seats / mine_seats.max(1.0)),
+        pos.boneyard.count_ones() as f64,
+        mine[4],
+        per(theirs[4], their_seats / mine_seats.max(1.0)),
+        mine[5],
+        per(theirs[5], their_seats / mine_seats.max(1.0)),
+    ]
+}
+
+/// How many tiles of `hand` would score (make a positive count that is a
+/// multiple of 5) if played now somewhere.
+fn scoring_plays(rules: &FullRules, pos: &FivesPosition, hand: TileSet) -> u32 {
+    if pos.board.is_empty() {
+        return bits(hand)
+            .filter(|&t| {
+                let (a, b) = rules.pips(t);
+                let c = (a + b) as u32;
+                c > 0 && c.is_multiple_of(5)
+            })
+            .count() as u32;
+    }
+    let open = pos.board.open_locations();
+    let mut playable = 0;
+    for &loc in &Loc::ALL[..open] {
+        playable |= rules.pip_mask(pos.board.exposed(loc).expect("open"));
+    }
+    let mut n = 0;
+    for t in bits(hand & playable) {
+        let (a, b) = rules.pips(t);
+        let scores = Loc::ALL[..open].iter().any(|&loc| {
+            let p = pos.board.exposed(loc).expect("open");
+            if a != p && b != p {
+                return false;
+            }
+            let mut board = pos.board;
+            board.play(rules, t, loc);
+            let c = board.count();
+            c > 0 && c.is_multiple_of(5)
+        });
+        n += scores as u32;
+    }
+    n
+}
+
+/// One sample of self-play: the features of a position for side 0 and the
+/// rest of the hand's score difference of side 0 from it.
+fn self_play_samples(rules: &FullRules, rng: &mut ChaCha20Rng, out: &mut Vec<([f64; FEATURE_COUNT], f64)>) {
+    let hands = random_deal(rules, rng);
+    let mut pos = FivesPosition::deal(rules, hands, Opening::of(rules, &hands, None));
+    // Each seat plays one of the fixed strategies, drawn per hand.
+    let strategies: [FullTarget; MAX_SEATS] =
+        std::array::from_fn(|_| FullTarget::ALL[below(rng, FullTarget::ALL.len() as u32) as usize]);
+    let mut list = ActionList::default();
+    let mut seen: Vec<([f64; FEATURE_COUNT], [u32; MAX_SEATS])> = Vec::new();
+    let keep = rules.config().keep as u32;
+    while pos.end.is_none() {
+        if !pos.can_play(rules, pos.mover) {
+            let left = pos.boneyard.count_ones();
+            if left > keep {
+                let mut b = pos.boneyard;
+                for _ in 0..below(rng, left) {
+                    b &= b - 1;
+                }
+                pos.draw(b.trailing_zeros() as u8);
+            } else {
+                pos.pass(rules);
+            }
+            continue;
+        }
+        seen.push((features(rules, &pos, 0), pos.scores));
+        pos.actions(rules, &mut list);
+        let i = full_choice(rules, strategies[pos.mover as usize], &pos, list.as_slice(), rng);
+        pos.play(rules, list.as_slice()[i]);
+    }
+    let diff = |s: &[u32; MAX_SEATS]| {
+        let sides = rules.sides() as usize;
+        let others: u32 = (1..sides).map(|x| s[x]).sum();
+        s[0] as f64 - others as f64 / (sides - 1) as f64
+    };
+    let end = diff(&pos.scores);
+    for (f, scores) in seen {
+        out.push((f, end - diff(&scores)));
+    }
+}
+
+/// Fits a [`LinearEval`] by ridge least squares on `training.hands` seeded
+/// self-play hands of All Fives with `training.seats` seats (double-6), every
+/// seat playing a fixed strategy drawn per hand; a further fifth of the
+/// hands is held out to report the fit's error. A pure function of
+/// `training`.
+pub fn fit_linear_eval(training: &EvalTraining) -> Result<LinearEval, String> {
+    let config = super::rules::FullConfig::all_fives(training.seats);
+    let rules = FullRules::new(config).map_err(|e| e.to_string())?;
+    let mut rng = keyed_rng(training.seed, 0, 0, b"mugeval1", 0);
+    let mut samples = Vec::new();
+    for _ in 0..training.hands {
+        self_play_samples(&rules, &mut rng, &mut samples);
+    }
+    let mut holdout = Vec::new();
+    for _ in 0..training.hands.div_ceil(5) {
+        self_play_samples(&rules, &mut rng, &mut holdout);
+    }
+    // Normal equations (X'X + ridge) w = X'y.
+    let n = FEATURE_COUNT;
+    let mut a = vec![0.0f64; n * n];
+    let mut b = vec![0.0f64; n];
+    for (f, y) in &samples {
+        for i in 0..n {
+            b[i] += f[i] * y;
+            for j in 0..n {
+                a[i * n + j] += f[i] * f[j];
+            }
+        }
+    }
+    let ridge = training.ridge_millis as f64 / 1000.0 * samples.len().max(1) as f64 / 1000.0;
+    for i in 1..n {
+        a[i * n + i] += ridge;
+    }
+    let weights = solve_symmetric(&mut a, &mut b, n).ok_or("the features are degenerate: no unique fit")?;
+    let eval = LinearEval {
+        features: FEATURES.iter().map(|s| s.to_string()).collect(),
+        weights,
+        training: training.clone(),
+        samples: samples.len() as u64,
+        holdout_mse: 0.0,
+        holdout_mse_score: 0.0,
+    };
+    let m = holdout.len().max(1) as f64;
+    let mse = holdout.iter().map(|(f, y)| (eval.predict(f) - y).powi(2)).sum::<f64>() / m;
+    let mse0 = holdout.iter().map(|(_, y)| y * y).sum::<f64>() / m;
+    Ok(LinearEval {
+        holdout_mse: mse,
+        holdout_mse_score: mse0,
+        ..eval
+    })
+}
+
+/// Solves `a x = b` (`a` symmetric positive definite, `n` x `n`, row-major)
+/// by Gaussian elimination with partial pivoting; `None` when singular.
+fn solve_symmetric(a: &mut [f64], b: &mut [f64], n: usize) -> Option<Vec<f64>> {
+    for col in 0..n {
+        let pivot = (col..n).max_by(|&i, &j| a[i * n + col].abs().total_cmp(&a[j * n + col].abs()))?;
+        if a[pivot * n + col].abs() < 1e-12 {
+            return None;
+        }
+        if pivot != col {
+            for k in 0..n {
+                a.swap(pivot * n + k, col * n + k);
+            }
+            b.swap(pivot, col);
+        }
+        for row in col + 1..n {
+            let f = a[row * n + col] / a[col * n + col];
+            for k in col..n {
+                a[row * n + k] -= f * a[col * n + k];
+            }
+            b[row] -= f * b[col];
+        }
+    }
+    let mut x = vec![0.0; n];
+    for row in (0..n).rev() {
+        let mut s = b[row];
+        for k in row + 1..n {
+            s -= a[row * n + k] * x[k];
+        }
+        x[row] = s / a[row * n + row];
+    }
+    Some(x)
+}
+
+/// A default training run (the shipped evaluation's): 20,000 two-seat hands.
+pub fn default_training() -> EvalTraining {
+    EvalTraining {
+        seed: 2026,
+        hands: 20_000,
+        seats: 2,
+        ridge_millis: 1,
+    }
+}

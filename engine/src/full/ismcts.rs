@@ -1,0 +1,289 @@
+//! Single-observer information-set Monte Carlo tree search (SO-ISMCTS,
+//! Cowling, Powley and Whitehouse 2012) for All Fives, and the sampling of
+//! worlds consistent with what a seat has seen (shared with PIMC).
+//!
+//! One tree of the searching seat's information sets: an edge is a play
+//! (tile, location), whoever makes it. Each iteration samples a
+//! world (the other seats' hands and the boneyard, uniformly among the
+//! splits of the unseen tiles that match every hand's size), descends the
+//! tree through the plays legal in that world, choosing by UCB1 with
+//! availability counts, adds one node, and finishes the hand with every seat
+//! playing the `scorer` strategy (draws uniform from the world's boneyard).
+//! The hand's gain for the searching side is backed up, negated at the
+//! opponents' edges. Draws are not edges: they are part of the world.
+//!
+//! The budget is in nodes (positions stepped through, in the tree and in
+//! the playouts); the play chosen is the root's most visited, ties to the
+//! first in canonical order. A pure function of the position, the seat's
+//! view and the random stream.
+
+use rand_core::RngCore;
+
+use crate::board::Loc;
+use crate::position::{Action, ActionList};
+use crate::targets::TargetKind;
+use crate::tiles::{TileSet, bits};
+
+use super::deal::below;
+use super::fives::FivesPosition;
+use super::game::{FullTarget, fixed_choice};
+use super::rules::FullRules;
+use super::search::FullDecision;
+
+/// The exploration constant of UCB1, in points (a hand's gains are tens of points).
+pub const ISMCTS_EXPLORATION: f64 = 15.0;
+
+/// A world `seat` cannot tell from `pos`: the tiles it has not seen
+/// (the others' hands and the boneyard) dealt again uniformly at random,
+/// each hand keeping its size.
+pub fn sample_world(rules: &FullRules, pos: &FivesPosition, seat: u8, rng: &mut impl RngCore) -> FivesPosition {
+    let mut unseen: TileSet = pos.boneyard;
+    for s in 0..rules.seats() {
+        if s != seat {
+            unseen |= pos.hands[s as usize];
+        }
+    }
+    let mut tiles = [0u8; 64];
+    let mut n = 0;
+    for t in bits(unseen) {
+        tiles[n] = t;
+        n += 1;
+    }
+    // Fisher-Yates.
+    for i in (1..n).rev() {
+        let j = below(rng, i as u32 + 1) as usize;
+        tiles.swap(i, j);
+    }
+    let mut world = *pos;
+    let mut next = 0;
+    for s in 0..rules.seats() {
+        if s == seat {
+            continue;
+        }
+        let size = pos.hands[s as usize].count_ones() as usize;
+        world.hands[s as usize] = tiles[next..next + size].iter().fold(0, |h, &t| h | 1 << t);
+        next += size;
+    }
+    world.boneyard = tiles[next..n].iter().fold(0, |h, &t| h | 1 << t);
+    world
+}
+
+const ROOT: u16 = u16::MAX;
+
+#[derive(Clone, Copy, Debug)]
+struct TreeNode {
+    /// The edge into this node: tile << 2 | location ([`ROOT`] at the root).
+    edge: u16,
+    /// Whether the seat that took the edge is on the searching side.
+    ours: bool,
+    first_child: u32,
+    next_sibling: u32,
+    visits: u32,
+    available: u32,
+    total: f64,
+}
+
+const NONE: u32 = u32::MAX;
+
+/// The tree's storage, kept between decisions to save allocations.
+#[derive(Debug, Default)]
+pub struct IsmctsTree {
+    nodes: Vec<TreeNode>,
+}
+
+fn edge_of(a: Action) -> u16 {
+    (a.tile as u16) << 2 | a.loc as u16
+}
+
+fn action_of(edge: u16) -> Action {
+    Action {
+        tile: (edge >> 2) as u8,
+        loc: Loc::ALL[(edge & 3) as usize],
+    }
+}
+
+/// The side's points minus the mean of the others'.
+fn util(rules: &FullRules, pos: &FivesPosition, side: u8) -> f64 {
+    let sides = rules.sides() as usize;
+    let mut others = 0;
+    for s in 0..sides {
+        if s != side as usize {
+            others += pos.scores[s];
+        }
+    }
+    pos.scores[side as usize] as f64 - others as f64 / (sides - 1) as f64
+}
+
+/// Steps a world past draws (uniform from its boneyard) and passes until
+/// someone has a play or the hand ends; counts the steps.
+fn settle(rules: &FullRules, pos: &mut FivesPosition, rng: &mut impl RngCore, steps: &mut u64) {
+    while pos.end.is_none() && !pos.can_play(rules, pos.mover) {
+        *steps += 1;
+        if pos.must_pass(rules) {
+            pos.pass(rules);
+        } else {
+            let left = pos.boneyard.count_ones();
+            let mut b = pos.boneyard;
+            for _ in 0..below(rng, left) {
+                b &= b - 1;
+            }
+            pos.draw(b.trailing_zeros() as u8);
+        }
+    }
+}
+
+impl IsmctsTree {
+    fn add(&mut self, parent: u32, edge: u16, ours: bool) -> u32 {
+        let id = self.nodes.len() as u32;
+        let p = &mut self.nodes[parent as usize];
+        let sibling = p.first_child;
+        p.first_child = id;
+        self.nodes.push(TreeNode {
+            edge,
+            ours,
+            first_child: NONE,
+            next_sibling: sibling,
+            visits: 0,
+            available: 0,
+            total: 0.0,
+        });
+        id
+    }
+
+    fn child(&self, parent: u32, edge: u16) -> Option<u32> {
+        let mut c = self.nodes[parent as usize].first_child;
+        while c != NONE {
+            if self.nodes[c as usize].edge == edge {
+                return Some(c);
+            }
+            c = self.nodes[c as usize].next_sibling;
+        }
+        None
+    }
+
+    /// The play of the mover at `pos` (two or more plays) after searching
+    /// until `budget` nodes are spent; `rng` samples the worlds (when
+    /// `partial`; else every iteration starts from `pos` itself) and the
+    /// draws.
+    pub fn decide(
+        &mut self,
+        rules: &FullRules,
+        pos: &FivesPosition,
+        budget: u64,
+        partial: bool,
+        rng: &mut impl RngCore,
+    ) -> FullDecision {
+        let seat = pos.mover;
+        let side = rules.side(seat);
+        self.nodes.clear();
+        self.nodes.push(TreeNode {
+            edge: ROOT,
+            ours: false,
+            first_child: NONE,
+            next_sibling: NONE,
+            visits: 0,
+            available: 0,
+            total: 0.0,
+        });
+        let base = util(rules, pos, side);
+        let mut steps = 0u64;
+        let mut list = ActionList::default();
+        let mut path: Vec<u32> = Vec::with_capacity(64);
+        let scorer = FullTarget::Thesis(TargetKind::Scorer);
+        while steps < budget.max(1) {
+            let mut world = if partial {
+                sample_world(rules, pos, seat, rng)
+            } else {
+                *pos
+            };
+            path.clear();
+            path.push(0);
+            let mut node = 0u32;
+            // Selection and expansion.
+            loop {
+                settle(rules, &mut world, rng, &mut steps);
+                if world.end.is_some() {
+                    break;
+                }
+                steps += 1;
+                world.actions(rules, &mut list);
+                let ours = rules.side(world.mover) == side;
+                // Untried plays legal here, and availability of the tried ones.
+                let mut untried = [0u16; 64];
+                let mut u = 0;
+                let mut best: Option<(f64, u32)> = None;
+                for &a in list.as_slice() {
+                    let e = edge_of(a);
+                    match self.child(node, e) {
+                        None => {
+                            untried[u] = e;
+                            u += 1;
+                        }
+                        Some(c) => {
+                            let n = &mut self.nodes[c as usize];
+                            n.available += 1;
+                            let mean = n.total / n.visits.max(1) as f64;
+                            let ucb =
+                                mean + ISMCTS_EXPLORATION * ((n.available as f64).ln() / n.visits.max(1) as f64).sqrt();
+                            if best.is_none_or(|(b, _)| ucb > b) {
+                                best = Some((ucb, c));
+                            }
+                        }
+                    }
+                }
+                if u > 0 {
+                    let e = untried[below(rng, u as u32) as usize];
+                    let c = self.add(node, e, ours);
+                    self.nodes[c as usize].available += 1;
+                    world.play(rules, action_of(e));
+                    path.push(c);
+                    break;
+                }
+                let (_, c) = best.expect("a play is legal");
+                world.play(rules, action_of(self.nodes[c as usize].edge));
+                path.push(c);
+                node = c;
+            }
+            // Playout: every seat plays as the scorer.
+            loop {
+                settle(rules, &mut world, rng, &mut steps);
+                if world.end.is_some() {
+                    break;
+                }
+                steps += 1;
+                world.actions(rules, &mut list);
+                let i = fixed_choice(rules, scorer, &world, list.as_slice()).expect("deterministic");
+                world.play(rules, list.as_slice()[i]);
+            }
+            let gain = util(rules, &world, side) - base;
+            for &id in &path {
+                let n = &mut self.nodes[id as usize];
+                n.visits += 1;
+                n.total += if n.ours { gain } else { -gain };
+            }
+        }
+        // The most visited root play, ties to the first in canonical order.
+        pos.actions(rules, &mut list);
+        let mut best = 0;
+        let mut stats = [(0u32, 0.0f64); 64];
+        for (i, &a) in list.as_slice().iter().enumerate() {
+            if let Some(c) = self.child(0, edge_of(a)) {
+                let n = &self.nodes[c as usize];
+                stats[i] = (n.visits, n.total / n.visits.max(1) as f64);
+            }
+            if stats[i].0 > stats[best].0 {
+                best = i;
+            }
+        }
+        let best_other = (0..list.len())
+            .filter(|&i| i != best && stats[i].0 > 0)
+            .map(|i| stats[i].1)
+            .reduce(f64::max);
+        FullDecision {
+            index: best,
+            value: stats[best].1,
+            best_other,
+            nodes: steps,
+        }
+    }
+}
