@@ -40,6 +40,10 @@ pub struct CellReport {
     pub target: FullTarget,
     pub mstar: EngineSummary,
     pub expectimax: EngineSummary,
+    /// ISMCTS's games in this cell (full-game specs that ask for it), apart
+    /// from the M*-versus-Expectimax tests.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ismcts: Option<EngineSummary>,
     /// Eq. 10 on score differences (one-tailed, M* > EM).
     pub score_test: DiffOfMeans,
     /// Eq. 11 on win/tie totals (two-tailed).
@@ -147,6 +151,8 @@ pub struct Accumulator {
     experiment: String,
     games: u64,
     engines: BTreeMap<(CellKey, bool), EngineAcc>,
+    /// ISMCTS's games by cell (not paired: the tests compare M* with Expectimax).
+    ismcts: BTreeMap<CellKey, EngineAcc>,
     pairs: BTreeMap<CellKey, PairAcc>,
     /// Unpaired halves: (cell, state, repeat) -> (is_mstar, score_diff, win).
     pending: HashMap<(CellKey, u64, u32), (bool, i32, bool)>,
@@ -175,12 +181,18 @@ impl Accumulator {
             target: r.target,
         };
         let mstar = r.engine == engine::PlayerEngine::MStar;
-        let e = self.engines.entry((cell, mstar)).or_default();
+        let e = match r.engine {
+            engine::PlayerEngine::Ismcts => self.ismcts.entry(cell).or_default(),
+            _ => self.engines.entry((cell, mstar)).or_default(),
+        };
         e.m.add(r.score_diff as f64);
         e.wins += r.win_or_tie as u64;
         e.predictions += r.predictions as u64;
         e.correct += r.predictions_correct as u64;
         *e.hist.entry(r.score_diff).or_default() += 1;
+        if r.engine == engine::PlayerEngine::Ismcts {
+            return;
+        }
         let key = (cell, r.starting_state, r.repeat);
         match self.pending.remove(&key) {
             Some((other_mstar, s, w)) if other_mstar != mstar => {
@@ -229,6 +241,8 @@ impl Accumulator {
         // In Table 6 order: the engines map is ordered by `CellKey`.
         let cells_keys: Vec<CellKey> = {
             let mut k: Vec<CellKey> = self.engines.keys().map(|(c, _)| *c).collect();
+            k.extend(self.ismcts.keys().copied());
+            k.sort();
             k.dedup();
             k
         };
@@ -247,6 +261,7 @@ impl Accumulator {
                     target: cell.target,
                     mstar: m.summary(),
                     expectimax: e.summary(),
+                    ismcts: self.ismcts.get(&cell).map(EngineAcc::summary),
                     score_test: stats::diff_of_means(&m.m, &e.m),
                     win_test: stats::binomial_test(m.wins, e.wins, n),
                     paired: stats::paired_test(&d),
@@ -367,6 +382,17 @@ fn describe_game(f: &jobs::FullSpec, search: &engine::SearchConfig) -> String {
         engine::DepthLimit::Turns(d) => format!(", search depth {d}"),
         engine::DepthLimit::Unlimited => String::new(),
     };
+    let mut extra = String::new();
+    let fs = &f.search;
+    if fs.budget > 0 {
+        extra.push_str(&format!(", budget {} nodes", fs.budget));
+    }
+    if let engine::WorldCount::Sample(k) = search.worlds {
+        extra.push_str(&format!(", {k} worlds under partial observation"));
+    }
+    if fs.learned {
+        extra.push_str(", learned evaluation");
+    }
     let rules = f.rules();
-    format!("{}: {}, {per}{depth}", rules.kind(), rules.seating())
+    format!("{}: {}, {per}{depth}{extra}", rules.kind(), rules.seating())
 }

@@ -17,14 +17,22 @@ pub fn summary_table(r: &Report) -> String {
                 (c, PlayerEngine::MStar, &c.mstar),
                 (c, PlayerEngine::Expectimax, &c.expectimax),
             ]
+            .into_iter()
+            .chain(c.ismcts.as_ref().map(|e| (c, PlayerEngine::Ismcts, e)))
         })
+        // An engine the grid did not ask for has no games in the cell.
+        .filter(|&(c, e, s)| s.games > 0 || (c.ismcts.is_none() && e != PlayerEngine::Ismcts))
         .collect();
     rows.sort_by_key(|&(c, e, _)| {
         (
             c.information_source,
             c.observability == Observability::Partial,
             c.target,
-            e == PlayerEngine::MStar,
+            match e {
+                PlayerEngine::Expectimax => 0,
+                PlayerEngine::MStar => 1,
+                PlayerEngine::Ismcts => 2,
+            },
         )
     });
     let mut s = String::new();

@@ -105,6 +105,7 @@ fn consistency(c: &Consistency) -> String {
 fn quadrant(r: &Report, t: &Value, o: Observability, src: Source) -> String {
     let cells: Vec<&CellReport> = FullTarget::ALL
         .iter()
+        .chain(&[FullTarget::Searcher])
         .filter_map(|&tg| {
             r.cells
                 .iter()
@@ -123,11 +124,40 @@ fn quadrant(r: &Report, t: &Value, o: Observability, src: Source) -> String {
     }
     let head = format!("{head}\n{sep}");
     format!(
-        "## {}\n\n{}{}",
+        "## {}\n\n{}{}{}",
         quadrant_title(r, o, src),
         score_table(&cells, t, label, &head),
-        win_table(&cells, t, label, &head)
+        win_table(&cells, t, label, &head),
+        ismcts_table(&cells)
     )
+}
+
+/// ISMCTS's games of a quadrant, when the grid asked for them: mean score
+/// difference and wins or ties per target.
+fn ismcts_table(cells: &[&CellReport]) -> String {
+    let rows: Vec<(&CellReport, &crate::build::EngineSummary)> = cells
+        .iter()
+        .filter_map(|c| c.ismcts.as_ref().map(|e| (*c, e)))
+        .collect();
+    if rows.is_empty() {
+        return String::new();
+    }
+    let mut s = String::from(
+        "ISMCTS (information-set MCTS) in the same cells:\n\n| target | games | mean score_diff | win/tie |\n|---|---|---|---|\n",
+    );
+    for (c, e) in rows {
+        let _ = writeln!(
+            s,
+            "| {} | {} | {} | {} ({:.1}%) |",
+            c.target,
+            e.games,
+            f3(e.mean_score_diff),
+            e.wins_or_ties,
+            100.0 * e.wins_or_ties as f64 / e.games.max(1) as f64
+        );
+    }
+    s.push('\n');
+    s
 }
 
 /// A quadrant's score table: means, Eq. 10, the paired test, accuracy, the thesis's.

@@ -141,7 +141,66 @@ fn play_refuses_what_a_preset_does_not_have() {
     TestCommand::new(&["play", "--preset", "all-fives", "--state", "1", "--depth", "3"])
         .assert_err(&["--depth", "heaviest"]);
     TestCommand::new(&["play", "--preset", "all-fives", "--state", "1", "--agent", "minimax"])
-        .assert_err(&["minimax", "mstar or expectimax"]);
+        .assert_err(&["minimax", "mstar, expectimax or ismcts"]);
+    let fives = ["play", "--preset", "all-fives", "--state", "1"];
+    let with = |extra: &[&str]| TestCommand::new(&[&fives[..], extra].concat());
+    with(&["--agent", "ismcts"]).assert_err(&["--agent ismcts", "--budget"]);
+    with(&["--agent", "mstar", "--depth", "3", "--observability", "partial"]).assert_err(&["--worlds", "--worlds 16"]);
+    with(&["--agent", "mstar", "--depth", "3", "--worlds", "4"]).assert_err(&["--worlds 4", "--observability partial"]);
+    with(&["--agent", "mstar", "--budget", "1000000", "--table-mb", "4"]).assert_err(&[
+        "--table-mb 4",
+        "--budget 1000000",
+        "48 MB",
+    ]);
+    with(&["--agent", "mstar", "--depth", "3", "--eval", "deep"]).assert_err(&["--eval \"deep\"", "score or learned"]);
+    with(&["--agent", "searcher"]).assert_err(&["searcher", "target"]);
+    TestCommand::new(&[
+        "play", "--preset", "block", "--state", "1", "--agent", "mstar", "--budget", "100",
+    ])
+    .assert_err(&["--budget", "all-fives"]);
+    TestCommand::new(&["play", "--preset", "team", "--state", "1", "--agent", "ismcts"])
+        .assert_err(&["ismcts", "all-fives"]);
+    TestCommand::new(&["play", "--state", "1", "--engine", "ismcts"]).assert_err(&["ismcts", "--preset all-fives"]);
+}
+
+#[test]
+fn every_full_game_engine_plays_under_partial_observation_reproducibly() {
+    let base = [
+        "play",
+        "--preset",
+        "all-fives",
+        "--state",
+        "77",
+        "--observability",
+        "partial",
+        "--worlds",
+        "4",
+        "--json",
+    ];
+    for extra in [
+        &["--agent", "mstar", "--budget", "2000"][..],
+        &["--agent", "mstar", "--budget", "2000", "--eval", "learned"],
+        &["--agent", "expectimax", "--depth", "3"],
+        &["--agent", "ismcts", "--budget", "500"],
+        &[
+            "--agent",
+            "mstar",
+            "--budget",
+            "2000",
+            "--target",
+            "searcher",
+            "--target-depth",
+            "1",
+        ],
+    ] {
+        let args = [&base[..], extra].concat();
+        let a = json(&args);
+        assert_eq!(a, json(&args), "{args:?} is not reproducible");
+        let hand = &a["hands"][0];
+        assert!(a["nodes"].as_u64().unwrap() > 0, "{args:?}: {a}");
+        let (p0, p1) = (hand["scores"][0].as_u64().unwrap(), hand["scores"][1].as_u64().unwrap());
+        assert!(p0 + p1 > 0, "{args:?}: a hand scores");
+    }
 }
 
 #[test]
@@ -308,4 +367,88 @@ depth = 3
         })
         .collect();
     assert_eq!(got, diffs);
+}
+
+/// Peak resident memory (VmHWM, bytes) of `muggins run` on `spec`, read
+/// from /proc while it runs.
+fn peak_rss_of_run(dir: &crate::util::Dir, spec: &str) -> u64 {
+    let path = dir.create("spec.toml", spec);
+    let out = dir.join("out");
+    let mut p = TestCommand::new(&["run"])
+        .arg(&path)
+        .arg("--out")
+        .arg(&out)
+        .arg("--threads")
+        .arg("2")
+        .quiet()
+        .spawn();
+    let status = format!("/proc/{}/status", p.0.id());
+    let mut peak = 0u64;
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(300);
+    loop {
+        if let Ok(text) = std::fs::read_to_string(&status)
+            && let Some(kb) = text
+                .lines()
+                .find_map(|l| l.strip_prefix("VmHWM:"))
+                .and_then(|v| v.trim().trim_end_matches("kB").trim().parse::<u64>().ok())
+        {
+            peak = peak.max(kb * 1024);
+        }
+        if let Some(s) = p.0.try_wait().unwrap() {
+            assert!(s.success(), "muggins run failed: {s}");
+            break;
+        }
+        assert!(std::time::Instant::now() < deadline, "muggins run took over 300 s");
+        std::thread::sleep(std::time::Duration::from_millis(10));
+    }
+    assert!(peak > 0, "no VmHWM read from {status}");
+    peak
+}
+
+#[test]
+fn a_double6_run_keeps_its_memory_bounded_whatever_the_number_of_games() {
+    // Searching agents under partial observation with a budget, a table of
+    // table_mb per thread: the peak must stay under the tables plus a fixed
+    // margin, and not grow with the games.
+    let spec = |games: u32| {
+        format!(
+            r#"name = "d6-memory"
+seed = 7
+[rules]
+preset = "all-fives"
+[grid]
+information_source = ["oracle"]
+observability = ["partial"]
+target = ["scorer", "searcher"]
+starting_states = "0-{}"
+engine = ["mstar", "ismcts"]
+repeats = 1
+[search]
+budget = 300
+worlds = 2
+table_mb = 16
+target_depth = 1
+[shards]
+games = 100
+"#,
+            games / 4 - 1
+        )
+    };
+    let small = peak_rss_of_run(&crate::util::Dir::new(), &spec(200));
+    let large = peak_rss_of_run(&crate::util::Dir::new(), &spec(2_000));
+    let mb = |b: u64| b as f64 / (1 << 20) as f64;
+    eprintln!(
+        "peak RSS: 200 games {:.1} MB, 2,000 games {:.1} MB",
+        mb(small),
+        mb(large)
+    );
+    // Two threads' tables (16 MB each) plus a fixed margin for the process.
+    let cap = 2 * 16 * (1 << 20) + 200 * (1 << 20);
+    assert!(large < cap, "2,000 games peaked at {:.1} MB", mb(large));
+    assert!(
+        large < small + 24 * (1 << 20),
+        "memory grew with the games: {:.1} MB for 200, {:.1} MB for 2,000",
+        mb(small),
+        mb(large)
+    );
 }

@@ -602,7 +602,59 @@ fn a_full_game_spec_refuses_what_it_cannot_run_naming_key_and_value() {
         ),
         (
             ALL_FIVES.replace("[\"full\"]", "[\"partial\"]"),
-            vec!["grid.observability", "partial"],
+            vec!["search.worlds", "give a number", "worlds = 16"],
+        ),
+        (
+            ALL_FIVES.replace("depth = 2", "depth = 2\nworlds = 8"),
+            vec!["search.worlds = 8", "partial observation only"],
+        ),
+        (
+            ALL_FIVES
+                .replace("[\"full\"]", "[\"partial\"]")
+                .replace("depth = 2", "depth = 2\nworlds = 5000"),
+            vec!["search.worlds = 5000", "at most 1000"],
+        ),
+        (
+            ALL_FIVES.replace("depth = 2", "depth = 2\nbudget = 0"),
+            vec!["search.budget = 0"],
+        ),
+        (
+            ALL_FIVES.replace("depth = 2", "budget = 1000000\ntable_mb = 8"),
+            vec!["search.table_mb = 8", "search.budget = 1000000", "at least 48 MB"],
+        ),
+        (
+            ALL_FIVES.replace("depth = 2", "depth = 2\nevaluation = \"neural\""),
+            vec!["search.evaluation = \"neural\"", "\"score\" or \"learned\""],
+        ),
+        (
+            ALL_FIVES.replace("depth = 2", "depth = 2\ntarget_depth = 0"),
+            vec!["search.target_depth = 0"],
+        ),
+        (
+            ALL_FIVES.replace("[\"mstar\", \"expectimax\"]", "[\"ismcts\"]"),
+            vec!["grid.engine = \"ismcts\"", "search.budget"],
+        ),
+        (
+            ALL_FIVES.replace("[\"mstar\", \"expectimax\"]", "[\"mcts\"]"),
+            vec!["grid.engine", "mstar, expectimax or ismcts"],
+        ),
+        (
+            ALL_FIVES
+                .replace("preset = \"all-fives\"", "preset = \"block\"")
+                .replace("[\"scorer\"]", "[\"searcher\"]"),
+            vec!["grid.target = \"searcher\"", "random and heaviest"],
+        ),
+        (
+            ALL_FIVES
+                .replace("preset = \"all-fives\"", "preset = \"team\"")
+                .replace("[\"scorer\"]", "[\"random\"]")
+                .replace("depth = 2", "depth = 2\nbudget = 1000"),
+            vec!["search.budget = 1000", "fixed depth", "all-fives"],
+        ),
+        (with("target = [\"searcher\"]"), vec!["grid.target = \"searcher\""]),
+        (
+            format!("{BASE}[search]\nbudget = 100\n"),
+            vec!["search.budget = 100", "all-fives"],
         ),
         (
             ALL_FIVES.replace("[\"oracle\"]", "[\"bayes\"]"),
@@ -622,6 +674,41 @@ fn a_full_game_spec_refuses_what_it_cannot_run_naming_key_and_value() {
             assert!(e.contains(p), "{e:?} lacks {p:?}");
         }
     }
+}
+
+#[test]
+fn an_all_fives_spec_reads_its_search_settings() {
+    let s = Spec::from_toml(&ALL_FIVES.replace("[\"full\"]", "[\"full\", \"partial\"]").replace(
+        "depth = 2",
+        "budget = 20000\nworlds = 16\ntable_mb = 32\nevaluation = \"learned\"\ntarget_depth = 3",
+    ))
+    .unwrap();
+    let f = s.full.expect("a full-game spec");
+    assert_eq!(
+        f.search,
+        jobs::FullSearch {
+            budget: 20_000,
+            table_mb: 32,
+            learned: true,
+            target_depth: 3,
+        }
+    );
+    assert_eq!(s.search.worlds, engine::WorldCount::Sample(16));
+    // The settings enter the hash only when set: the spec without them keeps its id.
+    let plain = Spec::from_toml(ALL_FIVES).unwrap();
+    assert_eq!(plain.full.unwrap().search, jobs::FullSearch::default());
+    assert!(!plain.canonical_json().contains("budget"));
+    let json = s.canonical_json();
+    for part in [
+        "\"budget\":20000",
+        "\"table_mb\":32",
+        "\"target_depth\":3",
+        jobs::evals::shipped_eval_hash(),
+    ] {
+        assert!(json.contains(part), "{json} lacks {part}");
+    }
+    let shipped = Spec::from_toml(include_str!("../../specs/double6-strength.toml")).unwrap();
+    assert_eq!(shipped.games(), 900);
 }
 
 #[test]

@@ -1,0 +1,33 @@
+//! The learned evaluation's artifact: the shipped one is what its recorded
+//! training run fits, byte for byte; a foreign artifact is refused.
+
+use engine::full::default_training;
+use jobs::evals::{SHIPPED_EVAL_JSON, eval_hash, fit_eval, parse_eval, shipped_eval, shipped_eval_hash};
+
+#[test]
+fn the_shipped_evaluation_is_what_its_training_run_fits() {
+    let shipped = shipped_eval();
+    assert_eq!(shipped.training, default_training());
+    let (eval, json) = fit_eval(&shipped.training).unwrap();
+    assert_eq!(&eval, shipped);
+    assert_eq!(
+        json, SHIPPED_EVAL_JSON,
+        "muggins fit-eval --out jobs/evals/fives-double6.json refits it"
+    );
+    assert_eq!(eval_hash(&json), shipped_eval_hash());
+    // It predicts the rest of a hand better than "score so far" on held-out hands.
+    assert!(
+        eval.holdout_mse < 0.95 * eval.holdout_mse_score,
+        "{} vs {}",
+        eval.holdout_mse,
+        eval.holdout_mse_score
+    );
+}
+
+#[test]
+fn an_artifact_with_other_features_is_refused() {
+    let other = SHIPPED_EVAL_JSON.replacen("\"my_pips\"", "\"my_dots\"", 1);
+    let e = parse_eval(&other).unwrap_err();
+    assert!(e.contains("my_dots") && e.contains("my_pips"), "{e}");
+    assert!(parse_eval("{}").unwrap_err().contains("not an evaluation artifact"));
+}
