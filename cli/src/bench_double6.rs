@@ -8,7 +8,7 @@ use anyhow::{Result, bail};
 use engine::TargetKind;
 use engine::full::{
     AlphaBeta, Evaluation, FivesPosition, FivesTable, FullAgent, FullConfig, FullEngine, FullRules, FullTarget,
-    IsmctsTree, Limits, MatchOptions, Opening, SearchSettings, deal_from_index, fixed_choice, play_match_with,
+    IsmctsTree, Limits, MatchOptions, Opening, SearchSettings, Seen, deal_from_index, fixed_choice, play_match_with,
 };
 
 use crate::bench::{median, ms};
@@ -169,7 +169,7 @@ pub fn run(runs: usize) -> Result<()> {
             nodes = 0;
             for (i, p) in starts[..n].iter().enumerate() {
                 let mut rng = engine::seed::keyed_rng(2026, i as u64, 0, b"benchmct", 0);
-                nodes += tree.decide(&rules, p, budget, true, &mut rng).nodes;
+                nodes += tree.decide(&rules, p, budget, Some(&Seen::default()), &mut rng).nodes;
             }
             times.push(t.elapsed());
         }

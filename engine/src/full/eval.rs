@@ -232,8 +232,15 @@ fn self_play_samples(rules: &FullRules, rng: &mut ChaCha20Rng, out: &mut Vec<([f
     let hands = random_deal(rules, rng);
     let mut pos = FivesPosition::deal(rules, hands, Opening::of(rules, &hands, None));
     // Each seat plays one of the fixed strategies, drawn per hand.
+    // The deterministic strategies only: random play ends hands unlike
+    // anything a search meets.
+    const PLAYERS: [FullTarget; 3] = [
+        FullTarget::Thesis(crate::targets::TargetKind::Scorer),
+        FullTarget::Thesis(crate::targets::TargetKind::Defender),
+        FullTarget::Heaviest,
+    ];
     let strategies: [FullTarget; MAX_SEATS] =
-        std::array::from_fn(|_| FullTarget::ALL[below(rng, FullTarget::ALL.len() as u32) as usize]);
+        std::array::from_fn(|_| PLAYERS[below(rng, PLAYERS.len() as u32) as usize]);
     let mut list = ActionList::default();
     let mut seen: Vec<([f64; FEATURE_COUNT], [u32; MAX_SEATS])> = Vec::new();
     let keep = rules.config().keep as u32;

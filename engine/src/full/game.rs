@@ -23,7 +23,7 @@ use super::block_search::heaviest;
 use super::deal::deal_from_index;
 use super::eval::{Evaluation, LinearEval};
 use super::fives::{FivesPosition, Opening, Scored};
-use super::ismcts::{IsmctsTree, sample_world};
+use super::ismcts::{IsmctsTree, Seen, sample_world};
 use super::position::HandEnd;
 use super::rules::{FullRules, MAX_SEATS};
 use super::search::{FullAgent, FullDecision, FullEngine, SearchSettings, models};
@@ -273,10 +273,13 @@ impl FullAgent {
     }
 }
 
-/// The searched decision of `seat` (the mover, two or more plays) at `pos`.
+/// The searched decision of `seat` (the mover, two or more plays) at `pos`;
+/// under partial observation its worlds agree with `seen`.
+#[allow(clippy::too_many_arguments)]
 pub fn search_decision(
     rules: &FullRules,
     pos: &FivesPosition,
+    seen: &Seen,
     settings: SearchSettings,
     models: [FullTarget; MAX_SEATS],
     opts: &MatchOptions,
@@ -287,7 +290,7 @@ pub fn search_decision(
     let k = settings.worlds as usize;
     if settings.engine == FullEngine::Ismcts {
         let budget = settings.budget.max(1) * k.max(1) as u64;
-        return scratch.tree.decide(rules, pos, budget, k > 0, rng);
+        return scratch.tree.decide(rules, pos, budget, (k > 0).then_some(seen), rng);
     }
     let eval = if settings.learned {
         Evaluation::Learned(
@@ -305,7 +308,7 @@ pub fn search_decision(
     if k == 0 {
         return ab.decide(&[*pos], limits);
     }
-    let worlds: Vec<FivesPosition> = (0..k).map(|_| sample_world(rules, pos, seat, rng)).collect();
+    let worlds: Vec<FivesPosition> = (0..k).map(|_| sample_world(rules, pos, seat, seen, rng)).collect();
     ab.decide(&worlds, limits)
 }
 
@@ -356,14 +359,17 @@ pub fn play_hand_with(
     let mut decisions = Vec::new();
     let models = models(agents);
     let mut list = ActionList::default();
+    let mut seen = Seen::default();
     while pos.end.is_none() {
         let seat = pos.mover;
         if !pos.can_play(rules, seat) {
+            seen.stuck(rules, &pos);
             // Draw while the boneyard holds more than the tiles kept back, else pass.
             if pos.boneyard.count_ones() > rules.config().keep as u32 {
                 let tile = order[next_draw];
                 next_draw += 1;
                 pos.draw(tile);
+                seen.drew(seat);
                 moves.push(FullMove::Draw { seat, tile });
             } else {
                 let scored = pos.pass(rules);
@@ -382,6 +388,7 @@ pub fn play_hand_with(
                 let d = search_decision(
                     rules,
                     &pos,
+                    &seen,
                     settings,
                     models,
                     opts,

@@ -33,10 +33,88 @@ use super::search::FullDecision;
 /// The exploration constant of UCB1, in points (a hand's gains are tens of points).
 pub const ISMCTS_EXPLORATION: f64 = 15.0;
 
+/// What every seat has shown about its hand: each time a seat could not
+/// play (it drew or passed), it held no tile matching an open end. The
+/// tiles it drew afterwards are unknown, so the record is "at most (draws
+/// since) of its tiles match those ends".
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Seen {
+    /// Per seat: (tiles matching the open ends then, draws made before).
+    events: [[(TileSet, u8); Seen::EVENTS]; super::rules::MAX_SEATS],
+    len: [u8; super::rules::MAX_SEATS],
+    draws: [u8; super::rules::MAX_SEATS],
+}
+
+impl Default for Seen {
+    fn default() -> Self {
+        Seen {
+            events: [[(0, 0); Seen::EVENTS]; super::rules::MAX_SEATS],
+            len: [0; super::rules::MAX_SEATS],
+            draws: [0; super::rules::MAX_SEATS],
+        }
+    }
+}
+
+impl Seen {
+    /// Events kept per seat (later ones are not recorded: a world is then
+    /// merely less constrained).
+    pub const EVENTS: usize = 16;
+
+    /// The mover of `pos` cannot play: it is about to draw or pass.
+    pub fn stuck(&mut self, rules: &FullRules, pos: &FivesPosition) {
+        let seat = pos.mover as usize;
+        let mut matching: TileSet = 0;
+        for &loc in &Loc::ALL[..pos.board.open_locations()] {
+            if let Some(p) = pos.board.exposed(loc) {
+                matching |= rules.pip_mask(p);
+            }
+        }
+        if matching == 0 || self.len[seat] as usize == Seen::EVENTS {
+            return;
+        }
+        self.events[seat][self.len[seat] as usize] = (matching, self.draws[seat]);
+        self.len[seat] += 1;
+    }
+
+    /// `seat` drew a tile.
+    pub fn drew(&mut self, seat: u8) {
+        self.draws[seat as usize] = self.draws[seat as usize].saturating_add(1);
+    }
+
+    /// Whether `seat` may hold `hand` given what it has shown.
+    pub fn allows(&self, seat: u8, hand: TileSet) -> bool {
+        let s = seat as usize;
+        self.events[s][..self.len[s] as usize]
+            .iter()
+            .all(|&(m, before)| (hand & m).count_ones() <= (self.draws[s] - before) as u32)
+    }
+}
+
+/// Worlds tried before a sample that breaks what a seat has shown is kept.
+pub const WORLD_TRIES: u32 = 64;
+
 /// A world `seat` cannot tell from `pos`: the tiles it has not seen
 /// (the others' hands and the boneyard) dealt again uniformly at random,
-/// each hand keeping its size.
-pub fn sample_world(rules: &FullRules, pos: &FivesPosition, seat: u8, rng: &mut impl RngCore) -> FivesPosition {
+/// each hand keeping its size, among the deals that agree with `seen`
+/// (rejection: up to [`WORLD_TRIES`] deals, then the last one).
+pub fn sample_world(
+    rules: &FullRules,
+    pos: &FivesPosition,
+    seat: u8,
+    seen: &Seen,
+    rng: &mut impl RngCore,
+) -> FivesPosition {
+    let mut world = deal_unseen(rules, pos, seat, rng);
+    for _ in 1..WORLD_TRIES {
+        if (0..rules.seats()).all(|s| s == seat || seen.allows(s, world.hands[s as usize])) {
+            break;
+        }
+        world = deal_unseen(rules, pos, seat, rng);
+    }
+    world
+}
+
+fn deal_unseen(rules: &FullRules, pos: &FivesPosition, seat: u8, rng: &mut impl RngCore) -> FivesPosition {
     let mut unseen: TileSet = pos.boneyard;
     for s in 0..rules.seats() {
         if s != seat {
@@ -162,15 +240,15 @@ impl IsmctsTree {
     }
 
     /// The play of the mover at `pos` (two or more plays) after searching
-    /// until `budget` nodes are spent; `rng` samples the worlds (when
-    /// `partial`; else every iteration starts from `pos` itself) and the
-    /// draws.
+    /// until `budget` nodes are spent; `rng` samples the worlds (under
+    /// partial observation, agreeing with what the seats have shown; else
+    /// every iteration starts from `pos` itself) and the draws.
     pub fn decide(
         &mut self,
         rules: &FullRules,
         pos: &FivesPosition,
         budget: u64,
-        partial: bool,
+        partial: Option<&Seen>,
         rng: &mut impl RngCore,
     ) -> FullDecision {
         let seat = pos.mover;
@@ -191,10 +269,9 @@ impl IsmctsTree {
         let mut path: Vec<u32> = Vec::with_capacity(64);
         let scorer = FullTarget::Thesis(TargetKind::Scorer);
         while steps < budget.max(1) {
-            let mut world = if partial {
-                sample_world(rules, pos, seat, rng)
-            } else {
-                *pos
+            let mut world = match partial {
+                Some(seen) => sample_world(rules, pos, seat, seen, rng),
+                None => *pos,
             };
             path.clear();
             path.push(0);

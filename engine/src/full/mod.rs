@@ -34,7 +34,7 @@ pub use game::{
     Scratch, fives_playouts, fixed_choice, full_choice, play_hand, play_hand_with, play_match, play_match_with,
     random_fives_hand, search_decision,
 };
-pub use ismcts::{ISMCTS_EXPLORATION, IsmctsTree, sample_world};
+pub use ismcts::{ISMCTS_EXPLORATION, IsmctsTree, Seen, WORLD_TRIES, sample_world};
 pub use position::{FullAction, FullActions, FullPosition, HandEnd, OPENING, tiles_of};
 pub use rules::{DealOrder, FivesBlocked, FivesLead, FullConfig, FullRules, MAX_SEATS, Preset};
 pub use search::{FULL_TIE_EPSILON, FullAgent, FullDecision, FullEngine, FullSearcher, SearchSettings};

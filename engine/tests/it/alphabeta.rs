@@ -3,7 +3,7 @@
 
 use engine::full::{
     AlphaBeta, Bound, Entry, Evaluation, FivesPosition, FivesTable, FullAgent, FullConfig, FullEngine, FullRules,
-    FullSearcher, FullTarget, IsmctsTree, Limits, MatchOptions, Opening, SearchSettings, fit_linear_eval,
+    FullSearcher, FullTarget, IsmctsTree, Limits, MatchOptions, Opening, SearchSettings, Seen, fit_linear_eval,
     play_match_with, random_deal, sample_world,
 };
 use engine::seed::{below, keyed_rng};
@@ -282,7 +282,7 @@ fn sampled_worlds_keep_what_the_seat_has_seen() {
             continue;
         };
         let seat = pos.mover;
-        let w = sample_world(&r, &pos, seat, &mut rng);
+        let w = sample_world(&r, &pos, seat, &Seen::default(), &mut rng);
         assert_eq!(w.hands[seat as usize], pos.hands[seat as usize]);
         assert_eq!(w.board, pos.board);
         let union = |p: &FivesPosition| p.hands.iter().fold(p.boneyard, |a, h| a | h);
@@ -299,8 +299,20 @@ fn ismcts_is_a_pure_function_of_its_stream_and_beats_random_play() {
     let r = rules(6, 2, false);
     let pos = (0..).find_map(|s| position(&r, s, 3)).unwrap();
     let mut tree = IsmctsTree::default();
-    let a = tree.decide(&r, &pos, 5_000, true, &mut keyed_rng(1, 2, 3, b"testmcts", 0));
-    let b = tree.decide(&r, &pos, 5_000, true, &mut keyed_rng(1, 2, 3, b"testmcts", 0));
+    let a = tree.decide(
+        &r,
+        &pos,
+        5_000,
+        Some(&Seen::default()),
+        &mut keyed_rng(1, 2, 3, b"testmcts", 0),
+    );
+    let b = tree.decide(
+        &r,
+        &pos,
+        5_000,
+        Some(&Seen::default()),
+        &mut keyed_rng(1, 2, 3, b"testmcts", 0),
+    );
     assert_eq!(a, b);
     assert!(a.nodes >= 5_000);
     // Matches: ISMCTS against random play, both seats' partial observation.
@@ -350,4 +362,51 @@ fn a_match_is_the_same_whatever_the_table_size() {
         let b = play_match_with(&r, 9, 123_456_789, 1, &agents, 60, &MatchOptions::default()).unwrap();
         assert_eq!(a, b, "table_mb = {table_mb}");
     }
+}
+
+#[test]
+fn worlds_agree_with_what_a_seat_showed_when_it_drew_or_passed() {
+    let r = rules(6, 2, false);
+    let mut rng = keyed_rng(5, 0, 0, b"testseen", 0);
+    let mut checked = 0;
+    for seed in 0..200u64 {
+        let Some(pos) = position(&r, seed, 2 + seed % 4) else {
+            continue;
+        };
+        let seat = pos.mover;
+        let other = 1 - seat;
+        // The other seat was stuck on the ends it faces now and drew none since.
+        let mut stuck = pos;
+        stuck.mover = other;
+        let mut seen = Seen::default();
+        seen.stuck(&r, &stuck);
+        let matching = |h: u64| {
+            let mut m = 0u64;
+            for loc in [
+                engine::Loc::Left,
+                engine::Loc::Right,
+                engine::Loc::Up,
+                engine::Loc::Down,
+            ] {
+                if let Some(p) = pos.board.exposed(loc) {
+                    m |= (0..r.tile_count())
+                        .filter(|&t| r.pips(t).0 == p || r.pips(t).1 == p)
+                        .fold(0, |a, t| a | 1 << t);
+                }
+            }
+            (h & m).count_ones()
+        };
+        for _ in 0..5 {
+            let w = sample_world(&r, &pos, seat, &seen, &mut rng);
+            if seen.allows(other, w.hands[other as usize]) {
+                assert_eq!(matching(w.hands[other as usize]), 0, "seed {seed}");
+                checked += 1;
+            }
+        }
+        // One draw since: one matching tile is allowed, two are not.
+        seen.drew(other);
+        let one = pos.hands[other as usize];
+        assert_eq!(seen.allows(other, one), matching(one) <= 1);
+    }
+    assert!(checked > 100, "{checked} worlds agreed");
 }
