@@ -308,7 +308,11 @@ pub fn search_decision(
     if k == 0 {
         return ab.decide(&[*pos], limits);
     }
-    let worlds: Vec<FivesPosition> = (0..k).map(|_| sample_world(rules, pos, seat, seen, rng)).collect();
+    // M* knows each opponent's strategy: its worlds agree with their plays.
+    let model = (settings.engine == FullEngine::MStar).then_some(&models);
+    let worlds: Vec<FivesPosition> = (0..k)
+        .map(|_| sample_world(rules, pos, seat, seen, model, rng))
+        .collect();
     ab.decide(&worlds, limits)
 }
 
@@ -405,6 +409,7 @@ pub fn play_hand_with(
             }
         };
         let a = list.as_slice()[i];
+        seen.played(&pos, a);
         let scored = pos.play(rules, a);
         moves.push(FullMove::Play {
             seat,

@@ -37,12 +37,26 @@ pub const ISMCTS_EXPLORATION: f64 = 15.0;
 /// play (it drew or passed), it held no tile matching an open end. The
 /// tiles it drew afterwards are unknown, so the record is "at most (draws
 /// since) of its tiles match those ends".
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+///
+/// It also keeps every play of the hand, so that M* (which knows each
+/// opponent's strategy) can keep only the worlds in which a deterministic
+/// strategy would have made the plays it made ([`Seen::agrees`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Seen {
     /// Per seat: (tiles matching the open ends then, draws made before).
     events: [[(TileSet, u8); Seen::EVENTS]; super::rules::MAX_SEATS],
     len: [u8; super::rules::MAX_SEATS],
     draws: [u8; super::rules::MAX_SEATS],
+    plays: Vec<SeenPlay>,
+}
+
+/// A play as every seat saw it: the position before it (the mover's hand
+/// being its own business), the play, and the mover's draws before it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct SeenPlay {
+    before: FivesPosition,
+    action: Action,
+    draws_before: u8,
 }
 
 impl Default for Seen {
@@ -51,6 +65,7 @@ impl Default for Seen {
             events: [[(0, 0); Seen::EVENTS]; super::rules::MAX_SEATS],
             len: [0; super::rules::MAX_SEATS],
             draws: [0; super::rules::MAX_SEATS],
+            plays: Vec::new(),
         }
     }
 }
@@ -81,6 +96,50 @@ impl Seen {
         self.draws[seat as usize] = self.draws[seat as usize].saturating_add(1);
     }
 
+    /// The mover of `pos` makes `action` (called before it is made).
+    pub fn played(&mut self, pos: &FivesPosition, action: Action) {
+        self.plays.push(SeenPlay {
+            before: *pos,
+            action,
+            draws_before: self.draws[pos.mover as usize],
+        });
+    }
+
+    /// Whether, in `world`, every opponent of `side` whose model is
+    /// deterministic would have made the plays it made. A play is checked
+    /// when the seat has not drawn since (its hand then is its hand in the
+    /// world plus the tiles it has played since); `random` is not checked.
+    pub fn agrees(
+        &self,
+        rules: &FullRules,
+        world: &FivesPosition,
+        side: u8,
+        models: &[FullTarget; super::rules::MAX_SEATS],
+    ) -> bool {
+        let mut list = ActionList::default();
+        for (i, p) in self.plays.iter().enumerate() {
+            let s = p.before.mover;
+            if rules.side(s) == side || self.draws[s as usize] != p.draws_before {
+                continue;
+            }
+            let mut hand = world.hands[s as usize];
+            for q in &self.plays[i..] {
+                if q.before.mover == s {
+                    hand |= 1 << q.action.tile;
+                }
+            }
+            let mut then = p.before;
+            then.hands[s as usize] = hand;
+            then.actions(rules, &mut list);
+            if let Some(k) = fixed_choice(rules, models[s as usize], &then, list.as_slice())
+                && list.as_slice()[k] != p.action
+            {
+                return false;
+            }
+        }
+        true
+    }
+
     /// Whether `seat` may hold `hand` given what it has shown.
     pub fn allows(&self, seat: u8, hand: TileSet) -> bool {
         let s = seat as usize;
@@ -91,22 +150,27 @@ impl Seen {
 }
 
 /// Worlds tried before a sample that breaks what a seat has shown is kept.
-pub const WORLD_TRIES: u32 = 64;
+pub const WORLD_TRIES: u32 = 512;
 
 /// A world `seat` cannot tell from `pos`: the tiles it has not seen
 /// (the others' hands and the boneyard) dealt again uniformly at random,
 /// each hand keeping its size, among the deals that agree with `seen`
-/// (rejection: up to [`WORLD_TRIES`] deals, then the last one).
+/// and, given `models` (M*'s), with the plays the opponents' deterministic
+/// strategies made (rejection: up to [`WORLD_TRIES`] deals, then the last
+/// one).
 pub fn sample_world(
     rules: &FullRules,
     pos: &FivesPosition,
     seat: u8,
     seen: &Seen,
+    models: Option<&[FullTarget; super::rules::MAX_SEATS]>,
     rng: &mut impl RngCore,
 ) -> FivesPosition {
     let mut world = deal_unseen(rules, pos, seat, rng);
     for _ in 1..WORLD_TRIES {
-        if (0..rules.seats()).all(|s| s == seat || seen.allows(s, world.hands[s as usize])) {
+        if (0..rules.seats()).all(|s| s == seat || seen.allows(s, world.hands[s as usize]))
+            && models.is_none_or(|m| seen.agrees(rules, &world, rules.side(seat), m))
+        {
             break;
         }
         world = deal_unseen(rules, pos, seat, rng);
@@ -270,7 +334,7 @@ impl IsmctsTree {
         let scorer = FullTarget::Thesis(TargetKind::Scorer);
         while steps < budget.max(1) {
             let mut world = match partial {
-                Some(seen) => sample_world(rules, pos, seat, seen, rng),
+                Some(seen) => sample_world(rules, pos, seat, seen, None, rng),
                 None => *pos,
             };
             path.clear();

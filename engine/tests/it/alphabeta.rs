@@ -282,7 +282,7 @@ fn sampled_worlds_keep_what_the_seat_has_seen() {
             continue;
         };
         let seat = pos.mover;
-        let w = sample_world(&r, &pos, seat, &Seen::default(), &mut rng);
+        let w = sample_world(&r, &pos, seat, &Seen::default(), None, &mut rng);
         assert_eq!(w.hands[seat as usize], pos.hands[seat as usize]);
         assert_eq!(w.board, pos.board);
         let union = |p: &FivesPosition| p.hands.iter().fold(p.boneyard, |a, h| a | h);
@@ -397,7 +397,7 @@ fn worlds_agree_with_what_a_seat_showed_when_it_drew_or_passed() {
             (h & m).count_ones()
         };
         for _ in 0..5 {
-            let w = sample_world(&r, &pos, seat, &seen, &mut rng);
+            let w = sample_world(&r, &pos, seat, &seen, None, &mut rng);
             if seen.allows(other, w.hands[other as usize]) {
                 assert_eq!(matching(w.hands[other as usize]), 0, "seed {seed}");
                 checked += 1;
