@@ -77,13 +77,16 @@ pub fn run(args: BenchArgs) -> Result<()> {
         plural(cores as u64, "thread"),
         "nodes"
     );
-    for engine in EngineKind::ALL {
+    // Median times on one thread and on every core, cold tables, and the
+    // nodes the one-thread solve expanded.
+    let solve_bench = |engine: EngineKind, prune: bool| {
         let mut one = Vec::new();
         let mut many = Vec::new();
         let mut nodes = 0;
         for _ in 0..args.runs {
             let t = Instant::now();
-            let mut searcher = Searcher::new(rules.clone(), SearchConfig::default(), LocalTable::new());
+            let mut searcher =
+                Searcher::new(rules.clone(), SearchConfig::default(), LocalTable::new()).with_pruning(prune);
             let mut sum = 0.0;
             for &s in &all {
                 let deal = engine::Deal::from_index(&rules, s).expect("valid state");
@@ -93,17 +96,46 @@ pub fn run(args: BenchArgs) -> Result<()> {
             nodes = searcher.nodes();
             std::hint::black_box(sum);
             let t = Instant::now();
-            let values = solve(&rules, SearchConfig::default(), engine, &all, cores);
+            let values = solve(&rules, SearchConfig::default(), engine, &all, cores, prune);
             many.push(t.elapsed());
             std::hint::black_box(values);
         }
+        (median(one), median(many), nodes)
+    };
+    let mut unpruned = Vec::new();
+    for engine in EngineKind::ALL {
+        let (one, many, nodes) = solve_bench(engine, false);
+        unpruned.push(nodes);
         println!(
             "{:<26} {:>10} {:>10.1}ms {:>10.1}ms {:>14}",
             engine.to_string(),
             all.len(),
-            ms(median(one)),
-            ms(median(many)),
+            ms(one),
+            ms(many),
             nodes
+        );
+    }
+    // The same solves with pruning: the same values from fewer nodes.
+    println!();
+    println!(
+        "{:<26} {:>10} {:>12} {:>12} {:>14} {:>10}",
+        "solve, pruned (cold table)",
+        "states",
+        "1 thread",
+        plural(cores as u64, "thread"),
+        "nodes",
+        "fewer"
+    );
+    for (engine, plain) in EngineKind::ALL.into_iter().zip(unpruned) {
+        let (one, many, nodes) = solve_bench(engine, true);
+        println!(
+            "{:<26} {:>10} {:>10.1}ms {:>10.1}ms {:>14} {:>9.1}%",
+            engine.to_string(),
+            all.len(),
+            ms(one),
+            ms(many),
+            nodes,
+            100.0 * (plain as f64 - nodes as f64) / plain as f64
         );
     }
     println!();

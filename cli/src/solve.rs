@@ -22,6 +22,10 @@ pub struct SolveArgs {
     /// Worker threads (default: all cores).
     #[arg(long)]
     pub threads: Option<usize>,
+    /// Prune the search (alpha-beta, and Star1 at chance nodes): the same
+    /// values, fewer positions expanded.
+    #[arg(long)]
+    pub prune: bool,
     #[command(flatten)]
     pub rules: RulesArgs,
 }
@@ -37,7 +41,7 @@ pub fn run(args: SolveArgs) -> Result<()> {
         .threads
         .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
         .max(1);
-    let values = solve(&rules, config, args.engine, &states, threads);
+    let values = solve(&rules, config, args.engine, &states, threads, args.prune);
     let stdout = std::io::stdout().lock();
     let mut out = BufWriter::new(stdout);
     writeln!(out, "state,value")?;
@@ -50,14 +54,22 @@ pub fn run(args: SolveArgs) -> Result<()> {
 }
 
 /// Values of `states` in order. Each thread takes a contiguous run of states
-/// (neighbours share a boneyard, so their searches overlap) with its own table.
-pub fn solve(rules: &Rules, config: SearchConfig, engine: EngineKind, states: &[u64], threads: usize) -> Vec<f64> {
+/// (neighbours share a boneyard, so their searches overlap) with its own
+/// table; `prune` turns pruning on (the values are the same).
+pub fn solve(
+    rules: &Rules,
+    config: SearchConfig,
+    engine: EngineKind,
+    states: &[u64],
+    threads: usize,
+    prune: bool,
+) -> Vec<f64> {
     let mut values = vec![0.0; states.len()];
     let chunk = states.len().div_ceil(threads).max(1);
     std::thread::scope(|scope| {
         for (ids, out) in states.chunks(chunk).zip(values.chunks_mut(chunk)) {
             scope.spawn(move || {
-                let mut searcher = Searcher::new(rules.clone(), config, LocalTable::new());
+                let mut searcher = Searcher::new(rules.clone(), config, LocalTable::new()).with_pruning(prune);
                 for (&s, v) in ids.iter().zip(out.iter_mut()) {
                     let deal = Deal::from_index(rules, s).expect("states were checked against the rules");
                     *v = searcher.value_of(&Position::start(rules, &deal), engine);

@@ -36,6 +36,29 @@ fn solve_prints_the_exact_values_as_csv() {
 }
 
 #[test]
+fn solve_prune_prints_the_same_values() {
+    for engine in ["expectimax", "mstar:random", "mstar:scorer", "mstar:defender"] {
+        let plain = TestCommand::new(&["solve", "--engine", engine]).stdout();
+        let pruned = TestCommand::new(&["solve", "--engine", engine, "--prune"]).stdout();
+        assert_eq!(plain.lines().count(), 4_201);
+        assert_eq!(plain, pruned, "{engine}");
+    }
+    let args = [
+        "solve",
+        "--set",
+        "4",
+        "--hand",
+        "5",
+        "--boneyard",
+        "5",
+        "--states",
+        "0-40",
+    ];
+    let plain = TestCommand::new(&args).stdout();
+    assert_eq!(plain, TestCommand::new(&[&args[..], &["--prune"]].concat()).stdout());
+}
+
+#[test]
 fn solve_all_states_has_mean_zero_under_expectimax() {
     let text = TestCommand::new(&["solve", "--threads", "2"]).stdout();
     let values: Vec<f64> = text
@@ -169,6 +192,26 @@ fn bench_prints_checksums_and_speeds() {
     assert!(line.trim_end().ends_with(" 207978"), "{line}");
     for pair in ["mstar/full", "expectimax/full", "mstar/partial", "expectimax/partial"] {
         assert!(text.lines().any(|l| l.starts_with(pair)), "{pair} missing in {text}");
+    }
+    // The full game's suite: the plain search of its fixed positions expands
+    // a fixed number of nodes; pruning expands fewer.
+    let nodes = |prefix: &str, depth: &str| -> u64 {
+        let line = text
+            .lines()
+            .find(|l| l.starts_with(prefix) && l.split_whitespace().any(|w| w == depth))
+            .unwrap_or_else(|| panic!("{prefix} at depth {depth} missing in {text}"));
+        line.split_whitespace().last().unwrap().parse().unwrap()
+    };
+    let plain = nodes("plain (no pruning)", "5");
+    assert_eq!(plain, 43_903);
+    assert!(nodes("pruned + table", "5") < plain);
+    for row in [
+        "M*, score so far",
+        "M*, learned",
+        "ISMCTS, partial observation",
+        "M*, K=16, 20,000, score",
+    ] {
+        assert!(text.lines().any(|l| l.starts_with(row)), "{row} missing in {text}");
     }
 }
 

@@ -1,5 +1,6 @@
 //! Integration tests of the search core (one test binary, one module per area).
 
+mod alphabeta;
 mod board;
 mod deals;
 mod determinism;
@@ -7,6 +8,7 @@ mod features;
 mod fives;
 mod full;
 mod games;
+mod pruning;
 mod rules;
 mod search;
 mod worlds;
