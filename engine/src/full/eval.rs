@@ -243,19 +243,9 @@ fn self_play_samples(rules: &FullRules, rng: &mut ChaCha20Rng, out: &mut Vec<([f
         std::array::from_fn(|_| PLAYERS[below(rng, PLAYERS.len() as u32) as usize]);
     let mut list = ActionList::default();
     let mut seen: Vec<([f64; FEATURE_COUNT], [u32; MAX_SEATS])> = Vec::new();
-    let keep = rules.config().keep as u32;
     while pos.end.is_none() {
         if !pos.can_play(rules, pos.mover) {
-            let left = pos.boneyard.count_ones();
-            if left > keep {
-                let mut b = pos.boneyard;
-                for _ in 0..below(rng, left) {
-                    b &= b - 1;
-                }
-                pos.draw(b.trailing_zeros() as u8);
-            } else {
-                pos.pass(rules);
-            }
+            pos.draw_or_pass(rules, rng);
             continue;
         }
         seen.push((features(rules, &pos, 0), pos.scores));

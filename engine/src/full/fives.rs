@@ -254,6 +254,21 @@ impl FivesPosition {
         if rules.config().round { round_to_five(raw) } else { raw }
     }
 
+    /// The mover, who cannot play, draws a uniformly random tile of the
+    /// boneyard (while it holds more than the tiles kept back) or passes.
+    pub fn draw_or_pass(&mut self, rules: &FullRules, rng: &mut impl rand_core::RngCore) {
+        let left = self.boneyard.count_ones();
+        if left > rules.config().keep as u32 {
+            let mut b = self.boneyard;
+            for _ in 0..super::deal::below(rng, left) {
+                b &= b - 1;
+            }
+            self.draw(b.trailing_zeros() as u8);
+        } else {
+            self.pass(rules);
+        }
+    }
+
     /// Tiles on the board.
     pub fn on_board(&self, rules: &FullRules) -> TileSet {
         let held = self.hands.iter().fold(self.boneyard, |a, h| a | h);

@@ -516,19 +516,9 @@ pub fn random_fives_hand(rules: &FullRules, rng: &mut impl rand_core::RngCore) -
     let hands = random_deal(rules, rng);
     let mut pos = FivesPosition::deal(rules, hands, Opening::of(rules, &hands, None));
     let mut list = ActionList::default();
-    let keep = rules.config().keep as u32;
     while pos.end.is_none() {
         if !pos.can_play(rules, pos.mover) {
-            let left = pos.boneyard.count_ones();
-            if left > keep {
-                let mut b = pos.boneyard;
-                for _ in 0..below32(rng, left) {
-                    b &= b - 1;
-                }
-                pos.draw(b.trailing_zeros() as u8);
-            } else {
-                pos.pass(rules);
-            }
+            pos.draw_or_pass(rules, rng);
             continue;
         }
         pos.actions(rules, &mut list);

@@ -261,16 +261,7 @@ fn util(rules: &FullRules, pos: &FivesPosition, side: u8) -> f64 {
 fn settle(rules: &FullRules, pos: &mut FivesPosition, rng: &mut impl RngCore, steps: &mut u64) {
     while pos.end.is_none() && !pos.can_play(rules, pos.mover) {
         *steps += 1;
-        if pos.must_pass(rules) {
-            pos.pass(rules);
-        } else {
-            let left = pos.boneyard.count_ones();
-            let mut b = pos.boneyard;
-            for _ in 0..below(rng, left) {
-                b &= b - 1;
-            }
-            pos.draw(b.trailing_zeros() as u8);
-        }
+        pos.draw_or_pass(rules, rng);
     }
 }
 
