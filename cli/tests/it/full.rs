@@ -426,7 +426,7 @@ repeats = 1
 [search]
 budget = 300
 worlds = 2
-table_mb = 16
+table_mb = 2
 target_depth = 1
 [shards]
 games = 100
@@ -442,11 +442,11 @@ games = 100
         mb(small),
         mb(large)
     );
-    // Two threads' tables (16 MB each) plus a fixed margin for the process.
-    let cap = 2 * 16 * (1 << 20) + 200 * (1 << 20);
+    // Two threads' tables (2 MB each) plus a fixed margin for the process.
+    let cap = 2 * 2 * (1 << 20) + 200 * (1 << 20);
     assert!(large < cap, "2,000 games peaked at {:.1} MB", mb(large));
     assert!(
-        large < small + 24 * (1 << 20),
+        large < small + 16 * (1 << 20),
         "memory grew with the games: {:.1} MB for 200, {:.1} MB for 2,000",
         mb(small),
         mb(large)

@@ -243,6 +243,38 @@ impl Scratch {
     /// Scratch for `agents` within `table_mb` megabytes: a budgeted search's
     /// table is sized to its budget (the largest of the agents').
     pub fn for_agents(agents: &[FullAgent], table_mb: u32) -> Scratch {
+        Scratch {
+            table: FivesTable::with_slots(Self::slots_for(agents, table_mb)),
+            tree: IsmctsTree::default(),
+        }
+    }
+
+    /// Runs `f` with this thread's scratch for `agents`, kept from one match
+    /// to the next (one table per thread, not one allocation per match).
+    /// What a search finds in it does not depend on what it held: the table
+    /// is emptied before every world of every decision, the tree before
+    /// every decision.
+    pub fn with_thread_scratch<R>(agents: &[FullAgent], table_mb: u32, f: impl FnOnce(&mut Scratch) -> R) -> R {
+        thread_local! {
+            static SCRATCH: std::cell::RefCell<Option<Scratch>> = const { std::cell::RefCell::new(None) };
+        }
+        let slots = Self::slots_for(agents, table_mb);
+        SCRATCH.with(|cell| {
+            // A reentrant call (not made by muggins) gets scratch of its own.
+            let Ok(mut held) = cell.try_borrow_mut() else {
+                return f(&mut Scratch::for_agents(agents, table_mb));
+            };
+            if held.as_ref().is_none_or(|s| s.table.capacity() != slots) {
+                // Free the old table before making the new one.
+                *held = None;
+                *held = Some(Scratch::for_agents(agents, table_mb));
+            }
+            f(held.as_mut().expect("set above"))
+        })
+    }
+
+    /// The table's slots for `agents` within `table_mb` megabytes.
+    fn slots_for(agents: &[FullAgent], table_mb: u32) -> usize {
         let budgets: Vec<u64> = agents
             .iter()
             .filter_map(|a| match a {
@@ -255,10 +287,7 @@ impl Scratch {
         } else {
             budgets.iter().copied().max().unwrap_or(1)
         };
-        Scratch {
-            table: FivesTable::for_budget(budget, table_mb),
-            tree: IsmctsTree::default(),
-        }
+        FivesTable::slots_for(budget, table_mb)
     }
 }
 
@@ -329,17 +358,9 @@ pub fn play_hand(
     seat_rngs: &mut [ChaCha20Rng; MAX_SEATS],
 ) -> HandRecord {
     let opts = MatchOptions::default();
-    let mut scratch = Scratch::for_agents(agents, opts.table_mb);
-    play_hand_with(
-        rules,
-        hands,
-        opening,
-        agents,
-        boneyard_rng,
-        seat_rngs,
-        &opts,
-        &mut scratch,
-    )
+    Scratch::with_thread_scratch(agents, opts.table_mb, |scratch| {
+        play_hand_with(rules, hands, opening, agents, boneyard_rng, seat_rngs, &opts, scratch)
+    })
 }
 
 /// [`play_hand`] with the match's options and scratch.
@@ -471,8 +492,22 @@ pub fn play_match_with(
     to: u32,
     opts: &MatchOptions,
 ) -> Option<MatchRecord> {
-    let mut scratch = Scratch::for_agents(agents, opts.table_mb);
     let first = deal_from_index(rules, deal)?;
+    Some(Scratch::with_thread_scratch(agents, opts.table_mb, |scratch| {
+        play_hands(rules, (seed, deal, repeat), first, agents, to, opts, scratch)
+    }))
+}
+
+/// The hands of a match from its first deal (see [`play_match`]).
+fn play_hands(
+    rules: &FullRules,
+    (seed, deal, repeat): (u64, u64, u64),
+    first: [TileSet; MAX_SEATS],
+    agents: &[FullAgent; MAX_SEATS],
+    to: u32,
+    opts: &MatchOptions,
+    scratch: &mut Scratch,
+) -> MatchRecord {
     let mut hands = Vec::new();
     let mut totals = [0u32; MAX_SEATS];
     let mut previous = None;
@@ -492,7 +527,7 @@ pub fn play_match_with(
             &mut stream(seed, deal, repeat, h, 1),
             &mut seat_rngs,
             opts,
-            &mut scratch,
+            scratch,
         );
         for (t, s) in totals.iter_mut().zip(record.scores) {
             *t += s;
@@ -505,7 +540,7 @@ pub fn play_match_with(
     }
     let best = *totals[..rules.sides() as usize].iter().max().expect("two sides");
     let winner = totals.iter().position(|&t| t == best).expect("found above") as u8;
-    Some(MatchRecord { hands, totals, winner })
+    MatchRecord { hands, totals, winner }
 }
 
 /// One All-Fives hand from a uniformly random deal, every seat playing

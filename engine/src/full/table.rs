@@ -74,8 +74,14 @@ const PROBE_REPLACE: usize = 8;
 impl FivesTable {
     /// A table of at most `mb` megabytes (2^20 bytes; at least 1,024 slots).
     pub fn with_mb(mb: u32) -> FivesTable {
+        FivesTable::with_slots(Self::slots_for_mb(mb))
+    }
+
+    /// The slots of a table of at most `mb` megabytes (a power of two, at
+    /// least 1,024).
+    pub fn slots_for_mb(mb: u32) -> usize {
         let slots = (mb as usize * (1 << 20) / SLOT_BYTES).max(1024);
-        FivesTable::with_slots(1 << (usize::BITS - 1 - slots.leading_zeros()))
+        1 << (usize::BITS - 1 - slots.leading_zeros())
     }
 
     /// A table of `slots` slots (rounded down to a power of two).
@@ -103,11 +109,17 @@ impl FivesTable {
     /// A table for searches under `budget` nodes within `mb` megabytes:
     /// the smaller of the two (a budget's table when it fits in `mb`).
     pub fn for_budget(budget: u64, mb: u32) -> FivesTable {
-        let cap = FivesTable::with_mb(mb).slots.len();
+        FivesTable::with_slots(Self::slots_for(budget, mb))
+    }
+
+    /// The slots of [`Self::for_budget`] (budget 0: no budget, all of `mb`).
+    pub fn slots_for(budget: u64, mb: u32) -> usize {
+        let cap = Self::slots_for_mb(mb);
         if budget == 0 {
-            return FivesTable::with_slots(cap);
+            cap
+        } else {
+            Self::slots_for_budget(budget).min(cap)
         }
-        FivesTable::with_slots(Self::slots_for_budget(budget).min(cap))
     }
 
     /// Number of slots.

@@ -9,11 +9,13 @@ fn the_shipped_evaluation_is_what_its_training_run_fits() {
     let shipped = shipped_eval();
     assert_eq!(shipped.training, default_training());
     let (eval, json) = fit_eval(&shipped.training).unwrap();
-    assert_eq!(&eval, shipped);
     assert_eq!(
         json, SHIPPED_EVAL_JSON,
         "muggins fit-eval --out jobs/evals/fives-double6.json refits it"
     );
+    // The search reads the text parsed (serde_json's parser may land a last
+    // bit away from the fitted float; the text is the artifact's identity).
+    assert_eq!(&parse_eval(&json).unwrap(), shipped);
     assert_eq!(eval_hash(&json), shipped_eval_hash());
     // It predicts the rest of a hand better than "score so far" on held-out hands.
     assert!(
