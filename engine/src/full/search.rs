@@ -86,11 +86,28 @@ impl SearchSettings {
 }
 
 impl FullAgent {
-    /// A short name: the strategy's, or `mstar/3`, `expectimax/2`.
+    /// A short name: the strategy's, or `mstar/3`, `expectimax/2` (a fixed
+    /// depth), or `mstar (20000 nodes, 16 worlds, learned)`.
     pub fn name(self) -> String {
         match self {
             FullAgent::Fixed(t) => t.name().to_string(),
-            FullAgent::Search(s) => format!("{}/{}", s.engine.name(), s.depth),
+            FullAgent::Search(s) => {
+                let reach = if s.budget > 0 {
+                    format!("{} nodes", s.budget)
+                } else {
+                    format!("depth {}", s.depth)
+                };
+                let worlds = if s.worlds > 0 {
+                    format!(", {} worlds", s.worlds)
+                } else {
+                    String::new()
+                };
+                let eval = if s.learned { ", learned" } else { "" };
+                match (s.budget, s.worlds, s.learned) {
+                    (0, 0, false) => format!("{}/{}", s.engine.name(), s.depth),
+                    _ => format!("{} ({reach}{worlds}{eval})", s.engine.name()),
+                }
+            }
         }
     }
 }

@@ -50,6 +50,18 @@ impl Default for FullSearch {
     }
 }
 
+/// The keys `[search]` of an All-Fives spec takes.
+const FULL_SEARCH_KEYS: [&str; 8] = [
+    "partner",
+    "depth",
+    "budget",
+    "worlds",
+    "evaluation",
+    "table_mb",
+    "target_depth",
+    "belief",
+];
+
 /// The most a budget may be: a million nodes a world is seconds a decision.
 pub const MAX_BUDGET: u64 = 100_000_000;
 
@@ -67,6 +79,16 @@ pub(super) fn take_full_search(t: &mut Option<Table>, config: Option<&FullConfig
             Some(_) => "block and team are searched to a fixed depth: this key applies to preset = \"all-fives\"",
         };
         return Err(bad(&format!("search.{k}"), v, why));
+    }
+    if fives && let Some(k) = t.keys().find(|k| !FULL_SEARCH_KEYS.contains(&k.as_str())) {
+        return Err(bad(
+            &format!("search.{k}"),
+            t[k.as_str()].clone(),
+            format!(
+                "unknown key; [search] of all-fives takes {}",
+                FULL_SEARCH_KEYS.join(", ")
+            ),
+        ));
     }
     if let Some(v) = take_int(t, "search", "budget")? {
         f.budget = int_in("search.budget", v, 1, MAX_BUDGET as i64)? as u64;

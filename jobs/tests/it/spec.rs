@@ -631,6 +631,10 @@ fn a_full_game_spec_refuses_what_it_cannot_run_naming_key_and_value() {
             vec!["search.target_depth = 0"],
         ),
         (
+            ALL_FIVES.replace("depth = 2", "depth = 2\nbudjet = 100"),
+            vec!["search.budjet = 100", "unknown key", "budget", "table_mb"],
+        ),
+        (
             ALL_FIVES.replace("[\"mstar\", \"expectimax\"]", "[\"ismcts\"]"),
             vec!["grid.engine = \"ismcts\"", "search.budget"],
         ),
