@@ -77,6 +77,10 @@ pub struct Report {
     /// (no thesis numbers apply); absent for the thesis's rules.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub game: Option<String>,
+    /// Per belief (and the DominAI engine): games, accuracy and paired
+    /// gains over `uniform` (docs/beliefs.md); empty for grids without them.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub beliefs: Vec<crate::beliefs::BeliefSummary>,
 }
 
 /// `jobs::Source` is written by its name; this reads it back.
@@ -159,6 +163,7 @@ pub struct Accumulator {
     /// Expectimax games seen: (observability, target, state, repeat) -> (source, score, moves hash).
     em_seen: HashMap<EmKey, (Source, i32, u64)>,
     consistency: Consistency,
+    beliefs: crate::beliefs::BeliefAcc,
 }
 
 fn moves_hash(moves: &str) -> u64 {
@@ -175,6 +180,13 @@ impl Accumulator {
             self.experiment = experiment.to_string();
         }
         self.games += 1;
+        if crate::beliefs::BeliefAcc::wants(r) {
+            self.beliefs.add(r);
+        }
+        // The M*-versus-Expectimax cells are the thesis's: `uniform` worlds.
+        if r.belief != engine::Belief::Uniform || r.engine == engine::PlayerEngine::Dominai {
+            return;
+        }
         let cell = CellKey {
             source: r.information_source,
             observability: r.observability,
@@ -277,7 +289,14 @@ impl Accumulator {
             consistency: self.consistency,
             classifier,
             game: None,
+            beliefs: self.beliefs.finish(),
         }
+    }
+
+    /// Tells the accumulator how many beliefs the grid has, so that paired
+    /// rows leave memory as soon as every belief of a deal is in.
+    pub fn set_belief_levels(&mut self, levels: usize) {
+        self.beliefs.levels = levels;
     }
 }
 
@@ -312,6 +331,7 @@ pub fn build(dir: &Path) -> Result<Report, ReportError> {
                 message: format!("its spec is invalid: {e}"),
             })?;
             game = spec.full.map(|f| describe_game(&f, &spec.search));
+            acc.set_belief_levels(spec.grid.belief.len());
             for shard in jobs::shards(&spec) {
                 let p = dir.join(jobs::layout::GAMES_DIR).join(jobs::part_file(shard.index));
                 let range = shard.first_game..shard.first_game + shard.games;

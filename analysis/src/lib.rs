@@ -3,12 +3,14 @@
 //! the paired tests that common random numbers allow, a consistency check, a
 //! side-by-side with the thesis, and plots.
 
+mod beliefs;
 mod build;
 mod render;
 pub mod stats;
 mod summary;
 mod svg;
 
+pub use beliefs::BeliefSummary;
 pub use build::{Accumulator, CellReport, Consistency, EngineSummary, Report, build, build_from_rows};
 pub use render::{read_report, report_files, write_report};
 pub use summary::summary_table;

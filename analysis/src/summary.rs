@@ -32,6 +32,7 @@ pub fn summary_table(r: &Report) -> String {
                 PlayerEngine::Expectimax => 0,
                 PlayerEngine::MStar => 1,
                 PlayerEngine::Ismcts => 2,
+                PlayerEngine::Dominai => 3,
             },
         )
     });
@@ -59,6 +60,31 @@ pub fn summary_table(r: &Report) -> String {
             e.wins_or_ties,
             acc
         );
+    }
+    if !r.beliefs.is_empty() {
+        let _ = writeln!(
+            s,
+            "\n{:<8} {:<9} {:<10} {:<12} {:>7} {:>11} {:>8} {:>9} {:>14}",
+            "observe", "target", "engine", "belief", "games", "mean diff", "win/tie", "log loss", "gain vs unif."
+        );
+        for b in &r.beliefs {
+            let gain = b.score_gain.as_ref().map_or("-".to_string(), |t| {
+                format!("{:+.2}{}", t.mean, if t.significant { "*" } else { "" })
+            });
+            let _ = writeln!(
+                s,
+                "{:<8} {:<9} {:<10} {:<12} {:>7} {:>11.4} {:>8} {:>9} {:>14}",
+                b.observability.to_string(),
+                b.target.to_string(),
+                b.engine.to_string(),
+                b.belief.name(),
+                b.games,
+                b.mean_score_diff,
+                b.wins_or_ties,
+                b.log_loss.map_or("-".to_string(), |x| format!("{x:.4}")),
+                gain
+            );
+        }
     }
     s
 }

@@ -2,7 +2,7 @@
 
 use anyhow::{Result, bail};
 use clap::Args;
-use engine::{Blocked, DepthLimit, Lead, Rules, RulesConfig, SearchConfig, WorldCount};
+use engine::{Belief, Blocked, DepthLimit, Lead, Rules, RulesConfig, SearchConfig, WorldCount};
 
 /// The rule set, flag by flag (defaults: the thesis rules).
 #[derive(Debug, Clone, Args)]
@@ -45,15 +45,35 @@ pub struct SearchArgs {
     /// Look-ahead in turns: unlimited, or 1-254.
     #[arg(long, default_value = "unlimited")]
     pub depth: String,
+    /// Where partial observation's worlds come from: uniform, constraints
+    /// (and, in the full game, dominai or model); see docs/beliefs.md.
+    #[arg(long, default_value = "uniform")]
+    pub belief: String,
 }
 
 impl SearchArgs {
+    /// The thesis's search settings (its beliefs: uniform and constraints).
     pub fn config(&self) -> Result<SearchConfig> {
+        let belief = self.belief()?;
+        if matches!(belief, Belief::Dominai | Belief::Model) {
+            bail!(
+                "--belief {}: the thesis's worlds split the unseen tiles between the target and the boneyard: use \
+                 uniform or constraints (dominai and model play --preset all-fives)",
+                belief.name()
+            );
+        }
         Ok(SearchConfig {
             worlds: parse_worlds(&self.worlds)?,
             depth: parse_depth(&self.depth)?,
-            ..SearchConfig::default()
+            belief,
         })
+    }
+
+    /// `--belief`.
+    pub fn belief(&self) -> Result<Belief> {
+        self.belief
+            .parse()
+            .map_err(|why| anyhow::anyhow!("--belief {:?}: {why}", self.belief))
     }
 }
 

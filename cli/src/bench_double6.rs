@@ -169,7 +169,11 @@ pub fn run(runs: usize) -> Result<()> {
             nodes = 0;
             for (i, p) in starts[..n].iter().enumerate() {
                 let mut rng = engine::seed::keyed_rng(2026, i as u64, 0, b"benchmct", 0);
-                nodes += tree.decide(&rules, p, budget, Some(&Seen::default()), &mut rng).nodes;
+                let mut sampler = engine::full::WorldSampler::default();
+                let models = [engine::full::FullTarget::Searcher; 4];
+                let seen = Seen::default();
+                sampler.prepare(&rules, p, p.mover, &seen, engine::Belief::Uniform, &models, 1, &mut rng);
+                nodes += tree.decide(&rules, p, budget, Some(&mut sampler), &mut rng).nodes;
             }
             times.push(t.elapsed());
         }
@@ -195,6 +199,7 @@ pub fn run(runs: usize) -> Result<()> {
             budget: 20_000,
             worlds: 16,
             learned,
+            belief: engine::Belief::Uniform,
         })
     };
     let rows = [

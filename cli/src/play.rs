@@ -11,7 +11,7 @@ use engine::{
 };
 use serde_json::json;
 
-use crate::args::{RulesArgs, SearchArgs};
+use crate::args::{RulesArgs, SearchArgs, parse_depth};
 use crate::play_full::{self, FullPlay};
 
 #[derive(Debug, Args)]
@@ -136,7 +136,15 @@ pub fn run(args: PlayArgs) -> Result<()> {
                 args.table_mb
             );
         }
-        let depth = args.search.config()?.depth;
+        let depth = parse_depth(&args.search.depth)?;
+        let belief = args.search.belief()?;
+        if belief != engine::Belief::Uniform && worlds == 0 {
+            bail!(
+                "--belief {}: beliefs choose the worlds of partial observation; add --observability partial \
+                 --worlds K",
+                belief.name()
+            );
+        }
         let agent = match (args.agent, depth) {
             (AgentArg::Fixed(t), _) if depth != engine::DepthLimit::Unlimited || budget > 0 || worlds > 0 => bail!(
                 "--depth/--budget/--worlds: --agent {} plays a fixed strategy; they go with --agent mstar, \
@@ -150,6 +158,17 @@ pub fn run(args: PlayArgs) -> Result<()> {
             (AgentArg::Search(FullEngine::Ismcts), _) if !fives => {
                 bail!("--agent ismcts plays --preset all-fives; {preset} is searched by mstar and expectimax")
             }
+            (AgentArg::Search(FullEngine::Dominai), _) if args.observability == Observability::Full => {
+                bail!("--agent dominai plays from its own hand and its matrices: add --observability partial")
+            }
+            (AgentArg::Search(FullEngine::Dominai), _) => FullAgent::Search(engine::full::SearchSettings {
+                engine: FullEngine::Dominai,
+                depth: 254,
+                budget,
+                worlds: 0,
+                learned: false,
+                belief: engine::Belief::Dominai,
+            }),
             (AgentArg::Search(FullEngine::Ismcts), _) if budget == 0 => {
                 bail!("--agent ismcts runs until a node budget is spent: give --budget N, e.g. --budget 20000")
             }
@@ -167,6 +186,7 @@ pub fn run(args: PlayArgs) -> Result<()> {
                 budget,
                 worlds,
                 learned,
+                belief,
             }),
         };
         return play_full::run(FullPlay {
@@ -396,8 +416,12 @@ impl std::str::FromStr for AgentArg {
             "mstar" => Ok(AgentArg::Search(FullEngine::MStar)),
             "expectimax" => Ok(AgentArg::Search(FullEngine::Expectimax)),
             "ismcts" => Ok(AgentArg::Search(FullEngine::Ismcts)),
+            "dominai" => Ok(AgentArg::Search(FullEngine::Dominai)),
             _ => s.parse().map(AgentArg::Fixed).map_err(|_| {
-                format!("unknown agent {s:?}: expected random, scorer, defender, heaviest, mstar, expectimax or ismcts")
+                format!(
+                    "unknown agent {s:?}: expected random, scorer, defender, heaviest, mstar, expectimax, ismcts or \
+                     dominai"
+                )
             }),
         }
     }

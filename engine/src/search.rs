@@ -109,6 +109,9 @@ pub struct PlayerView {
     pub target_size: u32,
     /// 1 if the previous turn was a pass, else 0 (as [`Position::passes`]).
     pub passes: u8,
+    /// Tiles the target has shown it cannot hold (it drew or passed with
+    /// none matching the open ends); used by [`Belief::Constraints`].
+    pub target_void: TileSet,
 }
 
 impl PlayerView {
@@ -120,6 +123,7 @@ impl PlayerView {
             unseen: pos.hands[Seat::Target as usize] | pos.boneyard,
             target_size: pos.hands[Seat::Target as usize].count_ones(),
             passes: pos.passes,
+            target_void: 0,
         }
     }
 }
@@ -203,6 +207,12 @@ impl<S: ValueStore> Searcher<S> {
     /// expanded change, usually far fewer. See [`Self::with_pruning`].
     pub fn set_pruning(&mut self, on: bool) {
         self.prune = on;
+    }
+
+    /// Where partial observation's worlds come from from now on (the table
+    /// holds values of positions, which no belief changes).
+    pub fn set_belief(&mut self, belief: Belief) {
+        self.config.belief = belief;
     }
 
     /// This searcher with pruning on or off: below the root, values are
@@ -310,6 +320,7 @@ impl<S: ValueStore> Searcher<S> {
             view.target_size,
             self.config.worlds,
             self.config.belief,
+            view.target_void,
             rng,
         );
         let depth = self.config.depth.code();

@@ -42,12 +42,49 @@ impl std::str::FromStr for WorldCount {
     }
 }
 
-/// The weight each world gets.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+/// Where a partial-observation decision's worlds come from (docs/beliefs.md).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 pub enum Belief {
-    /// Every world weighs 1 (the thesis).
+    /// Every split of the unseen tiles that keeps the hand sizes, each
+    /// weighing 1 (the thesis).
     #[default]
     Uniform,
+    /// The uniform distribution over the splits that agree with every
+    /// observation: hand sizes and the tiles each seat showed it lacks when
+    /// it drew or passed (exact).
+    Constraints,
+    /// Seed 002's probability matrices (binary, relative, absolute), as
+    /// written: an approximation, the DominAI baseline (full game only).
+    Dominai,
+    /// The `constraints` worlds weighted by how likely the opponents'
+    /// observed plays were under the opponent model (full game only).
+    Model,
+}
+
+impl Belief {
+    /// Every belief, in the order of the docs.
+    pub const ALL: [Belief; 4] = [Belief::Uniform, Belief::Constraints, Belief::Dominai, Belief::Model];
+
+    /// The name in specs, on the command line and in results.
+    pub fn name(self) -> &'static str {
+        match self {
+            Belief::Uniform => "uniform",
+            Belief::Constraints => "constraints",
+            Belief::Dominai => "dominai",
+            Belief::Model => "model",
+        }
+    }
+}
+
+/// `uniform`, `constraints`, `dominai` or `model`.
+impl std::str::FromStr for Belief {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Belief, String> {
+        Belief::ALL
+            .into_iter()
+            .find(|b| b.name() == s)
+            .ok_or_else(|| "expected \"uniform\", \"constraints\", \"dominai\" or \"model\"".to_string())
+    }
 }
 
 /// One world: the target's hand and the boneyard's contents, with its weight.
@@ -77,7 +114,12 @@ impl Worlds {
 
     /// Fills the list with the worlds for `unseen` tiles of which the target
     /// holds `target_size`, in lexicographic order of the target hand.
-    /// `rng` is used only when sampling.
+    /// Under [`Belief::Constraints`] (and the full game's other beliefs,
+    /// which the thesis's specs refuse) the target's hand avoids `void`, the
+    /// tiles it has shown it lacks: the worlds are the splits of the other
+    /// unseen tiles, each equally likely, exactly as `uniform` when `void`
+    /// is empty. `rng` is used only when sampling.
+    #[allow(clippy::too_many_arguments)]
     pub fn fill(
         &mut self,
         rules: &Rules,
@@ -85,19 +127,26 @@ impl Worlds {
         target_size: u32,
         count: WorldCount,
         belief: Belief,
+        void: TileSet,
         rng: &mut impl RngCore,
     ) {
         self.list.clear();
+        let everything = unseen;
+        // The tiles the target may hold (all unseen ones if the void would
+        // leave too few: an observation no deal explains is ignored).
+        let unseen = match belief {
+            Belief::Uniform => unseen,
+            _ if (unseen & !void).count_ones() < target_size => unseen,
+            _ => unseen & !void,
+        };
         let n = unseen.count_ones();
         let k = target_size;
         let total = rules.binom(n, k);
-        let weight = match belief {
-            Belief::Uniform => 1.0,
-        };
+        let weight = 1.0;
         let mut push = |target: TileSet| {
             self.list.push(World {
                 target,
-                boneyard: unseen & !target,
+                boneyard: everything & !target,
                 weight,
             })
         };

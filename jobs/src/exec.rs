@@ -16,7 +16,7 @@ use crate::moves::MoveRow;
 use crate::spec::{Source, Spec, hex};
 
 /// One row of the results: a game's coordinates and record.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct GameRow {
     /// Position in the grid, 0-based, Table 12 order (see [`coords`](crate::coords)).
     pub game_index: u64,
@@ -64,6 +64,17 @@ pub struct GameRow {
     /// Wall time of the game in microseconds; the only column that differs
     /// between runs.
     pub elapsed_us: u64,
+    /// Where the player's partial-observation worlds came from (a grid
+    /// coordinate; `uniform` unless the spec says otherwise).
+    pub belief: engine::Belief,
+    /// Full game, partial observation: the mean over the agent side's
+    /// searched decisions of the belief's log loss on the hidden tiles
+    /// (`None` elsewhere).
+    pub belief_log_loss: Option<f64>,
+    /// The same decisions' mean Brier score.
+    pub belief_brier: Option<f64>,
+    /// `model` belief: the mean effective sample size of its pools.
+    pub belief_ess: Option<f64>,
 }
 
 impl GameRow {
@@ -92,13 +103,31 @@ impl GameRow {
             nodes: 0,
             moves: String::new(),
             elapsed_us: 0,
+            belief: c.belief,
+            belief_log_loss: None,
+            belief_brier: None,
+            belief_ess: None,
         }
     }
 
-    /// The row's deterministic content as one line (everything but elapsed_us).
+    /// The row's deterministic content as one line (everything but
+    /// elapsed_us; the belief columns only when not `uniform` and empty, so
+    /// that rows written before them keep their checksums).
     pub fn canonical_line(&self) -> String {
+        let mut belief = String::new();
+        if self.belief != engine::Belief::Uniform || self.belief_log_loss.is_some() {
+            // Floats by their bits: the line is exact.
+            let bits = |x: Option<f64>| x.map_or("-".to_string(), |x| format!("{:016x}", x.to_bits()));
+            belief = format!(
+                ",{},{},{},{}",
+                self.belief.name(),
+                bits(self.belief_log_loss),
+                bits(self.belief_brier),
+                bits(self.belief_ess)
+            );
+        }
         format!(
-            "{},{},{},{},{},{},{},{:?},{},{},{},{},{},{},{},{},{},{},{},{}\n",
+            "{},{},{},{},{},{},{},{:?},{},{},{},{},{},{},{},{},{},{},{},{}{belief}\n",
             self.game_index,
             self.information_source.name(),
             self.observability,
@@ -298,6 +327,7 @@ fn play_one<S: engine::ValueStore>(
     if let Some(full) = &spec.full {
         return crate::exec_full::play(spec, full, &c);
     }
+    searcher.set_belief(c.belief);
     let game = GameConfig {
         seed: spec.seed,
         starting_state: c.starting_state,

@@ -65,6 +65,11 @@ pub(crate) fn play(spec: &Spec, full: &FullSpec, c: &GameCoords) -> Result<(Game
             }
         }
     }
+    let scores: Vec<_> = m.hands.iter().flat_map(|h| h.beliefs.iter()).collect();
+    let mean = |f: &dyn Fn(&engine::full::BeliefScore) -> Option<f64>| {
+        let v: Vec<f64> = scores.iter().filter_map(|s| f(s)).collect();
+        (!v.is_empty()).then(|| v.iter().sum::<f64>() / v.len() as f64)
+    };
     let first = m.hands.first().expect("a match has a hand");
     let last = m.hands.last().expect("a match has a hand");
     let (player_score, target_score) = (m.totals[0], best_opponent(&rules, &m.totals));
@@ -94,6 +99,9 @@ pub(crate) fn play(spec: &Spec, full: &FullSpec, c: &GameCoords) -> Result<(Game
         nodes: m.hands.iter().map(|h| h.nodes).sum(),
         moves: moves_text(&rules, &m.hands),
         elapsed_us,
+        belief_log_loss: mean(&|s| Some(s.log_loss)),
+        belief_brier: mean(&|s| Some(s.brier)),
+        belief_ess: mean(&|s| s.ess),
         ..GameRow::at(c)
     };
     Ok((row, move_rows))
@@ -112,6 +120,7 @@ pub fn agents(spec: &Spec, full: &FullSpec, c: &GameCoords) -> [FullAgent; MAX_S
         PlayerEngine::MStar => FullEngine::MStar,
         PlayerEngine::Expectimax => FullEngine::Expectimax,
         PlayerEngine::Ismcts => FullEngine::Ismcts,
+        PlayerEngine::Dominai => FullEngine::Dominai,
     };
     let worlds = match (c.observability, spec.search.worlds) {
         (Observability::Partial, WorldCount::Sample(k)) => k as u16,
@@ -123,6 +132,7 @@ pub fn agents(spec: &Spec, full: &FullSpec, c: &GameCoords) -> [FullAgent; MAX_S
         budget: full.search.budget,
         worlds,
         learned: full.search.learned,
+        belief: c.belief,
     };
     std::array::from_fn(|s| match (s, rules.side(s as u8), full.partner) {
         (0, _, _) | (_, 0, None) => FullAgent::Search(settings),

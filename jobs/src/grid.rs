@@ -1,12 +1,12 @@
 //! The grid of games in Table 12 order, and its cut into shards.
 //!
 //! Game indices run over information source x observability x target x
-//! starting state x engine x repeat, the repeat varying fastest. Shard k holds
+//! starting state x belief x engine x repeat, the repeat varying fastest. Shard k holds
 //! the games [k * G, min((k + 1) * G, N)). A game's result depends only on its
 //! coordinates, never on the shard that holds it.
 
 use engine::full::FullTarget;
-use engine::{Observability, PlayerEngine};
+use engine::{Belief, Observability, PlayerEngine};
 
 use crate::spec::{Source, Spec};
 
@@ -26,6 +26,9 @@ pub struct GameCoords {
     pub starting_state: u64,
     /// The player's decision engine.
     pub engine: PlayerEngine,
+    /// Where partial observation's worlds come from (varies just slower
+    /// than the engine; a grid of one belief has the indices it always had).
+    pub belief: Belief,
     /// Repeat number, 1-based (fastest-varying).
     pub repeat: u32,
 }
@@ -41,6 +44,7 @@ pub fn coords(spec: &Spec, index: u64) -> GameCoords {
     };
     let repeat = digit(g.repeats as u64) as u32 + 1;
     let engine = g.engine[digit(g.engine.len() as u64) as usize];
+    let belief = g.belief[digit(g.belief.len() as u64) as usize];
     let state = g.starting_states.get(digit(g.starting_states.len()));
     let target = g.target[digit(g.target.len() as u64) as usize];
     let observability = g.observability[digit(g.observability.len() as u64) as usize];
@@ -52,6 +56,7 @@ pub fn coords(spec: &Spec, index: u64) -> GameCoords {
         target,
         starting_state: state,
         engine,
+        belief,
         repeat,
     }
 }

@@ -6,7 +6,7 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use arrow::array::{Array, ArrayRef, BooleanArray, Int32Array, Int64Array, RecordBatch, StringArray};
+use arrow::array::{Array, ArrayRef, BooleanArray, Float64Array, Int32Array, Int64Array, RecordBatch, StringArray};
 use arrow::datatypes::{DataType, Field, Schema, SchemaRef};
 use engine::{Ending, Seat};
 use parquet::arrow::ArrowWriter;
@@ -17,7 +17,7 @@ use parquet::file::properties::WriterProperties;
 use crate::exec::GameRow;
 
 /// Bumped whenever a column is added, removed or changes meaning.
-pub const SCHEMA_VERSION: u32 = 1;
+pub const SCHEMA_VERSION: u32 = 2;
 
 /// The columns of `games/part-*.parquet`, in order (see docs/schema.md).
 pub fn schema() -> SchemaRef {
@@ -45,6 +45,10 @@ pub fn schema() -> SchemaRef {
         f("nodes", DataType::Int64),
         f("moves", DataType::Utf8),
         f("elapsed_us", DataType::Int64),
+        f("belief", DataType::Utf8),
+        Field::new("belief_log_loss", DataType::Float64, true),
+        Field::new("belief_brier", DataType::Float64, true),
+        Field::new("belief_ess", DataType::Float64, true),
     ]))
 }
 
@@ -123,6 +127,16 @@ pub fn to_batch(experiment: &str, rows: &[GameRow]) -> RecordBatch {
         i64s(&|r| r.nodes as i64),
         s(&|r| r.moves.clone()),
         i64s(&|r| r.elapsed_us as i64),
+        s(&|r| r.belief.name().to_string()),
+        Arc::new(Float64Array::from(
+            rows.iter().map(|r| r.belief_log_loss).collect::<Vec<_>>(),
+        )),
+        Arc::new(Float64Array::from(
+            rows.iter().map(|r| r.belief_brier).collect::<Vec<_>>(),
+        )),
+        Arc::new(Float64Array::from(
+            rows.iter().map(|r| r.belief_ess).collect::<Vec<_>>(),
+        )),
     ];
     RecordBatch::try_new(schema(), columns).expect("columns match the schema")
 }
@@ -202,6 +216,23 @@ pub fn read_partition(path: &Path) -> Result<Vec<(String, GameRow)>, IoError> {
         let nodes = col::<Int64Array>(&b, path, "nodes")?;
         let moves = col::<StringArray>(&b, path, "moves")?;
         let el = col::<Int64Array>(&b, path, "elapsed_us")?;
+        // Partitions written before schema 2 have no belief columns: uniform.
+        let belief = match b.column_by_name("belief") {
+            None => None,
+            Some(_) => Some(col::<StringArray>(&b, path, "belief")?),
+        };
+        let floats = |name: &str| -> Result<Option<&Float64Array>, IoError> {
+            match b.column_by_name(name) {
+                None => Ok(None),
+                Some(_) => col::<Float64Array>(&b, path, name).map(Some),
+            }
+        };
+        let (ll, brier, ess) = (
+            floats("belief_log_loss")?,
+            floats("belief_brier")?,
+            floats("belief_ess")?,
+        );
+        let at = |c: Option<&Float64Array>, i: usize| c.and_then(|c| (!c.is_null(i)).then(|| c.value(i)));
         for i in 0..b.num_rows() {
             let row = GameRow {
                 game_index: idx.value(i) as u64,
@@ -233,6 +264,13 @@ pub fn read_partition(path: &Path) -> Result<Vec<(String, GameRow)>, IoError> {
                 nodes: nodes.value(i) as u64,
                 moves: moves.value(i).to_string(),
                 elapsed_us: el.value(i) as u64,
+                belief: match belief {
+                    None => engine::Belief::Uniform,
+                    Some(c) => parse(path, "belief", c.value(i), |v| v.parse().ok())?,
+                },
+                belief_log_loss: at(ll, i),
+                belief_brier: at(brier, i),
+                belief_ess: at(ess, i),
             };
             out.push((exp.value(i).to_string(), row));
         }

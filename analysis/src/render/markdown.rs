@@ -314,6 +314,7 @@ pub(super) fn report(r: &Report) -> String {
     for (o, src) in quadrants(r) {
         s.push_str(&quadrant(r, &t, o, src));
     }
+    s.push_str(&crate::beliefs::markdown(&r.beliefs));
     s.push_str(&side_by_side(r));
     if let Some(cl) = &r.classifier {
         s.push_str(&classifier(cl, &t));

@@ -60,6 +60,9 @@ pub fn report_files(r: &Report) -> Vec<(&'static str, String)> {
         files.push(("classifier.csv", csv::classifier(cl)));
         files.push(("confusion.svg", plots::confusion(cl)));
     }
+    if !r.beliefs.is_empty() {
+        files.push(("beliefs.csv", crate::beliefs::csv(&r.beliefs)));
+    }
     files.push(("value_gain.svg", plots::value_gain(r)));
     files.push(("win_gain.svg", plots::win_gain(r)));
     files.push(("score_diff.svg", plots::score_diff(r)));

@@ -137,6 +137,10 @@ fn row(
         nodes: 4,
         moves: moves.into(),
         elapsed_us: 1,
+        belief: engine::Belief::Uniform,
+        belief_log_loss: None,
+        belief_brier: None,
+        belief_ess: None,
     }
 }
 

@@ -256,9 +256,8 @@ impl<'a> AlphaBeta<'a> {
             Node::Max
         } else {
             match (self.engine, self.models[mover as usize]) {
-                (FullEngine::MStar, FullTarget::Searcher) | (FullEngine::Expectimax | FullEngine::Ismcts, _) => {
-                    Node::Min
-                }
+                (FullEngine::MStar, FullTarget::Searcher)
+                | (FullEngine::Expectimax | FullEngine::Ismcts | FullEngine::Dominai, _) => Node::Min,
                 (FullEngine::MStar, model) => match fixed_choice(rules, model, pos, acts) {
                     Some(i) => Node::One(i),
                     None => Node::Average,

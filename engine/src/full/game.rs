@@ -23,11 +23,12 @@ use super::block_search::heaviest;
 use super::deal::deal_from_index;
 use super::eval::{Evaluation, LinearEval};
 use super::fives::{FivesPosition, Opening, Scored};
-use super::ismcts::{IsmctsTree, Seen, sample_world};
+use super::ismcts::{IsmctsTree, Seen};
 use super::position::HandEnd;
 use super::rules::{FullRules, MAX_SEATS};
 use super::search::{FullAgent, FullDecision, FullEngine, SearchSettings, models};
 use super::table::FivesTable;
+use super::worlds::{BeliefScore, WorldSampler};
 
 /// A fixed strategy of the full game (written and read by its name; ordered
 /// as the thesis's targets, then `heaviest`).
@@ -197,6 +198,9 @@ pub struct HandRecord {
     /// The searching seats' decisions with two or more plays: the index of
     /// the play in `moves`, and the decision.
     pub decisions: Vec<(usize, FullDecision)>,
+    /// How well the agent side's belief placed the hidden tiles at each of
+    /// its partial-observation decisions (in the order of `decisions`).
+    pub beliefs: Vec<BeliefScore>,
 }
 
 /// The streams of hand `hand` of the match (seed, deal, repeat).
@@ -237,6 +241,9 @@ impl Default for MatchOptions<'_> {
 pub struct Scratch {
     table: FivesTable,
     tree: IsmctsTree,
+    sampler: WorldSampler,
+    worlds: Vec<FivesPosition>,
+    marginals: Box<super::belief::Marginals>,
 }
 
 impl Scratch {
@@ -246,6 +253,9 @@ impl Scratch {
         Scratch {
             table: FivesTable::with_slots(Self::slots_for(agents, table_mb)),
             tree: IsmctsTree::default(),
+            sampler: WorldSampler::default(),
+            worlds: Vec::new(),
+            marginals: Box::new([[0.0; super::belief::HOLDERS]; 64]),
         }
     }
 
@@ -302,8 +312,10 @@ impl FullAgent {
     }
 }
 
-/// The searched decision of `seat` (the mover, two or more plays) at `pos`;
-/// under partial observation its worlds agree with `seen`.
+/// The searched decision of `seat` (the mover, two or more plays) at `pos`
+/// (the true position; under partial observation only what the seat may
+/// know of it is used: its worlds come from its belief given `seen`), with
+/// how well the belief placed the hidden tiles (partial observation only).
 #[allow(clippy::too_many_arguments)]
 pub fn search_decision(
     rules: &FullRules,
@@ -314,12 +326,36 @@ pub fn search_decision(
     opts: &MatchOptions,
     scratch: &mut Scratch,
     rng: &mut ChaCha20Rng,
-) -> FullDecision {
+) -> (FullDecision, Option<BeliefScore>) {
     let seat = pos.mover;
     let k = settings.worlds as usize;
+    if settings.engine == FullEngine::Dominai {
+        // Its matrices are its belief, whatever `belief` says.
+        scratch
+            .sampler
+            .prepare(rules, pos, seat, seen, crate::Belief::Dominai, &models, 1, rng);
+        let score = belief_score(scratch, pos);
+        let obs = *scratch.sampler.observation();
+        let limit = if settings.budget > 0 {
+            settings.budget
+        } else {
+            DOMINAI_NODES
+        };
+        let turns = seen.plays().count() as u32;
+        let d = dominai_decide_pending(rules, pos, &obs, turns, rules.seats() as u32, limit);
+        return (d, Some(score));
+    }
+    let partial = k > 0;
+    if partial {
+        scratch
+            .sampler
+            .prepare(rules, pos, seat, seen, settings.belief, &models, k, rng);
+    }
+    let score = partial.then(|| belief_score(scratch, pos));
     if settings.engine == FullEngine::Ismcts {
         let budget = settings.budget.max(1) * k.max(1) as u64;
-        return scratch.tree.decide(rules, pos, budget, (k > 0).then_some(seen), rng);
+        let sampler = partial.then_some(&mut scratch.sampler);
+        return (scratch.tree.decide(rules, pos, budget, sampler, rng), score);
     }
     let eval = if settings.learned {
         Evaluation::Learned(
@@ -334,15 +370,27 @@ pub fn search_decision(
         budget: settings.budget,
     };
     let mut ab = AlphaBeta::new(rules, seat, settings.engine, models, eval, &mut scratch.table);
-    if k == 0 {
-        return ab.decide(&[*pos], limits);
+    if !partial {
+        return (ab.decide(&[*pos], limits), None);
     }
-    // M* knows each opponent's strategy: its worlds agree with their plays.
-    let model = (settings.engine == FullEngine::MStar).then_some(&models);
-    let worlds: Vec<FivesPosition> = (0..k)
-        .map(|_| sample_world(rules, pos, seat, seen, model, rng))
-        .collect();
-    ab.decide(&worlds, limits)
+    scratch.sampler.worlds(k, rng, &mut scratch.worlds);
+    (ab.decide(&scratch.worlds, limits), score)
+}
+
+/// The node cap of a DominAI decision without a budget.
+pub const DOMINAI_NODES: u64 = 200_000;
+
+/// The log loss and Brier score of the prepared belief's marginals against
+/// where the hidden tiles of `pos` are.
+fn belief_score(scratch: &mut Scratch, pos: &FivesPosition) -> BeliefScore {
+    scratch.sampler.marginals(&mut scratch.marginals);
+    let obs = scratch.sampler.observation();
+    let (log_loss, brier) = super::belief::scores(obs, &scratch.marginals, &obs.holders_in(pos));
+    BeliefScore {
+        log_loss,
+        brier,
+        ess: scratch.sampler.ess(),
+    }
 }
 
 /// Plays one hand from `hands` with `agents[seat]` in each seat; a searching
@@ -382,6 +430,7 @@ pub fn play_hand_with(
     let mut moves = Vec::new();
     let mut nodes = 0;
     let mut decisions = Vec::new();
+    let mut beliefs = Vec::new();
     let models = models(agents);
     let mut list = ActionList::default();
     let mut seen = Seen::default();
@@ -410,7 +459,7 @@ pub fn play_hand_with(
             FullAgent::Fixed(t) => full_choice(rules, t, &pos, list.as_slice(), &mut seat_rngs[seat as usize]),
             FullAgent::Search(_) if list.len() == 1 => 0,
             FullAgent::Search(settings) => {
-                let d = search_decision(
+                let (d, score) = search_decision(
                     rules,
                     &pos,
                     &seen,
@@ -425,6 +474,7 @@ pub fn play_hand_with(
                 if rules.side(seat) == rules.side(0) {
                     nodes += d.nodes;
                     decisions.push((moves.len(), d));
+                    beliefs.extend(score);
                 }
                 d.index
             }
@@ -447,6 +497,7 @@ pub fn play_hand_with(
         moves,
         nodes,
         decisions,
+        beliefs,
     }
 }
 
@@ -570,4 +621,18 @@ pub fn fives_playouts(rules: &FullRules, seed: u64, games: u64) -> i64 {
         let end = random_fives_hand(rules, rng);
         end.scores[0] as i64 - end.scores[1] as i64
     })
+}
+
+// PENDING(dominai.rs): replaced by the DominAI player when it lands.
+fn dominai_decide_pending(
+    rules: &FullRules,
+    pos: &FivesPosition,
+    _obs: &super::belief::Observation,
+    _turns: u32,
+    _n0: u32,
+    _limit: u64,
+) -> FullDecision {
+    let mut list = ActionList::default();
+    pos.actions(rules, &mut list);
+    super::search::best_of(list.len(), |_| 0.0)
 }

@@ -1,11 +1,11 @@
 //! Single-observer information-set Monte Carlo tree search (SO-ISMCTS,
-//! Cowling, Powley and Whitehouse 2012) for All Fives, and the sampling of
-//! worlds consistent with what a seat has seen (shared with PIMC).
+//! Cowling, Powley and Whitehouse 2012) for All Fives, and what a seat has
+//! seen of the others ([`Seen`]).
 //!
 //! One tree of the searching seat's information sets: an edge is a play
-//! (tile, location), whoever makes it. Each iteration samples a
-//! world (the other seats' hands and the boneyard, uniformly among the
-//! splits of the unseen tiles that match every hand's size), descends the
+//! (tile, location), whoever makes it. Each iteration draws a world (the
+//! other seats' hands and the boneyard) from the seat's belief
+//! ([`WorldSampler`]), descends the
 //! tree through the plays legal in that world, choosing by UCB1 with
 //! availability counts, adds one node, and finishes the hand with every seat
 //! playing the `scorer` strategy (draws uniform from the world's boneyard).
@@ -22,32 +22,34 @@ use rand_core::RngCore;
 use crate::board::Loc;
 use crate::position::{Action, ActionList};
 use crate::targets::TargetKind;
-use crate::tiles::{TileSet, bits};
+use crate::tiles::TileSet;
 
 use super::deal::below;
 use super::fives::FivesPosition;
 use super::game::{FullTarget, fixed_choice};
 use super::rules::FullRules;
 use super::search::FullDecision;
+use super::worlds::WorldSampler;
 
 /// The exploration constant of UCB1, in points (a hand's gains are tens of points).
 pub const ISMCTS_EXPLORATION: f64 = 15.0;
 
 /// What every seat has shown about its hand: each time a seat could not
-/// play (it drew or passed), it held no tile matching an open end. The
-/// tiles it drew afterwards are unknown, so the record is "at most (draws
-/// since) of its tiles match those ends".
+/// play (it drew or passed), it held no tile matching an open end; its
+/// voids ([`Seen::voids`]) are what still holds now.
 ///
-/// It also keeps every play of the hand, so that M* (which knows each
-/// opponent's strategy) can keep only the worlds in which a deterministic
-/// strategy would have made the plays it made ([`Seen::agrees`]).
+/// It also keeps every play of the hand, for the `model` belief, which
+/// weighs a world by how likely the plays were in it
+/// ([`super::worlds::model_weight`]).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Seen {
-    /// Per seat: (tiles matching the open ends then, draws made before).
-    events: [[(TileSet, u8); Seen::EVENTS]; super::rules::MAX_SEATS],
-    len: [u8; super::rules::MAX_SEATS],
     draws: [u8; super::rules::MAX_SEATS],
     plays: Vec<SeenPlay>,
+    /// Per seat, the tiles it cannot hold now, and their pips.
+    void: [TileSet; super::rules::MAX_SEATS],
+    void_pips: [u16; super::rules::MAX_SEATS],
+    /// Per seat, what matched the open ends when it was last stuck.
+    last_stuck: [(TileSet, u16); super::rules::MAX_SEATS],
 }
 
 /// A play as every seat saw it: the position before it (the mover's hand
@@ -62,38 +64,54 @@ struct SeenPlay {
 impl Default for Seen {
     fn default() -> Self {
         Seen {
-            events: [[(0, 0); Seen::EVENTS]; super::rules::MAX_SEATS],
-            len: [0; super::rules::MAX_SEATS],
             draws: [0; super::rules::MAX_SEATS],
             plays: Vec::new(),
+            void: [0; super::rules::MAX_SEATS],
+            void_pips: [0; super::rules::MAX_SEATS],
+            last_stuck: [(0, 0); super::rules::MAX_SEATS],
         }
     }
 }
 
 impl Seen {
-    /// Events kept per seat (later ones are not recorded: a world is then
-    /// merely less constrained).
-    pub const EVENTS: usize = 16;
-
     /// The mover of `pos` cannot play: it is about to draw or pass.
     pub fn stuck(&mut self, rules: &FullRules, pos: &FivesPosition) {
         let seat = pos.mover as usize;
-        let mut matching: TileSet = 0;
-        for &loc in &Loc::ALL[..pos.board.open_locations()] {
-            if let Some(p) = pos.board.exposed(loc) {
-                matching |= rules.pip_mask(p);
-            }
-        }
-        if matching == 0 || self.len[seat] as usize == Seen::EVENTS {
-            return;
-        }
-        self.events[seat][self.len[seat] as usize] = (matching, self.draws[seat]);
-        self.len[seat] += 1;
+        let (matching, pips) = super::belief::matching(rules, pos);
+        // A seat that cannot play holds none of these tiles; it keeps none
+        // of them after drawing either (its draws stop at the first tile
+        // that plays, which is then its only play), until it draws again.
+        self.void[seat] |= matching;
+        self.void_pips[seat] |= pips;
+        self.last_stuck[seat] = (matching, pips);
     }
 
     /// `seat` drew a tile.
     pub fn drew(&mut self, seat: u8) {
-        self.draws[seat as usize] = self.draws[seat as usize].saturating_add(1);
+        let s = seat as usize;
+        self.draws[s] = self.draws[s].saturating_add(1);
+        // Tiles drawn now may match what the seat lacked before: only the
+        // current ends' void still holds.
+        (self.void[s], self.void_pips[s]) = self.last_stuck[s];
+    }
+
+    /// Per seat, the tiles it cannot hold now: those matching the ends at
+    /// every time it was stuck since it last drew (drawn tiles that did not
+    /// play match none of the ends it drew at).
+    pub fn voids(&self) -> ([TileSet; super::rules::MAX_SEATS], [u16; super::rules::MAX_SEATS]) {
+        (self.void, self.void_pips)
+    }
+
+    /// The plays of the hand so far, in order: the position before each
+    /// (as every seat saw it, hands included) and the play.
+    pub fn plays(&self) -> impl DoubleEndedIterator<Item = (&FivesPosition, Action, bool)> + '_ {
+        self.plays.iter().map(|p| {
+            (
+                &p.before,
+                p.action,
+                self.draws[p.before.mover as usize] == p.draws_before,
+            )
+        })
     }
 
     /// The mover of `pos` makes `action` (called before it is made).
@@ -104,110 +122,6 @@ impl Seen {
             draws_before: self.draws[pos.mover as usize],
         });
     }
-
-    /// Whether, in `world`, every opponent of `side` whose model is
-    /// deterministic would have made the plays it made. A play is checked
-    /// when the seat has not drawn since (its hand then is its hand in the
-    /// world plus the tiles it has played since); `random` is not checked.
-    pub fn agrees(
-        &self,
-        rules: &FullRules,
-        world: &FivesPosition,
-        side: u8,
-        models: &[FullTarget; super::rules::MAX_SEATS],
-    ) -> bool {
-        let mut list = ActionList::default();
-        for (i, p) in self.plays.iter().enumerate() {
-            let s = p.before.mover;
-            if rules.side(s) == side || self.draws[s as usize] != p.draws_before {
-                continue;
-            }
-            let mut hand = world.hands[s as usize];
-            for q in &self.plays[i..] {
-                if q.before.mover == s {
-                    hand |= 1 << q.action.tile;
-                }
-            }
-            let mut then = p.before;
-            then.hands[s as usize] = hand;
-            then.actions(rules, &mut list);
-            if let Some(k) = fixed_choice(rules, models[s as usize], &then, list.as_slice())
-                && list.as_slice()[k] != p.action
-            {
-                return false;
-            }
-        }
-        true
-    }
-
-    /// Whether `seat` may hold `hand` given what it has shown.
-    pub fn allows(&self, seat: u8, hand: TileSet) -> bool {
-        let s = seat as usize;
-        self.events[s][..self.len[s] as usize]
-            .iter()
-            .all(|&(m, before)| (hand & m).count_ones() <= (self.draws[s] - before) as u32)
-    }
-}
-
-/// Worlds tried before a sample that breaks what a seat has shown is kept.
-pub const WORLD_TRIES: u32 = 512;
-
-/// A world `seat` cannot tell from `pos`: the tiles it has not seen
-/// (the others' hands and the boneyard) dealt again uniformly at random,
-/// each hand keeping its size, among the deals that agree with `seen`
-/// and, given `models` (M*'s), with the plays the opponents' deterministic
-/// strategies made (rejection: up to [`WORLD_TRIES`] deals, then the last
-/// one).
-pub fn sample_world(
-    rules: &FullRules,
-    pos: &FivesPosition,
-    seat: u8,
-    seen: &Seen,
-    models: Option<&[FullTarget; super::rules::MAX_SEATS]>,
-    rng: &mut impl RngCore,
-) -> FivesPosition {
-    let mut world = deal_unseen(rules, pos, seat, rng);
-    for _ in 1..WORLD_TRIES {
-        if (0..rules.seats()).all(|s| s == seat || seen.allows(s, world.hands[s as usize]))
-            && models.is_none_or(|m| seen.agrees(rules, &world, rules.side(seat), m))
-        {
-            break;
-        }
-        world = deal_unseen(rules, pos, seat, rng);
-    }
-    world
-}
-
-fn deal_unseen(rules: &FullRules, pos: &FivesPosition, seat: u8, rng: &mut impl RngCore) -> FivesPosition {
-    let mut unseen: TileSet = pos.boneyard;
-    for s in 0..rules.seats() {
-        if s != seat {
-            unseen |= pos.hands[s as usize];
-        }
-    }
-    let mut tiles = [0u8; 64];
-    let mut n = 0;
-    for t in bits(unseen) {
-        tiles[n] = t;
-        n += 1;
-    }
-    // Fisher-Yates.
-    for i in (1..n).rev() {
-        let j = below(rng, i as u32 + 1) as usize;
-        tiles.swap(i, j);
-    }
-    let mut world = *pos;
-    let mut next = 0;
-    for s in 0..rules.seats() {
-        if s == seat {
-            continue;
-        }
-        let size = pos.hands[s as usize].count_ones() as usize;
-        world.hands[s as usize] = tiles[next..next + size].iter().fold(0, |h, &t| h | 1 << t);
-        next += size;
-    }
-    world.boneyard = tiles[next..n].iter().fold(0, |h, &t| h | 1 << t);
-    world
 }
 
 const ROOT: u16 = u16::MAX;
@@ -296,14 +210,14 @@ impl IsmctsTree {
 
     /// The play of the mover at `pos` (two or more plays) after searching
     /// until `budget` nodes are spent; `rng` samples the worlds (under
-    /// partial observation, agreeing with what the seats have shown; else
+    /// partial observation, from the belief `partial` was prepared with; else
     /// every iteration starts from `pos` itself) and the draws.
     pub fn decide(
         &mut self,
         rules: &FullRules,
         pos: &FivesPosition,
         budget: u64,
-        partial: Option<&Seen>,
+        mut partial: Option<&mut WorldSampler>,
         rng: &mut impl RngCore,
     ) -> FullDecision {
         let seat = pos.mover;
@@ -324,8 +238,8 @@ impl IsmctsTree {
         let mut path: Vec<u32> = Vec::with_capacity(64);
         let scorer = FullTarget::Thesis(TargetKind::Scorer);
         while steps < budget.max(1) {
-            let mut world = match partial {
-                Some(seen) => sample_world(rules, pos, seat, seen, None, rng),
+            let mut world = match partial.as_deref_mut() {
+                Some(sampler) => sampler.draw(rng),
                 None => *pos,
             };
             path.clear();

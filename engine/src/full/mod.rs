@@ -9,8 +9,10 @@
 //! this crate), unchanged.
 
 mod alphabeta;
+mod belief;
 mod block_search;
 mod deal;
+mod dominai;
 mod eval;
 mod fives;
 mod game;
@@ -20,8 +22,10 @@ mod position;
 mod rules;
 mod search;
 mod table;
+mod worlds;
 
 pub use alphabeta::{AlphaBeta, Limits};
+pub use belief::{BONEYARD, Constraints, HOLDERS, Marginals, Observation, matching, scores, world_of};
 pub use block_search::{OpenHandRecord, heaviest_play, play_open_hand};
 pub use deal::{below, binom, deal_count, deal_from_index, deal_index, playouts, random_deal, random_playout};
 pub use eval::{
@@ -30,12 +34,15 @@ pub use eval::{
 };
 pub use fives::{FivesPosition, Opening, Scored, fives_perft, round_to_five};
 pub use game::{
-    DEFAULT_TABLE_MB, DEFAULT_TARGET_DEPTH, FullMove, FullTarget, HandRecord, MAX_HANDS, MatchOptions, MatchRecord,
-    Scratch, fives_playouts, fixed_choice, full_choice, play_hand, play_hand_with, play_match, play_match_with,
-    random_fives_hand, search_decision,
+    DEFAULT_TABLE_MB, DEFAULT_TARGET_DEPTH, DOMINAI_NODES, FullMove, FullTarget, HandRecord, MAX_HANDS, MatchOptions,
+    MatchRecord, Scratch, fives_playouts, fixed_choice, full_choice, play_hand, play_hand_with, play_match,
+    play_match_with, random_fives_hand, search_decision,
 };
-pub use ismcts::{ISMCTS_EXPLORATION, IsmctsTree, Seen, WORLD_TRIES, sample_world};
+pub use ismcts::{ISMCTS_EXPLORATION, IsmctsTree, Seen};
 pub use position::{FullAction, FullActions, FullPosition, HandEnd, OPENING, tiles_of};
 pub use rules::{DealOrder, FivesBlocked, FivesLead, FullConfig, FullRules, MAX_SEATS, Preset};
 pub use search::{FULL_TIE_EPSILON, FullAgent, FullDecision, FullEngine, FullSearcher, SearchSettings};
 pub use table::{Bound, Entry, FivesTable, SLOT_BYTES, position_key};
+pub use worlds::{
+    BeliefScore, MODEL_POOL_MAX, MODEL_POOL_MIN, MODEL_POOL_PER_WORLD, MODEL_TREMBLE, WorldSampler, model_weight,
+};

@@ -30,6 +30,10 @@ pub enum FullEngine {
     MStar,
     /// Information-set Monte Carlo tree search (All Fives only).
     Ismcts,
+    /// The DominAI player of seed 002: its probability matrices as the
+    /// belief, minimax with alpha-beta between the partnerships, depth
+    /// growing with the turn (see docs/dominai.md).
+    Dominai,
 }
 
 impl FullEngine {
@@ -39,6 +43,7 @@ impl FullEngine {
             FullEngine::Expectimax => "expectimax",
             FullEngine::MStar => "mstar",
             FullEngine::Ismcts => "ismcts",
+            FullEngine::Dominai => "dominai",
         }
     }
 }
@@ -69,6 +74,8 @@ pub struct SearchSettings {
     /// Whether depth-limited leaves use the learned evaluation (else the
     /// score so far).
     pub learned: bool,
+    /// Where the worlds of a partial-observation decision come from.
+    pub belief: crate::Belief,
 }
 
 impl SearchSettings {
@@ -81,6 +88,7 @@ impl SearchSettings {
             budget: 0,
             worlds: 0,
             learned: false,
+            belief: crate::Belief::Uniform,
         }
     }
 }
@@ -231,7 +239,9 @@ impl<'a> FullSearcher<'a> {
         }
         let model = self.models[mover as usize];
         match self.engine {
-            FullEngine::Expectimax | FullEngine::Ismcts => (0..n).map(|i| child(self, i)).fold(f64::INFINITY, f64::min),
+            FullEngine::Expectimax | FullEngine::Ismcts | FullEngine::Dominai => {
+                (0..n).map(|i| child(self, i)).fold(f64::INFINITY, f64::min)
+            }
             FullEngine::MStar if model == FullTarget::Searcher => {
                 (0..n).map(|i| child(self, i)).fold(f64::INFINITY, f64::min)
             }

@@ -3,6 +3,7 @@
 use crate::position::{Action, ActionList, Position, Seat};
 use crate::rules::Rules;
 use crate::targets::{TargetKind, target_choice};
+use crate::tiles::TileSet;
 
 use super::Observability;
 
@@ -25,13 +26,16 @@ pub(super) fn most_probable(p: &[f64; 3]) -> TargetKind {
 /// the target's decision at `pos`: the belief-weighted share of worlds (the
 /// true one under full observation) in which the type's policy picks `action`;
 /// for random, the weighted average of 1/|legal actions| over the worlds where
-/// `action` is legal (0 elsewhere).
+/// `action` is legal (0 elsewhere). `void`: tiles the target has shown it
+/// lacks (used by the `constraints` belief; empty when it drew this turn, as
+/// the tile it drew may be among them).
 pub fn likelihoods(
     rules: &Rules,
     pos: &Position,
     action: Action,
     observability: Observability,
     config: &crate::search::SearchConfig,
+    void: TileSet,
     rng: &mut impl rand_core::RngCore,
 ) -> [f64; 3] {
     let mut worlds = crate::worlds::Worlds::default();
@@ -43,6 +47,7 @@ pub fn likelihoods(
             target_hand.count_ones(),
             crate::worlds::WorldCount::All,
             config.belief,
+            0,
             rng,
         ),
         Observability::Partial => worlds.fill(
@@ -51,6 +56,7 @@ pub fn likelihoods(
             target_hand.count_ones(),
             config.worlds,
             config.belief,
+            void,
             rng,
         ),
     }

@@ -27,7 +27,7 @@ use crate::search::{PlayerView, Searcher};
 use crate::seed::{Stream, below, game_rng, shuffle};
 use crate::table::ValueStore;
 use crate::targets::{EngineKind, OpponentModel, TargetKind, target_choice};
-use crate::tiles::{bit, bits};
+use crate::tiles::{TileSet, bit, bits};
 use rand_chacha::ChaCha20Rng;
 
 /// Where M* takes its model of the target from.
@@ -80,10 +80,30 @@ trait PlayerBrain {
     fn skips_forced(&self) -> bool {
         true
     }
-    /// The target is about to play `action` at `pos` (its hand after any draws).
-    fn target_decides(&mut self, _pos: &Position, _action: Action, _actions: &[Action]) {}
+    /// The target is about to play `action` at `pos` (its hand after any
+    /// draws); `void`: tiles it has shown it lacks (empty if it drew this turn).
+    fn target_decides(&mut self, _pos: &Position, _action: Action, _actions: &[Action], _void: TileSet) {}
     /// The target finished a turn; `features` are those after it.
     fn target_turn(&mut self, _features: &Features) {}
+    /// The tiles the target has shown it cannot hold now (when it drew or
+    /// passed, none of its tiles matched an open end; a tile it then drew
+    /// and kept matched none of those ends either).
+    fn target_void(&mut self, _void: TileSet) {}
+}
+
+/// The tiles that could be played on `board` (a seat that cannot play
+/// holds none of them).
+fn playable(rules: &Rules, board: &crate::board::Board) -> TileSet {
+    let mut m = 0;
+    for t in bits(rules.all_tiles()) {
+        if crate::board::Loc::ALL[..board.open_locations()]
+            .iter()
+            .any(|&loc| board.accepts(rules, t, loc))
+        {
+            m |= bit(t);
+        }
+    }
+    m
 }
 
 /// What [`run`] returns besides the brain's own counts.
@@ -125,10 +145,19 @@ fn run(rules: &Rules, deal: &Deal, mut streams: Streams, target: TargetKind, bra
     let mut turns = 0u32;
     let mut moves = Vec::with_capacity(32);
     let mut list = ActionList::default();
+    let mut target_void: TileSet = 0;
+    let mut target_drew = false;
     let ending = loop {
         pos.actions(rules, &mut list);
         let seat = pos.mover;
         if list.is_empty() {
+            if seat == Seat::Target {
+                let m = playable(rules, &pos.board);
+                // Tiles drawn now may match what it lacked before.
+                target_void = if pos.boneyard != 0 { m } else { target_void | m };
+                target_drew |= pos.boneyard != 0;
+                brain.target_void(target_void);
+            }
             if pos.boneyard != 0 {
                 let tile = streams.boneyard[next_draw];
                 next_draw += 1;
@@ -162,7 +191,8 @@ fn run(rules: &Rules, deal: &Deal, mut streams: Streams, target: TargetKind, bra
                     TargetKind::Random => below(&mut streams.target, acts.len() as u64) as usize,
                     kind => target_choice(rules, kind, &pos, acts).expect("deterministic target"),
                 };
-                brain.target_decides(&pos, acts[i], acts);
+                brain.target_decides(&pos, acts[i], acts, if target_drew { 0 } else { target_void });
+                target_drew = false;
                 i
             }
             Seat::Player if acts.len() == 1 && brain.skips_forced() => 0,
@@ -220,6 +250,8 @@ struct Searching<'s, 'a, S> {
     nodes: u64,
     /// The searched decisions, in order, when the caller asked for them.
     decisions: Option<Vec<SearchedDecision>>,
+    /// What the target has shown it lacks.
+    target_void: TileSet,
 }
 
 impl<S: ValueStore> Searching<'_, '_, S> {
@@ -261,8 +293,11 @@ impl<S: ValueStore> PlayerBrain for Searching<'_, '_, S> {
         let d = match self.game.observability {
             Observability::Full => self.searcher.decide_full_mix(pos, &mix[..n]),
             Observability::Partial => {
-                self.searcher
-                    .decide_partial_mix(&PlayerView::of(pos), &mix[..n], &mut self.world_rng)
+                let view = PlayerView {
+                    target_void: self.target_void,
+                    ..PlayerView::of(pos)
+                };
+                self.searcher.decide_partial_mix(&view, &mix[..n], &mut self.world_rng)
             }
         };
         self.nodes += d.evaluations;
@@ -276,7 +311,11 @@ impl<S: ValueStore> PlayerBrain for Searching<'_, '_, S> {
         d.index
     }
 
-    fn target_decides(&mut self, pos: &Position, action: Action, _actions: &[Action]) {
+    fn target_void(&mut self, void: TileSet) {
+        self.target_void = void;
+    }
+
+    fn target_decides(&mut self, pos: &Position, action: Action, _actions: &[Action], void: TileSet) {
         if !matches!(self.source, InfoSource::Bayes) || self.game.engine != PlayerEngine::MStar {
             return;
         }
@@ -291,6 +330,7 @@ impl<S: ValueStore> PlayerBrain for Searching<'_, '_, S> {
             action,
             self.game.observability,
             self.searcher.config(),
+            void,
             &mut self.world_rng,
         );
         for k in 0..3 {
@@ -342,6 +382,7 @@ fn play<S: ValueStore>(
         correct: 0,
         nodes: 0,
         decisions: record.then(Vec::new),
+        target_void: 0,
     };
     let p = run(&rules, &deal, streams, game.target, &mut brain);
     let record = GameRecord {

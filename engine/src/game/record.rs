@@ -14,7 +14,7 @@ use crate::tiles::bit;
 use super::add_signed;
 
 /// What the player can see.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Observability {
     /// The player sees the target's hand (and so the boneyard's contents).
@@ -44,7 +44,7 @@ impl fmt::Display for Observability {
 }
 
 /// The player's decision engine.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum PlayerEngine {
     /// Expectimax: the target is taken to minimise the player's score difference.
@@ -53,6 +53,8 @@ pub enum PlayerEngine {
     MStar,
     /// Information-set Monte Carlo tree search (the full game's All Fives only).
     Ismcts,
+    /// Seed 002's DominAI player (the full game only; docs/dominai.md).
+    Dominai,
 }
 
 impl std::str::FromStr for PlayerEngine {
@@ -62,7 +64,10 @@ impl std::str::FromStr for PlayerEngine {
             "expectimax" => Ok(PlayerEngine::Expectimax),
             "mstar" => Ok(PlayerEngine::MStar),
             "ismcts" => Ok(PlayerEngine::Ismcts),
-            _ => Err(format!("unknown engine {s:?}: expected mstar, expectimax or ismcts")),
+            "dominai" => Ok(PlayerEngine::Dominai),
+            _ => Err(format!(
+                "unknown engine {s:?}: expected mstar, expectimax, ismcts or dominai"
+            )),
         }
     }
 }
@@ -73,6 +78,7 @@ impl fmt::Display for PlayerEngine {
             PlayerEngine::Expectimax => "expectimax",
             PlayerEngine::MStar => "mstar",
             PlayerEngine::Ismcts => "ismcts",
+            PlayerEngine::Dominai => "dominai",
         })
     }
 }

@@ -149,7 +149,7 @@ fn final_posterior(r: &engine::Rules, state: u64, moves: &[engine::Move]) -> [f6
             engine::Move::Play { seat, tile, loc, .. } => {
                 let a = engine::Action { tile, loc };
                 if seat == engine::Seat::Target && !pos.board.is_empty() {
-                    let l = engine::likelihoods(r, &pos, a, engine::Observability::Full, &config, &mut rng);
+                    let l = engine::likelihoods(r, &pos, a, engine::Observability::Full, &config, 0, &mut rng);
                     for k in 0..3 {
                         logp[k] += l[k].max(engine::BAYES_FLOOR).ln();
                     }
@@ -225,11 +225,12 @@ fn likelihoods_under_full_observation_are_policy_indicators() {
         acts[scorer_pick],
         engine::Observability::Full,
         &config,
+        0,
         &mut rng,
     );
     assert_eq!(l[1], 1.0);
     assert!((l[0] - 1.0 / acts.len() as f64).abs() < 1e-12);
     let other = (scorer_pick + 1) % acts.len();
-    let l = engine::likelihoods(&r, &pos, acts[other], engine::Observability::Full, &config, &mut rng);
+    let l = engine::likelihoods(&r, &pos, acts[other], engine::Observability::Full, &config, 0, &mut rng);
     assert_eq!(l[1], 0.0);
 }

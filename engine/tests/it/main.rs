@@ -1,6 +1,7 @@
 //! Integration tests of the search core (one test binary, one module per area).
 
 mod alphabeta;
+mod beliefs;
 mod board;
 mod deals;
 mod determinism;

@@ -48,6 +48,7 @@ impl Spec {
             PlayerEngine::Expectimax => "expectimax",
             PlayerEngine::MStar => "mstar",
             PlayerEngine::Ismcts => "ismcts",
+            PlayerEngine::Dominai => "dominai",
         };
         let states = match &g.starting_states {
             StateSet::Range { first, last } => format!("{{\"first\":{first},\"last\":{last}}}"),
@@ -57,8 +58,18 @@ impl Spec {
             WorldCount::All => text("All"),
             WorldCount::Sample(k) => format!("{{\"Sample\":{k}}}"),
         };
-        let belief = match self.search.belief {
-            Belief::Uniform => text("Uniform"),
+        // The thesis's one belief as it always was; a list (a factor) or a
+        // full game's beliefs by name (the full game's `uniform` ignores
+        // voids since the beliefs came, so its experiments got new ids).
+        let variant = |b: &Belief| match b {
+            Belief::Uniform => "Uniform",
+            Belief::Constraints => "Constraints",
+            Belief::Dominai => "Dominai",
+            Belief::Model => "Model",
+        };
+        let belief = match (&self.full, g.belief.as_slice()) {
+            (None, [one]) => text(variant(one)),
+            _ => names(g.belief.iter().map(|b| b.name()).collect()),
         };
         let depth = match self.search.depth {
             DepthLimit::Unlimited => text("Unlimited"),

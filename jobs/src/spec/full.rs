@@ -326,13 +326,25 @@ pub(super) fn check_full_grid(
                 format!("{preset} is searched by mstar and expectimax; ismcts plays all-fives"),
             ));
         }
-        if g.observability.contains(&Observability::Partial) {
+        let dominai_only = g.engine.iter().all(|&e| e == PlayerEngine::Dominai);
+        if g.observability.contains(&Observability::Partial) && !dominai_only {
             return Err(bad(
                 "grid.observability",
                 "\"partial\"",
-                format!("{preset} is searched under full observation: use [\"full\"]"),
+                format!(
+                    "{preset} is searched under full observation: use [\"full\"] (only a grid of engine = \
+                     [\"dominai\"] plays it from its own hand)"
+                ),
             ));
         }
+    }
+    if g.engine.contains(&PlayerEngine::Dominai) && g.observability.contains(&Observability::Full) {
+        return Err(bad(
+            "grid.observability",
+            "\"full\"",
+            "dominai plays from its own hand and its probability matrices, never seeing the others' tiles: use \
+             [\"partial\"]",
+        ));
     }
     if let Some(s) = g.information_source.iter().find(|&&s| s != Source::Oracle) {
         return Err(bad(
@@ -342,7 +354,8 @@ pub(super) fn check_full_grid(
              bayes sources of the full game come with the prediction issue)",
         ));
     }
-    if search.depth == DepthLimit::Unlimited && full.budget == 0 {
+    let searched = g.engine.iter().any(|&e| e != PlayerEngine::Dominai);
+    if search.depth == DepthLimit::Unlimited && full.budget == 0 && searched {
         return Err(bad(
             "search.depth",
             "\"unlimited\"",
@@ -357,7 +370,7 @@ pub(super) fn check_full_grid(
             "ismcts runs until a node budget is spent: give search.budget, e.g. budget = 20000",
         ));
     }
-    let partial = g.observability.contains(&Observability::Partial);
+    let partial = g.observability.contains(&Observability::Partial) && searched;
     match search.worlds {
         WorldCount::All if partial => {
             return Err(bad(

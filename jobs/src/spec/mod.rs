@@ -143,6 +143,10 @@ pub struct GridSpec {
     pub engine: Vec<PlayerEngine>,
     /// Games per grid point (each with its own seed stream).
     pub repeats: u32,
+    /// `[search] belief`: where partial observation's worlds come from; a
+    /// list makes it a factor of the grid (varying just slower than the
+    /// engine, so every belief plays the same deals).
+    pub belief: Vec<engine::Belief>,
 }
 
 /// Classifier settings (used by the opponent-modeling stages).
@@ -265,11 +269,13 @@ impl Spec {
         let grid_table = take_table(&mut root, "", "grid")?
             .ok_or_else(|| missing("grid", "the [grid] table of levels and factors"))?;
         let deals = preset.map(|p| format!("preset = \"{p}\""));
-        let grid = parse_grid(grid_table, count, deals.as_deref())?;
+        let mut grid = parse_grid(grid_table, count, deals.as_deref())?;
         let mut search_table = take_table(&mut root, "", "search")?;
+        grid.belief = sections::take_beliefs(&mut search_table, full_config.as_ref(), &grid)?;
         let partner = full::take_partner(&mut search_table, full_config.as_ref())?;
         let full_search = full::take_full_search(&mut search_table, full_config.as_ref())?;
-        let search = parse_search(search_table, &rules)?;
+        let mut search = parse_search(search_table, &rules)?;
+        search.belief = grid.belief[0];
         let full = full_config.map(|config| FullSpec {
             config,
             match_to,
@@ -279,12 +285,20 @@ impl Spec {
         match &full {
             Some(f) => full::check_full_grid(f.config.preset, &grid, &search, &f.search)?,
             None => {
-                if grid.engine.contains(&PlayerEngine::Ismcts) {
-                    return Err(bad(
-                        "grid.engine",
-                        "\"ismcts\"",
-                        "the thesis is searched by mstar and expectimax; ismcts plays [rules] preset = \"all-fives\"",
-                    ));
+                for (e, plays) in [
+                    (PlayerEngine::Ismcts, "ismcts plays [rules] preset = \"all-fives\""),
+                    (
+                        PlayerEngine::Dominai,
+                        "dominai plays [rules] preset = \"all-fives\" and \"team\"",
+                    ),
+                ] {
+                    if grid.engine.contains(&e) {
+                        return Err(bad(
+                            "grid.engine",
+                            format!("\"{e}\""),
+                            format!("the thesis is searched by mstar and expectimax; {plays}"),
+                        ));
+                    }
                 }
                 if grid.target.contains(&engine::full::FullTarget::Searcher) {
                     return Err(bad(
@@ -343,6 +357,7 @@ impl Spec {
             * g.target.len() as u128
             * g.starting_states.len() as u128
             * g.engine.len() as u128
+            * g.belief.len() as u128
             * g.repeats as u128
     }
 

@@ -127,6 +127,7 @@ pub(super) fn parse_grid(mut t: Table, count: u64, deals: Option<&str>) -> Resul
         ],
     )?;
     Ok(GridSpec {
+        belief: vec![Belief::Uniform],
         information_source,
         observability,
         target,
@@ -143,13 +144,6 @@ pub(super) fn parse_search(t: Option<Table>, rules: &RulesConfig) -> Result<Sear
     };
     if let Some(v) = t.remove("worlds") {
         c.worlds = parse_level("search.worlds", v, "all")?;
-    }
-    match take_str(&mut t, "search", "belief")? {
-        None => {}
-        Some(s) if s == "uniform" => c.belief = Belief::Uniform,
-        Some(s) => {
-            return Err(bad("search.belief", Value::String(s), "expected \"uniform\""));
-        }
     }
     if let Some(v) = t.remove("depth") {
         c.depth = parse_level("search.depth", v, "unlimited")?;
@@ -302,4 +296,70 @@ pub(super) fn parse_output(mut t: Table) -> Result<(Option<String>, bool), SpecE
     };
     no_unknown(&t, "output", &["dir", "moves"])?;
     Ok((dir, moves))
+}
+
+/// `[search] belief`: one belief, or a list of them (a grid factor), each
+/// one the rules can use; more than `uniform` needs partial observation.
+pub(super) fn take_beliefs(
+    t: &mut Option<Table>,
+    full: Option<&engine::full::FullConfig>,
+    grid: &GridSpec,
+) -> Result<Vec<Belief>, SpecError> {
+    let Some(v) = t.as_mut().and_then(|t| t.remove("belief")) else {
+        return Ok(vec![Belief::Uniform]);
+    };
+    let key = "search.belief";
+    let items = match &v {
+        Value::String(_) => vec![v.clone()],
+        Value::Array(a) if !a.is_empty() => a.clone(),
+        _ => {
+            return Err(bad(
+                key,
+                &v,
+                "expected a belief (\"uniform\", \"constraints\", \"dominai\" or \"model\") or a list of them",
+            ));
+        }
+    };
+    let mut out = Vec::new();
+    for item in items {
+        let Value::String(s) = &item else {
+            return Err(bad(key, &item, "each belief must be a string"));
+        };
+        let b: Belief = s.parse().map_err(|why: String| bad(key, &item, why))?;
+        if out.contains(&b) {
+            return Err(bad(key, &item, "is listed twice"));
+        }
+        let preset = full.map(|f| f.preset);
+        match (preset, b) {
+            (None, Belief::Dominai | Belief::Model) => {
+                return Err(bad(
+                    key,
+                    &item,
+                    "the thesis's worlds split the unseen tiles between the target and the boneyard: its \
+                     beliefs are \"uniform\" and \"constraints\"; dominai and model apply to [rules] preset = \
+                     \"all-fives\"",
+                ));
+            }
+            (Some(p), b) if p != engine::full::Preset::AllFives && b != Belief::Uniform => {
+                return Err(bad(
+                    key,
+                    &item,
+                    format!(
+                        "{p} is searched under full observation, which has no worlds to believe in (the dominai \
+                         engine keeps its own matrices): use \"uniform\" or leave belief out"
+                    ),
+                ));
+            }
+            _ => {}
+        }
+        out.push(b);
+    }
+    if out != [Belief::Uniform] && !grid.observability.contains(&Observability::Partial) {
+        return Err(bad(
+            key,
+            &v,
+            "beliefs choose the worlds of partial observation: add \"partial\" to grid.observability",
+        ));
+    }
+    Ok(out)
 }

@@ -640,7 +640,7 @@ fn a_full_game_spec_refuses_what_it_cannot_run_naming_key_and_value() {
         ),
         (
             ALL_FIVES.replace("[\"mstar\", \"expectimax\"]", "[\"mcts\"]"),
-            vec!["grid.engine", "mstar, expectimax or ismcts"],
+            vec!["grid.engine", "mstar, expectimax, ismcts or dominai"],
         ),
         (
             ALL_FIVES
@@ -785,6 +785,101 @@ fn a_partner_is_the_agent_unless_the_spec_names_a_strategy() {
             vec!["search.partner = \"scorer\"", "no count"],
         ),
     ] {
+        let e = Spec::from_toml(&text).unwrap_err().to_string();
+        for p in parts {
+            assert!(e.contains(p), "{e:?} lacks {p:?}");
+        }
+    }
+}
+
+#[test]
+fn beliefs_are_read_as_one_level_or_a_grid_factor() {
+    use engine::Belief;
+    let partial = ALL_FIVES
+        .replace("[\"full\"]", "[\"partial\"]")
+        .replace("depth = 2", "depth = 2\nworlds = 8");
+    let one = Spec::from_toml(&partial.replace("worlds = 8", "worlds = 8\nbelief = \"constraints\"")).unwrap();
+    assert_eq!(one.grid.belief, vec![Belief::Constraints]);
+    assert_eq!(one.search.belief, Belief::Constraints);
+    assert_eq!(one.games(), 20);
+    let text = partial.replace(
+        "worlds = 8",
+        "worlds = 8\nbelief = [\"uniform\", \"constraints\", \"dominai\", \"model\"]",
+    );
+    let four = Spec::from_toml(&text).unwrap();
+    assert_eq!(four.grid.belief, Belief::ALL.to_vec());
+    assert_eq!(four.games(), 80);
+    assert!(
+        four.canonical_json()
+            .contains(r#""belief":["uniform","constraints","dominai","model"]"#)
+    );
+    // The belief varies just slower than the engine: the same deal and
+    // repeat under every belief.
+    let cs: Vec<_> = (0..8).map(|i| jobs::coords(&four, i)).collect();
+    assert_eq!(cs[0].belief, Belief::Uniform);
+    assert_eq!(cs[2].belief, Belief::Constraints);
+    assert!(
+        cs.iter()
+            .all(|c| c.starting_state == cs[0].starting_state && c.repeat == 1)
+    );
+    // Each belief makes its own experiment; the default is uniform.
+    let default = Spec::from_toml(&partial).unwrap();
+    assert_eq!(default.grid.belief, vec![Belief::Uniform]);
+    assert_ne!(default.id(), one.id());
+    // The thesis keeps its hash with uniform written out, and takes constraints.
+    let thesis = with("observability = [\"partial\"]");
+    let written = format!("{thesis}[search]\nbelief = \"uniform\"\n");
+    assert_eq!(
+        Spec::from_toml(&written).unwrap().id(),
+        Spec::from_toml(&thesis).unwrap().id()
+    );
+    let c = Spec::from_toml(&format!("{thesis}[search]\nbelief = \"constraints\"\n")).unwrap();
+    assert!(c.canonical_json().contains(r#""belief":"Constraints""#));
+}
+
+#[test]
+fn a_belief_the_spec_cannot_use_is_refused_naming_key_and_value() {
+    let partial = ALL_FIVES
+        .replace("[\"full\"]", "[\"partial\"]")
+        .replace("depth = 2", "depth = 2\nworlds = 8");
+    let thesis = with("observability = [\"partial\"]");
+    let cases: Vec<(String, Vec<&str>)> = vec![
+        (
+            partial.replace("worlds = 8", "worlds = 8\nbelief = \"bayes\""),
+            vec![
+                "search.belief = \"bayes\"",
+                "uniform",
+                "constraints",
+                "dominai",
+                "model",
+            ],
+        ),
+        (
+            partial.replace("worlds = 8", "worlds = 8\nbelief = [\"model\", \"model\"]"),
+            vec!["search.belief = \"model\"", "listed twice"],
+        ),
+        (
+            partial.replace("worlds = 8", "worlds = 8\nbelief = 3"),
+            vec!["search.belief = 3", "list of them"],
+        ),
+        (
+            format!("{thesis}[search]\nbelief = \"model\"\n"),
+            vec!["search.belief = \"model\"", "all-fives"],
+        ),
+        (
+            ALL_FIVES.replace("depth = 2", "depth = 2\nbelief = \"constraints\""),
+            vec!["search.belief", "partial"],
+        ),
+        (
+            ALL_FIVES.replace("[\"mstar\", \"expectimax\"]", "[\"dominai\"]"),
+            vec!["grid.observability = \"full\"", "dominai"],
+        ),
+        (
+            with("engine = [\"dominai\"]"),
+            vec!["grid.engine = \"dominai\"", "all-fives"],
+        ),
+    ];
+    for (text, parts) in cases {
         let e = Spec::from_toml(&text).unwrap_err().to_string();
         for p in parts {
             assert!(e.contains(p), "{e:?} lacks {p:?}");

@@ -1,0 +1,233 @@
+//! Beliefs in the report: per (observability, target, engine, belief) the
+//! games, mean score difference, win/tie rate and the belief's accuracy
+//! (mean log loss, Brier score and, for `model`, effective sample size),
+//! and the paired gains of each belief over `uniform` (same engine, same
+//! deal and repeat: common random numbers).
+//!
+//! Pairing keeps only the rows still waiting for their partners: a
+//! (cell, deal, repeat) leaves memory once every belief of the grid has
+//! been seen there (the grid's belief count is given by the spec; without
+//! one, pending rows are kept to the end).
+
+use std::collections::{BTreeMap, HashMap};
+
+use engine::full::FullTarget;
+use engine::{Belief, Observability, PlayerEngine};
+use serde::{Deserialize, Serialize};
+
+use crate::nan_from_null;
+use crate::stats::{self, McNemar, Moments, PairedTest};
+
+/// One belief's games in one cell.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct BeliefSummary {
+    pub observability: Observability,
+    pub target: FullTarget,
+    pub engine: PlayerEngine,
+    pub belief: Belief,
+    pub games: u64,
+    #[serde(deserialize_with = "nan_from_null")]
+    pub mean_score_diff: f64,
+    pub wins_or_ties: u64,
+    /// Mean over games of the per-game mean log loss of the belief's
+    /// marginals (`None` when the rows carry none: full observation).
+    pub log_loss: Option<f64>,
+    /// The same for the Brier score.
+    pub brier: Option<f64>,
+    /// `model`: the mean effective sample size of its pools.
+    pub ess: Option<f64>,
+    /// Against `uniform` on the same deals (absent for `uniform` itself, or
+    /// without `uniform` games): per (deal, repeat), this belief's
+    /// score_diff minus uniform's.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub score_gain: Option<PairedTest>,
+    /// McNemar on paired win/tie outcomes (b: this belief won or tied and
+    /// uniform did not).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub win_gain: Option<McNemar>,
+}
+
+type Cell = (Observability, FullTarget, PlayerEngine);
+
+#[derive(Debug, Default)]
+struct Acc {
+    diff: Moments,
+    wins: u64,
+    log_loss: Moments,
+    brier: Moments,
+    ess: Moments,
+}
+
+#[derive(Debug, Default)]
+struct Pair {
+    d: Moments,
+    /// This belief won or tied and uniform did not; the reverse.
+    b: u64,
+    c: u64,
+}
+
+/// Rows of one (cell, deal, repeat) waiting for the others.
+#[derive(Debug, Default)]
+struct Pending {
+    uniform: Option<(i32, bool)>,
+    others: Vec<(Belief, i32, bool)>,
+    seen: usize,
+}
+
+/// Folds the rows that concern beliefs.
+#[derive(Debug, Default)]
+pub(crate) struct BeliefAcc {
+    /// Beliefs in the grid (0: unknown).
+    pub(crate) levels: usize,
+    cells: BTreeMap<(Cell, Belief), Acc>,
+    pairs: BTreeMap<(Cell, Belief), Pair>,
+    pending: HashMap<(Cell, u64, u32), Pending>,
+}
+
+impl BeliefAcc {
+    /// Whether a row belongs here: a belief other than `uniform`, the
+    /// DominAI engine, or a decision scored against the hidden tiles.
+    pub(crate) fn wants(r: &jobs::GameRow) -> bool {
+        r.belief != Belief::Uniform || r.engine == PlayerEngine::Dominai || r.belief_log_loss.is_some()
+    }
+
+    pub(crate) fn add(&mut self, r: &jobs::GameRow) {
+        let cell = (r.observability, r.target, r.engine);
+        let a = self.cells.entry((cell, r.belief)).or_default();
+        a.diff.add(r.score_diff as f64);
+        a.wins += r.win_or_tie as u64;
+        if let Some(x) = r.belief_log_loss {
+            a.log_loss.add(x);
+        }
+        if let Some(x) = r.belief_brier {
+            a.brier.add(x);
+        }
+        if let Some(x) = r.belief_ess {
+            a.ess.add(x);
+        }
+        let key = (cell, r.starting_state, r.repeat);
+        let p = self.pending.entry(key).or_default();
+        p.seen += 1;
+        if r.belief == Belief::Uniform {
+            p.uniform = Some((r.score_diff, r.win_or_tie));
+        } else {
+            p.others.push((r.belief, r.score_diff, r.win_or_tie));
+        }
+        if let Some((u, uw)) = p.uniform {
+            for (b, s, w) in p.others.drain(..) {
+                let pair = self.pairs.entry((cell, b)).or_default();
+                pair.d.add((s - u) as f64);
+                pair.b += (w && !uw) as u64;
+                pair.c += (uw && !w) as u64;
+            }
+        }
+        if self.levels > 0 && p.seen >= self.levels {
+            self.pending.remove(&key);
+        }
+    }
+
+    pub(crate) fn finish(&self) -> Vec<BeliefSummary> {
+        let mean = |m: &Moments| (m.n > 0).then(|| m.mean());
+        self.cells
+            .iter()
+            .map(|(&((observability, target, engine), belief), a)| {
+                let pair = self.pairs.get(&((observability, target, engine), belief));
+                BeliefSummary {
+                    observability,
+                    target,
+                    engine,
+                    belief,
+                    games: a.diff.n,
+                    mean_score_diff: a.diff.mean(),
+                    wins_or_ties: a.wins,
+                    log_loss: mean(&a.log_loss),
+                    brier: mean(&a.brier),
+                    ess: mean(&a.ess),
+                    score_gain: pair.map(|p| stats::paired_test(&p.d)),
+                    win_gain: pair.map(|p| stats::mcnemar(p.b, p.c)),
+                }
+            })
+            .collect()
+    }
+}
+
+/// The beliefs' table in Markdown (empty without belief rows).
+pub(crate) fn markdown(rows: &[BeliefSummary]) -> String {
+    if rows.is_empty() {
+        return String::new();
+    }
+    let f = |x: Option<f64>, digits: usize| x.map_or("-".to_string(), |x| format!("{x:.digits$}"));
+    let mut s = String::from(
+        "## Beliefs\n\nWhere partial observation's worlds came from, and how well each belief placed the hidden \
+         tiles (mean per-decision log loss and Brier score over the agent's decisions; ESS: the `model` \
+         pool's effective sample size). Gains are paired against `uniform` on the same deals: mean score_diff \
+         gain with its 95% interval, and McNemar's test on wins/ties (b: only this belief won or tied, c: only \
+         uniform).\n\n| observe | target | engine | belief | games | mean diff | win/tie | log loss | Brier | ESS \
+         | score gain [95% CI] | p | wins b/c | p |\n|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n",
+    );
+    for r in rows {
+        let (gain, gp) = match &r.score_gain {
+            Some(t) => (
+                format!("{:+.2} [{:+.2}, {:+.2}]", t.mean, t.ci_low, t.ci_high),
+                format!("{:.3}", t.p),
+            ),
+            None => ("-".into(), "-".into()),
+        };
+        let (bc, wp) = match &r.win_gain {
+            Some(m) => (format!("{}/{}", m.b, m.c), format!("{:.3}", m.p)),
+            None => ("-".into(), "-".into()),
+        };
+        s += &format!(
+            "| {} | {} | {} | {} | {} | {:.2} | {:.1}% | {} | {} | {} | {} | {} | {} | {} |\n",
+            r.observability,
+            r.target,
+            r.engine,
+            r.belief.name(),
+            r.games,
+            r.mean_score_diff,
+            100.0 * r.wins_or_ties as f64 / r.games.max(1) as f64,
+            f(r.log_loss, 4),
+            f(r.brier, 4),
+            f(r.ess, 1),
+            gain,
+            gp,
+            bc,
+            wp
+        );
+    }
+    s + "\n"
+}
+
+/// beliefs.csv: one line per row of the beliefs' table.
+pub(crate) fn csv(rows: &[BeliefSummary]) -> String {
+    let f = |x: Option<f64>| x.map_or(String::new(), |x| format!("{x}"));
+    let mut s = String::from(
+        "observability,target,engine,belief,games,mean_score_diff,wins_or_ties,log_loss,brier,ess,\
+         score_gain,score_gain_ci_low,score_gain_ci_high,score_gain_p,win_gain_b,win_gain_c,win_gain_p\n",
+    );
+    for r in rows {
+        let g = r.score_gain.as_ref();
+        let w = r.win_gain.as_ref();
+        s += &format!(
+            "{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n",
+            r.observability,
+            r.target,
+            r.engine,
+            r.belief.name(),
+            r.games,
+            r.mean_score_diff,
+            r.wins_or_ties,
+            f(r.log_loss),
+            f(r.brier),
+            f(r.ess),
+            f(g.map(|t| t.mean)),
+            f(g.map(|t| t.ci_low)),
+            f(g.map(|t| t.ci_high)),
+            f(g.map(|t| t.p)),
+            w.map_or(String::new(), |m| m.b.to_string()),
+            w.map_or(String::new(), |m| m.c.to_string()),
+            f(w.map(|m| m.p)),
+        );
+    }
+    s
+}
