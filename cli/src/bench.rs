@@ -19,7 +19,8 @@ use crate::text::plural;
 pub struct BenchArgs {
     /// Which part of the suite: all, thesis (solves, games, opponent
     /// modeling), playouts (random full-game hands, and a perft of All
-    /// Fives) or double6 (the full game's search: pruning, budgets, hands).
+    /// Fives), double6 (the full game's search: pruning, budgets, hands) or
+    /// beliefs (the hidden tiles' beliefs at double-6).
     #[arg(long, value_enum, default_value = "all")]
     pub suite: Suite,
     /// Timed runs per measurement; the median is reported.
@@ -41,6 +42,8 @@ pub enum Suite {
     Playouts,
     /// The full game's search on double-6 All Fives.
     Double6,
+    /// Beliefs over the hidden tiles at double-6: updates, marginals, sampling.
+    Beliefs,
 }
 
 pub(crate) fn median(mut xs: Vec<Duration>) -> Duration {
@@ -60,6 +63,9 @@ pub fn run(args: BenchArgs) -> Result<()> {
     }
     if args.suite == Suite::Double6 {
         return crate::bench_double6::run(args.runs);
+    }
+    if args.suite == Suite::Beliefs {
+        return crate::bench_beliefs::run(args.runs);
     }
     let all: Vec<u64> = (0..rules.starting_states()).collect();
     let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
@@ -191,6 +197,7 @@ pub fn run(args: BenchArgs) -> Result<()> {
         playouts_bench(args.runs)?;
         perft_bench(args.runs)?;
         crate::bench_double6::run(args.runs)?;
+        crate::bench_beliefs::run(args.runs)?;
     }
     Ok(())
 }

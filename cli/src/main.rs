@@ -2,6 +2,7 @@
 
 mod args;
 mod bench;
+mod bench_beliefs;
 mod bench_double6;
 mod cluster;
 mod fit_eval;

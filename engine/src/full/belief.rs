@@ -136,9 +136,26 @@ pub fn scores(obs: &Observation, m: &Marginals, truth: &[u8; 64]) -> (f64, f64) 
     }
 }
 
-/// Binomial coefficients up to 64 choose k, exact.
+/// Pascal's triangle to 64, exact (built at compile time).
+const PASCAL: [[u128; 65]; 65] = {
+    let mut t = [[0u128; 65]; 65];
+    let mut n = 0;
+    while n <= 64 {
+        t[n][0] = 1;
+        let mut k = 1;
+        while k <= n {
+            t[n][k] = t[n - 1][k - 1] + if k < n { t[n - 1][k] } else { 0 };
+            k += 1;
+        }
+        n += 1;
+    }
+    t
+};
+
+/// n choose k, exact (n <= 64).
+#[inline]
 fn choose(n: u32, k: u32) -> u128 {
-    super::deal::binom(n, k)
+    PASCAL[n as usize][k as usize]
 }
 
 /// One class of interchangeable hidden tiles: the same holders may have them.
@@ -162,6 +179,10 @@ pub struct Constraints {
     /// Mixed-radix strides of the state (remaining capacities).
     stride: Vec<usize>,
     states: usize,
+    /// Per state, the tiles the holders still have room for.
+    room: Vec<u32>,
+    /// Per class, the tiles of it and of the classes after it.
+    left: Vec<u32>,
     classes: Vec<Class>,
     /// `back[c * states + s]`: assignments of classes c.. from state s to
     /// all holders full.
@@ -199,6 +220,11 @@ impl Constraints {
             states *= c as usize + 1;
         }
         self.states = states;
+        self.room.clear();
+        for st in 0..states {
+            let r = (0..self.cap.len()).map(|i| self.remaining(st, i)).sum();
+            self.room.push(r);
+        }
         // Classes by the set of holders allowed, in order of first tile.
         let mut class_of = [usize::MAX; 16];
         for c in self.classes.iter_mut() {
@@ -227,6 +253,11 @@ impl Constraints {
         }
         self.classes.truncate(used);
         let n = self.classes.len();
+        self.left.clear();
+        self.left.resize(n + 1, 0);
+        for c in (0..n).rev() {
+            self.left[c] = self.left[c + 1] + self.classes[c].tiles.len() as u32;
+        }
         self.back.clear();
         self.back.resize((n + 1) * states, 0);
         self.fwd.clear();
@@ -238,6 +269,10 @@ impl Constraints {
         let mut allocs = std::mem::take(&mut self.allocs);
         for c in (0..n).rev() {
             for s in 0..states {
+                // Only states that leave room for exactly the tiles left.
+                if self.room[s] != self.left[c] {
+                    continue;
+                }
                 let mut sum = 0u128;
                 self.allocations(c, s, &mut allocs);
                 for &(x, w) in &allocs {
@@ -249,7 +284,7 @@ impl Constraints {
         for c in 0..n {
             for s in 0..states {
                 let f = self.fwd[c * states + s];
-                if f == 0 {
+                if f == 0 || self.back[c * states + s] == 0 {
                     continue;
                 }
                 self.allocations(c, s, &mut allocs);
@@ -336,7 +371,7 @@ impl Constraints {
             let mut acc = [0u128; 4];
             for s in 0..states {
                 let f = self.fwd[c * states + s];
-                if f == 0 {
+                if f == 0 || self.back[c * states + s] == 0 {
                     continue;
                 }
                 self.allocations(c, s, &mut allocs);

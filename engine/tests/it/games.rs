@@ -203,3 +203,63 @@ fn other_rules_play_to_the_end() {
         }
     }
 }
+
+#[test]
+fn constraints_equal_uniform_on_the_thesis_until_the_target_draws_or_passes() {
+    use engine::{Belief, play_game_recorded};
+    let r = thesis();
+    let config = |belief| SearchConfig {
+        belief,
+        ..SearchConfig::default()
+    };
+    let mut u = Searcher::new(r.clone(), config(Belief::Uniform), LocalTable::new());
+    let mut c = Searcher::new(r.clone(), config(Belief::Constraints), LocalTable::new());
+    let (mut same, mut differ, mut shown) = (0, 0, 0);
+    for engine in [PlayerEngine::MStar, PlayerEngine::Expectimax] {
+        for target in TargetKind::ALL {
+            for state in (0..r.starting_states()).step_by(3) {
+                let game = GameConfig {
+                    seed: 2014,
+                    starting_state: state,
+                    repeat: 1,
+                    engine,
+                    target,
+                    observability: Observability::Partial,
+                };
+                for source in [InfoSource::Oracle, InfoSource::Bayes] {
+                    let (ru, du) = play_game_recorded(&mut u, &game, source).unwrap();
+                    let (rc, dc) = play_game_recorded(&mut c, &game, source).unwrap();
+                    if matches!(source, InfoSource::Oracle) {
+                        check_record(&r, &game, &rc);
+                    }
+                    // The player's decisions before the target first drew or passed.
+                    let first_shown = ru.moves.iter().position(|m| {
+                        matches!(
+                            m,
+                            Move::Draw { seat: Seat::Target, .. } | Move::Pass { seat: Seat::Target }
+                        )
+                    });
+                    match first_shown {
+                        None => {
+                            assert_eq!(ru, rc, "{game:?}");
+                            assert_eq!(du, dc, "{game:?}");
+                            same += 1;
+                        }
+                        Some(k) => {
+                            // The same plays until then.
+                            shown += 1;
+                            assert_eq!(ru.moves[..k], rc.moves[..k], "{game:?}");
+                            differ += (ru != rc) as u32;
+                        }
+                    }
+                }
+            }
+        }
+    }
+    assert!(
+        same > 1000 && shown > 100,
+        "{same} games without, {shown} with a draw or pass"
+    );
+    // Once the target shows a void, constraints uses it.
+    assert!(differ > 0, "constraints never changed a game");
+}
