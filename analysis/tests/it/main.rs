@@ -426,3 +426,68 @@ fn a_report_shows_the_classifier_report() {
     let svg = std::fs::read_to_string(out.join("confusion.svg")).unwrap();
     assert!(svg.contains("chosen: mda 8000"), "{svg}");
 }
+
+#[test]
+fn the_beliefs_table_pairs_each_belief_with_uniform_on_the_same_deals() {
+    use engine::Belief;
+    let b = |belief: Belief, state: u64, diff: i32, ll: f64| {
+        let mut r = row(
+            jobs::Source::Oracle,
+            engine::PlayerEngine::MStar,
+            state,
+            diff,
+            diff >= 0,
+            (0, 0),
+            "m",
+        );
+        r.observability = engine::Observability::Partial;
+        r.belief = belief;
+        r.belief_log_loss = Some(ll);
+        r.belief_brier = Some(ll / 2.0);
+        r.belief_ess = (belief == Belief::Model).then_some(10.0 + state as f64);
+        r.game_index = state * 4 + belief as u64;
+        r
+    };
+    // Three deals; constraints gains +2, +4, -1 over uniform, model +5, +5, +2.
+    let rows = vec![
+        b(Belief::Uniform, 0, -1, 0.9),
+        b(Belief::Constraints, 0, 1, 0.7),
+        b(Belief::Model, 0, 4, 0.5),
+        b(Belief::Uniform, 1, 3, 0.8),
+        b(Belief::Constraints, 1, 7, 0.6),
+        b(Belief::Model, 1, 8, 0.4),
+        b(Belief::Uniform, 2, 0, 0.7),
+        b(Belief::Constraints, 2, -1, 0.5),
+        b(Belief::Model, 2, 2, 0.3),
+    ];
+    let r = analysis::build_from_rows("b", &rows, None);
+    assert_eq!(r.beliefs.len(), 3);
+    let get = |belief| r.beliefs.iter().find(|s| s.belief == belief).unwrap();
+    let u = get(Belief::Uniform);
+    assert_eq!((u.games, u.wins_or_ties), (3, 2));
+    assert!(close(u.log_loss.unwrap(), 0.8, 1e-12));
+    assert!(u.score_gain.is_none() && u.ess.is_none());
+    let c = get(Belief::Constraints);
+    let g = c.score_gain.as_ref().unwrap();
+    assert_eq!(g.n, 3);
+    assert!(close(g.mean, 5.0 / 3.0, 1e-12));
+    // sd of (2, 4, -1): sqrt(((1/3)^2 + (7/3)^2 + (8/3)^2) / 2).
+    assert!(close(g.sd, (114.0f64 / 18.0).sqrt(), 1e-12));
+    // Wins/ties: deal 0 only constraints, deal 2 only uniform.
+    let w = c.win_gain.as_ref().unwrap();
+    assert_eq!((w.b, w.c), (1, 1));
+    let m = get(Belief::Model);
+    assert!(close(m.score_gain.as_ref().unwrap().mean, 4.0, 1e-12));
+    assert!(close(m.ess.unwrap(), 11.0, 1e-12));
+    assert!(close(m.brier.unwrap(), 0.2, 1e-12));
+    // Only uniform rows enter the M*-versus-Expectimax cells.
+    assert_eq!(r.cells.iter().map(|c| c.mstar.games).sum::<u64>(), 3);
+    // The report's files carry the table.
+    let files = analysis::report_files(&r);
+    let csv = &files.iter().find(|(n, _)| *n == "beliefs.csv").unwrap().1;
+    assert_eq!(csv.lines().count(), 4);
+    assert!(csv.contains("partial,scorer,mstar,model,3,"));
+    let md = &files.iter().find(|(n, _)| *n == "report.md").unwrap().1;
+    assert!(md.contains("## Beliefs") && md.contains("| partial | scorer | mstar | constraints | 3 |"));
+    assert!(analysis::summary_table(&r).contains("constraints"));
+}

@@ -141,7 +141,7 @@ fn play_refuses_what_a_preset_does_not_have() {
     TestCommand::new(&["play", "--preset", "all-fives", "--state", "1", "--depth", "3"])
         .assert_err(&["--depth", "heaviest"]);
     TestCommand::new(&["play", "--preset", "all-fives", "--state", "1", "--agent", "minimax"])
-        .assert_err(&["minimax", "mstar, expectimax or ismcts"]);
+        .assert_err(&["minimax", "mstar, expectimax, ismcts or dominai"]);
     let fives = ["play", "--preset", "all-fives", "--state", "1"];
     let with = |extra: &[&str]| TestCommand::new(&[&fives[..], extra].concat());
     with(&["--agent", "ismcts"]).assert_err(&["--agent ismcts", "--budget"]);
@@ -161,6 +161,37 @@ fn play_refuses_what_a_preset_does_not_have() {
     TestCommand::new(&["play", "--preset", "team", "--state", "1", "--agent", "ismcts"])
         .assert_err(&["ismcts", "all-fives"]);
     TestCommand::new(&["play", "--state", "1", "--engine", "ismcts"]).assert_err(&["ismcts", "--preset all-fives"]);
+    // Beliefs.
+    let partial = [
+        "--agent",
+        "mstar",
+        "--budget",
+        "500",
+        "--observability",
+        "partial",
+        "--worlds",
+        "4",
+    ];
+    with(&[&partial[..], &["--belief", "bayes"]].concat()).assert_err(&[
+        "--belief \"bayes\"",
+        "uniform",
+        "constraints",
+        "dominai",
+        "model",
+    ]);
+    with(&["--agent", "mstar", "--depth", "2", "--belief", "constraints"])
+        .assert_err(&["--belief constraints", "--observability partial"]);
+    TestCommand::new(&[
+        "play",
+        "--state",
+        "1",
+        "--observability",
+        "partial",
+        "--belief",
+        "model",
+    ])
+    .assert_err(&["--belief model", "uniform or constraints"]);
+    with(&["--agent", "dominai"]).assert_err(&["--agent dominai", "--observability partial"]);
 }
 
 #[test]
@@ -182,6 +213,11 @@ fn every_full_game_engine_plays_under_partial_observation_reproducibly() {
         &["--agent", "mstar", "--budget", "2000", "--eval", "learned"],
         &["--agent", "expectimax", "--depth", "3"],
         &["--agent", "ismcts", "--budget", "500"],
+        &["--agent", "ismcts", "--budget", "500", "--belief", "model"],
+        &["--agent", "mstar", "--budget", "2000", "--belief", "constraints"],
+        &["--agent", "mstar", "--budget", "2000", "--belief", "dominai"],
+        &["--agent", "expectimax", "--depth", "2", "--belief", "model"],
+        &["--agent", "dominai"],
         &[
             "--agent",
             "mstar",
@@ -451,4 +487,65 @@ games = 100
         mb(small),
         mb(large)
     );
+}
+
+#[test]
+fn muggins_run_compares_beliefs_on_the_same_deals() {
+    let dir = crate::util::Dir::new();
+    let spec = dir.create_spec(
+        r#"
+name = "beliefs"
+seed = 5
+[rules]
+preset = "all-fives"
+[grid]
+information_source = ["oracle"]
+observability = ["partial"]
+target = ["scorer"]
+starting_states = "0-5"
+engine = ["mstar"]
+repeats = 1
+[search]
+budget = 500
+worlds = 4
+belief = ["uniform", "constraints", "dominai", "model"]
+"#,
+    );
+    let out = TestCommand::new(&["run"])
+        .arg(&spec)
+        .arg("--out")
+        .arg(dir.path())
+        .timeout(std::time::Duration::from_secs(300))
+        .stdout();
+    assert!(out.contains("24 rows in"), "{out}");
+    for belief in ["uniform", "constraints", "dominai", "model"] {
+        assert!(
+            out.lines().any(|l| l.starts_with("partial") && l.contains(belief)),
+            "{belief}: {out}"
+        );
+    }
+    let mut rows = Vec::new();
+    for p in jobs::partitions(&dir.join("beliefs")).unwrap() {
+        rows.extend(jobs::read_partition(&p).unwrap().into_iter().map(|(_, r)| r));
+    }
+    assert_eq!(rows.len(), 24);
+    for r in &rows {
+        let ll = r.belief_log_loss.expect("partial rows score their belief");
+        assert!(ll > 0.0 && ll.is_finite(), "{r:?}");
+        assert!(r.belief_brier.unwrap() > 0.0);
+        assert_eq!(r.belief_ess.is_some(), r.belief == engine::Belief::Model);
+    }
+    // Paired: every belief plays the same six deals.
+    for b in engine::Belief::ALL {
+        let mut states: Vec<u64> = rows
+            .iter()
+            .filter(|r| r.belief == b)
+            .map(|r| r.starting_state)
+            .collect();
+        states.sort();
+        assert_eq!(states, (0..6).collect::<Vec<_>>());
+    }
+    let csv = dir.read("beliefs/report/beliefs.csv");
+    assert_eq!(csv.lines().count(), 5, "{csv}");
+    assert!(dir.read("beliefs/report/report.md").contains("## Beliefs"));
 }

@@ -95,7 +95,8 @@ impl SearchSettings {
 
 impl FullAgent {
     /// A short name: the strategy's, or `mstar/3`, `expectimax/2` (a fixed
-    /// depth), or `mstar (20000 nodes, 16 worlds, learned)`.
+    /// depth), or `mstar (20000 nodes, 16 worlds, learned, model)`, or
+    /// `dominai`.
     pub fn name(self) -> String {
         match self {
             FullAgent::Fixed(t) => t.name().to_string(),
@@ -111,9 +112,16 @@ impl FullAgent {
                     String::new()
                 };
                 let eval = if s.learned { ", learned" } else { "" };
-                match (s.budget, s.worlds, s.learned) {
-                    (0, 0, false) => format!("{}/{}", s.engine.name(), s.depth),
-                    _ => format!("{} ({reach}{worlds}{eval})", s.engine.name()),
+                let belief = if s.belief != crate::Belief::Uniform && s.worlds > 0 {
+                    format!(", {}", s.belief.name())
+                } else {
+                    String::new()
+                };
+                match (s.engine, s.budget, s.worlds, s.learned) {
+                    (FullEngine::Dominai, 0, _, _) => "dominai".to_string(),
+                    (FullEngine::Dominai, b, _, _) => format!("dominai ({b} nodes)"),
+                    (_, 0, 0, false) => format!("{}/{}", s.engine.name(), s.depth),
+                    _ => format!("{} ({reach}{worlds}{eval}{belief})", s.engine.name()),
                 }
             }
         }
