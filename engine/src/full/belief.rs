@@ -137,7 +137,7 @@ pub fn scores(obs: &Observation, m: &Marginals, truth: &[u8; 64]) -> (f64, f64) 
 }
 
 /// Pascal's triangle to 64, exact (built at compile time).
-const PASCAL: [[u128; 65]; 65] = {
+static PASCAL: [[u128; 65]; 65] = {
     let mut t = [[0u128; 65]; 65];
     let mut n = 0;
     while n <= 64 {
