@@ -342,7 +342,7 @@ pub fn search_decision(
             DOMINAI_NODES
         };
         let turns = seen.plays().count() as u32;
-        let d = dominai_decide_pending(rules, pos, &obs, turns, rules.seats() as u32, limit);
+        let d = super::dominai::dominai_decide(rules, pos, &obs, turns, rules.seats() as u32, limit);
         return (d, Some(score));
     }
     let partial = k > 0;
@@ -621,18 +621,4 @@ pub fn fives_playouts(rules: &FullRules, seed: u64, games: u64) -> i64 {
         let end = random_fives_hand(rules, rng);
         end.scores[0] as i64 - end.scores[1] as i64
     })
-}
-
-// PENDING(dominai.rs): replaced by the DominAI player when it lands.
-fn dominai_decide_pending(
-    rules: &FullRules,
-    pos: &FivesPosition,
-    _obs: &super::belief::Observation,
-    _turns: u32,
-    _n0: u32,
-    _limit: u64,
-) -> FullDecision {
-    let mut list = ActionList::default();
-    pos.actions(rules, &mut list);
-    super::search::best_of(list.len(), |_| 0.0)
 }

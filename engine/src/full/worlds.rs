@@ -111,7 +111,7 @@ impl WorldSampler {
         match belief {
             Belief::Uniform | Belief::Constraints => self.constraints.update(&obs),
             Belief::Dominai => {
-                dominai_marginals_pending(rules, &obs, &mut self.dominai.0);
+                super::dominai::DominaiMatrices::new(rules, &obs).marginals(&mut self.dominai.0);
             }
             Belief::Model => {
                 self.constraints.update(&obs);
@@ -321,9 +321,4 @@ pub fn model_weight(
         }
     }
     weight
-}
-
-// PENDING(dominai.rs): replaced by seed 002's matrices when they land.
-fn dominai_marginals_pending(_rules: &FullRules, obs: &Observation, out: &mut Marginals) {
-    Constraints::new(obs).marginals(out);
 }

@@ -5,6 +5,7 @@ mod beliefs;
 mod board;
 mod deals;
 mod determinism;
+mod dominai;
 mod features;
 mod fives;
 mod full;
