@@ -99,14 +99,20 @@ pub fn run(args: PlayArgs) -> Result<()> {
             );
         }
         let fives = preset == Preset::AllFives;
+        let dominai = matches!(args.agent, AgentArg::Search(FullEngine::Dominai));
         let worlds = match (args.observability, args.search.worlds.as_str()) {
+            // DominAI keeps its own matrices: it samples no worlds.
+            (Observability::Partial, "all") if dominai => 0,
             (Observability::Full, "all") => 0,
             (Observability::Full, w) => bail!(
                 "--worlds {w}: worlds are sampled under --observability partial; leave --worlds out, or add \
                  --observability partial"
             ),
             (Observability::Partial, _) if !fives => {
-                bail!("--observability partial: {preset} is searched under full observation")
+                bail!(
+                    "--observability partial: {preset} is searched under full observation (only --agent dominai \
+                     plays it from its own hand)"
+                )
             }
             (Observability::Partial, w) => match w.parse::<u16>() {
                 Ok(k) if (1..=jobs::MAX_WORLDS as u16).contains(&k) => k,

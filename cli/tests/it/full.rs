@@ -549,3 +549,68 @@ belief = ["uniform", "constraints", "dominai", "model"]
     assert_eq!(csv.lines().count(), 5, "{csv}");
     assert!(dir.read("beliefs/report/report.md").contains("## Beliefs"));
 }
+
+#[test]
+fn dominai_plays_team_from_its_own_hand_in_play_and_in_run() {
+    let args = [
+        "play",
+        "--preset",
+        "team",
+        "--state",
+        "12345",
+        "--agent",
+        "dominai",
+        "--target",
+        "heaviest",
+        "--observability",
+        "partial",
+        "--json",
+    ];
+    let a = json(&args);
+    assert_eq!(a, json(&args));
+    assert_eq!(a["agents"][0], "dominai");
+    assert!(a["nodes"].as_u64().unwrap() > 0, "{a}");
+    TestCommand::new(&[
+        "play",
+        "--preset",
+        "team",
+        "--state",
+        "1",
+        "--agent",
+        "mstar",
+        "--depth",
+        "2",
+        "--observability",
+        "partial",
+    ])
+    .assert_err(&["--observability partial", "dominai"]);
+    let dir = crate::util::Dir::new();
+    let spec = dir.create_spec(
+        r#"
+name = "dteam"
+seed = 3
+[rules]
+preset = "team"
+[grid]
+information_source = ["oracle"]
+observability = ["partial"]
+target = ["heaviest", "random"]
+starting_states = "0-9"
+engine = ["dominai"]
+repeats = 1
+"#,
+    );
+    let out = TestCommand::new(&["run"])
+        .arg(&spec)
+        .arg("--out")
+        .arg(dir.path())
+        .timeout(std::time::Duration::from_secs(300))
+        .stdout();
+    assert!(out.contains("20 rows in"), "{out}");
+    assert!(
+        out.lines().any(|l| l.contains("dominai") && l.contains("heaviest")),
+        "{out}"
+    );
+    let csv = dir.read("dteam/report/beliefs.csv");
+    assert!(csv.contains("partial,heaviest,dominai,uniform,10,"), "{csv}");
+}

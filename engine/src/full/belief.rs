@@ -54,19 +54,33 @@ impl Observation {
         void: &[TileSet; MAX_SEATS],
         void_pips: &[u16; MAX_SEATS],
     ) -> Observation {
+        Observation::of_hands(rules, &pos.hands, pos.boneyard, seat, void, void_pips)
+    }
+
+    /// The view of `seat` of a deal in play (`hands`, and the tiles nobody
+    /// holds: the boneyard, or block's undealt tiles); only the hands'
+    /// sizes are read, apart from the seat's own.
+    pub fn of_hands(
+        rules: &FullRules,
+        hands: &[TileSet; MAX_SEATS],
+        boneyard: TileSet,
+        seat: u8,
+        void: &[TileSet; MAX_SEATS],
+        void_pips: &[u16; MAX_SEATS],
+    ) -> Observation {
         let mut o = Observation {
             seat,
             seats: rules.seats(),
-            hidden: pos.boneyard,
+            hidden: boneyard,
             size: [0; HOLDERS],
             void: [0; HOLDERS],
             void_pips: [0; MAX_SEATS],
         };
-        o.size[BONEYARD] = pos.boneyard.count_ones() as u8;
+        o.size[BONEYARD] = boneyard.count_ones() as u8;
         for s in 0..rules.seats() as usize {
             if s != seat as usize {
-                o.hidden |= pos.hands[s];
-                o.size[s] = pos.hands[s].count_ones() as u8;
+                o.hidden |= hands[s];
+                o.size[s] = hands[s].count_ones() as u8;
                 o.void[s] = void[s];
                 o.void_pips[s] = void_pips[s];
             }

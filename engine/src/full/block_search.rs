@@ -15,10 +15,12 @@ use rand_chacha::ChaCha20Rng;
 use crate::seed::below;
 use crate::tiles::TileSet;
 
+use super::belief::Observation;
+use super::dominai::dominai_decide_block;
 use super::game::FullTarget;
 use super::position::{FullAction, FullActions, FullPosition, HandEnd};
 use super::rules::{FullRules, MAX_SEATS};
-use super::search::{FullAgent, FullDecision, FullSearcher, best_of, models};
+use super::search::{FullAgent, FullDecision, FullEngine, FullSearcher, best_of, models};
 
 /// The heaviest play (pip total, then high pip; the first among equals).
 pub fn heaviest_play(rules: &FullRules, actions: &[FullAction]) -> usize {
@@ -109,6 +111,9 @@ pub fn play_open_hand(
     let mut pos = FullPosition::deal(rules, hands);
     let mut list = FullActions::default();
     let (mut plays, mut legal, mut decisions, mut nodes) = (Vec::new(), Vec::new(), Vec::new(), 0);
+    // What every seat showed: a seat skipped because it could not play
+    // holds no tile matching the open ends then (there are no draws).
+    let (mut void, mut void_pips) = ([0 as TileSet; MAX_SEATS], [0u16; MAX_SEATS]);
     while pos.end.is_none() {
         let seat = pos.mover;
         pos.actions(rules, &mut list);
@@ -118,6 +123,18 @@ pub fn play_open_hand(
             // One draw per decision, however many plays (as the thesis's random target).
             FullAgent::Fixed(_) => below(&mut seat_rngs[seat as usize], n as u64) as usize,
             FullAgent::Search(_) if n == 1 => 0,
+            FullAgent::Search(settings) if settings.engine == FullEngine::Dominai => {
+                let obs = Observation::of_hands(rules, &pos.hands, pos.boneyard, seat, &void, &void_pips);
+                let limit = if settings.budget > 0 {
+                    settings.budget
+                } else {
+                    super::game::DOMINAI_NODES
+                };
+                let d = dominai_decide_block(rules, &pos, &obs, plays.len() as u32, rules.seats() as u32, limit);
+                nodes += d.nodes;
+                decisions.push((plays.len(), d));
+                d.index
+            }
             FullAgent::Search(settings) => {
                 let mut s = FullSearcher::new(rules, seat, settings.engine, settings.depth, models);
                 let d = s.choose_open(&pos);
@@ -130,6 +147,16 @@ pub fn play_open_hand(
         plays.push((seat, a));
         legal.push(n as u32);
         pos.play(rules, a);
+        // Seats between the player and the next mover were skipped.
+        let next = if pos.end.is_some() { seat } else { pos.mover };
+        let mut s = (seat + 1) % rules.seats();
+        while s != next && !(pos.end == Some(HandEnd::Domino(seat))) {
+            for &e in &pos.ends[..pos.open as usize] {
+                void[s as usize] |= rules.pip_mask(e);
+                void_pips[s as usize] |= 1 << e;
+            }
+            s = (s + 1) % rules.seats();
+        }
     }
     OpenHandRecord {
         hands,

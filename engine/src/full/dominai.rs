@@ -11,6 +11,7 @@ use crate::tiles::{TileSet, bits};
 
 use super::belief::{HOLDERS, Marginals, Observation};
 use super::fives::FivesPosition;
+use super::position::{FullAction, FullActions, FullPosition};
 use super::rules::{FullRules, MAX_SEATS};
 use super::search::{FULL_TIE_EPSILON, FullDecision};
 
@@ -188,12 +189,35 @@ impl DominaiMatrices {
     }
 }
 
-/// A line of play as DominAI imagines it: the board, who holds how many
+/// The table of a line: All Fives' board, or block's open ends.
+#[derive(Clone, Copy, Debug)]
+enum Table {
+    Fives(Board),
+    Block { ends: [u8; 4], open: u8 },
+}
+
+/// A move of a line: an All-Fives play, or a block play.
+#[derive(Clone, Copy, Debug)]
+enum Move {
+    Fives(Action),
+    Block(FullAction),
+}
+
+impl Move {
+    fn tile(self) -> u8 {
+        match self {
+            Move::Fives(a) => a.tile,
+            Move::Block(a) => a.tile,
+        }
+    }
+}
+
+/// A line of play as DominAI imagines it: the table, who holds how many
 /// tiles, which tiles each other seat may hold (its own hand exactly),
-/// the points each side made in the hand.
+/// the points each side made in the hand (All Fives).
 #[derive(Clone, Copy, Debug)]
 struct Line {
-    board: Board,
+    table: Table,
     mover: u8,
     passes: u8,
     count: [u8; MAX_SEATS],
@@ -208,40 +232,87 @@ const LEAF: f64 = 10.0;
 /// Transit nodes: a state that favours the side, or not ("+1 / -1").
 const TRANSIT: f64 = 1.0;
 
+/// The most moves a line's node lists (a double-9 hand of 55 tiles on four
+/// ends stays below this).
+const MOVES: usize = 256;
+
 struct Search<'a> {
     rules: &'a FullRules,
     side: u8,
+    me: u8,
     /// Absolute probabilities of the root (per tile, per seat).
     prob: [[f64; HOLDERS]; 64],
-    template: FivesPosition,
+    /// All Fives: the root position (its opening rule); block: unused.
+    fives: Option<FivesPosition>,
     nodes: u64,
     limit: u64,
     stopped: bool,
 }
 
 impl Search<'_> {
-    fn plays(&self, line: &Line, out: &mut ActionList) {
-        let mut p = self.template;
-        p.board = line.board;
-        p.mover = line.mover;
-        p.hands[line.mover as usize] = line.possible[line.mover as usize];
-        if !line.board.is_empty() {
-            p.forced = None;
+    /// The mover's moves with the tiles it may hold, in canonical order.
+    fn moves(&self, line: &Line, out: &mut [Move; MOVES]) -> usize {
+        let hand = line.possible[line.mover as usize];
+        match line.table {
+            Table::Fives(board) => {
+                let mut p = self.fives.expect("an All-Fives line");
+                p.board = board;
+                p.mover = line.mover;
+                p.hands[line.mover as usize] = hand;
+                if !board.is_empty() {
+                    p.forced = None;
+                }
+                p.end = None;
+                let mut list = ActionList::default();
+                p.actions(self.rules, &mut list);
+                for (o, &a) in out.iter_mut().zip(list.as_slice()) {
+                    *o = Move::Fives(a);
+                }
+                list.len().min(MOVES)
+            }
+            Table::Block { ends, open } => {
+                let mut p = FullPosition::deal(self.rules, [0; MAX_SEATS]);
+                p.ends = ends;
+                p.open = open;
+                p.mover = line.mover;
+                p.hands[line.mover as usize] = hand;
+                let mut list = FullActions::default();
+                p.actions(self.rules, &mut list);
+                for (o, &a) in out.iter_mut().zip(list.as_slice()) {
+                    *o = Move::Block(a);
+                }
+                list.len().min(MOVES)
+            }
         }
-        p.end = None;
-        p.actions(self.rules, out);
     }
 
-    fn play(&self, line: &Line, a: Action) -> Line {
+    fn play(&self, line: &Line, mv: Move) -> Line {
         let mut l = *line;
         let me = l.mover as usize;
-        l.board.play(self.rules, a.tile, a.loc);
-        let c = l.board.count();
-        if c > 0 && c.is_multiple_of(5) {
-            l.points[self.rules.side(l.mover) as usize] += c as i64;
+        match (&mut l.table, mv) {
+            (Table::Fives(board), Move::Fives(a)) => {
+                board.play(self.rules, a.tile, a.loc);
+                let c = board.count();
+                if c > 0 && c.is_multiple_of(5) {
+                    l.points[self.rules.side(l.mover) as usize] += c as i64;
+                }
+            }
+            (Table::Block { ends, open }, Move::Block(a)) => {
+                let (p, q) = self.rules.pips(a.tile);
+                if *open == 0 {
+                    (ends[0], ends[1], *open) = (p, q, 2);
+                } else {
+                    let i = ends[..*open as usize]
+                        .iter()
+                        .position(|&e| e == a.cover)
+                        .expect("the covered pip is open");
+                    ends[i] = if p == a.cover { q } else { p };
+                }
+            }
+            _ => unreachable!("a line's moves are of its game"),
         }
         for s in &mut l.possible {
-            *s &= !(1 << a.tile);
+            *s &= !(1 << mv.tile());
         }
         l.count[me] -= 1;
         l.passes = 0;
@@ -285,8 +356,9 @@ impl Search<'_> {
         (theirs - mine) as f64
     }
 
-    /// A transit node: +1 if the hand's points favour the side (ties: fewer
-    /// tiles in hand), -1 if they favour another side, 0 if even.
+    /// A transit node: +1 if the state favours the side, -1 if it favours
+    /// another, 0 if even: in All Fives by the hand's points, then (as in
+    /// block and team, which score no points) by fewer tiles in hand.
     fn transit(&self, l: &Line) -> f64 {
         let mine = l.points[self.side as usize];
         let best_other = (0..self.rules.sides())
@@ -313,22 +385,25 @@ impl Search<'_> {
             self.stopped = true;
             return self.transit(line);
         }
-        let mut list = ActionList::default();
-        self.plays(line, &mut list);
+        let mut moves = [Move::Block(FullAction { tile: 0, cover: 0 }); MOVES];
+        let n = self.moves(line, &mut moves);
+        let moves = &moves[..n];
         let maximise = self.rules.side(line.mover) == self.side;
-        let own = line.mover == self.template.mover;
         // Another seat plays with the chance that it holds a playable tile
         // (the report's value probability, over its playable candidates),
-        // else passes.
-        let q = if own || list.is_empty() {
-            if list.is_empty() { 0.0 } else { 1.0 }
+        // else passes; the searching seat knows its hand.
+        let q = if n == 0 {
+            0.0
+        } else if line.mover == self.me {
+            1.0
         } else {
             let mut seen: TileSet = 0;
             let mut none = 1.0;
-            for a in list.as_slice() {
-                if seen >> a.tile & 1 == 0 {
-                    seen |= 1 << a.tile;
-                    none *= 1.0 - self.prob[a.tile as usize][line.mover as usize];
+            for m in moves {
+                let t = m.tile();
+                if seen >> t & 1 == 0 {
+                    seen |= 1 << t;
+                    none *= 1.0 - self.prob[t as usize][line.mover as usize];
                 }
             }
             1.0 - none
@@ -346,8 +421,8 @@ impl Search<'_> {
         alpha = (alpha - rest) / q;
         beta = (beta - rest) / q;
         let mut best = if maximise { f64::NEG_INFINITY } else { f64::INFINITY };
-        for &a in list.as_slice() {
-            let v = self.value(&self.play(line, a), depth - 1, alpha, beta);
+        for &m in moves {
+            let v = self.value(&self.play(line, m), depth - 1, alpha, beta);
             if maximise {
                 best = best.max(v);
                 alpha = alpha.max(v);
@@ -361,13 +436,76 @@ impl Search<'_> {
         }
         q * best + rest
     }
+
+    /// The root: iterative deepening to `full` plies over `root_moves`
+    /// (the true position's legal plays), stopping at the node cap.
+    fn decide(&mut self, line: &Line, root_moves: &[Move], full: u32) -> FullDecision {
+        let n = root_moves.len();
+        let mut decided: Option<(usize, f64, Option<f64>)> = None;
+        for depth in 1..=full.max(1) {
+            let mut values = [0.0f64; MOVES];
+            for (i, &m) in root_moves.iter().enumerate() {
+                values[i] = self.value(&self.play(line, m), depth - 1, f64::NEG_INFINITY, f64::INFINITY);
+            }
+            if self.stopped && decided.is_some() {
+                break;
+            }
+            let mut best = 0;
+            for i in 1..n {
+                if values[i] > values[best] + FULL_TIE_EPSILON {
+                    best = i;
+                }
+            }
+            let other = (0..n).filter(|&i| i != best).map(|i| values[i]).reduce(f64::max);
+            decided = Some((best, values[best], other));
+            if self.stopped {
+                break;
+            }
+        }
+        let (index, value, best_other) = decided.expect("depth 1 is always searched");
+        FullDecision {
+            index,
+            value,
+            best_other,
+            nodes: self.nodes,
+        }
+    }
 }
 
-/// DominAI's play (index into `pos.actions`, which must have two or more)
-/// for the mover of `pos`, who sees only what `obs` holds: minimax with
-/// alpha-beta, its side maximising, to depth `turns_passed + n0` plies,
-/// deepening iteratively until that depth or until `node_limit` nodes have
-/// been searched (the deepest finished iteration decides).
+/// The line DominAI starts from: its own hand exactly, the others' tiles
+/// as its binary matrix allows.
+fn root_line(
+    rules: &FullRules,
+    m: &DominaiMatrices,
+    obs: &Observation,
+    hands: &[TileSet; MAX_SEATS],
+    table: Table,
+) -> Line {
+    let me = obs.seat as usize;
+    let mut possible = [0; MAX_SEATS];
+    let mut count = [0; MAX_SEATS];
+    for s in 0..rules.seats() as usize {
+        count[s] = hands[s].count_ones() as u8;
+        possible[s] = if s == me { hands[s] } else { m.binary[s] & obs.hidden };
+    }
+    Line {
+        table,
+        mover: obs.seat,
+        passes: 0,
+        count,
+        possible,
+        points: [0; MAX_SEATS],
+        over: None,
+    }
+}
+
+/// DominAI's play for the mover of the All-Fives position `pos` (index into
+/// `pos.actions`, which must have two or more), who sees only what `obs`
+/// holds (its own hand, and of the others only their sizes: `pos.hands`
+/// is read for its own hand and the sizes): minimax with alpha-beta, its
+/// side maximising, to depth `turns_passed + n0` plies, deepening
+/// iteratively until that depth or until `node_limit` nodes have been
+/// searched (the deepest finished iteration decides).
 pub fn dominai_decide(
     rules: &FullRules,
     pos: &FivesPosition,
@@ -377,67 +515,60 @@ pub fn dominai_decide(
     node_limit: u64,
 ) -> FullDecision {
     let m = DominaiMatrices::new(rules, obs);
-    let me = pos.mover;
-    let mut possible = [0; MAX_SEATS];
-    let mut count = [0; MAX_SEATS];
-    for s in 0..rules.seats() as usize {
-        count[s] = pos.hands[s].count_ones() as u8;
-        possible[s] = if s == me as usize {
-            pos.hands[s]
-        } else {
-            m.binary[s] & obs.hidden
-        };
-    }
-    let line = Line {
-        board: pos.board,
-        mover: me,
-        passes: pos.passes,
-        count,
-        possible,
-        points: [0; MAX_SEATS],
-        over: None,
-    };
+    let mut line = root_line(rules, &m, obs, &pos.hands, Table::Fives(pos.board));
+    line.passes = pos.passes;
     let mut search = Search {
         rules,
-        side: rules.side(me),
+        side: rules.side(pos.mover),
+        me: pos.mover,
         prob: m.absolute,
-        template: *pos,
+        fives: Some(*pos),
         nodes: 0,
         limit: node_limit.max(1),
         stopped: false,
     };
     let mut list = ActionList::default();
     pos.actions(rules, &mut list);
-    let n = list.len();
-    let full = turns_passed + n0;
-    let mut decided: Option<(usize, f64, Option<f64>)> = None;
-    for depth in 1..=full.max(1) {
-        let mut values = [0.0f64; 128];
-        for (i, &a) in list.as_slice().iter().enumerate() {
-            values[i] = search.value(&search.play(&line, a), depth - 1, f64::NEG_INFINITY, f64::INFINITY);
-        }
-        if search.stopped && decided.is_some() {
-            break;
-        }
-        let mut best = 0;
-        for i in 1..n {
-            if values[i] > values[best] + FULL_TIE_EPSILON {
-                best = i;
-            }
-        }
-        let other = (0..n).filter(|&i| i != best).map(|i| values[i]).reduce(f64::max);
-        decided = Some((best, values[best], other));
-        if search.stopped {
-            break;
-        }
+    let mut moves = [Move::Block(FullAction { tile: 0, cover: 0 }); MOVES];
+    for (o, &a) in moves.iter_mut().zip(list.as_slice()) {
+        *o = Move::Fives(a);
     }
-    let (index, value, best_other) = decided.expect("depth 1 is always searched");
-    FullDecision {
-        index,
-        value,
-        best_other,
-        nodes: search.nodes,
+    search.decide(&line, &moves[..list.len()], turns_passed + n0)
+}
+
+/// [`dominai_decide`] for a block or team position (index into
+/// `pos.actions`).
+pub fn dominai_decide_block(
+    rules: &FullRules,
+    pos: &FullPosition,
+    obs: &Observation,
+    turns_passed: u32,
+    n0: u32,
+    node_limit: u64,
+) -> FullDecision {
+    let m = DominaiMatrices::new(rules, obs);
+    let table = Table::Block {
+        ends: pos.ends,
+        open: pos.open,
+    };
+    let line = root_line(rules, &m, obs, &pos.hands, table);
+    let mut search = Search {
+        rules,
+        side: rules.side(pos.mover),
+        me: pos.mover,
+        prob: m.absolute,
+        fives: None,
+        nodes: 0,
+        limit: node_limit.max(1),
+        stopped: false,
+    };
+    let mut list = FullActions::default();
+    pos.actions(rules, &mut list);
+    let mut moves = [Move::Block(FullAction { tile: 0, cover: 0 }); MOVES];
+    for (o, &a) in moves.iter_mut().zip(list.as_slice()) {
+        *o = Move::Block(a);
     }
+    search.decide(&line, &moves[..list.len()], turns_passed + n0)
 }
 
 #[cfg(test)]

@@ -150,3 +150,26 @@ fn dominai_plays_partnership_all_fives_reproducibly_and_beats_the_heaviest_tile(
     eprintln!("dominai vs heaviest, {n} partnership hands: won {won}, lost {lost}");
     assert!(won > lost, "won {won}, lost {lost}");
 }
+
+#[test]
+fn dominai_plays_team_hands_from_its_own_hand_and_beats_the_heaviest_tile() {
+    use engine::full::{Preset, deal_from_index, play_open_hand};
+    let rules = FullRules::preset(Preset::Team);
+    let heaviest = FullAgent::Fixed(FullTarget::Heaviest);
+    let agents = [dominai(), heaviest, dominai(), heaviest];
+    let deals = engine::full::deal_count(&rules).unwrap();
+    let (mut won, mut lost, mut nodes) = (0, 0, 0);
+    for d in 0..200u64 {
+        let hands = deal_from_index(&rules, d * 7_919_001 % deals).unwrap();
+        let mut rngs = std::array::from_fn(|s| keyed_rng(1, d, 0, b"testteam", s as u64));
+        let h = play_open_hand(&rules, hands, &agents, &mut rngs);
+        let mut again = std::array::from_fn(|s| keyed_rng(1, d, 0, b"testteam", s as u64));
+        assert_eq!(h, play_open_hand(&rules, hands, &agents, &mut again), "deal {d}");
+        won += (h.returns[0] > 0) as u32;
+        lost += (h.returns[0] < 0) as u32;
+        nodes += h.nodes;
+    }
+    eprintln!("dominai vs heaviest, 200 team hands: won {won}, lost {lost}, {nodes} nodes");
+    assert!(nodes > 0);
+    assert!(won > lost, "won {won}, lost {lost}");
+}
