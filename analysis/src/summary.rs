@@ -37,11 +37,17 @@ pub fn summary_table(r: &Report) -> String {
         )
     });
     let mut s = String::new();
-    let _ = writeln!(
-        s,
-        "{:<10} {:<8} {:<9} {:<10} {:>9} {:>11} {:>10} {:>9}",
-        "source", "observe", "target", "engine", "games", "mean diff", "win/tie", "accuracy"
-    );
+    // A grid of the DominAI engine alone has no M*-versus-Expectimax cells.
+    let dominai_only = r.cells.iter().all(|c| c.mstar.games + c.expectimax.games == 0) && !r.beliefs.is_empty();
+    if dominai_only {
+        rows.clear();
+    } else {
+        let _ = writeln!(
+            s,
+            "{:<10} {:<8} {:<9} {:<10} {:>9} {:>11} {:>10} {:>9}",
+            "source", "observe", "target", "engine", "games", "mean diff", "win/tie", "accuracy"
+        );
+    }
     for (c, engine, e) in rows {
         let acc = if e.predictions > 0 {
             format!("{:.1}%", 100.0 * e.predictions_correct as f64 / e.predictions as f64)
@@ -62,9 +68,12 @@ pub fn summary_table(r: &Report) -> String {
         );
     }
     if !r.beliefs.is_empty() {
+        if !s.is_empty() {
+            s.push('\n');
+        }
         let _ = writeln!(
             s,
-            "\n{:<8} {:<9} {:<10} {:<12} {:>7} {:>11} {:>8} {:>9} {:>14}",
+            "{:<8} {:<9} {:<10} {:<12} {:>7} {:>11} {:>8} {:>9} {:>14}",
             "observe", "target", "engine", "belief", "games", "mean diff", "win/tie", "log loss", "gain vs unif."
         );
         for b in &r.beliefs {

@@ -66,10 +66,6 @@ pub(crate) fn play(spec: &Spec, full: &FullSpec, c: &GameCoords) -> Result<(Game
         }
     }
     let scores: Vec<_> = m.hands.iter().flat_map(|h| h.beliefs.iter()).collect();
-    let mean = |f: &dyn Fn(&engine::full::BeliefScore) -> Option<f64>| {
-        let v: Vec<f64> = scores.iter().filter_map(|s| f(s)).collect();
-        (!v.is_empty()).then(|| v.iter().sum::<f64>() / v.len() as f64)
-    };
     let first = m.hands.first().expect("a match has a hand");
     let last = m.hands.last().expect("a match has a hand");
     let (player_score, target_score) = (m.totals[0], best_opponent(&rules, &m.totals));
@@ -99,10 +95,10 @@ pub(crate) fn play(spec: &Spec, full: &FullSpec, c: &GameCoords) -> Result<(Game
         nodes: m.hands.iter().map(|h| h.nodes).sum(),
         moves: moves_text(&rules, &m.hands),
         elapsed_us,
-        belief_log_loss: mean(&|s| Some(s.log_loss)),
-        belief_brier: mean(&|s| Some(s.brier)),
-        belief_ess: mean(&|s| s.ess),
-        ..GameRow::at(c)
+        belief_log_loss: mean(&scores, |s| Some(s.log_loss)),
+        belief_brier: mean(&scores, |s| Some(s.brier)),
+        belief_ess: mean(&scores, |s| s.ess),
+        ..with_belief(GameRow::at(c))
     };
     Ok((row, move_rows))
 }
@@ -258,10 +254,12 @@ fn play_open(
         turns: h.plays.len() as u32,
         nodes: h.nodes,
         moves: open_moves_text(rules, &h),
+        belief_log_loss: mean(&h.beliefs.iter().collect::<Vec<_>>(), |s| Some(s.log_loss)),
+        belief_brier: mean(&h.beliefs.iter().collect::<Vec<_>>(), |s| Some(s.brier)),
         // The rest as `GameRow::at` leaves it: seat 0 opens (`player`), nobody
         // draws, and no predictions are made.
         elapsed_us,
-        ..GameRow::at(c)
+        ..with_belief(GameRow::at(c))
     };
     let moves = if spec.output_moves {
         open_moves(rules, c.game_index, &h)
@@ -325,4 +323,19 @@ fn open_moves(rules: &FullRules, index: u64, h: &OpenHandRecord) -> Vec<MoveRow>
 /// agent is behind nobody).
 fn best_opponent(rules: &FullRules, scores: &[u32; MAX_SEATS]) -> u32 {
     scores[1..rules.sides() as usize].iter().copied().max().unwrap_or(0)
+}
+
+/// The mean of `f` over the decisions' belief scores that have it.
+fn mean(scores: &[&engine::full::BeliefScore], f: impl Fn(&engine::full::BeliefScore) -> Option<f64>) -> Option<f64> {
+    let v: Vec<f64> = scores.iter().filter_map(|s| f(s)).collect();
+    (!v.is_empty()).then(|| v.iter().sum::<f64>() / v.len() as f64)
+}
+
+/// The DominAI engine's worlds are its own matrices, whatever the grid's
+/// belief: its rows say so.
+fn with_belief(mut row: GameRow) -> GameRow {
+    if row.engine == PlayerEngine::Dominai {
+        row.belief = engine::Belief::Dominai;
+    }
+    row
 }

@@ -612,5 +612,9 @@ repeats = 1
         "{out}"
     );
     let csv = dir.read("dteam/report/beliefs.csv");
-    assert!(csv.contains("partial,heaviest,dominai,uniform,10,"), "{csv}");
+    assert!(csv.contains("partial,heaviest,dominai,dominai,10,"), "{csv}");
+    for r in jobs::read_partition(&dir.join("dteam/games/part-00000.parquet")).unwrap() {
+        assert_eq!(r.1.belief, engine::Belief::Dominai);
+        assert!(r.1.belief_log_loss.unwrap() > 0.0);
+    }
 }

@@ -97,13 +97,19 @@ impl Observation {
 
     /// The holder of each hidden tile in `world` (a position of the same hand).
     pub fn holders_in(&self, world: &FivesPosition) -> [u8; 64] {
+        self.holders_of(&world.hands, world.boneyard)
+    }
+
+    /// The holder of each hidden tile when the seats hold `hands` and
+    /// nobody `boneyard`.
+    pub fn holders_of(&self, hands: &[TileSet; MAX_SEATS], boneyard: TileSet) -> [u8; 64] {
         let mut at = [u8::MAX; 64];
         for t in bits(self.hidden) {
-            at[t as usize] = if world.boneyard >> t & 1 == 1 {
+            at[t as usize] = if boneyard >> t & 1 == 1 {
                 BONEYARD as u8
             } else {
                 (0..self.seats)
-                    .find(|&s| world.hands[s as usize] >> t & 1 == 1)
+                    .find(|&s| hands[s as usize] >> t & 1 == 1)
                     .expect("a hidden tile is in a hand or the boneyard")
             };
         }

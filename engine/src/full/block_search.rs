@@ -97,6 +97,9 @@ pub struct OpenHandRecord {
     pub nodes: u64,
     /// The searching seats' decisions: the play's index in `plays`, and the decision.
     pub decisions: Vec<(usize, FullDecision)>,
+    /// How well DominAI's matrices placed the hidden tiles at each of the
+    /// agent side's DominAI decisions.
+    pub beliefs: Vec<super::worlds::BeliefScore>,
 }
 
 /// Plays a block or team hand from `hands`, `agents[seat]` in each seat;
@@ -114,6 +117,7 @@ pub fn play_open_hand(
     // What every seat showed: a seat skipped because it could not play
     // holds no tile matching the open ends then (there are no draws).
     let (mut void, mut void_pips) = ([0 as TileSet; MAX_SEATS], [0u16; MAX_SEATS]);
+    let mut beliefs = Vec::new();
     while pos.end.is_none() {
         let seat = pos.mover;
         pos.actions(rules, &mut list);
@@ -131,6 +135,17 @@ pub fn play_open_hand(
                     super::game::DOMINAI_NODES
                 };
                 let d = dominai_decide_block(rules, &pos, &obs, plays.len() as u32, rules.seats() as u32, limit);
+                if rules.side(seat) == rules.side(0) {
+                    let mut m = [[0.0; super::belief::HOLDERS]; 64];
+                    super::dominai::DominaiMatrices::new(rules, &obs).marginals(&mut m);
+                    let truth = obs.holders_of(&pos.hands, pos.boneyard);
+                    let (log_loss, brier) = super::belief::scores(&obs, &m, &truth);
+                    beliefs.push(super::worlds::BeliefScore {
+                        log_loss,
+                        brier,
+                        ess: None,
+                    });
+                }
                 nodes += d.nodes;
                 decisions.push((plays.len(), d));
                 d.index
@@ -166,5 +181,6 @@ pub fn play_open_hand(
         returns: pos.returns(rules),
         nodes,
         decisions,
+        beliefs,
     }
 }
