@@ -8,44 +8,22 @@ use std::time::Instant;
 
 use anyhow::Result;
 use engine::full::{
-    Constraints, FivesPosition, FullConfig, FullRules, FullTarget, HOLDERS, Marginals, Observation, Opening, Seen,
-    WorldSampler, deal_from_index, fixed_choice,
+    Constraints, FivesPosition, FullConfig, FullRules, FullTarget, HOLDERS, Marginals, Observation, Seen, WorldSampler,
+    deal_from_index, hand_decisions,
 };
-use engine::{ActionList, Belief, TargetKind};
+use engine::{Belief, TargetKind};
 
 use crate::bench::median;
 
-/// Decisions of `hands` seeded hands: the position, the mover and what
-/// every seat has seen.
+/// Decisions of `hands` seeded hands played by `defender`.
 fn decisions(rules: &FullRules, hands: u64) -> Vec<(FivesPosition, Seen)> {
     let defender = FullTarget::Thesis(TargetKind::Defender);
-    let mut out = Vec::new();
-    let mut list = ActionList::default();
     let deals = engine::full::deal_count(rules).expect("double-6 deals fit");
+    let mut out = Vec::new();
     for d in 0..hands {
         let hands = deal_from_index(rules, (d * 2_654_435_761) % deals).expect("a deal index");
-        let mut pos = FivesPosition::deal(rules, hands, Opening::of(rules, &hands, None));
-        let mut seen = Seen::default();
         let mut rng = engine::seed::keyed_rng(13, d, 0, b"benchblf", 0);
-        while pos.end.is_none() {
-            if !pos.can_play(rules, pos.mover) {
-                seen.stuck(rules, &pos);
-                let seat = pos.mover;
-                if pos.must_pass(rules) {
-                    pos.pass(rules);
-                } else {
-                    let tiles: Vec<u8> = engine::full::tiles_of(pos.boneyard).collect();
-                    pos.draw(tiles[engine::seed::below(&mut rng, tiles.len() as u64) as usize]);
-                    seen.drew(seat);
-                }
-                continue;
-            }
-            out.push((pos, seen.clone()));
-            pos.actions(rules, &mut list);
-            let i = fixed_choice(rules, defender, &pos, list.as_slice()).expect("deterministic");
-            seen.played(&pos, list.as_slice()[i]);
-            pos.play(rules, list.as_slice()[i]);
-        }
+        out.extend(hand_decisions(rules, hands, defender, &mut rng));
     }
     out
 }

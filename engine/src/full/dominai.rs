@@ -514,26 +514,11 @@ pub fn dominai_decide(
     n0: u32,
     node_limit: u64,
 ) -> FullDecision {
-    let m = DominaiMatrices::new(rules, obs);
-    let mut line = root_line(rules, &m, obs, &pos.hands, Table::Fives(pos.board));
-    line.passes = pos.passes;
-    let mut search = Search {
-        rules,
-        side: rules.side(pos.mover),
-        me: pos.mover,
-        prob: m.absolute,
-        fives: Some(*pos),
-        nodes: 0,
-        limit: node_limit.max(1),
-        stopped: false,
-    };
     let mut list = ActionList::default();
     pos.actions(rules, &mut list);
-    let mut moves = [Move::Block(FullAction { tile: 0, cover: 0 }); MOVES];
-    for (o, &a) in moves.iter_mut().zip(list.as_slice()) {
-        *o = Move::Fives(a);
-    }
-    search.decide(&line, &moves[..list.len()], turns_passed + n0)
+    let moves = list.as_slice().iter().map(|&a| Move::Fives(a));
+    let table = Table::Fives(pos.board);
+    decide(rules, obs, &pos.hands, pos.passes, table, Some(*pos), moves, turns_passed + n0, node_limit)
 }
 
 /// [`dominai_decide`] for a block or team position (index into
@@ -546,29 +531,49 @@ pub fn dominai_decide_block(
     n0: u32,
     node_limit: u64,
 ) -> FullDecision {
-    let m = DominaiMatrices::new(rules, obs);
+    let mut list = FullActions::default();
+    pos.actions(rules, &mut list);
+    let moves = list.as_slice().iter().map(|&a| Move::Block(a));
     let table = Table::Block {
         ends: pos.ends,
         open: pos.open,
     };
-    let line = root_line(rules, &m, obs, &pos.hands, table);
+    decide(rules, obs, &pos.hands, 0, table, None, moves, turns_passed + n0, node_limit)
+}
+
+/// The matrices of `obs`, the root line, and the search over `root_moves`.
+#[allow(clippy::too_many_arguments)]
+fn decide(
+    rules: &FullRules,
+    obs: &Observation,
+    hands: &[TileSet; MAX_SEATS],
+    passes: u8,
+    table: Table,
+    fives: Option<FivesPosition>,
+    root_moves: impl Iterator<Item = Move>,
+    depth: u32,
+    node_limit: u64,
+) -> FullDecision {
+    let m = DominaiMatrices::new(rules, obs);
+    let mut line = root_line(rules, &m, obs, hands, table);
+    line.passes = passes;
     let mut search = Search {
         rules,
-        side: rules.side(pos.mover),
-        me: pos.mover,
+        side: rules.side(obs.seat),
+        me: obs.seat,
         prob: m.absolute,
-        fives: None,
+        fives,
         nodes: 0,
         limit: node_limit.max(1),
         stopped: false,
     };
-    let mut list = FullActions::default();
-    pos.actions(rules, &mut list);
     let mut moves = [Move::Block(FullAction { tile: 0, cover: 0 }); MOVES];
-    for (o, &a) in moves.iter_mut().zip(list.as_slice()) {
-        *o = Move::Block(a);
+    let mut n = 0;
+    for (o, mv) in moves.iter_mut().zip(root_moves) {
+        *o = mv;
+        n += 1;
     }
-    search.decide(&line, &moves[..list.len()], turns_passed + n0)
+    search.decide(&line, &moves[..n], depth)
 }
 
 #[cfg(test)]

@@ -45,5 +45,6 @@ pub use rules::{DealOrder, FivesBlocked, FivesLead, FullConfig, FullRules, MAX_S
 pub use search::{FULL_TIE_EPSILON, FullAgent, FullDecision, FullEngine, FullSearcher, SearchSettings};
 pub use table::{Bound, Entry, FivesTable, SLOT_BYTES, position_key};
 pub use worlds::{
-    BeliefScore, MODEL_POOL_MAX, MODEL_POOL_MIN, MODEL_POOL_PER_WORLD, MODEL_TREMBLE, WorldSampler, model_weight,
+    BeliefScore, MODEL_POOL_MAX, MODEL_POOL_MIN, MODEL_POOL_PER_WORLD, MODEL_TREMBLE, WorldSampler, hand_decisions,
+    model_weight,
 };

@@ -322,3 +322,39 @@ pub fn model_weight(
     }
     weight
 }
+
+/// Every decision (a mover with a play) of one hand dealt as `hands` in
+/// which every seat plays `strategy`, drawing from `rng` (which also
+/// serves a random strategy): the position and what the seats had seen
+/// then. Positions to measure beliefs on (benchmarks, tests).
+pub fn hand_decisions(
+    rules: &FullRules,
+    hands: [TileSet; MAX_SEATS],
+    strategy: FullTarget,
+    rng: &mut rand_chacha::ChaCha20Rng,
+) -> Vec<(FivesPosition, Seen)> {
+    let mut pos = FivesPosition::deal(rules, hands, super::fives::Opening::of(rules, &hands, None));
+    let mut seen = Seen::default();
+    let mut list = ActionList::default();
+    let mut out = Vec::new();
+    while pos.end.is_none() {
+        if !pos.can_play(rules, pos.mover) {
+            seen.stuck(rules, &pos);
+            let seat = pos.mover;
+            if pos.must_pass(rules) {
+                pos.pass(rules);
+            } else {
+                let tiles: Vec<u8> = bits(pos.boneyard).collect();
+                pos.draw(tiles[below(rng, tiles.len() as u32) as usize]);
+                seen.drew(seat);
+            }
+            continue;
+        }
+        out.push((pos, seen.clone()));
+        pos.actions(rules, &mut list);
+        let i = super::game::full_choice(rules, strategy, &pos, list.as_slice(), rng);
+        seen.played(&pos, list.as_slice()[i]);
+        pos.play(rules, list.as_slice()[i]);
+    }
+    out
+}

@@ -2,42 +2,21 @@
 
 use engine::full::{
     Constraints, DominaiMatrices, FivesPosition, FullAgent, FullConfig, FullEngine, FullRules, FullTarget, HOLDERS,
-    Marginals, MatchOptions, Observation, Opening, SearchSettings, Seen, play_match_with, random_deal, scores,
+    Marginals, MatchOptions, Observation, SearchSettings, Seen, hand_decisions, play_match_with, random_deal, scores,
     tiles_of,
 };
-use engine::seed::{below, keyed_rng};
-use engine::{ActionList, Belief, TargetKind};
+use engine::seed::keyed_rng;
+use engine::{Belief, TargetKind};
 
 /// Decisions of seeded hands played by `defender` in every seat (which
 /// runs seats out of suits): the position and what was seen.
 fn decisions(rules: &FullRules, hands: u64) -> Vec<(FivesPosition, Seen)> {
     let defender = FullTarget::Thesis(TargetKind::Defender);
     let mut out = Vec::new();
-    let mut list = ActionList::default();
     for d in 0..hands {
         let mut rng = keyed_rng(d, 0, 0, b"testdomi", 0);
         let hands = random_deal(rules, &mut rng);
-        let mut pos = FivesPosition::deal(rules, hands, Opening::of(rules, &hands, None));
-        let mut seen = Seen::default();
-        while pos.end.is_none() {
-            if !pos.can_play(rules, pos.mover) {
-                seen.stuck(rules, &pos);
-                let seat = pos.mover;
-                if pos.must_pass(rules) {
-                    pos.pass(rules);
-                } else {
-                    let tiles: Vec<u8> = tiles_of(pos.boneyard).collect();
-                    pos.draw(tiles[below(&mut rng, tiles.len() as u64) as usize]);
-                    seen.drew(seat);
-                }
-                continue;
-            }
-            out.push((pos, seen.clone()));
-            pos.actions(rules, &mut list);
-            let i = engine::full::fixed_choice(rules, defender, &pos, list.as_slice()).unwrap();
-            seen.played(&pos, list.as_slice()[i]);
-            pos.play(rules, list.as_slice()[i]);
-        }
+        out.extend(hand_decisions(rules, hands, defender, &mut rng));
     }
     out
 }

@@ -53,6 +53,7 @@ impl Spec {
         let states = match &g.starting_states {
             StateSet::Range { first, last } => format!("{{\"first\":{first},\"last\":{last}}}"),
             StateSet::List(v) => list(v.iter().map(u64::to_string).collect()),
+            StateSet::Spread { count, .. } => format!("{{\"spread\":{count}}}"),
         };
         let worlds = match self.search.worlds {
             WorldCount::All => text("All"),

@@ -24,6 +24,18 @@ pub enum StateSet {
     },
     /// These states, in this order, each once.
     List(Vec<u64>),
+    /// `count` states spread over all `of` of them: the i-th is
+    /// `(offset + i * stride) mod of`, a stride near `of` times the golden
+    /// ratio's fraction and coprime with `of` (so no state repeats). The
+    /// full game's deal indices rank the seats' hands in order, so a range
+    /// such as `0-999` deals only from the low tiles; a spread samples the
+    /// whole space evenly.
+    Spread {
+        /// How many states.
+        count: u64,
+        /// The rules' number of starting states.
+        of: u64,
+    },
 }
 
 impl StateSet {
@@ -38,7 +50,8 @@ impl StateSet {
     /// Parses the text form, checking every index against `count`, the
     /// number of starting states of the rules in force: `"all"`, one index
     /// (`"17"`), a range (`"0-99"`), or a comma-separated list of indices and
-    /// ranges (`"0-9,20,30-39"`). A state may appear once.
+    /// ranges (`"0-9,20,30-39"`), or `"spread:N"` (N states spread evenly
+    /// over all of them, [`StateSet::Spread`]). A state may appear once.
     ///
     /// This is the parser of both the spec's `starting_states` and the CLI's
     /// `--states`; it is not a `FromStr` because "all" and the range check
@@ -46,6 +59,14 @@ impl StateSet {
     pub fn parse(text: &str, count: u64) -> Result<StateSet, String> {
         if text.trim() == "all" {
             return Ok(StateSet::all(count));
+        }
+        if let Some(n) = text.trim().strip_prefix("spread:") {
+            return match n.trim().parse::<u64>() {
+                Ok(n) if (1..=count).contains(&n) => Ok(StateSet::Spread { count: n, of: count }),
+                _ => Err(format!(
+                    "\"spread:{n}\": give how many states to spread over all {count}, from 1 to {count}"
+                )),
+            };
         }
         let mut parts = Vec::new();
         for part in text.split(',') {
@@ -93,6 +114,7 @@ impl StateSet {
         match self {
             StateSet::Range { first, last } => last - first + 1,
             StateSet::List(v) => v.len() as u64,
+            StateSet::Spread { count, .. } => *count,
         }
     }
 
@@ -106,6 +128,10 @@ impl StateSet {
         match self {
             StateSet::Range { first, .. } => first + i,
             StateSet::List(v) => v[i as usize],
+            &StateSet::Spread { of, .. } => {
+                let (stride, offset) = spread(of);
+                ((offset as u128 + i as u128 * stride as u128) % of as u128) as u64
+            }
         }
     }
 
@@ -113,6 +139,21 @@ impl StateSet {
     pub fn iter(&self) -> impl Iterator<Item = u64> + '_ {
         (0..self.len()).map(|i| self.get(i))
     }
+}
+
+/// The stride and offset of a spread over `of` states: the stride near
+/// `of` x 0.618... (the golden ratio's fraction: consecutive states land far
+/// apart, and the first N cover the range evenly), moved up to the next
+/// number coprime with `of`; the offset half a stride.
+fn spread(of: u64) -> (u64, u64) {
+    fn gcd(a: u64, b: u64) -> u64 {
+        if b == 0 { a } else { gcd(b, a % b) }
+    }
+    let mut stride = ((of as f64 * 0.618_033_988_749_894_9) as u64).max(1);
+    while gcd(stride, of) != 1 {
+        stride += 1;
+    }
+    (stride, stride / 2 % of.max(1))
 }
 
 fn check_index(i: u64, count: u64) -> Result<(), String> {
@@ -152,7 +193,7 @@ pub(super) fn parse_states(v: Value, count: u64) -> Result<StateSet, SpecError> 
         _ => Err(bad(
             key,
             &v,
-            "expected \"all\", a range like \"0-99\", or a list of indices",
+            "expected \"all\", a range like \"0-99\", \"spread:1000\", or a list of indices",
         )),
     }
 }

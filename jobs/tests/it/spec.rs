@@ -886,3 +886,32 @@ fn a_belief_the_spec_cannot_use_is_refused_naming_key_and_value() {
         }
     }
 }
+
+#[test]
+fn a_spread_of_starting_states_covers_the_deals_evenly_without_repeats() {
+    use std::collections::HashSet;
+    let text = ALL_FIVES.replace("starting_states = \"0-9\"", "starting_states = \"spread:1000\"");
+    let s = Spec::from_toml(&text).unwrap();
+    assert!(s.canonical_json().contains(r#""starting_states":{"spread":1000}"#));
+    assert_eq!(s.games(), 2000);
+    let count = 137_680_171_200u64;
+    let states: Vec<u64> = s.grid.starting_states.iter().collect();
+    assert_eq!(states.len(), 1000);
+    assert_eq!(states.iter().collect::<HashSet<_>>().len(), 1000, "no state twice");
+    assert!(states.iter().all(|&i| i < count));
+    // Every tenth of the index space holds about a tenth of them.
+    let mut deciles = [0; 10];
+    for &i in &states {
+        deciles[(i as u128 * 10 / count as u128) as usize] += 1;
+    }
+    assert!(deciles.iter().all(|&d| (80..=120).contains(&d)), "{deciles:?}");
+    // A spread of all the states is all of them, each once.
+    let all = StateSet::parse("spread:4200", 4200).unwrap();
+    let mut v: Vec<u64> = all.iter().collect();
+    v.sort();
+    assert_eq!(v, (0..4200).collect::<Vec<_>>());
+    for bad in ["spread:0", "spread:4201", "spread:x"] {
+        let e = StateSet::parse(bad, 4200).unwrap_err();
+        assert!(e.contains("spread") && e.contains("4200"), "{e}");
+    }
+}
