@@ -321,7 +321,8 @@ fn a_named_partner_plays_its_strategy_beside_the_searching_agent() {
 #[test]
 fn budgeted_partial_observation_rows_do_not_depend_on_threads_or_the_table() {
     // Every engine of the full game's search, under a node budget and
-    // sampled worlds, with 1 and 4 threads and a small and a large table.
+    // sampled worlds from three beliefs, with 1 and 4 threads and a small
+    // and a large table.
     let spec = |shard_games: u64, table_mb: u32| {
         Spec::from_toml(&format!(
             r#"
@@ -335,12 +336,13 @@ to = 40
 information_source = ["oracle"]
 observability = ["full", "partial"]
 target = ["scorer", "searcher"]
-starting_states = "300-302"
+starting_states = "300-301"
 engine = ["mstar", "expectimax", "ismcts"]
 repeats = 1
 [search]
 budget = 1500
 worlds = 3
+belief = ["uniform", "constraints", "model"]
 table_mb = {table_mb}
 evaluation = "learned"
 target_depth = 1
@@ -351,14 +353,14 @@ games = {shard_games}
         .unwrap()
     };
     let one = run_all(&spec(100, 1), 1);
-    assert_eq!(one.len(), 36);
+    assert_eq!(one.len(), 72);
     let four = run_all(&spec(5, 1), 4);
     let large = run_all(&spec(100, 512), 2);
     assert_eq!(without_timing(&one), without_timing(&four));
     for (a, b) in one.iter().zip(&large) {
         assert_eq!(
-            (a.game_index, a.player_score, a.target_score, &a.moves, a.nodes),
-            (b.game_index, b.player_score, b.target_score, &b.moves, b.nodes),
+            (a.game_index, a.player_score, a.target_score, &a.moves, a.nodes, a.belief_log_loss),
+            (b.game_index, b.player_score, b.target_score, &b.moves, b.nodes, b.belief_log_loss),
             "table_mb 1 and 512 differ"
         );
     }
