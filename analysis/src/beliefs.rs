@@ -85,10 +85,15 @@ pub(crate) struct BeliefAcc {
 }
 
 impl BeliefAcc {
-    /// Whether a row belongs here: a belief other than `uniform`, the
-    /// DominAI engine, or a decision scored against the hidden tiles.
-    pub(crate) fn wants(r: &jobs::GameRow) -> bool {
-        r.belief != Belief::Uniform || r.engine == PlayerEngine::Dominai || r.belief_log_loss.is_some()
+    /// Whether a row belongs here: every row of a grid with several
+    /// beliefs (a `uniform` hand may have had no decision to score), else a
+    /// belief other than `uniform`, the DominAI engine, or a decision scored
+    /// against the hidden tiles.
+    pub(crate) fn wants(&self, r: &jobs::GameRow) -> bool {
+        self.levels > 1
+            || r.belief != Belief::Uniform
+            || r.engine == PlayerEngine::Dominai
+            || r.belief_log_loss.is_some()
     }
 
     pub(crate) fn add(&mut self, r: &jobs::GameRow) {

@@ -180,7 +180,7 @@ impl Accumulator {
             self.experiment = experiment.to_string();
         }
         self.games += 1;
-        if crate::beliefs::BeliefAcc::wants(r) {
+        if self.beliefs.wants(r) {
             self.beliefs.add(r);
         }
         // The M*-versus-Expectimax cells are the thesis's: `uniform` worlds.

@@ -490,4 +490,21 @@ fn the_beliefs_table_pairs_each_belief_with_uniform_on_the_same_deals() {
     let md = &files.iter().find(|(n, _)| *n == "report.md").unwrap().1;
     assert!(md.contains("## Beliefs") && md.contains("| partial | scorer | mstar | constraints | 3 |"));
     assert!(analysis::summary_table(&r).contains("constraints"));
+    // A uniform hand with no decision to score still counts and pairs in a
+    // grid of several beliefs.
+    let mut acc = analysis::Accumulator::default();
+    acc.set_belief_levels(3);
+    for mut r in rows {
+        if r.belief == Belief::Uniform && r.starting_state == 2 {
+            r.belief_log_loss = None;
+            r.belief_brier = None;
+        }
+        acc.add("b", &r);
+    }
+    let r = acc.finish(None);
+    let u = r.beliefs.iter().find(|s| s.belief == Belief::Uniform).unwrap();
+    assert_eq!(u.games, 3);
+    assert!(close(u.log_loss.unwrap(), 0.85, 1e-12));
+    let c = r.beliefs.iter().find(|s| s.belief == Belief::Constraints).unwrap();
+    assert_eq!(c.score_gain.as_ref().unwrap().n, 3);
 }

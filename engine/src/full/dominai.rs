@@ -247,6 +247,9 @@ struct Search<'a> {
     nodes: u64,
     limit: u64,
     stopped: bool,
+    /// Whether the current iteration valued a node at its depth limit
+    /// (if not, a deeper iteration would search the same tree).
+    horizon: bool,
 }
 
 impl Search<'_> {
@@ -379,6 +382,7 @@ impl Search<'_> {
             return v;
         }
         if depth == 0 {
+            self.horizon = true;
             return self.transit(line);
         }
         if self.nodes >= self.limit {
@@ -443,6 +447,7 @@ impl Search<'_> {
         let n = root_moves.len();
         let mut decided: Option<(usize, f64, Option<f64>)> = None;
         for depth in 1..=full.max(1) {
+            self.horizon = false;
             let mut values = [0.0f64; MOVES];
             for (i, &m) in root_moves.iter().enumerate() {
                 values[i] = self.value(&self.play(line, m), depth - 1, f64::NEG_INFINITY, f64::INFINITY);
@@ -458,7 +463,9 @@ impl Search<'_> {
             }
             let other = (0..n).filter(|&i| i != best).map(|i| values[i]).reduce(f64::max);
             decided = Some((best, values[best], other));
-            if self.stopped {
+            // A tree searched to its leaves everywhere is the same tree at
+            // any greater depth: deepening it again changes nothing.
+            if self.stopped || !self.horizon {
                 break;
             }
         }
@@ -518,7 +525,17 @@ pub fn dominai_decide(
     pos.actions(rules, &mut list);
     let moves = list.as_slice().iter().map(|&a| Move::Fives(a));
     let table = Table::Fives(pos.board);
-    decide(rules, obs, &pos.hands, pos.passes, table, Some(*pos), moves, turns_passed + n0, node_limit)
+    decide(
+        rules,
+        obs,
+        &pos.hands,
+        pos.passes,
+        table,
+        Some(*pos),
+        moves,
+        turns_passed + n0,
+        node_limit,
+    )
 }
 
 /// [`dominai_decide`] for a block or team position (index into
@@ -538,7 +555,17 @@ pub fn dominai_decide_block(
         ends: pos.ends,
         open: pos.open,
     };
-    decide(rules, obs, &pos.hands, 0, table, None, moves, turns_passed + n0, node_limit)
+    decide(
+        rules,
+        obs,
+        &pos.hands,
+        0,
+        table,
+        None,
+        moves,
+        turns_passed + n0,
+        node_limit,
+    )
 }
 
 /// The matrices of `obs`, the root line, and the search over `root_moves`.
@@ -566,6 +593,7 @@ fn decide(
         nodes: 0,
         limit: node_limit.max(1),
         stopped: false,
+        horizon: false,
     };
     let mut moves = [Move::Block(FullAction { tile: 0, cover: 0 }); MOVES];
     let mut n = 0;

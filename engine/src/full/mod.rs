@@ -28,7 +28,7 @@ pub use alphabeta::{AlphaBeta, Limits};
 pub use belief::{BONEYARD, Constraints, HOLDERS, Marginals, Observation, matching, scores, world_of};
 pub use block_search::{OpenHandRecord, heaviest_play, play_open_hand};
 pub use deal::{below, binom, deal_count, deal_from_index, deal_index, playouts, random_deal, random_playout};
-pub use dominai::{DominaiMatrices, dominai_decide};
+pub use dominai::{DominaiMatrices, dominai_decide, dominai_decide_block};
 pub use eval::{
     EVAL_LIMIT, EvalTraining, Evaluation, FEATURE_COUNT, FEATURES, LinearEval, default_training, features,
     fit_linear_eval,

@@ -359,8 +359,22 @@ games = {shard_games}
     assert_eq!(without_timing(&one), without_timing(&four));
     for (a, b) in one.iter().zip(&large) {
         assert_eq!(
-            (a.game_index, a.player_score, a.target_score, &a.moves, a.nodes, a.belief_log_loss),
-            (b.game_index, b.player_score, b.target_score, &b.moves, b.nodes, b.belief_log_loss),
+            (
+                a.game_index,
+                a.player_score,
+                a.target_score,
+                &a.moves,
+                a.nodes,
+                a.belief_log_loss
+            ),
+            (
+                b.game_index,
+                b.player_score,
+                b.target_score,
+                &b.moves,
+                b.nodes,
+                b.belief_log_loss
+            ),
             "table_mb 1 and 512 differ"
         );
     }
