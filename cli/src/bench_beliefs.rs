@@ -29,7 +29,10 @@ fn decisions(rules: &FullRules, hands: u64) -> Vec<(FivesPosition, Seen)> {
 }
 
 pub fn run(runs: usize) -> Result<()> {
-    println!("beliefs over the hidden tiles, double-6 All Fives, median of {runs} runs, one thread");
+    println!(
+        "beliefs over the hidden tiles, double-6 All Fives, median of {}, one thread",
+        crate::text::plural(runs as u64, "run")
+    );
     println!(
         "{:<34} {:>9} {:>14} {:>14} {:>16}",
         "", "positions", "per position", "per second", "consistent deals"
