@@ -31,6 +31,7 @@ use crate::tiles::bits;
 use super::eval::Evaluation;
 use super::fives::FivesPosition;
 use super::game::{FullTarget, fixed_choice};
+use super::predict::Predictor;
 use super::rules::{FullRules, MAX_SEATS};
 use super::search::{FullDecision, FullEngine, best_of};
 use super::table::{Bound, Entry, FivesTable, position_key};
@@ -44,6 +45,66 @@ pub struct Limits {
     /// before an iteration that would pass it (the first always runs).
     /// 0: no budget, search to `depth`.
     pub budget: u64,
+}
+
+/// How the search spends its nodes at an opponent's node that has more
+/// than one play to search (a minimising opponent, or M*'s `random`),
+/// given a prediction of the opponent's play (docs/prediction.md). M*'s
+/// node of a deterministic strategy has one play already and is left alone.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum Shaping {
+    /// Every play, to the same depth.
+    #[default]
+    None,
+    /// Seed 004: plays outside the `top_n` most probable, or less probable
+    /// than `epsilon_ppm` millionths, are not searched (the most probable
+    /// always is).
+    Prune {
+        /// Plays searched at most.
+        top_n: u8,
+        /// The least probability searched, in millionths.
+        epsilon_ppm: u32,
+    },
+    /// Seed 003's asymmetric tree: the `likely` most probable plays are
+    /// searched `extend` plies deeper, the others `reduce` plies shallower
+    /// (never below a leaf); none is pruned.
+    Asymmetric {
+        /// How many plays count as likely.
+        likely: u8,
+        /// Extra plies under a likely play.
+        extend: u8,
+        /// Plies fewer under the others.
+        reduce: u8,
+    },
+    /// The node becomes a chance node over the predicted distribution
+    /// (probabilistic opponent-model search).
+    Expect,
+}
+
+impl Shaping {
+    /// The name in specs and rows.
+    pub fn name(self) -> &'static str {
+        match self {
+            Shaping::None => "none",
+            Shaping::Prune { .. } => "prune",
+            Shaping::Asymmetric { .. } => "asymmetric",
+            Shaping::Expect => "expect",
+        }
+    }
+
+    /// Whether it changes nothing: `none`, and `asymmetric` with no
+    /// extension nor reduction.
+    pub fn is_plain(self) -> bool {
+        matches!(
+            self,
+            Shaping::None
+                | Shaping::Asymmetric {
+                    extend: 0,
+                    reduce: 0,
+                    ..
+                }
+        )
+    }
 }
 
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -64,6 +125,8 @@ pub struct AlphaBeta<'a> {
     eval: Evaluation<'a>,
     table: &'a mut FivesTable,
     prune: bool,
+    shaping: Shaping,
+    predictor: Option<&'a Predictor<'a>>,
     nodes: u64,
     stop_at: u64,
     aborted: bool,
@@ -98,6 +161,8 @@ impl<'a> AlphaBeta<'a> {
             eval,
             table,
             prune: true,
+            shaping: Shaping::None,
+            predictor: None,
             nodes: 0,
             stop_at: u64::MAX,
             aborted: false,
@@ -113,6 +178,16 @@ impl<'a> AlphaBeta<'a> {
     /// Expectimax / M* (the reference pruning is checked against).
     pub fn plain(mut self) -> AlphaBeta<'a> {
         self.prune = false;
+        self
+    }
+
+    /// The same search shaped by `shaping` with the opponents' plays
+    /// predicted by `predictor`.
+    pub fn shaped(mut self, shaping: Shaping, predictor: &'a Predictor<'a>) -> AlphaBeta<'a> {
+        if !shaping.is_plain() {
+            self.shaping = shaping;
+            self.predictor = Some(predictor);
+        }
         self
     }
 
@@ -143,6 +218,13 @@ impl<'a> AlphaBeta<'a> {
     /// A bound on |gain| from a position with `depth` plays and draws left.
     #[inline]
     fn bound(&self, depth: u8) -> f64 {
+        // An asymmetric tree may search deeper than `depth` below: the
+        // hand's own length bounds it then (a tile is drawn and played at most
+        // once each).
+        let depth = match self.shaping {
+            Shaping::Asymmetric { extend, .. } if extend > 0 => 2 * self.rules.tile_count(),
+            _ => depth,
+        };
         depth as f64 * self.max_count + self.end_max + self.eval.limit()
     }
 
@@ -287,6 +369,15 @@ impl<'a> AlphaBeta<'a> {
             }
         }
         let (alpha0, beta0) = (alpha, beta);
+        if let Some(predictor) = self.predictor
+            && matches!(node, Node::Min | Node::Average)
+            && let Some(v) = self.shaped_node(predictor, pos, acts, node, depth, alpha, beta)
+        {
+            if !self.aborted {
+                self.store(key, v, alpha0, beta0, depth, u8::MAX);
+            }
+            return v;
+        }
         if node == Node::Average {
             let mut rs = [0.0f64; 64];
             for (i, r) in rs[..n].iter_mut().enumerate() {
@@ -387,6 +478,150 @@ impl<'a> AlphaBeta<'a> {
                 best,
             },
         );
+    }
+
+    /// An opponent's node under the shaping (`None`: the shaping keeps every
+    /// play at the plain depth here, so the plain node serves). Fail-soft
+    /// like [`Self::search`].
+    #[allow(clippy::too_many_arguments)]
+    fn shaped_node(
+        &mut self,
+        predictor: &Predictor<'_>,
+        pos: &FivesPosition,
+        acts: &[crate::position::Action],
+        node: Node,
+        depth: u8,
+        alpha: f64,
+        beta: f64,
+    ) -> Option<f64> {
+        let rules = self.rules;
+        let n = acts.len();
+        let mut probs = [0.0f64; 64];
+        predictor.probs(rules, pos, acts, &mut probs);
+        let probs = &probs[..n];
+        // The plays by probability, ties to canonical order.
+        let mut by_rank = [0u8; 64];
+        for i in 0..n {
+            by_rank[super::predict::rank_of(probs, i)] = i as u8;
+        }
+        let mut kids = [0u8; 64];
+        let mut depths = [depth - 1; 64];
+        let mut weights = [0.0f64; 64];
+        let mut m = 0;
+        match self.shaping {
+            Shaping::None => return None,
+            Shaping::Prune { top_n, epsilon_ppm } => {
+                let eps = epsilon_ppm as f64 / 1e6;
+                for (r, &i) in by_rank[..n].iter().enumerate() {
+                    if r == 0 || (r < top_n as usize && probs[i as usize] >= eps) {
+                        kids[m] = i;
+                        m += 1;
+                    }
+                }
+                if m == n {
+                    return None;
+                }
+                weights[..m].fill(1.0 / m as f64);
+            }
+            Shaping::Asymmetric { likely, extend, reduce } => {
+                for (r, &i) in by_rank[..n].iter().enumerate() {
+                    kids[r] = i;
+                    depths[r] = if r < likely as usize {
+                        (depth - 1).saturating_add(extend)
+                    } else {
+                        (depth - 1).saturating_sub(reduce)
+                    };
+                }
+                m = n;
+                weights[..m].fill(1.0 / m as f64);
+            }
+            Shaping::Expect => {
+                for (r, &i) in by_rank[..n].iter().enumerate() {
+                    kids[r] = i;
+                    weights[r] = probs[i as usize];
+                }
+                m = n;
+            }
+        }
+        let base = self.util(pos);
+        let mut rs = [0.0f64; 64];
+        for j in 0..m {
+            let mut child = *pos;
+            child.play(rules, acts[kids[j] as usize]);
+            rs[j] = self.util(&child) - base;
+        }
+        let make = |j: usize| {
+            let mut child = *pos;
+            child.play(rules, acts[kids[j] as usize]);
+            child
+        };
+        if node == Node::Min && !matches!(self.shaping, Shaping::Expect) {
+            // The opponent still minimises, over the plays kept, each to its depth.
+            let mut best = f64::INFINITY;
+            let mut beta = beta;
+            for j in 0..m {
+                let r = rs[j];
+                let v = r + self.search(&make(j), depths[j], alpha - r, beta - r);
+                if self.aborted {
+                    return Some(0.0);
+                }
+                best = best.min(v);
+                beta = beta.min(v);
+                if alpha >= beta {
+                    break;
+                }
+            }
+            return Some(best);
+        }
+        Some(self.weighted_star1(&rs[..m], &weights[..m], &depths[..m], alpha, beta, make))
+    }
+
+    /// Star1 over children of probabilities `weights` (summing to 1): child
+    /// `j` (made by `make`) is worth `rs[j]` plus its gain with `depths[j]`
+    /// left. Fail-soft like [`Self::search`].
+    fn weighted_star1(
+        &mut self,
+        rs: &[f64],
+        weights: &[f64],
+        depths: &[u8],
+        alpha: f64,
+        beta: f64,
+        make: impl Fn(usize) -> FivesPosition,
+    ) -> f64 {
+        let b = self.bound(depths.iter().copied().max().unwrap_or(0));
+        let mut hi_rest: f64 = rs.iter().zip(weights).map(|(r, w)| w * (r + b)).sum();
+        let mut lo_rest: f64 = rs.iter().zip(weights).map(|(r, w)| w * (r - b)).sum();
+        let mut sum = 0.0;
+        for (j, (&r, &w)) in rs.iter().zip(weights).enumerate() {
+            hi_rest -= w * (r + b);
+            lo_rest -= w * (r - b);
+            if w <= 0.0 {
+                continue;
+            }
+            // Child j must beat these for the expectation to stay inside the window.
+            let (a_j, b_j) = if self.prune {
+                ((alpha - sum - hi_rest) / w, (beta - sum - lo_rest) / w)
+            } else {
+                (f64::NEG_INFINITY, f64::INFINITY)
+            };
+            let (ca, cb) = if self.prune {
+                (a_j.max(r - b), b_j.min(r + b))
+            } else {
+                (f64::NEG_INFINITY, f64::INFINITY)
+            };
+            let v = r + self.search(&make(j), depths[j], ca - r, cb - r);
+            if self.aborted {
+                return 0.0;
+            }
+            if v <= a_j {
+                return sum + w * v + hi_rest;
+            }
+            if v >= b_j {
+                return sum + w * v + lo_rest;
+            }
+            sum += w * v;
+        }
+        sum
     }
 
     /// A draw: each boneyard tile equally likely.

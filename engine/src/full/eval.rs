@@ -318,7 +318,7 @@ pub fn fit_linear_eval(training: &EvalTraining) -> Result<LinearEval, String> {
 
 /// Solves `a x = b` (`a` symmetric positive definite, `n` x `n`, row-major)
 /// by Gaussian elimination with partial pivoting; `None` when singular.
-fn solve_symmetric(a: &mut [f64], b: &mut [f64], n: usize) -> Option<Vec<f64>> {
+pub(super) fn solve_symmetric(a: &mut [f64], b: &mut [f64], n: usize) -> Option<Vec<f64>> {
     for col in 0..n {
         let pivot = (col..n).max_by(|&i, &j| a[i * n + col].abs().total_cmp(&a[j * n + col].abs()))?;
         if a[pivot * n + col].abs() < 1e-12 {

@@ -19,12 +19,13 @@ mod game;
 mod ismcts;
 pub mod openspiel;
 mod position;
+pub mod predict;
 mod rules;
 mod search;
 mod table;
 mod worlds;
 
-pub use alphabeta::{AlphaBeta, Limits};
+pub use alphabeta::{AlphaBeta, Limits, Shaping};
 pub use belief::{BONEYARD, Constraints, HOLDERS, Marginals, Observation, matching, scores, world_of};
 pub use block_search::{OpenHandRecord, heaviest_play, play_open_hand};
 pub use deal::{below, binom, deal_count, deal_from_index, deal_index, playouts, random_deal, random_playout};

@@ -10,6 +10,7 @@ mod features;
 mod fives;
 mod full;
 mod games;
+mod predict;
 mod pruning;
 mod rules;
 mod search;
