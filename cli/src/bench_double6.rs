@@ -200,6 +200,8 @@ pub fn run(runs: usize) -> Result<()> {
             worlds: 16,
             learned,
             belief: engine::Belief::Uniform,
+            shaping: engine::full::Shaping::None,
+            predictor: engine::full::predict::PredictModel::Logit,
         })
     };
     let rows = [

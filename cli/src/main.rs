@@ -6,6 +6,7 @@ mod bench_beliefs;
 mod bench_double6;
 mod cluster;
 mod fit_eval;
+mod fit_predict;
 mod openspiel;
 mod play;
 mod play_full;
@@ -50,6 +51,8 @@ enum Command {
     Report(ReportArgs),
     /// Fit the full game's learned leaf evaluation and write it as an artifact.
     FitEval(fit_eval::FitEvalArgs),
+    /// Fit the opponent-move predictors of the search's shaping, print their held-out scores, write the artifact.
+    FitPredict(fit_predict::FitPredictArgs),
     /// Interoperate with OpenSpiel's dominoes games (block and team).
     #[command(subcommand, name = "openspiel")]
     OpenSpiel(openspiel::OpenSpielCommand),
@@ -75,6 +78,7 @@ fn main() -> ExitCode {
         Command::Cancel(a) => cluster::cancel(a),
         Command::Report(a) => report::run(&a.dir),
         Command::FitEval(a) => fit_eval::run(a),
+        Command::FitPredict(a) => fit_predict::run(a),
         Command::OpenSpiel(c) => openspiel::run(c),
     };
     match result {

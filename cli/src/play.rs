@@ -76,6 +76,29 @@ pub struct PlayArgs {
     /// the shipped learned evaluation (learned).
     #[arg(long = "eval", value_name = "EVAL", requires = "preset", default_value = "score")]
     pub evaluation: String,
+    /// With --preset all-fives and --agent mstar or expectimax: how
+    /// opponents' nodes are shaped by a prediction of their play: none,
+    /// prune, asymmetric or expect (docs/prediction.md).
+    #[arg(long, requires = "preset", default_value = "none")]
+    pub shaping: String,
+    /// With --shaping: the model predicting the opponents' plays: naive-bayes, dbn or logit.
+    #[arg(long, requires = "preset", default_value = "logit")]
+    pub predictor: String,
+    /// With --shaping prune: plays searched at most per opponent node.
+    #[arg(long, requires = "preset", default_value_t = 2)]
+    pub top_n: u8,
+    /// With --shaping prune: the least probability searched.
+    #[arg(long, requires = "preset", default_value_t = 0.0)]
+    pub epsilon: f64,
+    /// With --shaping asymmetric: how many of the most probable plays are likely.
+    #[arg(long, requires = "preset", default_value_t = 1)]
+    pub likely: u8,
+    /// With --shaping asymmetric: extra plies under a likely play.
+    #[arg(long, requires = "preset", default_value_t = 1)]
+    pub extend: u8,
+    /// With --shaping asymmetric: plies fewer under the others.
+    #[arg(long, requires = "preset", default_value_t = 1)]
+    pub reduce: u8,
     /// With --target searcher: its Expectimax depth.
     #[arg(long, requires = "preset", default_value_t = engine::full::DEFAULT_TARGET_DEPTH)]
     pub target_depth: u8,
@@ -132,6 +155,46 @@ pub fn run(args: PlayArgs) -> Result<()> {
         if args.budget.is_some() && !(1..=jobs::MAX_BUDGET).contains(&budget) {
             bail!("--budget {budget}: give 1 to {} nodes", jobs::MAX_BUDGET);
         }
+        let params = jobs::ShapingParams {
+            top_n: args.top_n,
+            epsilon: args.epsilon,
+            likely: args.likely,
+            extend: args.extend,
+            reduce: args.reduce,
+        };
+        if !(1..=64).contains(&params.top_n) || !(1..=64).contains(&params.likely) {
+            bail!(
+                "--top-n {} / --likely {}: give 1 to 64 plays",
+                params.top_n,
+                params.likely
+            );
+        }
+        if params.extend > 8 || params.reduce > 8 {
+            bail!(
+                "--extend {} / --reduce {}: give 0 to 8 plies",
+                params.extend,
+                params.reduce
+            );
+        }
+        if !(0.0..1.0).contains(&params.epsilon) {
+            bail!(
+                "--epsilon {}: give a probability from 0 up to (not including) 1",
+                params.epsilon
+            );
+        }
+        let shaping = jobs::shaping_of(&args.shaping, &params).map_err(|why| anyhow::anyhow!("--shaping: {why}"))?;
+        let predictor: engine::full::predict::PredictModel = args
+            .predictor
+            .parse()
+            .map_err(|why| anyhow::anyhow!("--predictor: {why}"))?;
+        if shaping != engine::full::Shaping::None
+            && (!fives || !matches!(args.agent, AgentArg::Search(FullEngine::MStar | FullEngine::Expectimax)))
+        {
+            bail!(
+                "--shaping {}: shaping applies to --preset all-fives searched by --agent mstar or expectimax",
+                args.shaping
+            );
+        }
         if !fives && (budget > 0 || learned) {
             bail!("--budget/--eval: {preset} is searched to a fixed --depth; they apply to --preset all-fives");
         }
@@ -174,6 +237,8 @@ pub fn run(args: PlayArgs) -> Result<()> {
                 worlds: 0,
                 learned: false,
                 belief: engine::Belief::Dominai,
+                shaping: engine::full::Shaping::None,
+                predictor,
             }),
             (AgentArg::Search(FullEngine::Ismcts), _) if budget == 0 => {
                 bail!("--agent ismcts runs until a node budget is spent: give --budget N, e.g. --budget 20000")
@@ -193,6 +258,8 @@ pub fn run(args: PlayArgs) -> Result<()> {
                 worlds,
                 learned,
                 belief,
+                shaping,
+                predictor,
             }),
         };
         return play_full::run(FullPlay {

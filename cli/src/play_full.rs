@@ -84,6 +84,7 @@ pub fn run(p: FullPlay) -> Result<()> {
                 eval: p.learned.then(jobs::evals::shipped_eval),
                 table_mb: p.table_mb,
                 target_depth: p.target_depth,
+                predictors: Some(jobs::predictors::shipped_predictors()),
             };
             let m = full::play_match_with(rules, p.seed, p.deal, p.repeat, &agents, to, &opts)
                 .expect("the deal index was checked above");

@@ -75,6 +75,9 @@ pub struct GameRow {
     pub belief_brier: Option<f64>,
     /// `model` belief: the mean effective sample size of its pools.
     pub belief_ess: Option<f64>,
+    /// How the search shaped opponents' nodes (a grid coordinate; `none`
+    /// unless the spec says otherwise).
+    pub shaping: crate::spec::ShapingLevel,
 }
 
 impl GameRow {
@@ -107,12 +110,14 @@ impl GameRow {
             belief_log_loss: None,
             belief_brier: None,
             belief_ess: None,
+            shaping: c.shaping,
         }
     }
 
     /// The row's deterministic content as one line (everything but
-    /// elapsed_us; the belief columns only when not `uniform` and empty, so
-    /// that rows written before them keep their checksums).
+    /// elapsed_us; the belief columns only when not `uniform` and empty, the
+    /// shaping only when not `none`, so that rows written before them keep
+    /// their checksums).
     pub fn canonical_line(&self) -> String {
         let mut belief = String::new();
         if self.belief != engine::Belief::Uniform || self.belief_log_loss.is_some() {
@@ -125,6 +130,9 @@ impl GameRow {
                 bits(self.belief_brier),
                 bits(self.belief_ess)
             );
+        }
+        if self.shaping != crate::spec::ShapingLevel::NONE {
+            belief = format!("{belief},shaping={}", self.shaping.name());
         }
         format!(
             "{},{},{},{},{},{},{},{:?},{},{},{},{},{},{},{},{},{},{},{},{}{belief}\n",

@@ -41,6 +41,7 @@ pub(crate) fn play(spec: &Spec, full: &FullSpec, c: &GameCoords) -> Result<(Game
         eval: full.search.learned.then(crate::evals::shipped_eval),
         table_mb: full.search.table_mb,
         target_depth: full.search.target_depth,
+        predictors: (c.shaping != crate::spec::ShapingLevel::NONE).then(crate::predictors::shipped_predictors),
     };
     let m = play_match_with(
         &rules,
@@ -129,6 +130,8 @@ pub fn agents(spec: &Spec, full: &FullSpec, c: &GameCoords) -> [FullAgent; MAX_S
         worlds,
         learned: full.search.learned,
         belief: c.belief,
+        shaping: c.shaping.shaping,
+        predictor: c.shaping.predictor,
     };
     std::array::from_fn(|s| match (s, rules.side(s as u8), full.partner) {
         (0, _, _) | (_, 0, None) => FullAgent::Search(settings),

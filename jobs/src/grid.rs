@@ -1,7 +1,7 @@
 //! The grid of games in Table 12 order, and its cut into shards.
 //!
 //! Game indices run over information source x observability x target x
-//! starting state x belief x engine x repeat, the repeat varying fastest. Shard k holds
+//! starting state x belief x shaping x engine x repeat, the repeat varying fastest. Shard k holds
 //! the games [k * G, min((k + 1) * G, N)). A game's result depends only on its
 //! coordinates, never on the shard that holds it.
 
@@ -29,6 +29,9 @@ pub struct GameCoords {
     /// Where partial observation's worlds come from (varies just slower
     /// than the engine; a grid of one belief has the indices it always had).
     pub belief: Belief,
+    /// How the search shapes opponents' nodes (varies just slower than the
+    /// engine; a grid of one shaping has the indices it always had).
+    pub shaping: crate::spec::ShapingLevel,
     /// Repeat number, 1-based (fastest-varying).
     pub repeat: u32,
 }
@@ -44,6 +47,7 @@ pub fn coords(spec: &Spec, index: u64) -> GameCoords {
     };
     let repeat = digit(g.repeats as u64) as u32 + 1;
     let engine = g.engine[digit(g.engine.len() as u64) as usize];
+    let shaping = g.shaping[digit(g.shaping.len() as u64) as usize];
     let belief = g.belief[digit(g.belief.len() as u64) as usize];
     let state = g.starting_states.get(digit(g.starting_states.len()));
     let target = g.target[digit(g.target.len() as u64) as usize];
@@ -57,6 +61,7 @@ pub fn coords(spec: &Spec, index: u64) -> GameCoords {
         starting_state: state,
         engine,
         belief,
+        shaping,
         repeat,
     }
 }

@@ -13,6 +13,7 @@ pub mod layout;
 mod manifest;
 mod moves;
 mod parquet_io;
+pub mod predictors;
 mod spec;
 pub mod training;
 
@@ -27,7 +28,8 @@ pub use parquet_io::{
 };
 pub use spec::{
     ClassifierSpec, DEFAULT_SHARD_GAMES, FullSearch, FullSpec, GridSpec, MAX_BUDGET, MAX_GAMES, MAX_LISTED_STATES,
-    MAX_OUTPUT_BYTES, MAX_PATH_BYTES, MAX_SHARD_GAMES, MAX_SPEC_BYTES, MAX_WORLDS, Source, Spec, SpecError, StateSet,
+    MAX_OUTPUT_BYTES, MAX_PATH_BYTES, MAX_SHARD_GAMES, MAX_SPEC_BYTES, MAX_WORLDS, ShapingLevel, ShapingParams, Source,
+    Spec, SpecError, StateSet, shaping_of,
 };
 
 /// The thesis experiment (Table 12: oracle and classifier sources).

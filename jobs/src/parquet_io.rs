@@ -17,7 +17,7 @@ use parquet::file::properties::WriterProperties;
 use crate::exec::GameRow;
 
 /// Bumped whenever a column is added, removed or changes meaning.
-pub const SCHEMA_VERSION: u32 = 2;
+pub const SCHEMA_VERSION: u32 = 3;
 
 /// The columns of `games/part-*.parquet`, in order (see docs/schema.md).
 pub fn schema() -> SchemaRef {
@@ -49,6 +49,7 @@ pub fn schema() -> SchemaRef {
         Field::new("belief_log_loss", DataType::Float64, true),
         Field::new("belief_brier", DataType::Float64, true),
         Field::new("belief_ess", DataType::Float64, true),
+        f("shaping", DataType::Utf8),
     ]))
 }
 
@@ -137,6 +138,7 @@ pub fn to_batch(experiment: &str, rows: &[GameRow]) -> RecordBatch {
         Arc::new(Float64Array::from(
             rows.iter().map(|r| r.belief_ess).collect::<Vec<_>>(),
         )),
+        s(&|r| r.shaping.name()),
     ];
     RecordBatch::try_new(schema(), columns).expect("columns match the schema")
 }
@@ -221,6 +223,11 @@ pub fn read_partition(path: &Path) -> Result<Vec<(String, GameRow)>, IoError> {
             None => None,
             Some(_) => Some(col::<StringArray>(&b, path, "belief")?),
         };
+        // Partitions written before schema 3 have no shaping column: none.
+        let shaping = match b.column_by_name("shaping") {
+            None => None,
+            Some(_) => Some(col::<StringArray>(&b, path, "shaping")?),
+        };
         let floats = |name: &str| -> Result<Option<&Float64Array>, IoError> {
             match b.column_by_name(name) {
                 None => Ok(None),
@@ -271,6 +278,10 @@ pub fn read_partition(path: &Path) -> Result<Vec<(String, GameRow)>, IoError> {
                 belief_log_loss: at(ll, i),
                 belief_brier: at(brier, i),
                 belief_ess: at(ess, i),
+                shaping: match shaping {
+                    None => crate::spec::ShapingLevel::NONE,
+                    Some(c) => parse(path, "shaping", c.value(i), |v| v.parse().ok())?,
+                },
             };
             out.push((exp.value(i).to_string(), row));
         }

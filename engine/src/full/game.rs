@@ -218,6 +218,8 @@ pub struct MatchOptions<'a> {
     pub table_mb: u32,
     /// The depth of a `searcher` target's Expectimax.
     pub target_depth: u8,
+    /// The opponent-move predictors (needed by settings with a shaping).
+    pub predictors: Option<&'a super::predict::Predictors>,
 }
 
 /// The table's default size in megabytes, per thread playing.
@@ -232,6 +234,7 @@ impl Default for MatchOptions<'_> {
             eval: None,
             table_mb: DEFAULT_TABLE_MB,
             target_depth: DEFAULT_TARGET_DEPTH,
+            predictors: None,
         }
     }
 }
@@ -369,7 +372,19 @@ pub fn search_decision(
         depth: settings.depth.max(1),
         budget: settings.budget,
     };
+    let predictor = (!settings.shaping.is_plain()).then(|| {
+        let set = opts
+            .predictors
+            .expect("the predictors are given with settings that shape the search");
+        let mut p = super::predict::Predictor::new(set, settings.predictor, &models);
+        // The DBN's evidence: each seat's plays so far, as the table saw them.
+        p.observe(rules, seen);
+        p
+    });
     let mut ab = AlphaBeta::new(rules, seat, settings.engine, models, eval, &mut scratch.table);
+    if let Some(p) = &predictor {
+        ab = ab.shaped(settings.shaping, p);
+    }
     if !partial {
         return (ab.decide(&[*pos], limits), None);
     }

@@ -76,6 +76,11 @@ pub struct SearchSettings {
     pub learned: bool,
     /// Where the worlds of a partial-observation decision come from.
     pub belief: crate::Belief,
+    /// How opponents' nodes are shaped by a prediction of their play
+    /// (Expectimax and M*; docs/prediction.md).
+    pub shaping: super::alphabeta::Shaping,
+    /// The model that predicts the opponents' plays for the shaping.
+    pub predictor: super::predict::PredictModel,
 }
 
 impl SearchSettings {
@@ -89,6 +94,26 @@ impl SearchSettings {
             worlds: 0,
             learned: false,
             belief: crate::Belief::Uniform,
+            shaping: super::alphabeta::Shaping::None,
+            predictor: super::predict::PredictModel::Logit,
+        }
+    }
+
+    /// The shaping's name with its model and parameters, e.g.
+    /// `prune(logit, top 2)`; `none` when plain.
+    pub fn shaping_name(&self) -> String {
+        use super::alphabeta::Shaping;
+        let m = self.predictor.name();
+        match self.shaping {
+            s if s.is_plain() => "none".to_string(),
+            Shaping::Prune { top_n, epsilon_ppm } if epsilon_ppm > 0 => {
+                format!("prune({m}, top {top_n}, p >= {})", epsilon_ppm as f64 / 1e6)
+            }
+            Shaping::Prune { top_n, .. } => format!("prune({m}, top {top_n})"),
+            Shaping::Asymmetric { likely, extend, reduce } => {
+                format!("asymmetric({m}, top {likely} +{extend}, others -{reduce})")
+            }
+            _ => format!("expect({m})"),
         }
     }
 }
@@ -112,15 +137,18 @@ impl FullAgent {
                     String::new()
                 };
                 let eval = if s.learned { ", learned" } else { "" };
-                let belief = if s.belief != crate::Belief::Uniform && s.worlds > 0 {
+                let mut belief = if s.belief != crate::Belief::Uniform && s.worlds > 0 {
                     format!(", {}", s.belief.name())
                 } else {
                     String::new()
                 };
+                if !s.shaping.is_plain() {
+                    belief = format!("{belief}, {}", s.shaping_name());
+                }
                 match (s.engine, s.budget, s.worlds, s.learned) {
                     (FullEngine::Dominai, 0, _, _) => "dominai".to_string(),
                     (FullEngine::Dominai, b, _, _) => format!("dominai ({b} nodes)"),
-                    (_, 0, 0, false) => format!("{}/{}", s.engine.name(), s.depth),
+                    (_, 0, 0, false) if belief.is_empty() => format!("{}/{}", s.engine.name(), s.depth),
                     _ => format!("{} ({reach}{worlds}{eval}{belief})", s.engine.name()),
                 }
             }

@@ -138,6 +138,28 @@ impl Spec {
             if fs.target_depth != engine::full::DEFAULT_TARGET_DEPTH {
                 let _ = write!(full_search, ",\"target_depth\":{}", fs.target_depth);
             }
+            // The shaping's levels with their parameters and the shipped
+            // predictors' hash, when there is more than `none`.
+            if g.shaping != [super::ShapingLevel::NONE] {
+                let level = |l: &super::ShapingLevel| {
+                    let params = match l.shaping {
+                        engine::full::Shaping::Prune { top_n, epsilon_ppm } => {
+                            format!(",\"top_n\":{top_n},\"epsilon_ppm\":{epsilon_ppm}")
+                        }
+                        engine::full::Shaping::Asymmetric { likely, extend, reduce } => {
+                            format!(",\"likely\":{likely},\"extend\":{extend},\"reduce\":{reduce}")
+                        }
+                        _ => String::new(),
+                    };
+                    format!("{{\"level\":{}{params}}}", text(&l.name()))
+                };
+                let _ = write!(
+                    full_search,
+                    ",\"shaping\":{},\"predictors\":{}",
+                    list(g.shaping.iter().map(level).collect()),
+                    text(crate::predictors::shipped_predictors_hash())
+                );
+            }
         }
         // Present only when on, so that the specs written before it keep their hashes.
         let output = if self.output_moves {

@@ -2,7 +2,8 @@
 //! `team`) with its knobs, and `[match]`. A spec without a preset, or with
 //! `preset = "thesis"`, is the thesis's and reads exactly as before.
 
-use engine::full::{FivesBlocked, FivesLead, FullConfig, FullRules, FullTarget, Preset};
+use engine::full::predict::PredictModel;
+use engine::full::{FivesBlocked, FivesLead, FullConfig, FullRules, FullTarget, Preset, Shaping};
 use engine::{DepthLimit, Observability, PlayerEngine, SearchConfig, TargetKind, WorldCount};
 use toml::{Table, Value};
 
@@ -51,7 +52,7 @@ impl Default for FullSearch {
 }
 
 /// The keys `[search]` of an All-Fives spec takes.
-const FULL_SEARCH_KEYS: [&str; 8] = [
+const FULL_SEARCH_KEYS: [&str; 15] = [
     "partner",
     "depth",
     "budget",
@@ -60,7 +61,17 @@ const FULL_SEARCH_KEYS: [&str; 8] = [
     "table_mb",
     "target_depth",
     "belief",
+    "shaping",
+    "predictor",
+    "top_n",
+    "epsilon",
+    "likely",
+    "extend",
+    "reduce",
 ];
+
+/// The `[search]` keys of the shaping (All Fives only).
+const SHAPING_KEYS: [&str; 7] = ["shaping", "predictor", "top_n", "epsilon", "likely", "extend", "reduce"];
 
 /// The most a budget may be: a million nodes a world is seconds a decision.
 pub const MAX_BUDGET: u64 = 100_000_000;
@@ -70,7 +81,10 @@ pub const MAX_BUDGET: u64 = 100_000_000;
 pub(super) fn take_full_search(t: &mut Option<Table>, config: Option<&FullConfig>) -> Result<FullSearch, SpecError> {
     let mut f = FullSearch::default();
     let Some(t) = t.as_mut() else { return Ok(f) };
-    let keys = ["budget", "table_mb", "evaluation", "target_depth"];
+    let keys = ["budget", "table_mb", "evaluation", "target_depth"]
+        .into_iter()
+        .chain(SHAPING_KEYS)
+        .collect::<Vec<_>>();
     let fives = config.is_some_and(|c| c.preset == Preset::AllFives);
     if !fives && let Some(k) = keys.iter().find(|k| t.contains_key(**k)) {
         let v = t.get(*k).expect("found above").clone();
@@ -124,6 +138,205 @@ pub(super) fn take_full_search(t: &mut Option<Table>, config: Option<&FullConfig
         ));
     }
     Ok(f)
+}
+
+/// One level of the shaping factor: how opponents' nodes are shaped, and
+/// by which model's predictions (`none` has no model).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct ShapingLevel {
+    /// The shaping, with the spec's parameters.
+    pub shaping: Shaping,
+    /// The model that predicts the opponents' plays.
+    pub predictor: PredictModel,
+}
+
+impl ShapingLevel {
+    /// No shaping.
+    pub const NONE: ShapingLevel = ShapingLevel {
+        shaping: Shaping::None,
+        predictor: PredictModel::Logit,
+    };
+
+    /// The name in rows and reports: `none`, or `prune/logit`,
+    /// `asymmetric/dbn`, `expect/naive-bayes` (the parameters are the spec's).
+    pub fn name(&self) -> String {
+        if self.shaping == Shaping::None {
+            "none".to_string()
+        } else {
+            format!("{}/{}", self.shaping.name(), self.predictor.name())
+        }
+    }
+}
+
+impl std::str::FromStr for ShapingLevel {
+    type Err = String;
+    /// Reads a level's name back (the parameters at their defaults).
+    fn from_str(s: &str) -> Result<ShapingLevel, String> {
+        if s == "none" {
+            return Ok(ShapingLevel::NONE);
+        }
+        let (kind, model) = s
+            .split_once('/')
+            .ok_or_else(|| format!("unknown shaping {s:?}: expected none or KIND/MODEL"))?;
+        let shaping = shaping_of(kind, &ShapingParams::default())?;
+        Ok(ShapingLevel {
+            shaping,
+            predictor: model.parse()?,
+        })
+    }
+}
+
+/// The shaping's parameters (`[search]` keys; `muggins play` flags).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct ShapingParams {
+    /// `prune`: plays searched at most per opponent node.
+    pub top_n: u8,
+    /// `prune`: the least probability searched.
+    pub epsilon: f64,
+    /// `asymmetric`: how many of the most probable plays are likely.
+    pub likely: u8,
+    /// `asymmetric`: extra plies under a likely play.
+    pub extend: u8,
+    /// `asymmetric`: plies fewer under the others.
+    pub reduce: u8,
+}
+
+impl Default for ShapingParams {
+    fn default() -> Self {
+        ShapingParams {
+            top_n: 2,
+            epsilon: 0.0,
+            likely: 1,
+            extend: 1,
+            reduce: 1,
+        }
+    }
+}
+
+/// The shaping `kind` (`none`, `prune`, `asymmetric`, `expect`) with the
+/// parameters `p`.
+pub fn shaping_of(kind: &str, p: &ShapingParams) -> Result<Shaping, String> {
+    Ok(match kind {
+        "none" => Shaping::None,
+        "prune" => Shaping::Prune {
+            top_n: p.top_n,
+            epsilon_ppm: (p.epsilon * 1e6).round() as u32,
+        },
+        "asymmetric" => Shaping::Asymmetric {
+            likely: p.likely,
+            extend: p.extend,
+            reduce: p.reduce,
+        },
+        "expect" => Shaping::Expect,
+        _ => {
+            return Err(format!(
+                "unknown shaping {kind:?}: expected none, prune, asymmetric or expect"
+            ));
+        }
+    })
+}
+
+/// A string or a non-empty list of strings, each once.
+fn names_of(key: &str, v: &Value, what: &str) -> Result<Vec<String>, SpecError> {
+    let items = match v {
+        Value::String(_) => vec![v.clone()],
+        Value::Array(a) if !a.is_empty() => a.clone(),
+        _ => return Err(bad(key, v, format!("expected {what} or a list of them"))),
+    };
+    let mut out: Vec<String> = Vec::new();
+    for item in items {
+        let Value::String(s) = &item else {
+            return Err(bad(key, &item, "each entry must be a string"));
+        };
+        if out.contains(s) {
+            return Err(bad(key, &item, "is listed twice"));
+        }
+        out.push(s.clone());
+    }
+    Ok(out)
+}
+
+/// `[search] shaping` (one or a list: a grid factor), `predictor` (one or a
+/// list) and the parameters `top_n`, `epsilon`, `likely`, `extend`,
+/// `reduce`: the levels, each shaping other than `none` once per predictor.
+pub(super) fn take_shaping(t: &mut Option<Table>, grid: &GridSpec) -> Result<Vec<ShapingLevel>, SpecError> {
+    let Some(t) = t.as_mut() else {
+        return Ok(vec![ShapingLevel::NONE]);
+    };
+    let mut p = ShapingParams::default();
+    if let Some(v) = take_int(t, "search", "top_n")? {
+        p.top_n = int_in("search.top_n", v, 1, 64)? as u8;
+    }
+    if let Some(v) = take_int(t, "search", "likely")? {
+        p.likely = int_in("search.likely", v, 1, 64)? as u8;
+    }
+    if let Some(v) = take_int(t, "search", "extend")? {
+        p.extend = int_in("search.extend", v, 0, 8)? as u8;
+    }
+    if let Some(v) = take_int(t, "search", "reduce")? {
+        p.reduce = int_in("search.reduce", v, 0, 8)? as u8;
+    }
+    if let Some(v) = t.remove("epsilon") {
+        let x = match &v {
+            Value::Float(x) => *x,
+            Value::Integer(i) => *i as f64,
+            _ => return Err(bad("search.epsilon", &v, "expected a probability from 0 to 1")),
+        };
+        if !(0.0..1.0).contains(&x) {
+            return Err(bad(
+                "search.epsilon",
+                &v,
+                "expected a probability from 0 up to (not including) 1",
+            ));
+        }
+        p.epsilon = x;
+    }
+    let shapings = match t.remove("shaping") {
+        None => vec!["none".to_string()],
+        Some(v) => names_of(
+            "search.shaping",
+            &v,
+            "a shaping (\"none\", \"prune\", \"asymmetric\" or \"expect\")",
+        )?,
+    };
+    let models = match t.remove("predictor") {
+        None => vec![PredictModel::Logit],
+        Some(v) => names_of(
+            "search.predictor",
+            &v,
+            "a predictor (\"naive-bayes\", \"dbn\" or \"logit\")",
+        )?
+        .iter()
+        .map(|m| {
+            m.parse::<PredictModel>()
+                .map_err(|why| bad("search.predictor", format!("\"{m}\""), why))
+        })
+        .collect::<Result<_, _>>()?,
+    };
+    let mut out = Vec::new();
+    for s in &shapings {
+        let shaping = shaping_of(s, &p).map_err(|why| bad("search.shaping", format!("\"{s}\""), why))?;
+        if shaping == Shaping::None {
+            out.push(ShapingLevel::NONE);
+            continue;
+        }
+        for &predictor in &models {
+            out.push(ShapingLevel { shaping, predictor });
+        }
+    }
+    if out != [ShapingLevel::NONE]
+        && let Some(e) = grid
+            .engine
+            .iter()
+            .find(|e| matches!(e, PlayerEngine::Ismcts | PlayerEngine::Dominai))
+    {
+        return Err(bad(
+            "search.shaping",
+            format!("{shapings:?}"),
+            format!("shaping applies to the searches mstar and expectimax; grid.engine lists {e}"),
+        ));
+    }
+    Ok(out)
 }
 
 impl FullSpec {

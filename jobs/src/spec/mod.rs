@@ -19,7 +19,7 @@ mod states;
 
 pub(crate) use canonical::hex;
 use fields::{bad, check_name, check_output, missing, no_unknown, take_int, take_str, take_table};
-pub use full::{FullSearch, FullSpec, MAX_BUDGET, MAX_WORLDS};
+pub use full::{FullSearch, FullSpec, MAX_BUDGET, MAX_WORLDS, ShapingLevel, ShapingParams, shaping_of};
 use sections::{
     check_classifier_fits, parse_classifier, parse_grid, parse_output, parse_rules, parse_search, parse_shards,
 };
@@ -147,6 +147,10 @@ pub struct GridSpec {
     /// list makes it a factor of the grid (varying just slower than the
     /// engine, so every belief plays the same deals).
     pub belief: Vec<engine::Belief>,
+    /// `[search] shaping` x `predictor` (All Fives): how opponents' nodes
+    /// are shaped; several levels make it a factor of the grid (varying
+    /// just slower than the engine, faster than the belief).
+    pub shaping: Vec<full::ShapingLevel>,
 }
 
 /// Classifier settings (used by the opponent-modeling stages).
@@ -274,6 +278,7 @@ impl Spec {
         grid.belief = sections::take_beliefs(&mut search_table, full_config.as_ref(), &grid)?;
         let partner = full::take_partner(&mut search_table, full_config.as_ref())?;
         let full_search = full::take_full_search(&mut search_table, full_config.as_ref())?;
+        grid.shaping = full::take_shaping(&mut search_table, &grid)?;
         let mut search = parse_search(search_table, &rules)?;
         search.belief = grid.belief[0];
         let full = full_config.map(|config| FullSpec {
@@ -358,6 +363,7 @@ impl Spec {
             * g.starting_states.len() as u128
             * g.engine.len() as u128
             * g.belief.len() as u128
+            * g.shaping.len() as u128
             * g.repeats as u128
     }
 

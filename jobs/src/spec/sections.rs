@@ -128,6 +128,7 @@ pub(super) fn parse_grid(mut t: Table, count: u64, deals: Option<&str>) -> Resul
     )?;
     Ok(GridSpec {
         belief: vec![Belief::Uniform],
+        shaping: vec![super::full::ShapingLevel::NONE],
         information_source,
         observability,
         target,

@@ -33,3 +33,25 @@ fn an_artifact_with_other_features_is_refused() {
     assert!(e.contains("my_dots") && e.contains("my_pips"), "{e}");
     assert!(parse_eval("{}").unwrap_err().contains("not an evaluation artifact"));
 }
+
+#[test]
+fn the_shipped_predictors_are_what_their_training_run_fits() {
+    use engine::full::predict::default_predict_training;
+    use jobs::predictors::{SHIPPED_PREDICTORS_JSON, fit, parse_predictors, shipped_predictors};
+    let shipped = shipped_predictors();
+    assert_eq!(shipped.training, default_predict_training());
+    let (_, json) = fit(&shipped.training).unwrap();
+    assert_eq!(
+        json, SHIPPED_PREDICTORS_JSON,
+        "muggins fit-predict --out jobs/predictors/fives-double6.json refits it"
+    );
+    assert_eq!(&parse_predictors(&json).unwrap(), shipped);
+    let other = SHIPPED_PREDICTORS_JSON.replacen("\"scores_most\"", "\"scores_more\"", 1);
+    let e = parse_predictors(&other).unwrap_err();
+    assert!(e.contains("scores_more") && e.contains("scores_most"), "{e}");
+    assert!(
+        parse_predictors("{}")
+            .unwrap_err()
+            .contains("not a predictors artifact")
+    );
+}
