@@ -81,6 +81,10 @@ pub struct Report {
     /// gains over `uniform` (docs/beliefs.md); empty for grids without them.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub beliefs: Vec<crate::beliefs::BeliefSummary>,
+    /// Per shaping of the search: games, nodes and paired gains over plain
+    /// search (docs/prediction.md); empty for grids without one.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub shaping: Vec<crate::shaping::ShapingSummary>,
 }
 
 /// `jobs::Source` is written by its name; this reads it back.
@@ -164,6 +168,7 @@ pub struct Accumulator {
     em_seen: HashMap<EmKey, (Source, i32, u64)>,
     consistency: Consistency,
     beliefs: crate::beliefs::BeliefAcc,
+    shaping: crate::shaping::ShapingAcc,
 }
 
 fn moves_hash(moves: &str) -> u64 {
@@ -180,11 +185,17 @@ impl Accumulator {
             self.experiment = experiment.to_string();
         }
         self.games += 1;
-        if self.beliefs.wants(r) {
+        if self.beliefs.wants(r) && r.shaping == jobs::ShapingLevel::NONE {
             self.beliefs.add(r);
         }
+        if self.shaping.wants(r) {
+            self.shaping.add(r);
+        }
         // The M*-versus-Expectimax cells are the thesis's: `uniform` worlds.
-        if r.belief != engine::Belief::Uniform || r.engine == engine::PlayerEngine::Dominai {
+        if r.belief != engine::Belief::Uniform
+            || r.engine == engine::PlayerEngine::Dominai
+            || r.shaping != jobs::ShapingLevel::NONE
+        {
             return;
         }
         let cell = CellKey {
@@ -290,6 +301,7 @@ impl Accumulator {
             classifier,
             game: None,
             beliefs: self.beliefs.finish(),
+            shaping: self.shaping.finish(),
         }
     }
 
@@ -332,6 +344,7 @@ pub fn build(dir: &Path) -> Result<Report, ReportError> {
             })?;
             game = spec.full.map(|f| describe_game(&f, &spec.search));
             acc.set_belief_levels(spec.grid.belief.len());
+            acc.shaping.levels = spec.grid.shaping.len();
             for shard in jobs::shards(&spec) {
                 let p = dir.join(jobs::layout::GAMES_DIR).join(jobs::part_file(shard.index));
                 let range = shard.first_game..shard.first_game + shard.games;

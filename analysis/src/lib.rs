@@ -6,6 +6,7 @@
 mod beliefs;
 mod build;
 mod render;
+mod shaping;
 pub mod stats;
 mod summary;
 mod svg;
@@ -13,6 +14,7 @@ mod svg;
 pub use beliefs::BeliefSummary;
 pub use build::{Accumulator, CellReport, Consistency, EngineSummary, Report, build, build_from_rows};
 pub use render::{read_report, report_files, write_report};
+pub use shaping::ShapingSummary;
 pub use summary::summary_table;
 
 /// The thesis's published numbers (Tables 13-26).

@@ -67,6 +67,34 @@ pub fn summary_table(r: &Report) -> String {
             acc
         );
     }
+    if !r.shaping.is_empty() {
+        if !s.is_empty() {
+            s.push('\n');
+        }
+        let _ = writeln!(
+            s,
+            "{:<8} {:<9} {:<10} {:<24} {:>7} {:>11} {:>8} {:>11} {:>14}",
+            "observe", "target", "engine", "shaping", "games", "mean diff", "win/tie", "nodes/game", "gain vs none"
+        );
+        for b in &r.shaping {
+            let gain = b.score_gain.as_ref().map_or("-".to_string(), |t| {
+                format!("{:+.2}{}", t.mean, if t.significant { "*" } else { "" })
+            });
+            let _ = writeln!(
+                s,
+                "{:<8} {:<9} {:<10} {:<24} {:>7} {:>11.4} {:>8} {:>11.0} {:>14}",
+                b.observability.to_string(),
+                b.target.to_string(),
+                b.engine.to_string(),
+                b.shaping,
+                b.games,
+                b.mean_score_diff,
+                b.wins_or_ties,
+                b.mean_nodes,
+                gain
+            );
+        }
+    }
     if !r.beliefs.is_empty() {
         if !s.is_empty() {
             s.push('\n');

@@ -63,6 +63,9 @@ pub fn report_files(r: &Report) -> Vec<(&'static str, String)> {
     if !r.beliefs.is_empty() {
         files.push(("beliefs.csv", crate::beliefs::csv(&r.beliefs)));
     }
+    if !r.shaping.is_empty() {
+        files.push(("shaping.csv", crate::shaping::csv(&r.shaping)));
+    }
     files.push(("value_gain.svg", plots::value_gain(r)));
     files.push(("win_gain.svg", plots::win_gain(r)));
     files.push(("score_diff.svg", plots::score_diff(r)));

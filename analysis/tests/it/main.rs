@@ -141,6 +141,7 @@ fn row(
         belief_log_loss: None,
         belief_brier: None,
         belief_ess: None,
+        shaping: jobs::ShapingLevel::NONE,
     }
 }
 

@@ -182,9 +182,20 @@ impl<'a> AlphaBeta<'a> {
     }
 
     /// The same search shaped by `shaping` with the opponents' plays
-    /// predicted by `predictor`.
+    /// predicted by `predictor`. M* against deterministic strategies only
+    /// has no node to shape: its search stays plain (so that its bounds do
+    /// not widen for extensions that never come).
     pub fn shaped(mut self, shaping: Shaping, predictor: &'a Predictor<'a>) -> AlphaBeta<'a> {
-        if !shaping.is_plain() {
+        let rules = self.rules;
+        let branching = (0..rules.seats()).any(|s| {
+            rules.side(s) != self.side
+                && (self.engine != FullEngine::MStar
+                    || matches!(
+                        self.models[s as usize],
+                        FullTarget::Thesis(crate::targets::TargetKind::Random) | FullTarget::Searcher
+                    ))
+        });
+        if !shaping.is_plain() && branching {
             self.shaping = shaping;
             self.predictor = Some(predictor);
         }

@@ -306,6 +306,8 @@ fn ismcts_is_a_pure_function_of_its_stream_and_beats_random_play() {
         worlds: 1,
         learned: false,
         belief: Belief::Uniform,
+        shaping: engine::full::Shaping::None,
+        predictor: engine::full::predict::PredictModel::Logit,
     });
     let random = FullAgent::Fixed(FullTarget::Thesis(TargetKind::Random));
     let mut diff = 0i64;
@@ -335,6 +337,8 @@ fn a_match_is_the_same_whatever_the_table_size() {
         worlds: 4,
         learned: false,
         belief: Belief::Uniform,
+        shaping: engine::full::Shaping::None,
+        predictor: engine::full::predict::PredictModel::Logit,
     });
     let target = FullAgent::Fixed(FullTarget::Thesis(TargetKind::Defender));
     let agents = [agent, target, agent, target];

@@ -352,6 +352,8 @@ fn dominai() -> FullAgent {
         worlds: 0,
         learned: false,
         belief: Belief::Dominai,
+        shaping: engine::full::Shaping::None,
+        predictor: engine::full::predict::PredictModel::Logit,
     })
 }
 

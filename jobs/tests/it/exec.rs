@@ -380,3 +380,68 @@ games = {shard_games}
     }
     assert!(one.iter().all(|r| r.nodes > 0));
 }
+
+#[test]
+fn shaped_rows_do_not_depend_on_threads_or_the_table_and_plain_levels_equal_none() {
+    // Every shaping and predictor under a budget, Expectimax and M* against
+    // the scorer and random play, full and partial observation; 1 and 4
+    // threads, a small and a large table.
+    let spec = |shard_games: u64, table_mb: u32, shaping: &str| {
+        Spec::from_toml(&format!(
+            r#"
+name = "af-shaping"
+seed = 8
+[rules]
+preset = "all-fives"
+[grid]
+information_source = ["oracle"]
+observability = ["full", "partial"]
+target = ["scorer", "random"]
+starting_states = "300-301"
+engine = ["mstar", "expectimax"]
+repeats = 1
+[search]
+budget = 1500
+worlds = 3
+table_mb = {table_mb}
+shaping = {shaping}
+predictor = ["naive-bayes", "dbn", "logit"]
+[shards]
+games = {shard_games}
+"#
+        ))
+        .unwrap()
+    };
+    let all = r#"["none", "prune", "asymmetric", "expect"]"#;
+    let one = run_all(&spec(200, 1, all), 1);
+    assert_eq!(one.len(), 2 * 2 * 2 * 2 * 10);
+    let four = run_all(&spec(7, 1, all), 4);
+    let large = run_all(&spec(200, 512, all), 2);
+    assert_eq!(without_timing(&one), without_timing(&four));
+    assert_eq!(without_timing(&one), without_timing(&large));
+    // The shaping changed games, except M* against the scorer (it knows the
+    // deterministic strategy's play: no opponent node to shape).
+    let key = |r: &GameRow| (r.observability, r.target, r.engine, r.starting_state);
+    let plain: std::collections::HashMap<_, _> = one
+        .iter()
+        .filter(|r| r.shaping == jobs::ShapingLevel::NONE)
+        .map(|r| (key(r), (r.moves.clone(), r.nodes)))
+        .collect();
+    let mut changed = 0;
+    for r in one.iter().filter(|r| r.shaping != jobs::ShapingLevel::NONE) {
+        let p = &plain[&key(r)];
+        if r.engine == engine::PlayerEngine::MStar && r.target.name() == "scorer" {
+            assert_eq!((&r.moves, r.nodes), (&p.0, p.1), "{}", r.shaping.name());
+        } else if (&r.moves, r.nodes) != (&p.0, p.1) {
+            changed += 1;
+        }
+    }
+    assert!(changed > 20, "only {changed} shaped games differ from plain search");
+    // Prune keeping every play (top 64, no epsilon) plays exactly as none.
+    let wide = run_all(&spec(200, 1, "\"prune\"\ntop_n = 64"), 1);
+    assert_eq!(wide.len(), 2 * 2 * 2 * 2 * 3);
+    for r in &wide {
+        let p = &plain[&key(r)];
+        assert_eq!((&r.moves, r.nodes), (&p.0, p.1), "{}", r.shaping.name());
+    }
+}

@@ -915,3 +915,113 @@ fn a_spread_of_starting_states_covers_the_deals_evenly_without_repeats() {
         assert!(e.contains("spread") && e.contains("4200"), "{e}");
     }
 }
+
+#[test]
+fn shaping_is_read_as_levels_of_a_grid_factor() {
+    use engine::full::Shaping;
+    use engine::full::predict::PredictModel;
+    use jobs::ShapingLevel;
+    let text = ALL_FIVES.replace(
+        "depth = 2",
+        "depth = 2\nshaping = [\"none\", \"prune\", \"expect\"]\npredictor = [\"logit\", \"dbn\"]\ntop_n = 3\nepsilon = 0.05",
+    );
+    let s = Spec::from_toml(&text).unwrap();
+    let names: Vec<String> = s.grid.shaping.iter().map(ShapingLevel::name).collect();
+    assert_eq!(
+        names,
+        ["none", "prune/logit", "prune/dbn", "expect/logit", "expect/dbn"]
+    );
+    assert_eq!(
+        s.grid.shaping[1].shaping,
+        Shaping::Prune {
+            top_n: 3,
+            epsilon_ppm: 50_000
+        }
+    );
+    assert_eq!(s.grid.shaping[2].predictor, PredictModel::Dbn);
+    assert_eq!(s.games(), 100);
+    // Just slower than the engine: every level on the same deal and repeat.
+    let cs: Vec<_> = (0..10).map(|i| coords(&s, i)).collect();
+    assert!(cs.iter().all(|c| c.starting_state == cs[0].starting_state));
+    assert_eq!(cs[2].shaping.name(), "prune/logit");
+    assert!(
+        s.canonical_json()
+            .contains(r#""shaping":[{"level":"none"},{"level":"prune/logit","top_n":3,"epsilon_ppm":50000}"#)
+    );
+    assert!(s.canonical_json().contains(jobs::predictors::shipped_predictors_hash()));
+    // No shaping (or `none` written out) keeps the spec's id.
+    let plain = Spec::from_toml(ALL_FIVES).unwrap();
+    assert_eq!(plain.grid.shaping, vec![ShapingLevel::NONE]);
+    let none = Spec::from_toml(&ALL_FIVES.replace("depth = 2", "depth = 2\nshaping = \"none\"")).unwrap();
+    assert_eq!(none.id(), plain.id());
+    assert_ne!(s.id(), plain.id());
+    // Asymmetric with its parameters; the default predictor is the logit.
+    let a = Spec::from_toml(&ALL_FIVES.replace(
+        "depth = 2",
+        "depth = 2\nshaping = \"asymmetric\"\nlikely = 2\nextend = 3\nreduce = 0",
+    ))
+    .unwrap();
+    assert_eq!(
+        a.grid.shaping,
+        vec![ShapingLevel {
+            shaping: Shaping::Asymmetric {
+                likely: 2,
+                extend: 3,
+                reduce: 0
+            },
+            predictor: PredictModel::Logit
+        }]
+    );
+}
+
+#[test]
+fn a_shaping_the_spec_cannot_use_is_refused_naming_key_and_value() {
+    let cases: Vec<(String, Vec<&str>)> = vec![
+        (
+            ALL_FIVES.replace("depth = 2", "depth = 2\nshaping = \"deeper\""),
+            vec!["search.shaping = \"deeper\"", "none, prune, asymmetric or expect"],
+        ),
+        (
+            ALL_FIVES.replace("depth = 2", "depth = 2\nshaping = \"prune\"\npredictor = \"svm\""),
+            vec!["search.predictor = \"svm\"", "naive-bayes, dbn or logit"],
+        ),
+        (
+            ALL_FIVES.replace("depth = 2", "depth = 2\nshaping = [\"prune\", \"prune\"]"),
+            vec!["search.shaping = \"prune\"", "listed twice"],
+        ),
+        (
+            ALL_FIVES.replace("depth = 2", "depth = 2\nshaping = \"prune\"\ntop_n = 0"),
+            vec!["search.top_n = 0"],
+        ),
+        (
+            ALL_FIVES.replace("depth = 2", "depth = 2\nshaping = \"prune\"\nepsilon = 1.5"),
+            vec!["search.epsilon = 1.5", "probability"],
+        ),
+        (
+            ALL_FIVES.replace("depth = 2", "depth = 2\nshaping = \"asymmetric\"\nextend = 9"),
+            vec!["search.extend = 9"],
+        ),
+        (
+            ALL_FIVES
+                .replace("[\"mstar\", \"expectimax\"]", "[\"mstar\", \"ismcts\"]")
+                .replace("depth = 2", "budget = 100\nshaping = \"expect\""),
+            vec!["search.shaping", "mstar and expectimax", "ismcts"],
+        ),
+        (
+            format!("{BASE}[search]\nshaping = \"prune\"\n"),
+            vec!["search.shaping", "all-fives"],
+        ),
+        (
+            ALL_FIVES
+                .replace("preset = \"all-fives\"", "preset = \"team\"")
+                .replace("depth = 2", "depth = 2\nshaping = \"prune\""),
+            vec!["search.shaping", "all-fives"],
+        ),
+    ];
+    for (text, parts) in cases {
+        let e = Spec::from_toml(&text).unwrap_err().to_string();
+        for p in parts {
+            assert!(e.contains(p), "{e:?} lacks {p:?}");
+        }
+    }
+}

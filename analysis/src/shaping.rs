@@ -1,0 +1,214 @@
+//! Shaping in the report (docs/prediction.md): per (observability, target,
+//! engine, shaping) the games, mean score difference, win/tie rate and mean
+//! nodes a game, and each shaping's paired gains over plain search (`none`:
+//! same engine, same deal and repeat, the same node budget).
+//!
+//! Pairing keeps only the rows still waiting for their partners: a (cell,
+//! deal, repeat) leaves memory once every level of the grid has been seen
+//! there (the grid's level count is given by the spec; without one, pending
+//! rows are kept to the end).
+
+use std::collections::{BTreeMap, HashMap};
+
+use engine::full::FullTarget;
+use engine::{Observability, PlayerEngine};
+use jobs::ShapingLevel;
+use serde::{Deserialize, Serialize};
+
+use crate::nan_from_null;
+use crate::stats::{self, McNemar, Moments, PairedTest};
+
+/// One shaping's games in one cell.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ShapingSummary {
+    pub observability: Observability,
+    pub target: FullTarget,
+    pub engine: PlayerEngine,
+    /// `none`, or `prune/logit`, `asymmetric/dbn`, `expect/naive-bayes`, ...
+    pub shaping: String,
+    pub games: u64,
+    #[serde(deserialize_with = "nan_from_null")]
+    pub mean_score_diff: f64,
+    pub wins_or_ties: u64,
+    /// Mean nodes the agent's searches spent a game.
+    #[serde(deserialize_with = "nan_from_null")]
+    pub mean_nodes: f64,
+    /// Against `none` on the same deals: this shaping's score_diff minus
+    /// plain search's (absent for `none`, or without `none` games).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub score_gain: Option<PairedTest>,
+    /// McNemar on paired win/tie outcomes (b: only this shaping won or tied).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub win_gain: Option<McNemar>,
+}
+
+type Cell = (Observability, FullTarget, PlayerEngine);
+
+#[derive(Debug, Default)]
+struct Acc {
+    diff: Moments,
+    nodes: Moments,
+    wins: u64,
+}
+
+#[derive(Debug, Default)]
+struct Pair {
+    d: Moments,
+    b: u64,
+    c: u64,
+}
+
+#[derive(Debug, Default)]
+struct Pending {
+    plain: Option<(i32, bool)>,
+    others: Vec<(String, i32, bool)>,
+    seen: usize,
+}
+
+/// Folds the rows of grids with a shaping.
+#[derive(Debug, Default)]
+pub(crate) struct ShapingAcc {
+    /// Shaping levels in the grid (0: unknown).
+    pub(crate) levels: usize,
+    cells: BTreeMap<(Cell, String), Acc>,
+    pairs: BTreeMap<(Cell, String), Pair>,
+    pending: HashMap<(Cell, engine::Belief, u64, u32), Pending>,
+}
+
+impl ShapingAcc {
+    /// Whether a row belongs here: every row of a grid with several
+    /// levels, else a shaped row.
+    pub(crate) fn wants(&self, r: &jobs::GameRow) -> bool {
+        self.levels > 1 || r.shaping != ShapingLevel::NONE
+    }
+
+    pub(crate) fn add(&mut self, r: &jobs::GameRow) {
+        let cell = (r.observability, r.target, r.engine);
+        let name = r.shaping.name();
+        let a = self.cells.entry((cell, name.clone())).or_default();
+        a.diff.add(r.score_diff as f64);
+        a.nodes.add(r.nodes as f64);
+        a.wins += r.win_or_tie as u64;
+        let key = (cell, r.belief, r.starting_state, r.repeat);
+        let p = self.pending.entry(key).or_default();
+        p.seen += 1;
+        if r.shaping == ShapingLevel::NONE {
+            p.plain = Some((r.score_diff, r.win_or_tie));
+        } else {
+            p.others.push((name, r.score_diff, r.win_or_tie));
+        }
+        if let Some((u, uw)) = p.plain {
+            for (level, s, w) in p.others.drain(..) {
+                let pair = self.pairs.entry((cell, level)).or_default();
+                pair.d.add((s - u) as f64);
+                pair.b += (w && !uw) as u64;
+                pair.c += (uw && !w) as u64;
+            }
+        }
+        if self.levels > 0 && p.seen >= self.levels {
+            self.pending.remove(&key);
+        }
+    }
+
+    pub(crate) fn finish(&self) -> Vec<ShapingSummary> {
+        self.cells
+            .iter()
+            .map(|((cell, shaping), a)| {
+                let pair = self.pairs.get(&(*cell, shaping.clone()));
+                let &(observability, target, engine) = cell;
+                ShapingSummary {
+                    observability,
+                    target,
+                    engine,
+                    shaping: shaping.clone(),
+                    games: a.diff.n,
+                    mean_score_diff: a.diff.mean(),
+                    wins_or_ties: a.wins,
+                    mean_nodes: a.nodes.mean(),
+                    score_gain: pair.map(|p| stats::paired_test(&p.d)),
+                    win_gain: pair.map(|p| stats::mcnemar(p.b, p.c)),
+                }
+            })
+            .collect()
+    }
+}
+
+/// The gain columns of a row: score gain [CI], its p, wins b/c, their p.
+fn gains(r: &ShapingSummary) -> [String; 4] {
+    let (gain, gp) = r.score_gain.as_ref().map_or(("-".into(), "-".into()), |t| {
+        if t.sd == 0.0 && t.mean == 0.0 {
+            // Every paired game came out the same: nothing was shaped.
+            return ("identical".into(), "-".into());
+        }
+        (
+            format!("{:+.2} [{:+.2}, {:+.2}]", t.mean, t.ci_low, t.ci_high),
+            format!("{:.3}", t.p),
+        )
+    });
+    let (bc, wp) = r.win_gain.as_ref().map_or(("-".into(), "-".into()), |m| {
+        (format!("{}/{}", m.b, m.c), format!("{:.3}", m.p))
+    });
+    [gain, gp, bc, wp]
+}
+
+/// The shaping table in Markdown (empty without shaping rows).
+pub(crate) fn markdown(rows: &[ShapingSummary]) -> String {
+    if rows.is_empty() {
+        return String::new();
+    }
+    let mut s = String::from(
+        "## Shaping\n\nHow the search spent its nodes at opponents' nodes, shaped by a prediction of their play \
+         (docs/prediction.md). Every shaping searches under the same node budget; gains are paired against \
+         plain search (`none`) on the same deals: mean score_diff gain with its 95% interval, and McNemar's \
+         test on wins/ties (b: only this shaping won or tied, c: only plain search).\n\n| observe | target | \
+         engine | shaping | games | mean diff | win/tie | nodes/game | score gain [95% CI] | p | wins b/c | p \
+         |\n|---|---|---|---|---|---|---|---|---|---|---|---|\n",
+    );
+    for r in rows {
+        let [gain, gp, bc, wp] = gains(r);
+        s += &format!(
+            "| {} | {} | {} | {} | {} | {:.2} | {:.1}% | {:.0} | {gain} | {gp} | {bc} | {wp} |\n",
+            r.observability,
+            r.target,
+            r.engine,
+            r.shaping,
+            r.games,
+            r.mean_score_diff,
+            100.0 * r.wins_or_ties as f64 / r.games.max(1) as f64,
+            r.mean_nodes,
+        );
+    }
+    s + "\n"
+}
+
+/// shaping.csv: one line per row of the shaping table.
+pub(crate) fn csv(rows: &[ShapingSummary]) -> String {
+    let f = |x: Option<f64>| x.map_or(String::new(), |x| format!("{x}"));
+    let mut s = String::from(
+        "observability,target,engine,shaping,games,mean_score_diff,wins_or_ties,mean_nodes,score_gain,\
+         score_gain_ci_low,score_gain_ci_high,score_gain_p,win_gain_b,win_gain_c,win_gain_p\n",
+    );
+    for r in rows {
+        let g = r.score_gain.as_ref();
+        let w = r.win_gain.as_ref();
+        s += &format!(
+            "{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n",
+            r.observability,
+            r.target,
+            r.engine,
+            r.shaping,
+            r.games,
+            r.mean_score_diff,
+            r.wins_or_ties,
+            r.mean_nodes,
+            f(g.map(|t| t.mean)),
+            f(g.map(|t| t.ci_low)),
+            f(g.map(|t| t.ci_high)),
+            f(g.map(|t| t.p)),
+            w.map_or(String::new(), |m| m.b.to_string()),
+            w.map_or(String::new(), |m| m.c.to_string()),
+            f(w.map(|m| m.p)),
+        );
+    }
+    s
+}
