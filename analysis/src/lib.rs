@@ -16,6 +16,7 @@ pub use build::{Accumulator, CellReport, Consistency, EngineSummary, Report, bui
 pub use render::{read_report, report_files, write_report};
 pub use shaping::ShapingSummary;
 pub use summary::summary_table;
+pub use svg::nice_ticks;
 
 /// The thesis's published numbers (Tables 13-26).
 pub const THESIS_JSON: &str = include_str!("../data/thesis.json");

@@ -1,7 +1,7 @@
 //! Shaping in the report (docs/prediction.md): per (observability, target,
-//! engine, shaping) the games, mean score difference, win/tie rate and mean
-//! nodes a game, and each shaping's paired gains over plain search (`none`:
-//! same engine, same deal and repeat, the same node budget).
+//! engine, budget, shaping) the games, mean score difference, win/tie rate
+//! and mean nodes a game, and each shaping's paired gains over plain search
+//! (`none`: same engine, same deal and repeat, the same node budget).
 //!
 //! Pairing keeps only the rows still waiting for their partners: a (cell,
 //! deal, repeat) leaves memory once every level of the grid has been seen
@@ -24,11 +24,19 @@ pub struct ShapingSummary {
     pub observability: Observability,
     pub target: FullTarget,
     pub engine: PlayerEngine,
+    /// The node budget, where the grid lists several.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub budget: Option<u64>,
     /// `none`, or `prune/logit`, `asymmetric/dbn`, `expect/naive-bayes`, ...
     pub shaping: String,
     pub games: u64,
     #[serde(deserialize_with = "nan_from_null")]
     pub mean_score_diff: f64,
+    /// The 95% interval of the mean score difference.
+    #[serde(deserialize_with = "nan_from_null")]
+    pub ci_low: f64,
+    #[serde(deserialize_with = "nan_from_null")]
+    pub ci_high: f64,
     pub wins_or_ties: u64,
     /// Mean nodes the agent's searches spent a game.
     #[serde(deserialize_with = "nan_from_null")]
@@ -42,7 +50,7 @@ pub struct ShapingSummary {
     pub win_gain: Option<McNemar>,
 }
 
-type Cell = (Observability, FullTarget, PlayerEngine);
+type Cell = (Observability, FullTarget, PlayerEngine, Option<u64>);
 
 #[derive(Debug, Default)]
 struct Acc {
@@ -73,18 +81,22 @@ pub(crate) struct ShapingAcc {
     cells: BTreeMap<(Cell, String), Acc>,
     pairs: BTreeMap<(Cell, String), Pair>,
     pending: HashMap<(Cell, engine::Belief, u64, u32), Pending>,
+    /// Whether any row was shaped (else the report has no shaping table).
+    shaped: bool,
 }
 
 impl ShapingAcc {
-    /// Whether a row belongs here: every row of a grid with several
-    /// levels, else a shaped row.
+    /// Whether a row belongs here: every row of a grid with several levels
+    /// or several budgets (plain search is the baseline), and every shaped
+    /// row.
     pub(crate) fn wants(&self, r: &jobs::GameRow) -> bool {
-        self.levels > 1 || r.shaping != ShapingLevel::NONE
+        self.levels > 1 || r.shaping != ShapingLevel::NONE || r.budget.is_some()
     }
 
     pub(crate) fn add(&mut self, r: &jobs::GameRow) {
-        let cell = (r.observability, r.target, r.engine);
+        let cell = (r.observability, r.target, r.engine, r.budget);
         let name = r.shaping.name();
+        self.shaped |= r.shaping != ShapingLevel::NONE;
         let a = self.cells.entry((cell, name.clone())).or_default();
         a.diff.add(r.score_diff as f64);
         a.nodes.add(r.nodes as f64);
@@ -111,18 +123,25 @@ impl ShapingAcc {
     }
 
     pub(crate) fn finish(&self) -> Vec<ShapingSummary> {
+        if !self.shaped {
+            return Vec::new();
+        }
         self.cells
             .iter()
             .map(|((cell, shaping), a)| {
                 let pair = self.pairs.get(&(*cell, shaping.clone()));
-                let &(observability, target, engine) = cell;
+                let &(observability, target, engine, budget) = cell;
+                let t = stats::paired_test(&a.diff);
                 ShapingSummary {
                     observability,
                     target,
                     engine,
+                    budget,
                     shaping: shaping.clone(),
                     games: a.diff.n,
                     mean_score_diff: a.diff.mean(),
+                    ci_low: t.ci_low,
+                    ci_high: t.ci_high,
                     wins_or_ties: a.wins,
                     mean_nodes: a.nodes.mean(),
                     score_gain: pair.map(|p| stats::paired_test(&p.d)),
@@ -131,6 +150,64 @@ impl ShapingAcc {
             })
             .collect()
     }
+}
+
+/// shaping.svg: per cell with more than one level, each shaping's mean
+/// score difference (95% interval) against the mean nodes a game its
+/// searches spent, over the grid's budgets: where a shaping's line lies
+/// above plain search's, it buys more for the same nodes (the Pareto front).
+/// Cells where every level played the same games are left out.
+pub(crate) fn plot(rows: &[ShapingSummary]) -> Option<String> {
+    let mut cells: Vec<(Observability, FullTarget, PlayerEngine)> = Vec::new();
+    for r in rows {
+        let c = (r.observability, r.target, r.engine);
+        if !cells.contains(&c) {
+            cells.push(c);
+        }
+    }
+    let mut panels = Vec::new();
+    for c in &cells {
+        let mut series: Vec<(String, Vec<crate::svg::Point>)> = Vec::new();
+        for r in rows.iter().filter(|r| (r.observability, r.target, r.engine) == *c) {
+            let p = crate::svg::Point {
+                x: r.mean_nodes,
+                y: r.mean_score_diff,
+                lo: r.ci_low,
+                hi: r.ci_high,
+            };
+            match series.iter_mut().find(|(n, _)| *n == r.shaping) {
+                Some((_, v)) => v.push(p),
+                None => series.push((r.shaping.clone(), vec![p])),
+            }
+        }
+        // A panel where every shaping played the same games (M* against a
+        // deterministic strategy: no opponent node to shape) shows one line.
+        let same = series
+            .windows(2)
+            .all(|w| w[0].1.len() == w[1].1.len() && w[0].1.iter().zip(&w[1].1).all(|(a, b)| a.x == b.x && a.y == b.y));
+        // Plain search first: it is the baseline (black) in every panel.
+        series.sort_by_key(|(n, _)| n != "none");
+        if series.len() > 1 && !same {
+            panels.push(crate::svg::Panel {
+                title: format!("{}, {} ({})", c.1, c.2, c.0),
+                series,
+            });
+        }
+    }
+    if panels.is_empty() {
+        return None;
+    }
+    let budgets = rows
+        .iter()
+        .filter_map(|r| r.budget)
+        .collect::<std::collections::BTreeSet<_>>();
+    Some(crate::svg::panels(
+        "Shaping: mean score difference against nodes searched (95% intervals)",
+        "nodes per game (log scale)",
+        "mean score difference",
+        budgets.len() > 1,
+        &panels,
+    ))
 }
 
 /// The gain columns of a row: score gain [CI], its p, wins b/c, their p.
@@ -160,17 +237,20 @@ pub(crate) fn markdown(rows: &[ShapingSummary]) -> String {
         "## Shaping\n\nHow the search spent its nodes at opponents' nodes, shaped by a prediction of their play \
          (docs/prediction.md). Every shaping searches under the same node budget; gains are paired against \
          plain search (`none`) on the same deals: mean score_diff gain with its 95% interval, and McNemar's \
-         test on wins/ties (b: only this shaping won or tied, c: only plain search).\n\n| observe | target | \
-         engine | shaping | games | mean diff | win/tie | nodes/game | score gain [95% CI] | p | wins b/c | p \
-         |\n|---|---|---|---|---|---|---|---|---|---|---|---|\n",
+         test on wins/ties (b: only this shaping won or tied, c: only plain search). `shaping.svg` plots each \
+         shaping's mean score difference against the nodes it spent, over the grid's budgets (cells where every \
+         shaping played the same games are left out).\n\n| observe | target | \
+         engine | budget | shaping | games | mean diff | win/tie | nodes/game | score gain [95% CI] | p | wins \
+         b/c | p |\n|---|---|---|---|---|---|---|---|---|---|---|---|---|\n",
     );
     for r in rows {
         let [gain, gp, bc, wp] = gains(r);
         s += &format!(
-            "| {} | {} | {} | {} | {} | {:.2} | {:.1}% | {:.0} | {gain} | {gp} | {bc} | {wp} |\n",
+            "| {} | {} | {} | {} | {} | {} | {:.2} | {:.1}% | {:.0} | {gain} | {gp} | {bc} | {wp} |\n",
             r.observability,
             r.target,
             r.engine,
+            r.budget.map_or("spec's".to_string(), |b| b.to_string()),
             r.shaping,
             r.games,
             r.mean_score_diff,
@@ -185,20 +265,24 @@ pub(crate) fn markdown(rows: &[ShapingSummary]) -> String {
 pub(crate) fn csv(rows: &[ShapingSummary]) -> String {
     let f = |x: Option<f64>| x.map_or(String::new(), |x| format!("{x}"));
     let mut s = String::from(
-        "observability,target,engine,shaping,games,mean_score_diff,wins_or_ties,mean_nodes,score_gain,\
+        "observability,target,engine,budget,shaping,games,mean_score_diff,mean_score_diff_ci_low,\
+         mean_score_diff_ci_high,wins_or_ties,mean_nodes,score_gain,\
          score_gain_ci_low,score_gain_ci_high,score_gain_p,win_gain_b,win_gain_c,win_gain_p\n",
     );
     for r in rows {
         let g = r.score_gain.as_ref();
         let w = r.win_gain.as_ref();
         s += &format!(
-            "{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n",
+            "{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n",
             r.observability,
             r.target,
             r.engine,
+            r.budget.map_or(String::new(), |b| b.to_string()),
             r.shaping,
             r.games,
             r.mean_score_diff,
+            r.ci_low,
+            r.ci_high,
             r.wins_or_ties,
             r.mean_nodes,
             f(g.map(|t| t.mean)),

@@ -301,3 +301,230 @@ pub fn histograms(title: &str, series: &[(String, std::collections::BTreeMap<i32
     s.push_str("</svg>\n");
     s
 }
+
+/// Round tick values covering [lo, hi]: steps of 1, 2 or 5 x 10^k, about
+/// `n` of them, zero among them when in range.
+pub fn nice_ticks(lo: f64, hi: f64, n: usize) -> Vec<f64> {
+    let span = (hi - lo).abs().max(1e-9);
+    let raw = span / n.max(1) as f64;
+    let mag = 10f64.powf(raw.log10().floor());
+    let step = [1.0, 2.0, 5.0, 10.0]
+        .iter()
+        .map(|m| m * mag)
+        .find(|s| *s >= raw)
+        .unwrap_or(10.0 * mag);
+    let first = (lo / step).ceil() as i64;
+    let last = (hi / step).floor() as i64;
+    (first..=last).map(|k| k as f64 * step).collect()
+}
+
+/// A tick's label: as many decimals as the step needs, no more.
+fn tick_label(v: f64, step: f64) -> String {
+    let decimals = if step >= 1.0 {
+        0
+    } else {
+        (-step.log10()).ceil() as usize
+    };
+    let s = format!("{v:.decimals$}");
+    if s.trim_start_matches('-').chars().all(|c| c == '0' || c == '.') {
+        "0".to_string()
+    } else {
+        s
+    }
+}
+
+/// One point of a series: x, y and y's 95% interval.
+#[derive(Clone, Copy, Debug)]
+pub struct Point {
+    pub x: f64,
+    pub y: f64,
+    pub lo: f64,
+    pub hi: f64,
+}
+
+/// One labelled panel of [`panels`]: its series by name.
+pub struct Panel {
+    pub title: String,
+    pub series: Vec<(String, Vec<Point>)>,
+}
+
+/// Small multiples: one panel per cell, each series a line of points with
+/// 95% intervals (x on a log scale when `log_x`), one colour per series
+/// name across panels, round ticks with zero marked, a shared legend.
+pub fn panels(title: &str, x_label: &str, y_label: &str, log_x: bool, data: &[Panel]) -> String {
+    let cols = data.len().clamp(1, 3);
+    let rows = data.len().div_ceil(cols).max(1);
+    let (pw, ph) = (300.0, 240.0);
+    let (pl, pr, pt, pb) = (62.0, 14.0, 30.0, 44.0);
+    let mut names: Vec<&str> = Vec::new();
+    for p in data {
+        for (n, _) in &p.series {
+            if !names.contains(&n.as_str()) {
+                names.push(n);
+            }
+        }
+    }
+    let legend_rows = names.len().div_ceil(3);
+    let w = cols as f64 * pw + 20.0;
+    let h = TOP + rows as f64 * ph + 20.0 + legend_rows as f64 * 18.0;
+    let mut s = header(title, w, h);
+    let fx = |x: f64| if log_x { x.max(1.0).log10() } else { x };
+    const PALETTE: [&str; 10] = [
+        "#000000", "#4477aa", "#ee6677", "#228833", "#ccbb44", "#66ccee", "#aa3377", "#bbbbbb", "#994400", "#332288",
+    ];
+    for (i, p) in data.iter().enumerate() {
+        let ox = 10.0 + (i % cols) as f64 * pw;
+        let oy = TOP + (i / cols) as f64 * ph;
+        let pts = p.series.iter().flat_map(|(_, v)| v.iter());
+        let (mut x0, mut x1, mut y0, mut y1) = (f64::INFINITY, f64::NEG_INFINITY, 0.0f64, 0.0f64);
+        for q in pts {
+            x0 = x0.min(fx(q.x));
+            x1 = x1.max(fx(q.x));
+            y0 = y0.min(q.lo.min(q.y));
+            y1 = y1.max(q.hi.max(q.y));
+        }
+        if !x0.is_finite() {
+            continue;
+        }
+        let xpad = ((x1 - x0) * 0.08).max(if log_x { 0.1 } else { 1.0 });
+        let (x0, x1) = (x0 - xpad, x1 + xpad);
+        let ypad = ((y1 - y0) * 0.08).max(0.5);
+        let (y0, y1) = (y0 - ypad, y1 + ypad);
+        let (ax, ay, aw, ah) = (ox + pl, oy + pt, pw - pl - pr, ph - pt - pb);
+        let px = |x: f64| ax + (fx(x) - x0) / (x1 - x0) * aw;
+        let pxr = |v: f64| ax + (v - x0) / (x1 - x0) * aw;
+        let py = |y: f64| ay + (y1 - y) / (y1 - y0) * ah;
+        let _ = writeln!(
+            s,
+            r#"<text x="{}" y="{}" text-anchor="middle" font-weight="bold">{}</text>"#,
+            ax + aw / 2.0,
+            oy + 18.0,
+            esc(&p.title)
+        );
+        let _ = writeln!(
+            s,
+            r##"<rect x="{ax}" y="{ay}" width="{aw}" height="{ah}" fill="none" stroke="#888"/>"##
+        );
+        let yt = nice_ticks(y0, y1, 5);
+        let ystep = if yt.len() > 1 { yt[1] - yt[0] } else { 1.0 };
+        for v in &yt {
+            let (stroke, width) = if *v == 0.0 { ("#000", 1.2) } else { ("#ddd", 0.6) };
+            let _ = writeln!(
+                s,
+                r#"<line x1="{ax}" y1="{:.1}" x2="{}" y2="{:.1}" stroke="{stroke}" stroke-width="{width}"/>"#,
+                py(*v),
+                ax + aw,
+                py(*v)
+            );
+            let _ = writeln!(
+                s,
+                r#"<text x="{}" y="{:.1}" text-anchor="end">{}</text>"#,
+                ax - 4.0,
+                py(*v) + 4.0,
+                tick_label(*v, ystep)
+            );
+        }
+        let xt = if log_x {
+            (x0.ceil() as i64..=x1.floor() as i64)
+                .map(|k| k as f64)
+                .collect::<Vec<_>>()
+        } else {
+            nice_ticks(x0, x1, 4)
+        };
+        let xstep = if xt.len() > 1 { xt[1] - xt[0] } else { 1.0 };
+        for v in &xt {
+            let label = if log_x {
+                let n = 10f64.powf(*v);
+                if n >= 1e6 {
+                    format!("{}M", n / 1e6)
+                } else if n >= 1e3 {
+                    format!("{}k", n / 1e3)
+                } else {
+                    format!("{n}")
+                }
+            } else {
+                tick_label(*v, xstep)
+            };
+            let _ = writeln!(
+                s,
+                r#"<line x1="{:.1}" y1="{}" x2="{:.1}" y2="{}" stroke="black"/>"#,
+                pxr(*v),
+                ay + ah,
+                pxr(*v),
+                ay + ah + 4.0
+            );
+            let _ = writeln!(
+                s,
+                r#"<text x="{:.1}" y="{}" text-anchor="middle">{label}</text>"#,
+                pxr(*v),
+                ay + ah + 16.0
+            );
+        }
+        let _ = writeln!(
+            s,
+            r#"<text x="{}" y="{}" text-anchor="middle" font-size="11">{}</text>"#,
+            ax + aw / 2.0,
+            ay + ah + 32.0,
+            esc(x_label)
+        );
+        let _ = writeln!(
+            s,
+            r#"<text x="{}" y="{}" text-anchor="middle" font-size="11" transform="rotate(-90 {} {})">{}</text>"#,
+            ox + 14.0,
+            ay + ah / 2.0,
+            ox + 14.0,
+            ay + ah / 2.0,
+            esc(y_label)
+        );
+        for (name, pts) in &p.series {
+            let c = PALETTE[names.iter().position(|n| n == name).unwrap_or(0) % PALETTE.len()];
+            let mut sorted = pts.clone();
+            sorted.sort_by(|a, b| a.x.total_cmp(&b.x));
+            let line: Vec<String> = sorted
+                .iter()
+                .map(|q| format!("{:.1},{:.1}", px(q.x), py(q.y)))
+                .collect();
+            let _ = writeln!(
+                s,
+                r#"<polyline points="{}" fill="none" stroke="{c}" stroke-width="1.5"/>"#,
+                line.join(" ")
+            );
+            for q in &sorted {
+                let _ = writeln!(
+                    s,
+                    r#"<line x1="{:.1}" y1="{:.1}" x2="{:.1}" y2="{:.1}" stroke="{c}"/>"#,
+                    px(q.x),
+                    py(q.lo),
+                    px(q.x),
+                    py(q.hi)
+                );
+                let _ = writeln!(
+                    s,
+                    r#"<circle cx="{:.1}" cy="{:.1}" r="3" fill="{c}"><title>{}: {:.0} nodes, {:.2} [{:.2}, {:.2}]</title></circle>"#,
+                    px(q.x),
+                    py(q.y),
+                    esc(name),
+                    q.x,
+                    q.y,
+                    q.lo,
+                    q.hi
+                );
+            }
+        }
+    }
+    for (k, name) in names.iter().enumerate() {
+        let lx = 20.0 + (k % 3) as f64 * 300.0;
+        let ly = TOP + rows as f64 * ph + 14.0 + (k / 3) as f64 * 18.0;
+        let c = PALETTE[k % PALETTE.len()];
+        let _ = writeln!(
+            s,
+            r#"<line x1="{lx}" y1="{}" x2="{}" y2="{}" stroke="{c}" stroke-width="3"/>"#,
+            ly - 4.0,
+            lx + 20.0,
+            ly - 4.0
+        );
+        let _ = writeln!(s, r#"<text x="{}" y="{ly}">{}</text>"#, lx + 26.0, esc(name));
+    }
+    s.push_str("</svg>\n");
+    s
+}

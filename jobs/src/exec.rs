@@ -78,6 +78,9 @@ pub struct GameRow {
     /// How the search shaped opponents' nodes (a grid coordinate; `none`
     /// unless the spec says otherwise).
     pub shaping: crate::spec::ShapingLevel,
+    /// The node budget of the agent's searches, where the spec lists
+    /// several (a grid coordinate); `None` otherwise.
+    pub budget: Option<u64>,
 }
 
 impl GameRow {
@@ -111,6 +114,7 @@ impl GameRow {
             belief_brier: None,
             belief_ess: None,
             shaping: c.shaping,
+            budget: c.budget,
         }
     }
 
@@ -133,6 +137,9 @@ impl GameRow {
         }
         if self.shaping != crate::spec::ShapingLevel::NONE {
             belief = format!("{belief},shaping={}", self.shaping.name());
+        }
+        if let Some(b) = self.budget {
+            belief = format!("{belief},budget={b}");
         }
         format!(
             "{},{},{},{},{},{},{},{:?},{},{},{},{},{},{},{},{},{},{},{},{}{belief}\n",

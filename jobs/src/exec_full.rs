@@ -126,7 +126,7 @@ pub fn agents(spec: &Spec, full: &FullSpec, c: &GameCoords) -> [FullAgent; MAX_S
     let settings = SearchSettings {
         engine,
         depth,
-        budget: full.search.budget,
+        budget: c.budget.unwrap_or(full.search.budget),
         worlds,
         learned: full.search.learned,
         belief: c.belief,

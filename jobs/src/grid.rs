@@ -1,7 +1,8 @@
 //! The grid of games in Table 12 order, and its cut into shards.
 //!
 //! Game indices run over information source x observability x target x
-//! starting state x belief x shaping x engine x repeat, the repeat varying fastest. Shard k holds
+//! starting state x belief x budget x shaping x engine x repeat, the repeat varying
+//! fastest (belief, budget and shaping are levels only where the spec lists several). Shard k holds
 //! the games [k * G, min((k + 1) * G, N)). A game's result depends only on its
 //! coordinates, never on the shard that holds it.
 
@@ -32,6 +33,9 @@ pub struct GameCoords {
     /// How the search shapes opponents' nodes (varies just slower than the
     /// engine; a grid of one shaping has the indices it always had).
     pub shaping: crate::spec::ShapingLevel,
+    /// The node budget, where the spec lists several (varies just slower
+    /// than the shaping); `None`: the spec's one budget.
+    pub budget: Option<u64>,
     /// Repeat number, 1-based (fastest-varying).
     pub repeat: u32,
 }
@@ -48,6 +52,7 @@ pub fn coords(spec: &Spec, index: u64) -> GameCoords {
     let repeat = digit(g.repeats as u64) as u32 + 1;
     let engine = g.engine[digit(g.engine.len() as u64) as usize];
     let shaping = g.shaping[digit(g.shaping.len() as u64) as usize];
+    let budget = (!g.budget.is_empty()).then(|| g.budget[digit(g.budget.len() as u64) as usize]);
     let belief = g.belief[digit(g.belief.len() as u64) as usize];
     let state = g.starting_states.get(digit(g.starting_states.len()));
     let target = g.target[digit(g.target.len() as u64) as usize];
@@ -62,6 +67,7 @@ pub fn coords(spec: &Spec, index: u64) -> GameCoords {
         engine,
         belief,
         shaping,
+        budget,
         repeat,
     }
 }

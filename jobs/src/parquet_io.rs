@@ -50,6 +50,7 @@ pub fn schema() -> SchemaRef {
         Field::new("belief_brier", DataType::Float64, true),
         Field::new("belief_ess", DataType::Float64, true),
         f("shaping", DataType::Utf8),
+        Field::new("budget", DataType::Int64, true),
     ]))
 }
 
@@ -139,6 +140,9 @@ pub fn to_batch(experiment: &str, rows: &[GameRow]) -> RecordBatch {
             rows.iter().map(|r| r.belief_ess).collect::<Vec<_>>(),
         )),
         s(&|r| r.shaping.name()),
+        Arc::new(Int64Array::from(
+            rows.iter().map(|r| r.budget.map(|b| b as i64)).collect::<Vec<_>>(),
+        )),
     ];
     RecordBatch::try_new(schema(), columns).expect("columns match the schema")
 }
@@ -228,6 +232,10 @@ pub fn read_partition(path: &Path) -> Result<Vec<(String, GameRow)>, IoError> {
             None => None,
             Some(_) => Some(col::<StringArray>(&b, path, "shaping")?),
         };
+        let budget = match b.column_by_name("budget") {
+            None => None,
+            Some(_) => Some(col::<Int64Array>(&b, path, "budget")?),
+        };
         let floats = |name: &str| -> Result<Option<&Float64Array>, IoError> {
             match b.column_by_name(name) {
                 None => Ok(None),
@@ -282,6 +290,7 @@ pub fn read_partition(path: &Path) -> Result<Vec<(String, GameRow)>, IoError> {
                     None => crate::spec::ShapingLevel::NONE,
                     Some(c) => parse(path, "shaping", c.value(i), |v| v.parse().ok())?,
                 },
+                budget: budget.and_then(|c| (!c.is_null(i)).then(|| c.value(i) as u64)),
             };
             out.push((exp.value(i).to_string(), row));
         }

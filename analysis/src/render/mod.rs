@@ -65,6 +65,9 @@ pub fn report_files(r: &Report) -> Vec<(&'static str, String)> {
     }
     if !r.shaping.is_empty() {
         files.push(("shaping.csv", crate::shaping::csv(&r.shaping)));
+        if let Some(svg) = crate::shaping::plot(&r.shaping) {
+            files.push(("shaping.svg", svg));
+        }
     }
     files.push(("value_gain.svg", plots::value_gain(r)));
     files.push(("win_gain.svg", plots::win_gain(r)));

@@ -122,7 +122,13 @@ impl Spec {
         let mut full_search = String::new();
         if let Some(f) = &self.full {
             let fs = &f.search;
-            if fs.budget > 0 {
+            if !g.budget.is_empty() {
+                let _ = write!(
+                    full_search,
+                    ",\"budget\":{}",
+                    list(g.budget.iter().map(u64::to_string).collect())
+                );
+            } else if fs.budget > 0 {
                 let _ = write!(full_search, ",\"budget\":{}", fs.budget);
             }
             if fs.table_mb != engine::full::DEFAULT_TABLE_MB {

@@ -78,9 +78,16 @@ pub const MAX_BUDGET: u64 = 100_000_000;
 
 /// `[search] budget`, `table_mb`, `evaluation` and `target_depth`, which
 /// only the full game's All Fives reads.
-pub(super) fn take_full_search(t: &mut Option<Table>, config: Option<&FullConfig>) -> Result<FullSearch, SpecError> {
+/// Also returns the budgets when `budget` is a list (a grid factor; the
+/// largest is `FullSearch::budget`), else an empty list.
+pub(super) fn take_full_search(
+    t: &mut Option<Table>,
+    config: Option<&FullConfig>,
+) -> Result<(FullSearch, Vec<u64>), SpecError> {
     let mut f = FullSearch::default();
-    let Some(t) = t.as_mut() else { return Ok(f) };
+    let Some(t) = t.as_mut() else {
+        return Ok((f, Vec::new()));
+    };
     let keys = ["budget", "table_mb", "evaluation", "target_depth"]
         .into_iter()
         .chain(SHAPING_KEYS)
@@ -104,8 +111,37 @@ pub(super) fn take_full_search(t: &mut Option<Table>, config: Option<&FullConfig
             ),
         ));
     }
-    if let Some(v) = take_int(t, "search", "budget")? {
-        f.budget = int_in("search.budget", v, 1, MAX_BUDGET as i64)? as u64;
+    let mut budgets = Vec::new();
+    match t.remove("budget") {
+        None => {}
+        Some(Value::Integer(v)) => f.budget = int_in("search.budget", v, 1, MAX_BUDGET as i64)? as u64,
+        Some(Value::Array(a)) if !a.is_empty() => {
+            for item in a {
+                let Value::Integer(v) = item else {
+                    return Err(bad(
+                        "search.budget",
+                        &item,
+                        "each budget must be a whole number of nodes",
+                    ));
+                };
+                let b = int_in("search.budget", v, 1, MAX_BUDGET as i64)? as u64;
+                if budgets.contains(&b) {
+                    return Err(bad("search.budget", v, "is listed twice"));
+                }
+                budgets.push(b);
+            }
+            f.budget = budgets.iter().copied().max().expect("non-empty");
+            if budgets.len() == 1 {
+                budgets.clear();
+            }
+        }
+        Some(v) => {
+            return Err(bad(
+                "search.budget",
+                &v,
+                "expected a node budget, or a list of them (a grid factor), e.g. budget = [2000, 10000]",
+            ));
+        }
     }
     if let Some(v) = take_int(t, "search", "table_mb")? {
         f.table_mb = int_in("search.table_mb", v, 1, 65_536)? as u32;
@@ -137,7 +173,7 @@ pub(super) fn take_full_search(t: &mut Option<Table>, config: Option<&FullConfig
             ),
         ));
     }
-    Ok(f)
+    Ok((f, budgets))
 }
 
 /// One level of the shaping factor: how opponents' nodes are shaped, and

@@ -151,6 +151,11 @@ pub struct GridSpec {
     /// are shaped; several levels make it a factor of the grid (varying
     /// just slower than the engine, faster than the belief).
     pub shaping: Vec<full::ShapingLevel>,
+    /// `[search] budget` as a list (All Fives): the node budgets, a factor
+    /// of the grid varying just slower than the shaping; empty when the
+    /// spec gives one budget or none (then every game has
+    /// `FullSearch::budget`).
+    pub budget: Vec<u64>,
 }
 
 /// Classifier settings (used by the opponent-modeling stages).
@@ -277,7 +282,8 @@ impl Spec {
         let mut search_table = take_table(&mut root, "", "search")?;
         grid.belief = sections::take_beliefs(&mut search_table, full_config.as_ref(), &grid)?;
         let partner = full::take_partner(&mut search_table, full_config.as_ref())?;
-        let full_search = full::take_full_search(&mut search_table, full_config.as_ref())?;
+        let (full_search, budgets) = full::take_full_search(&mut search_table, full_config.as_ref())?;
+        grid.budget = budgets;
         grid.shaping = full::take_shaping(&mut search_table, &grid)?;
         let mut search = parse_search(search_table, &rules)?;
         search.belief = grid.belief[0];
@@ -364,6 +370,7 @@ impl Spec {
             * g.engine.len() as u128
             * g.belief.len() as u128
             * g.shaping.len() as u128
+            * g.budget.len().max(1) as u128
             * g.repeats as u128
     }
 

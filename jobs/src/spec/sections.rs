@@ -129,6 +129,7 @@ pub(super) fn parse_grid(mut t: Table, count: u64, deals: Option<&str>) -> Resul
     Ok(GridSpec {
         belief: vec![Belief::Uniform],
         shaping: vec![super::full::ShapingLevel::NONE],
+        budget: Vec::new(),
         information_source,
         observability,
         target,
