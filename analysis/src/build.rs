@@ -85,6 +85,10 @@ pub struct Report {
     /// search (docs/prediction.md); empty for grids without one.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub shaping: Vec<crate::shaping::ShapingSummary>,
+    /// `prediction/report.json`, when the experiment's fit stage trained
+    /// the opponent-move predictors of a shaped search.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub prediction: Option<jobs::predictors::PredictionReport>,
 }
 
 /// `jobs::Source` is written by its name; this reads it back.
@@ -302,6 +306,7 @@ impl Accumulator {
             game: None,
             beliefs: self.beliefs.finish(),
             shaping: self.shaping.finish(),
+            prediction: None,
         }
     }
 
@@ -386,23 +391,27 @@ pub fn build(dir: &Path) -> Result<Report, ReportError> {
             }
         }
     }
-    let cpath = dir.join(jobs::layout::CLASSIFIER_REPORT);
-    let classifier = match std::fs::read(&cpath) {
-        Ok(bytes) => Some(serde_json::from_slice(&bytes).map_err(|e| ReportError::File {
-            path: cpath.clone(),
-            message: e.to_string(),
-        })?),
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
-        Err(e) => {
-            return Err(ReportError::File {
-                path: cpath,
-                message: e.to_string(),
-            });
-        }
-    };
+    let prediction = read_json(&dir.join(jobs::layout::PREDICTION_REPORT))?;
+    let classifier = read_json(&dir.join(jobs::layout::CLASSIFIER_REPORT))?;
     let mut report = acc.finish(classifier);
     report.game = game;
+    report.prediction = prediction;
     Ok(report)
+}
+
+/// A JSON file of the experiment directory, `None` when it is absent.
+fn read_json<T: serde::de::DeserializeOwned>(path: &Path) -> Result<Option<T>, ReportError> {
+    match std::fs::read(path) {
+        Ok(bytes) => Ok(Some(serde_json::from_slice(&bytes).map_err(|e| ReportError::File {
+            path: path.to_path_buf(),
+            message: e.to_string(),
+        })?)),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
+        Err(e) => Err(ReportError::File {
+            path: path.to_path_buf(),
+            message: e.to_string(),
+        }),
+    }
 }
 
 /// "all-fives: 2 seats of 7, one hand a game, search depth 2".

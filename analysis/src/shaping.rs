@@ -210,6 +210,90 @@ pub(crate) fn plot(rows: &[ShapingSummary]) -> Option<String> {
     ))
 }
 
+/// The predictors' held-out evaluation in Markdown (top-N and log loss per
+/// model and strategy).
+pub(crate) fn prediction_markdown(p: &jobs::predictors::PredictionReport) -> String {
+    let t = &p.training;
+    let mut s = format!(
+        "## Prediction\n\nThe opponent-move predictors the fit stage trained (seed 004's setting: in each of {} \
+         hands a strategy, seed {}, {} seats, one seat plays the strategy and the others play at random; a fifth \
+         more hands held out; artifact `{}`). Top-N: the share of held-out decisions whose play was among the \
+         model's N most probable (`prediction.svg` plots the curves); log loss: the mean -ln P(the play made).\n\n\
+         | model | target | decisions | plays |",
+        t.hands,
+        t.seed,
+        t.seats,
+        &p.hash[..12.min(p.hash.len())]
+    );
+    let n = p.holdout.first().map_or(0, |h| h.top_n.len());
+    for k in 1..=n {
+        s += &format!(" top-{k} |");
+    }
+    s += " log loss |\n|---|---|---|---|";
+    for _ in 0..n {
+        s += "---|";
+    }
+    s += "---|\n";
+    for h in &p.holdout {
+        s += &format!("| {} | {} | {} | {:.2} |", h.model, h.target, h.decisions, h.mean_plays);
+        for v in &h.top_n {
+            s += &format!(" {:.1}% |", 100.0 * v);
+        }
+        s += &format!(" {:.4} |\n", h.log_loss);
+    }
+    s + "\n"
+}
+
+/// prediction.csv: one line per model and strategy.
+pub(crate) fn prediction_csv(p: &jobs::predictors::PredictionReport) -> String {
+    let n = p.holdout.first().map_or(0, |h| h.top_n.len());
+    let mut s = String::from("model,target,decisions,mean_plays");
+    for k in 1..=n {
+        s += &format!(",top_{k}");
+    }
+    s += ",log_loss\n";
+    for h in &p.holdout {
+        s += &format!("{},{},{},{}", h.model, h.target, h.decisions, h.mean_plays);
+        for v in &h.top_n {
+            s += &format!(",{v}");
+        }
+        s += &format!(",{}\n", h.log_loss);
+    }
+    s
+}
+
+/// prediction.svg: the top-N curves, one panel per strategy, one line per model.
+pub(crate) fn prediction_plot(p: &jobs::predictors::PredictionReport) -> String {
+    let mut panels: Vec<crate::svg::Panel> = Vec::new();
+    for h in &p.holdout {
+        let pts: Vec<crate::svg::Point> = h
+            .top_n
+            .iter()
+            .enumerate()
+            .map(|(k, v)| crate::svg::Point {
+                x: (k + 1) as f64,
+                y: 100.0 * v,
+                lo: 100.0 * v,
+                hi: 100.0 * v,
+            })
+            .collect();
+        match panels.iter_mut().find(|q| q.title == h.target) {
+            Some(q) => q.series.push((h.model.clone(), pts)),
+            None => panels.push(crate::svg::Panel {
+                title: h.target.clone(),
+                series: vec![(h.model.clone(), pts)],
+            }),
+        }
+    }
+    crate::svg::panels(
+        "Held-out top-N curves: the actual play among the model's N most probable",
+        "N (plays kept)",
+        "share of decisions (%)",
+        false,
+        &panels,
+    )
+}
+
 /// The gain columns of a row: score gain [CI], its p, wins b/c, their p.
 fn gains(r: &ShapingSummary) -> [String; 4] {
     let (gain, gp) = r.score_gain.as_ref().map_or(("-".into(), "-".into()), |t| {

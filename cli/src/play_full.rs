@@ -80,11 +80,33 @@ pub fn run(p: FullPlay) -> Result<()> {
     match rules.kind() {
         Preset::AllFives => {
             let to = p.match_to.unwrap_or(0);
+            // A shaped search's predictors: the shipped ones (two seats),
+            // else fitted here as a spec's fit stage would at these seats.
+            let shaped = matches!(p.agent, FullAgent::Search(s) if !s.shaping.is_plain());
+            let fitted = match (shaped, rules.seats()) {
+                (true, seats) if seats != 2 => {
+                    let training = full::predict::PredictTraining {
+                        seats,
+                        ..full::predict::default_predict_training()
+                    };
+                    eprintln!(
+                        "fitting the predictors for {seats} seats ({} hands a strategy)...",
+                        training.hands
+                    );
+                    Some(jobs::predictors::fit(&training).map_err(anyhow::Error::msg)?.0)
+                }
+                _ => None,
+            };
+            let predictors = match (&fitted, shaped) {
+                (Some(f), _) => Some(f),
+                (None, true) => Some(jobs::predictors::shipped_predictors()),
+                (None, false) => None,
+            };
             let opts = full::MatchOptions {
                 eval: p.learned.then(jobs::evals::shipped_eval),
                 table_mb: p.table_mb,
                 target_depth: p.target_depth,
-                predictors: Some(jobs::predictors::shipped_predictors()),
+                predictors,
             };
             let m = full::play_match_with(rules, p.seed, p.deal, p.repeat, &agents, to, &opts)
                 .expect("the deal index was checked above");

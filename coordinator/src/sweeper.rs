@@ -64,9 +64,17 @@ fn seal(shared: &Shared, id: &str, tasks: &[crate::store::DoneTask]) -> Result<(
         spec: serde_json::from_str(&spec.canonical_json()).map_err(|e| e.to_string())?,
         games: e.games_total,
         shards: entries(tasks, Stage::Games),
+        predictors: tasks
+            .iter()
+            .find(|t| Stage::parse(&t.stage) == Some(Stage::Fit) && spec.needs_predictors())
+            .map(|fit| jobs::PredictorsEntry {
+                model_hash: fit.checksum.clone(),
+                model_file: layout::model_file(&fit.checksum),
+                report_file: layout::PREDICTION_REPORT.into(),
+            }),
         classifier: tasks
             .iter()
-            .find(|t| Stage::parse(&t.stage) == Some(Stage::Fit))
+            .find(|t| Stage::parse(&t.stage) == Some(Stage::Fit) && spec.needs_classifier())
             .map(|fit| jobs::ClassifierEntry {
                 model_hash: fit.checksum.clone(),
                 model_file: layout::model_file(&fit.checksum),

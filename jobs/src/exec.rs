@@ -236,7 +236,7 @@ impl Executor {
         &self,
         spec: &Spec,
         shard: Shard,
-        model: Option<&classifier::Artifact>,
+        model: Option<&crate::predictors::Trained>,
         progress: &AtomicU64,
         cancel: &AtomicBool,
     ) -> Result<Vec<GameRow>, ExecError> {
@@ -251,7 +251,7 @@ impl Executor {
         &self,
         spec: &Spec,
         shard: Shard,
-        model: Option<&classifier::Artifact>,
+        model: Option<&crate::predictors::Trained>,
         progress: &AtomicU64,
         cancel: &AtomicBool,
     ) -> Result<(Vec<GameRow>, Vec<MoveRow>), ExecError> {
@@ -335,12 +335,12 @@ impl Executor {
 fn play_one<S: engine::ValueStore>(
     spec: &Spec,
     searcher: &mut Searcher<S>,
-    model: Option<&classifier::Artifact>,
+    model: Option<&crate::predictors::Trained>,
     index: u64,
 ) -> Result<(GameRow, Vec<MoveRow>), ExecError> {
     let c = coords(spec, index);
     if let Some(full) = &spec.full {
-        return crate::exec_full::play(spec, full, &c);
+        return crate::exec_full::play(spec, full, &c, model.and_then(crate::predictors::Trained::predictors));
     }
     searcher.set_belief(c.belief);
     let game = GameConfig {
@@ -357,7 +357,7 @@ fn play_one<S: engine::ValueStore>(
     let source = match c.information_source {
         Source::Oracle => InfoSource::Oracle,
         Source::Bayes => InfoSource::Bayes,
-        Source::Classifier => match model {
+        Source::Classifier => match model.and_then(crate::predictors::Trained::classifier) {
             Some(m) => InfoSource::Classifier(m),
             None => {
                 return Err(ExecError::Game {

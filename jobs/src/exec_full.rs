@@ -30,8 +30,19 @@ use crate::moves::MoveRow;
 use crate::spec::{FullSpec, Spec};
 
 /// Plays the grid point `c` of a full-game spec.
-pub(crate) fn play(spec: &Spec, full: &FullSpec, c: &GameCoords) -> Result<(GameRow, Vec<MoveRow>), ExecError> {
+pub(crate) fn play(
+    spec: &Spec,
+    full: &FullSpec,
+    c: &GameCoords,
+    predictors: Option<&engine::full::predict::Predictors>,
+) -> Result<(GameRow, Vec<MoveRow>), ExecError> {
     let rules = full.rules();
+    if c.shaping != crate::spec::ShapingLevel::NONE && predictors.is_none() {
+        return Err(ExecError::Game {
+            index: c.game_index,
+            message: "the shaping needs the experiment's fitted predictors (its fit stage), and none were given".into(),
+        });
+    }
     let agents = agents(spec, full, c);
     if rules.kind() != Preset::AllFives {
         return play_open(spec, c, &rules, &agents);
@@ -41,7 +52,7 @@ pub(crate) fn play(spec: &Spec, full: &FullSpec, c: &GameCoords) -> Result<(Game
         eval: full.search.learned.then(crate::evals::shipped_eval),
         table_mb: full.search.table_mb,
         target_depth: full.search.target_depth,
-        predictors: (c.shaping != crate::spec::ShapingLevel::NONE).then(crate::predictors::shipped_predictors),
+        predictors,
     };
     let m = play_match_with(
         &rules,

@@ -268,6 +268,9 @@ pub const MOVES_DIR: &str = "moves";
 pub const SAMPLES_DIR: &str = "classifier/samples";
 /// The fit stage's report ([`training::Report`](crate::training::Report) as JSON).
 pub const CLASSIFIER_REPORT: &str = "classifier/report.json";
+/// The opponent-move predictors' held-out evaluation, written by the fit
+/// stage of an experiment that shapes its search.
+pub const PREDICTION_REPORT: &str = "prediction/report.json";
 /// The directory the report stage writes the experiment's report into.
 pub const REPORT_DIR: &str = "report";
 /// The report as JSON; written last, so its presence marks the report done.

@@ -20,7 +20,7 @@ pub mod training;
 pub use exec::{ExecError, Executor, GameRow, checksum};
 pub use exec_full::moves_text as full_moves_text;
 pub use grid::{GameCoords, Shard, coords, part_file, shards};
-pub use manifest::{ClassifierEntry, Manifest, ShardEntry, write_json_atomic};
+pub use manifest::{ClassifierEntry, Manifest, PredictorsEntry, ShardEntry, write_json_atomic};
 pub use moves::{MoveRow, moves_parquet, moves_schema, read_moves};
 pub use parquet_io::{
     IoError, SCHEMA_VERSION, durable_rename, partitions, parts_in, read_partition, read_samples, samples_schema,

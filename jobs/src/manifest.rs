@@ -48,6 +48,22 @@ pub struct Manifest {
     /// The opponent-modeling stages, when the grid uses the classifier.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub classifier: Option<ClassifierEntry>,
+    /// The opponent-move predictors the fit stage made, when the grid
+    /// shapes its search.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub predictors: Option<PredictorsEntry>,
+}
+
+/// The predictors' files.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PredictorsEntry {
+    /// SHA-256 of the predictors artifact.
+    pub model_hash: String,
+    /// The artifact, relative to the experiment directory (the fit stage's
+    /// model file, `classifier/model-<model_hash>.json`).
+    pub model_file: String,
+    /// The held-out evaluation, `prediction/report.json`.
+    pub report_file: String,
 }
 
 /// The classifier's files.

@@ -5,7 +5,8 @@
 
 use std::sync::OnceLock;
 
-use engine::full::predict::{PredictTraining, Predictors, fit_predictors};
+use engine::full::predict::fit_predictors;
+pub use engine::full::predict::{PredictTraining, Predictors};
 
 /// The shipped predictors' file, as `muggins fit-predict` wrote it.
 pub const SHIPPED_PREDICTORS_JSON: &str = include_str!("../predictors/fives-double6.json");
@@ -34,6 +35,73 @@ pub fn shipped_predictors() -> &'static Predictors {
 pub fn shipped_predictors_hash() -> &'static str {
     static HASH: OnceLock<String> = OnceLock::new();
     HASH.get_or_init(|| crate::evals::eval_hash(SHIPPED_PREDICTORS_JSON))
+}
+
+/// What an experiment's fit stage trained: the classifier of the
+/// `classifier` source, or the opponent-move predictors of the shaping.
+#[derive(Clone, Debug)]
+pub enum Trained {
+    /// The classifier artifact.
+    Classifier(classifier::Artifact),
+    /// The predictors artifact.
+    Predictors(Predictors),
+}
+
+impl Trained {
+    /// The classifier, if that is what was trained.
+    pub fn classifier(&self) -> Option<&classifier::Artifact> {
+        match self {
+            Trained::Classifier(a) => Some(a),
+            Trained::Predictors(_) => None,
+        }
+    }
+
+    /// The predictors, if that is what was trained.
+    pub fn predictors(&self) -> Option<&Predictors> {
+        match self {
+            Trained::Predictors(p) => Some(p),
+            Trained::Classifier(_) => None,
+        }
+    }
+}
+
+/// The predictors of `spec`'s fit stage (`None` when it shapes no search).
+pub fn fit_for(spec: &crate::Spec) -> Option<Result<(Predictors, String), String>> {
+    spec.prediction.as_ref().map(fit)
+}
+
+/// Reads a predictors artifact and checks its content hash first.
+pub fn from_bytes(bytes: &[u8], hash: &str) -> Result<Predictors, String> {
+    let text = std::str::from_utf8(bytes).map_err(|_| "not UTF-8 text".to_string())?;
+    let got = crate::evals::eval_hash(text);
+    if got != hash {
+        return Err(format!("its SHA-256 is {got}, not {hash}"));
+    }
+    parse_predictors(text)
+}
+
+/// What the fit stage reports of the predictors it fitted
+/// (`prediction/report.json`): the training, the artifact's hash and the
+/// held-out scores, which the experiment's report shows.
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct PredictionReport {
+    /// How they were trained.
+    pub training: PredictTraining,
+    /// The artifact's SHA-256.
+    pub hash: String,
+    /// Held-out top-N and log loss per model and strategy.
+    pub holdout: Vec<engine::full::predict::PredictScore>,
+}
+
+impl PredictionReport {
+    /// The report of `set`, whose artifact hashes to `hash`.
+    pub fn of(set: &Predictors, hash: &str) -> PredictionReport {
+        PredictionReport {
+            training: set.training,
+            hash: hash.to_string(),
+            holdout: set.holdout.clone(),
+        }
+    }
 }
 
 /// Fits the predictors and returns them with their artifact's text.

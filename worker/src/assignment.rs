@@ -49,7 +49,7 @@ impl Assignment {
             return Err(Box::new((lease, TaskError::UnknownStage(t.stage))));
         };
         let model = Some(t.model).filter(|m| !m.is_empty());
-        if stage == Stage::Games && spec.needs_classifier() && model.is_none() {
+        if stage == Stage::Games && spec.needs_fit() && model.is_none() {
             return Err(Box::new((lease, TaskError::NoModel)));
         }
         Ok(Assignment {

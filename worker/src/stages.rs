@@ -56,7 +56,12 @@ pub(crate) fn prepare(results: &Path, executor: &Arc<Executor>, a: &Assignment) 
     Ok(match a.stage {
         Stage::Games => {
             let model = match &a.model {
-                Some(hash) if spec.needs_classifier() => Some(load_model(results, a, hash)?),
+                Some(hash) if spec.needs_classifier() => Some(Arc::new(jobs::predictors::Trained::Classifier(
+                    load_model(results, a, hash)?,
+                ))),
+                Some(hash) if spec.needs_predictors() => Some(Arc::new(jobs::predictors::Trained::Predictors(
+                    load_predictors(results, a, hash)?,
+                ))),
                 _ => None,
             };
             let executor = Arc::clone(executor);
@@ -96,28 +101,61 @@ pub(crate) fn prepare(results: &Path, executor: &Arc<Executor>, a: &Assignment) 
     })
 }
 
-/// Loads the grid's model artifact and checks its content hash. Never falls back.
-fn load_model(results: &Path, a: &Assignment, hash: &str) -> Result<Arc<classifier::Artifact>, TaskError> {
+/// Loads the grid's predictors artifact and checks its content hash. Never
+/// falls back.
+fn load_predictors(results: &Path, a: &Assignment, hash: &str) -> Result<jobs::predictors::Predictors, TaskError> {
     let path = resolve(results, &a.dir.file(&layout::model_file(hash)))?;
     let shown = path.display().to_string();
     let bytes = std::fs::read(&path).map_err(|e| TaskError::ModelMissing {
         path: shown.clone(),
         message: e.to_string(),
     })?;
-    classifier::Artifact::from_bytes(&bytes, hash)
-        .map(Arc::new)
-        .map_err(|e| TaskError::ModelCorrupt {
-            path: shown,
-            message: e.to_string(),
-        })
+    jobs::predictors::from_bytes(&bytes, hash).map_err(|message| TaskError::ModelCorrupt { path: shown, message })
+}
+
+/// Loads the grid's model artifact and checks its content hash. Never falls back.
+fn load_model(results: &Path, a: &Assignment, hash: &str) -> Result<classifier::Artifact, TaskError> {
+    let path = resolve(results, &a.dir.file(&layout::model_file(hash)))?;
+    let shown = path.display().to_string();
+    let bytes = std::fs::read(&path).map_err(|e| TaskError::ModelMissing {
+        path: shown.clone(),
+        message: e.to_string(),
+    })?;
+    classifier::Artifact::from_bytes(&bytes, hash).map_err(|e| TaskError::ModelCorrupt {
+        path: shown,
+        message: e.to_string(),
+    })
 }
 
 fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), TaskError> {
     layout::write_atomic(path, bytes).map_err(|e| TaskError::Io(e.to_string()))
 }
 
+/// The fit stage of a shaped search: fits the opponent-move predictors on
+/// their own training hands, writes the artifact and its held-out report.
+fn fit_predictors(spec: &Spec, dir: &Path) -> Result<Output, TaskError> {
+    let training = spec
+        .prediction
+        .expect("a spec that needs predictors has their training");
+    let (set, json) = jobs::predictors::fit(&training).map_err(TaskError::Fit)?;
+    let hash = jobs::evals::eval_hash(&json);
+    write_atomic(&dir.join(layout::model_file(&hash)), json.as_bytes())?;
+    let report =
+        serde_json::to_vec_pretty(&jobs::predictors::PredictionReport::of(&set, &hash)).expect("the report serialises");
+    write_atomic(&dir.join(layout::PREDICTION_REPORT), &report)?;
+    Ok(Output::Written {
+        file: layout::model_file(&hash),
+        hash,
+        bytes: json.len() as u64,
+        rows: set.holdout.iter().map(|s| s.decisions).sum(),
+    })
+}
+
 /// The fit stage: reads the samples, fits, writes the model and the report.
 fn fit(spec: &Spec, dir: &Path, threads: usize) -> Result<Output, TaskError> {
+    if !spec.needs_classifier() {
+        return fit_predictors(spec, dir);
+    }
     let io = |e: jobs::IoError| TaskError::Io(e.to_string());
     let mut samples = Vec::new();
     for part in jobs::parts_in(&dir.join(layout::SAMPLES_DIR)).map_err(io)? {

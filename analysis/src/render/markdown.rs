@@ -315,6 +315,9 @@ pub(super) fn report(r: &Report) -> String {
         s.push_str(&quadrant(r, &t, o, src));
     }
     s.push_str(&crate::beliefs::markdown(&r.beliefs));
+    if let Some(p) = &r.prediction {
+        s.push_str(&crate::shaping::prediction_markdown(p));
+    }
     s.push_str(&crate::shaping::markdown(&r.shaping));
     s.push_str(&side_by_side(r));
     if let Some(cl) = &r.classifier {

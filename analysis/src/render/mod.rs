@@ -63,6 +63,10 @@ pub fn report_files(r: &Report) -> Vec<(&'static str, String)> {
     if !r.beliefs.is_empty() {
         files.push(("beliefs.csv", crate::beliefs::csv(&r.beliefs)));
     }
+    if let Some(p) = &r.prediction {
+        files.push(("prediction.csv", crate::shaping::prediction_csv(p)));
+        files.push(("prediction.svg", crate::shaping::prediction_plot(p)));
+    }
     if !r.shaping.is_empty() {
         files.push(("shaping.csv", crate::shaping::csv(&r.shaping)));
         if let Some(svg) = crate::shaping::plot(&r.shaping) {

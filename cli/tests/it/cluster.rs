@@ -135,13 +135,24 @@ pub(crate) fn rows(dir: &Path) -> Vec<jobs::GameRow> {
 /// experiment's own model artifact, checked against its hash, if it has one).
 pub(crate) fn expected(spec_text: &str, experiment_dir: &Path) -> Vec<jobs::GameRow> {
     let spec = jobs::Spec::from_toml(spec_text).unwrap();
-    let model = spec.needs_classifier().then(|| {
-        let m: jobs::Manifest =
-            serde_json::from_slice(&std::fs::read(experiment_dir.join("_manifest.json")).unwrap()).unwrap();
-        let c = m.classifier.expect("a classifier entry in the manifest");
+    let manifest = || -> jobs::Manifest {
+        serde_json::from_slice(&std::fs::read(experiment_dir.join("_manifest.json")).unwrap()).unwrap()
+    };
+    let model = if spec.needs_classifier() {
+        let c = manifest().classifier.expect("a classifier entry in the manifest");
         let bytes = std::fs::read(experiment_dir.join(&c.model_file)).unwrap();
-        classifier::Artifact::from_bytes(&bytes, &c.model_hash).unwrap()
-    });
+        Some(jobs::predictors::Trained::Classifier(
+            classifier::Artifact::from_bytes(&bytes, &c.model_hash).unwrap(),
+        ))
+    } else if spec.needs_predictors() {
+        let p = manifest().predictors.expect("a predictors entry in the manifest");
+        let bytes = std::fs::read(experiment_dir.join(&p.model_file)).unwrap();
+        Some(jobs::predictors::Trained::Predictors(
+            jobs::predictors::from_bytes(&bytes, &p.model_hash).unwrap(),
+        ))
+    } else {
+        None
+    };
     let ex = jobs::Executor::new(2);
     let mut out = Vec::new();
     for shard in jobs::shards(&spec) {

@@ -618,3 +618,66 @@ repeats = 1
         assert!(r.1.belief_log_loss.unwrap() > 0.0);
     }
 }
+
+#[test]
+fn muggins_run_fits_the_predictors_in_its_fit_stage_and_reports_the_shaping() {
+    let dir = crate::util::Dir::new();
+    let text = r#"
+name = "shaping"
+seed = 5
+[rules]
+preset = "all-fives"
+[grid]
+information_source = ["oracle"]
+observability = ["full"]
+target = ["scorer"]
+starting_states = "spread:6"
+engine = ["expectimax"]
+repeats = 1
+[search]
+budget = [300, 1200]
+shaping = ["none", "prune", "expect"]
+predictor = "logit"
+[prediction]
+hands = 60
+"#;
+    let spec = dir.create_spec(text);
+    let out = TestCommand::new(&["run"])
+        .arg(&spec)
+        .arg("--out")
+        .arg(dir.path())
+        .timeout(std::time::Duration::from_secs(300))
+        .stdout();
+    assert!(out.contains("36 rows in"), "{out}");
+    assert!(out.contains("expect/logit") && out.contains("gain vs none"), "{out}");
+    let exp = dir.join("shaping");
+    // The fit stage's artifact, named by its hash in the manifest, is what
+    // the spec's training fits; the rows are what playing with it gives.
+    let m: jobs::Manifest = serde_json::from_slice(&std::fs::read(exp.join("_manifest.json")).unwrap()).unwrap();
+    let p = m.predictors.expect("a predictors entry");
+    assert!(m.classifier.is_none());
+    let spec_parsed = jobs::Spec::from_toml(text).unwrap();
+    let (_, json) = jobs::predictors::fit_for(&spec_parsed).unwrap().unwrap();
+    assert_eq!(std::fs::read_to_string(exp.join(&p.model_file)).unwrap(), json);
+    assert_eq!(p.model_hash, jobs::evals::eval_hash(&json));
+    let mut rows = Vec::new();
+    for part in jobs::partitions(&exp).unwrap() {
+        rows.extend(jobs::read_partition(&part).unwrap().into_iter().map(|(_, r)| r));
+    }
+    let got: Vec<_> = rows.into_iter().map(|r| jobs::GameRow { elapsed_us: 0, ..r }).collect();
+    assert_eq!(got, crate::cluster::expected(text, &exp));
+    assert!(got.iter().any(|r| r.budget == Some(300)) && got.iter().any(|r| r.budget == Some(1200)));
+    // The report: the predictors' held-out scores and the shaping's gains, with plots.
+    let md = dir.read("shaping/report/report.md");
+    assert!(md.contains("## Prediction") && md.contains("## Shaping"), "{md}");
+    assert!(md.contains("| logit | scorer |"), "{md}");
+    let csv = dir.read("shaping/report/shaping.csv");
+    assert_eq!(csv.lines().count(), 7, "{csv}");
+    for f in ["prediction.csv", "prediction.svg", "shaping.svg"] {
+        assert!(exp.join("report").join(f).exists(), "{f}");
+    }
+    // `muggins report` rebuilds the same report.
+    let before = dir.read("shaping/report/report.json");
+    TestCommand::new(&["report"]).arg(&exp).stdout();
+    assert_eq!(dir.read("shaping/report/report.json"), before);
+}

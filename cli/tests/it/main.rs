@@ -259,11 +259,12 @@ fn play_replays_the_experiments_games_of_every_source() {
     let spec = jobs::Spec::from_toml(PLAY_SPEC).unwrap();
     let (model, model_path) = fit_model(&spec, &dir);
     let model_arg = model_path.to_str().unwrap();
+    let trained = jobs::predictors::Trained::Classifier(model.clone());
     let rows = jobs::Executor::new(1)
         .run_with(
             &spec,
             jobs::shards(&spec)[0],
-            Some(&model),
+            Some(&trained),
             &Default::default(),
             &Default::default(),
         )

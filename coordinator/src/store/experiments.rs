@@ -74,6 +74,9 @@ impl Store {
         if spec.needs_classifier() {
             stages.push((Stage::Samples, jobs::training::sample_shards(spec)));
             stages.push((Stage::Fit, one.clone()));
+        } else if spec.needs_predictors() {
+            // The opponent-move predictors play their own training hands.
+            stages.push((Stage::Fit, one.clone()));
         }
         stages.push((Stage::Games, jobs::shards(spec)));
         stages.push((Stage::Report, one));

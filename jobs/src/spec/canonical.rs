@@ -144,8 +144,8 @@ impl Spec {
             if fs.target_depth != engine::full::DEFAULT_TARGET_DEPTH {
                 let _ = write!(full_search, ",\"target_depth\":{}", fs.target_depth);
             }
-            // The shaping's levels with their parameters and the shipped
-            // predictors' hash, when there is more than `none`.
+            // The shaping's levels with their parameters and the training of
+            // the predictors the fit stage makes, when there is more than `none`.
             if g.shaping != [super::ShapingLevel::NONE] {
                 let level = |l: &super::ShapingLevel| {
                     let params = match l.shaping {
@@ -161,10 +161,16 @@ impl Spec {
                 };
                 let _ = write!(
                     full_search,
-                    ",\"shaping\":{},\"predictors\":{}",
+                    ",\"shaping\":{}",
                     list(g.shaping.iter().map(level).collect()),
-                    text(crate::predictors::shipped_predictors_hash())
                 );
+                if let Some(p) = &self.prediction {
+                    let _ = write!(
+                        full_search,
+                        ",\"prediction\":{{\"hands\":{},\"seed\":{},\"seats\":{}}}",
+                        p.hands, p.seed, p.seats
+                    );
+                }
             }
         }
         // Present only when on, so that the specs written before it keep their hashes.

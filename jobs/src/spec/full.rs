@@ -2,7 +2,7 @@
 //! `team`) with its knobs, and `[match]`. A spec without a preset, or with
 //! `preset = "thesis"`, is the thesis's and reads exactly as before.
 
-use engine::full::predict::PredictModel;
+use engine::full::predict::{PredictModel, PredictTraining, default_predict_training};
 use engine::full::{FivesBlocked, FivesLead, FullConfig, FullRules, FullTarget, Preset, Shaping};
 use engine::{DepthLimit, Observability, PlayerEngine, SearchConfig, TargetKind, WorldCount};
 use toml::{Table, Value};
@@ -373,6 +373,46 @@ pub(super) fn take_shaping(t: &mut Option<Table>, grid: &GridSpec) -> Result<Vec
         ));
     }
     Ok(out)
+}
+
+/// The most training hands a strategy `[prediction] hands` may ask for.
+pub const MAX_PREDICTION_HANDS: u64 = 200_000;
+
+/// `[prediction]` (`hands` a strategy, `seed`): how the fit stage trains
+/// the opponent-move predictors of a grid that shapes its search, at the
+/// spec's seats; the defaults are the shipped artifact's training
+/// (`muggins fit-predict`). `None` when nothing is shaped; the table is
+/// refused then.
+pub(super) fn take_prediction(
+    t: Option<Table>,
+    grid: &GridSpec,
+    config: Option<&FullConfig>,
+    _seed: u64,
+) -> Result<Option<PredictTraining>, SpecError> {
+    let shaped = grid.shaping.iter().any(|l| *l != ShapingLevel::NONE);
+    if !shaped {
+        if let Some(t) = t {
+            let v = t.keys().next().map_or("{}".to_string(), |k| k.clone());
+            return Err(bad(
+                "prediction",
+                v,
+                "trains the predictors of a shaped search: it needs [search] shaping other than \"none\"",
+            ));
+        }
+        return Ok(None);
+    }
+    let mut training = default_predict_training();
+    training.seats = config.map_or(2, |c| c.seats);
+    if let Some(mut t) = t {
+        if let Some(v) = take_int(&mut t, "prediction", "hands")? {
+            training.hands = int_in("prediction.hands", v, 1, MAX_PREDICTION_HANDS as i64)? as u64;
+        }
+        if let Some(v) = take_int(&mut t, "prediction", "seed")? {
+            training.seed = int_in("prediction.seed", v, 0, i64::MAX)? as u64;
+        }
+        no_unknown(&t, "prediction", &["hands", "seed"])?;
+    }
+    Ok(Some(training))
 }
 
 impl FullSpec {

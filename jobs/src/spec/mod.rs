@@ -210,6 +210,9 @@ pub struct Spec {
     /// `[output] moves = true`: the games stage also writes the per-move
     /// table (`moves/part-*.parquet`, one row per play).
     pub output_moves: bool,
+    /// `[prediction]`: how the fit stage trains the opponent-move
+    /// predictors, when the grid shapes its search (else `None`).
+    pub prediction: Option<engine::full::predict::PredictTraining>,
 }
 
 impl Spec {
@@ -320,6 +323,12 @@ impl Spec {
                 }
             }
         }
+        let prediction = full::take_prediction(
+            take_table(&mut root, "", "prediction")?,
+            &grid,
+            full_config.as_ref(),
+            seed,
+        )?;
         let classifier = parse_classifier(take_table(&mut root, "", "classifier")?)?;
         check_classifier_fits(&classifier)?;
         let shard_games = parse_shards(take_table(&mut root, "", "shards")?)?;
@@ -336,6 +345,7 @@ impl Spec {
                 "classifier",
                 "shards",
                 "match",
+                "prediction",
             ],
         )?;
         let spec = Spec {
@@ -349,6 +359,7 @@ impl Spec {
             shard_games,
             full,
             output_moves,
+            prediction,
         };
         let games = spec.games_u128();
         if games > MAX_GAMES as u128 {
@@ -387,6 +398,17 @@ impl Spec {
     /// Whether the grid needs a trained classifier (and so the training stages).
     pub fn needs_classifier(&self) -> bool {
         self.grid.information_source.contains(&Source::Classifier)
+    }
+
+    /// Whether the fit stage trains the opponent-move predictors (the grid
+    /// shapes its search).
+    pub fn needs_predictors(&self) -> bool {
+        self.prediction.is_some()
+    }
+
+    /// Whether the experiment has a fit stage.
+    pub fn needs_fit(&self) -> bool {
+        self.needs_classifier() || self.needs_predictors()
     }
 
     /// Samples the training stage must provide: the most any fit asks for.

@@ -26,8 +26,10 @@ fn run_all(spec: &Spec, threads: usize) -> Vec<GameRow> {
     let progress = AtomicU64::new(0);
     let cancel = AtomicBool::new(false);
     let mut rows = Vec::new();
+    // A shaped search plays with the predictors its fit stage would make.
+    let trained = jobs::predictors::fit_for(spec).map(|f| jobs::predictors::Trained::Predictors(f.unwrap().0));
     for shard in shards(spec) {
-        rows.extend(ex.run(spec, shard, &progress, &cancel).unwrap());
+        rows.extend(ex.run_with(spec, shard, trained.as_ref(), &progress, &cancel).unwrap());
     }
     assert_eq!(progress.into_inner(), spec.games());
     rows

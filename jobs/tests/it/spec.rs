@@ -948,7 +948,16 @@ fn shaping_is_read_as_levels_of_a_grid_factor() {
         s.canonical_json()
             .contains(r#""shaping":[{"level":"none"},{"level":"prune/logit","top_n":3,"epsilon_ppm":50000}"#)
     );
-    assert!(s.canonical_json().contains(jobs::predictors::shipped_predictors_hash()));
+    // The fit stage trains the predictors: at the defaults, the shipped ones.
+    assert_eq!(s.prediction, Some(engine::full::predict::default_predict_training()));
+    assert!(s.needs_predictors() && s.needs_fit() && !s.needs_classifier());
+    assert!(
+        s.canonical_json()
+            .contains(r#""prediction":{"hands":4000,"seed":2026,"seats":2}"#)
+    );
+    let trained = Spec::from_toml(&format!("{text}\n[prediction]\nhands = 500\nseed = 9\n")).unwrap();
+    assert_eq!(trained.prediction.map(|p| (p.hands, p.seed)), Some((500, 9)));
+    assert_ne!(trained.id(), s.id());
     // No shaping (or `none` written out) keeps the spec's id.
     let plain = Spec::from_toml(ALL_FIVES).unwrap();
     assert_eq!(plain.grid.shaping, vec![ShapingLevel::NONE]);
@@ -1010,6 +1019,24 @@ fn a_shaping_the_spec_cannot_use_is_refused_naming_key_and_value() {
         (
             format!("{BASE}[search]\nshaping = \"prune\"\n"),
             vec!["search.shaping", "all-fives"],
+        ),
+        (
+            format!("{ALL_FIVES}[prediction]\nhands = 100\n"),
+            vec!["prediction = hands", "shaping"],
+        ),
+        (
+            format!(
+                "{}[prediction]\nhands = 0\n",
+                ALL_FIVES.replace("depth = 2", "depth = 2\nshaping = \"prune\"")
+            ),
+            vec!["prediction.hands = 0"],
+        ),
+        (
+            format!(
+                "{}[prediction]\nrounds = 3\n",
+                ALL_FIVES.replace("depth = 2", "depth = 2\nshaping = \"prune\"")
+            ),
+            vec!["prediction.rounds", "unknown"],
         ),
         (
             ALL_FIVES

@@ -98,7 +98,7 @@ impl std::str::FromStr for PredictModel {
 }
 
 /// How the predictors were trained: enough to fit them again.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct PredictTraining {
     /// The seed of the hands.
     pub seed: u64,
@@ -255,7 +255,7 @@ pub fn fit_predictors(training: &PredictTraining) -> Result<Predictors, String> 
     let mut set = Predictors {
         features: PLAY_FEATURES.iter().map(|s| s.to_string()).collect(),
         public_features: PUBLIC_FEATURES.iter().map(|s| s.to_string()).collect(),
-        training: training.clone(),
+        training: *training,
         naive_bayes,
         logit,
         dbn,
