@@ -12,10 +12,10 @@
 //! the evidence of the next one; a play's probability is P(evidence with
 //! that play) over the siblings' sum.
 //!
-//! [`DBN_STATES`] = 4 hidden states: the training hands are played by four
-//! strategies (random, scorer, defender, heaviest) whose seats the hidden
-//! variable should tell apart, as the seed's latent "opponent strategy"
-//! node does.
+//! [`DBN_STATES`] = 5 hidden states: the training hands are played by five
+//! strategies (random, scorer, defender, heaviest and the searcher) whose
+//! seats the hidden variable should tell apart, as the seed's latent
+//! "opponent strategy" node does.
 
 use rand_core::RngCore;
 use serde::{Deserialize, Serialize};
@@ -23,7 +23,7 @@ use serde::{Deserialize, Serialize};
 use super::features::{PUBLIC_FEATURE_COUNT, PublicFeatures};
 
 /// Hidden states of the strategy variable.
-pub const DBN_STATES: usize = 4;
+pub const DBN_STATES: usize = 5;
 
 /// EM iterations at most.
 pub const DBN_MAX_ITERATIONS: usize = 200;

@@ -35,16 +35,23 @@ use super::fives::{FivesPosition, Opening};
 use super::game::{FullTarget, full_choice};
 use super::ismcts::Seen;
 use super::rules::{FullConfig, FullRules, MAX_SEATS};
+use super::search::{FullEngine, FullSearcher};
 
-/// The strategies the models learn, in order; index [`POOLED`] is a model
-/// of all of them together (used for a seat whose strategy is not one of
-/// these, such as a searching seat).
-pub const TYPES: [FullTarget; 4] = [
+/// The strategies the models learn, in order: the fixed targets and the
+/// `searcher` (a searching agent: Expectimax to [`TRAINING_SEARCH_DEPTH`]);
+/// index [`POOLED`] is a model of all of them together (used for a seat
+/// whose strategy is none of these).
+pub const TYPES: [FullTarget; 5] = [
     FullTarget::Thesis(TargetKind::Random),
     FullTarget::Thesis(TargetKind::Scorer),
     FullTarget::Thesis(TargetKind::Defender),
     FullTarget::Heaviest,
+    FullTarget::Searcher,
 ];
+
+/// The depth of the searching agent whose plays the models learn (the
+/// `searcher` target's default depth).
+pub const TRAINING_SEARCH_DEPTH: u8 = super::game::DEFAULT_TARGET_DEPTH;
 
 /// The index of the pooled model.
 pub const POOLED: usize = TYPES.len();
@@ -180,7 +187,8 @@ impl Predictors {
     }
 }
 
-/// One hand in which seat 0 plays `strategy` and every other seat random
+/// One hand in which seat 0 plays `strategy` (the searcher: Expectimax to
+/// [`TRAINING_SEARCH_DEPTH`], seeing every hand) and every other seat random
 /// plays; seat 0's decisions (forced plays too) are appended to `out`.
 fn training_hand(
     rules: &FullRules,
@@ -200,7 +208,20 @@ fn training_hand(
         }
         pos.actions(rules, &mut list);
         let who = if pos.mover == 0 { TYPES[strategy] } else { random };
-        let i = full_choice(rules, who, &pos, list.as_slice(), rng);
+        let i = match who {
+            FullTarget::Searcher if list.len() > 1 => {
+                let mut s = FullSearcher::new(
+                    rules,
+                    pos.mover,
+                    FullEngine::Expectimax,
+                    TRAINING_SEARCH_DEPTH,
+                    [random; MAX_SEATS],
+                );
+                s.choose(&pos).index
+            }
+            FullTarget::Searcher => 0,
+            _ => full_choice(rules, who, &pos, list.as_slice(), rng),
+        };
         if pos.mover == 0 {
             out.push(read_decision(rules, &pos, strategy as u8, hand, i));
         }
