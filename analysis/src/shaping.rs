@@ -241,6 +241,19 @@ pub(crate) fn prediction_markdown(p: &jobs::predictors::PredictionReport) -> Str
         }
         s += &format!(" {:.4} |\n", h.log_loss);
     }
+    // Seed 004's confidence contours from the same curves.
+    s += "\nConfidence contours (seed 004): the plays N kept at each opponent node so that every actual \
+          opponent play of a search `d` plies deep stays searched with probability 0.9 (top-N^(d/2) >= 0.9), \
+          and the nodes that search needs against a full one (branching: the mean plays).\n\n\
+          | model | target | d = 4: N | nodes / full | d = 8: N | nodes / full |\n|---|---|---|---|---|---|\n";
+    for h in &p.holdout {
+        let cell = |d: u32| match engine::full::predict::confidence_nodes(&h.top_n, h.mean_plays, h.mean_plays, d, 0.9)
+        {
+            Some((n, nodes, full)) => format!("{n} | {nodes:.0} / {full:.0}"),
+            None => "- | not reached".to_string(),
+        };
+        s += &format!("| {} | {} | {} | {} |\n", h.model, h.target, cell(4), cell(8));
+    }
     s + "\n"
 }
 

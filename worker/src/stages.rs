@@ -101,29 +101,32 @@ pub(crate) fn prepare(results: &Path, executor: &Arc<Executor>, a: &Assignment) 
     })
 }
 
-/// Loads the grid's predictors artifact and checks its content hash. Never
-/// falls back.
-fn load_predictors(results: &Path, a: &Assignment, hash: &str) -> Result<jobs::predictors::Predictors, TaskError> {
+/// Reads the fit stage's artifact `hash` and parses it with `parse`, which
+/// checks the content hash. Never falls back.
+fn read_artifact<T>(
+    results: &Path,
+    a: &Assignment,
+    hash: &str,
+    parse: impl FnOnce(&[u8]) -> Result<T, String>,
+) -> Result<T, TaskError> {
     let path = resolve(results, &a.dir.file(&layout::model_file(hash)))?;
     let shown = path.display().to_string();
     let bytes = std::fs::read(&path).map_err(|e| TaskError::ModelMissing {
         path: shown.clone(),
         message: e.to_string(),
     })?;
-    jobs::predictors::from_bytes(&bytes, hash).map_err(|message| TaskError::ModelCorrupt { path: shown, message })
+    parse(&bytes).map_err(|message| TaskError::ModelCorrupt { path: shown, message })
 }
 
-/// Loads the grid's model artifact and checks its content hash. Never falls back.
+/// The grid's predictors artifact.
+fn load_predictors(results: &Path, a: &Assignment, hash: &str) -> Result<jobs::predictors::Predictors, TaskError> {
+    read_artifact(results, a, hash, |b| jobs::predictors::from_bytes(b, hash))
+}
+
+/// The grid's classifier artifact.
 fn load_model(results: &Path, a: &Assignment, hash: &str) -> Result<classifier::Artifact, TaskError> {
-    let path = resolve(results, &a.dir.file(&layout::model_file(hash)))?;
-    let shown = path.display().to_string();
-    let bytes = std::fs::read(&path).map_err(|e| TaskError::ModelMissing {
-        path: shown.clone(),
-        message: e.to_string(),
-    })?;
-    classifier::Artifact::from_bytes(&bytes, hash).map_err(|e| TaskError::ModelCorrupt {
-        path: shown,
-        message: e.to_string(),
+    read_artifact(results, a, hash, |b| {
+        classifier::Artifact::from_bytes(b, hash).map_err(|e| e.to_string())
     })
 }
 

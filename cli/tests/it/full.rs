@@ -670,7 +670,10 @@ hands = 60
     // The report: the predictors' held-out scores and the shaping's gains, with plots.
     let md = dir.read("shaping/report/report.md");
     assert!(md.contains("## Prediction") && md.contains("## Shaping"), "{md}");
-    assert!(md.contains("| logit | scorer |"), "{md}");
+    assert!(
+        md.contains("| logit | scorer |") && md.contains("Confidence contours"),
+        "{md}"
+    );
     let csv = dir.read("shaping/report/shaping.csv");
     assert_eq!(csv.lines().count(), 7, "{csv}");
     for f in ["prediction.csv", "prediction.svg", "shaping.svg"] {

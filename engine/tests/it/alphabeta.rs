@@ -9,7 +9,7 @@ use engine::full::{
 use engine::seed::{below, keyed_rng};
 use engine::{ActionList, Belief, TargetKind};
 
-fn rules(set: u8, seats: u8, teams: bool) -> FullRules {
+pub(crate) fn rules(set: u8, seats: u8, teams: bool) -> FullRules {
     let mut c = FullConfig::all_fives(seats);
     c.set = set;
     c.teams = teams;
@@ -25,7 +25,7 @@ fn rules(set: u8, seats: u8, teams: bool) -> FullRules {
 /// A position `plies` random moves into a random hand, with the mover to
 /// play two or more plays; `None` if the hand ends first or the mover has
 /// fewer than two plays.
-fn position(rules: &FullRules, seed: u64, plies: u64) -> Option<FivesPosition> {
+pub(crate) fn position(rules: &FullRules, seed: u64, plies: u64) -> Option<FivesPosition> {
     let mut rng = keyed_rng(seed, plies, 0, b"testpos1", 0);
     let hands = random_deal(rules, &mut rng);
     let mut pos = FivesPosition::deal(rules, hands, Opening::of(rules, &hands, None));

@@ -10,10 +10,11 @@ use engine::full::predict::{
     PredictTraining, Predictor, Predictors, TOP_N, TYPES, fit_predictors, logit_objective, predict_decisions, rank_of,
 };
 use engine::full::{
-    AlphaBeta, Evaluation, FivesPosition, FivesTable, FullConfig, FullEngine, FullRules, FullTarget, Limits, Opening,
-    Shaping, random_deal,
+    AlphaBeta, Evaluation, FivesPosition, FivesTable, FullEngine, FullRules, FullTarget, Limits, Shaping,
 };
-use engine::seed::{below, keyed_rng};
+use engine::seed::keyed_rng;
+
+use super::alphabeta::{position, rules};
 use engine::{ActionList, TargetKind};
 
 fn training() -> PredictTraining {
@@ -295,40 +296,6 @@ fn a_fit_is_a_pure_function_of_its_training_and_scores_every_model() {
         scorer.top_n[0] > 0.8 && scorer.top_n[0] > 2.0 / scorer.mean_plays,
         "{scorer:?}"
     );
-}
-
-fn rules(set: u8, seats: u8, teams: bool) -> FullRules {
-    let mut c = FullConfig::all_fives(seats);
-    c.set = set;
-    c.teams = teams;
-    c.hand = match (set, seats) {
-        (4, 2) => 5,
-        (4, _) => 3,
-        (_, 2) => 7,
-        _ => 5,
-    };
-    FullRules::new(c).expect("valid rules")
-}
-
-fn position(rules: &FullRules, seed: u64, plies: u64) -> Option<FivesPosition> {
-    let mut rng = keyed_rng(seed, plies, 0, b"testpos2", 0);
-    let hands = random_deal(rules, &mut rng);
-    let mut pos = FivesPosition::deal(rules, hands, Opening::of(rules, &hands, None));
-    let mut list = ActionList::default();
-    for _ in 0..plies {
-        if pos.end.is_some() {
-            return None;
-        }
-        if !pos.can_play(rules, pos.mover) {
-            pos.draw_or_pass(rules, &mut rng);
-            continue;
-        }
-        pos.actions(rules, &mut list);
-        let i = below(&mut rng, list.len() as u64) as usize;
-        pos.play(rules, list.as_slice()[i]);
-    }
-    pos.actions(rules, &mut list);
-    (pos.end.is_none() && list.len() >= 2).then_some(pos)
 }
 
 /// The root values of `pos` searched with `shaping` (pruned, or plain),
