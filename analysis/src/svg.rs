@@ -77,13 +77,25 @@ pub fn bars(title: &str, y_label: &str, data: &[Bar]) -> String {
         r#"<line x1="{LEFT}" y1="{TOP}" x2="{LEFT}" y2="{}" stroke="black"/>"#,
         H - BOTTOM
     );
-    for k in 0..=4 {
-        let v = lo + (hi - lo) * k as f64 / 4.0;
+    // Round ticks (1, 2 or 5 x 10^k), zero among them, with light grid lines.
+    let ticks = nice_ticks(lo, hi, 5);
+    let step = if ticks.len() > 1 { ticks[1] - ticks[0] } else { 1.0 };
+    for &v in &ticks {
+        if v != 0.0 {
+            let _ = writeln!(
+                s,
+                r##"<line x1="{LEFT}" y1="{:.1}" x2="{}" y2="{:.1}" stroke="#e4e4e4"/>"##,
+                y(v),
+                W - RIGHT,
+                y(v)
+            );
+        }
         let _ = writeln!(
             s,
-            r#"<text x="{}" y="{}" text-anchor="end">{v:.3}</text>"#,
+            r#"<text x="{}" y="{:.1}" text-anchor="end">{}</text>"#,
             LEFT - 6.0,
-            y(v) + 4.0
+            y(v) + 4.0,
+            tick_label(v, step)
         );
     }
     let _ = writeln!(
@@ -250,26 +262,38 @@ pub fn histograms(title: &str, series: &[(String, std::collections::BTreeMap<i32
         W - RIGHT,
         y(0.0)
     );
-    for k in 0..=4 {
-        let v = ymax * k as f64 / 4.0;
+    // Shares as round percentages; score differences at round steps, 0 among them.
+    let yt = nice_ticks(0.0, ymax * 100.0, 4);
+    let ystep = if yt.len() > 1 { yt[1] - yt[0] } else { 1.0 };
+    for &v in &yt {
         let _ = writeln!(
             s,
-            r#"<text x="{}" y="{}" text-anchor="end">{:.3}</text>"#,
+            r#"<text x="{}" y="{:.1}" text-anchor="end">{}%</text>"#,
             LEFT - 6.0,
-            y(v) + 4.0,
-            v
+            y(v / 100.0) + 4.0,
+            tick_label(v, ystep)
         );
     }
-    let step = ((xmax - xmin) / 10).max(1);
-    let mut t = xmin;
-    while t <= xmax {
+    for t in nice_ticks(xmin as f64, xmax as f64, 10)
+        .into_iter()
+        .filter(|t| t.fract() == 0.0)
+    {
         let _ = writeln!(
             s,
-            r#"<text x="{}" y="{}" text-anchor="middle">{t}</text>"#,
-            x(t as f64),
-            H - BOTTOM + 16.0
+            r#"<text x="{:.1}" y="{}" text-anchor="middle">{}</text>"#,
+            x(t),
+            H - BOTTOM + 16.0,
+            tick_label(t, 1.0)
         );
-        t += step;
+        if t == 0.0 {
+            let _ = writeln!(
+                s,
+                r##"<line x1="{:.1}" y1="{TOP}" x2="{:.1}" y2="{}" stroke="#888" stroke-dasharray="3,3"/>"##,
+                x(t),
+                x(t),
+                H - BOTTOM
+            );
+        }
     }
     let _ = writeln!(
         s,
