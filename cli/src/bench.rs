@@ -17,12 +17,31 @@ use crate::text::plural;
 
 #[derive(Debug, Args)]
 pub struct BenchArgs {
+    /// The suite, as a word (`muggins bench coordinator`); the same as --suite.
+    #[arg(value_enum, value_name = "SUITE")]
+    pub which: Option<Suite>,
     /// Which part of the suite: all, thesis (solves, games, opponent
     /// modeling), playouts (random full-game hands, and a perft of All
-    /// Fives), double6 (the full game's search: pruning, budgets, hands) or
-    /// beliefs (the hidden tiles' beliefs at double-6).
+    /// Fives), double6 (the full game's search: pruning, budgets, hands),
+    /// beliefs (the hidden tiles' beliefs at double-6) or coordinator (a
+    /// coordinator under simulated workers; not part of all).
     #[arg(long, value_enum, default_value = "all")]
     pub suite: Suite,
+    /// coordinator: simulated workers.
+    #[arg(long, default_value_t = 1000)]
+    pub workers: usize,
+    /// coordinator: seconds the load runs.
+    #[arg(long, default_value_t = 60)]
+    pub duration: u64,
+    /// coordinator: a worker's heartbeat period, seconds.
+    #[arg(long, default_value_t = 10.0)]
+    pub heartbeat: f64,
+    /// coordinator: a task's mean length, seconds (each 0.5-1.5 times it).
+    #[arg(long, default_value_t = 60.0)]
+    pub task_secs: f64,
+    /// coordinator: gRPC connections the workers share.
+    #[arg(long, default_value_t = 16)]
+    pub connections: usize,
     /// Timed runs per measurement; the median is reported.
     #[arg(long, default_value_t = 5)]
     pub runs: usize,
@@ -44,6 +63,8 @@ pub enum Suite {
     Double6,
     /// Beliefs over the hidden tiles at double-6: updates, marginals, sampling.
     Beliefs,
+    /// The coordinator under simulated workers: RPC rates and latencies.
+    Coordinator,
 }
 
 pub(crate) fn median(mut xs: Vec<Duration>) -> Duration {
@@ -55,6 +76,24 @@ pub fn run(args: BenchArgs) -> Result<()> {
     if args.runs == 0 {
         bail!("--runs 0: at least one run is needed");
     }
+    let suite = args.which.unwrap_or(args.suite);
+    if suite == Suite::Coordinator {
+        let secs = |name: &str, v: f64| {
+            if v.is_finite() && (0.01..=3600.0).contains(&v) {
+                Ok(Duration::from_secs_f64(v))
+            } else {
+                Err(anyhow::anyhow!("--{name} {v}: give 0.01 to 3,600 seconds"))
+            }
+        };
+        return crate::bench_coordinator::run(crate::bench_coordinator::Load {
+            workers: args.workers,
+            duration: Duration::from_secs(args.duration),
+            heartbeat: secs("heartbeat", args.heartbeat)?,
+            task: secs("task-secs", args.task_secs)?,
+            connections: args.connections.clamp(1, 1024),
+        });
+    }
+    let args = BenchArgs { suite, ..args };
     let rules = Rules::thesis();
     let states = parse_states(&args.states, &rules)?;
     if args.suite == Suite::Playouts {

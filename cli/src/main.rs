@@ -3,6 +3,7 @@
 mod args;
 mod bench;
 mod bench_beliefs;
+mod bench_coordinator;
 mod bench_double6;
 mod cluster;
 mod fit_eval;

@@ -386,3 +386,33 @@ fn flags_and_specs_share_the_search_limits() {
     assert!(e.contains("search.depth") && e.contains("from 1 to 254"), "{e}");
     assert!(jobs::Spec::from_toml(&spec("worlds = 1000000\ndepth = 254")).is_ok());
 }
+
+#[test]
+fn bench_coordinator_loads_a_real_coordinator_and_loses_nothing() {
+    let text = TestCommand::new(&[
+        "bench",
+        "coordinator",
+        "--workers",
+        "40",
+        "--duration",
+        "3",
+        "--heartbeat",
+        "0.3",
+        "--task-secs",
+        "0.6",
+    ])
+    .timeout(std::time::Duration::from_secs(120))
+    .stdout();
+    assert!(text.contains("40 simulated workers"), "{text}");
+    for rpc in ["lease ", "heartbeat ", "complete "] {
+        let line = text
+            .lines()
+            .find(|l| l.starts_with(rpc))
+            .unwrap_or_else(|| panic!("{rpc}: {text}"));
+        let calls: u64 = line.split_whitespace().nth(1).unwrap().parse().unwrap();
+        assert!(calls > 0, "{line}");
+    }
+    assert!(text.contains("leased by two workers at once: 0"), "{text}");
+    assert!(text.contains("nothing lost or doubled"), "{text}");
+    TestCommand::new(&["bench", "coordinator", "--workers", "0"]).assert_err(&["--workers 0", "1 to 100,000"]);
+}

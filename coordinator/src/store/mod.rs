@@ -283,6 +283,13 @@ CREATE TABLE IF NOT EXISTS tasks (
     PRIMARY KEY (experiment_id, task_id)
 );
 CREATE INDEX IF NOT EXISTS tasks_by_state ON tasks (state, experiment_id, stage_seq, seq);
+-- Leases, heartbeats and completions look tasks up by index ranges, never by
+-- a scan of an experiment's tasks (`muggins bench coordinator`): the first
+-- stage with a task not done and placed (placed is set only on done tasks),
+-- the lease that expired first, and a lease by its token.
+CREATE INDEX IF NOT EXISTS tasks_open ON tasks (experiment_id, placed, stage_seq);
+CREATE INDEX IF NOT EXISTS tasks_by_expiry ON tasks (state, experiment_id, stage_seq, lease_expires_ms);
+CREATE INDEX IF NOT EXISTS tasks_by_token ON tasks (lease_token);
 CREATE TABLE IF NOT EXISTS task_failures (
     experiment_id TEXT NOT NULL,
     task_id TEXT NOT NULL,

@@ -1,0 +1,397 @@
+//! `muggins bench coordinator`: the coordinator under simulated load. A real
+//! coordinator (gRPC on loopback, a SQLite state file, a results root) is
+//! started in this process, an experiment of one-game shards is submitted,
+//! and N simulated workers lease tasks, heartbeat while they "play" (they
+//! only sleep), write a tiny stand-in partition and complete. It prints the
+//! RPC rates and latency percentiles, and checks that no task was leased by
+//! two workers at once and that every accepted completion is counted done.
+
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use anyhow::{Context, Result, bail};
+use proto::{CompleteTaskRequest, GetExperimentRequest, HeartbeatRequest, LeaseTaskRequest};
+
+use crate::text::plural;
+
+/// The load to simulate.
+#[derive(Debug, Clone, Copy)]
+pub struct Load {
+    /// Simulated workers.
+    pub workers: usize,
+    /// How long the load runs.
+    pub duration: Duration,
+    /// A worker's heartbeat period while it holds a task.
+    pub heartbeat: Duration,
+    /// A task's mean duration (each lasts 0.5 to 1.5 times it).
+    pub task: Duration,
+    /// gRPC connections the workers share (HTTP/2 multiplexes the rest).
+    pub connections: usize,
+}
+
+/// Latencies of one RPC, in microseconds (bounded: one entry per call over
+/// the run's fixed duration).
+#[derive(Default)]
+struct Latencies(Mutex<Vec<u32>>);
+
+impl Latencies {
+    fn add(&self, since: Instant) {
+        let us = since.elapsed().as_micros().min(u32::MAX as u128) as u32;
+        self.0.lock().unwrap_or_else(|e| e.into_inner()).push(us);
+    }
+
+    /// Calls, and the 50th, 90th, 99th percentiles and the maximum in ms.
+    fn summary(&self) -> (usize, [f64; 4]) {
+        let mut v = self.0.lock().unwrap_or_else(|e| e.into_inner()).clone();
+        v.sort_unstable();
+        if v.is_empty() {
+            return (0, [f64::NAN; 4]);
+        }
+        let at = |q: f64| v[((v.len() - 1) as f64 * q).round() as usize] as f64 / 1000.0;
+        (
+            v.len(),
+            [
+                at(0.5),
+                at(0.9),
+                at(0.99),
+                *v.last().expect("non-empty") as f64 / 1000.0,
+            ],
+        )
+    }
+}
+
+#[derive(Default)]
+struct Tally {
+    lease: Latencies,
+    heartbeat: Latencies,
+    complete: Latencies,
+    idle: AtomicU64,
+    accepted: AtomicU64,
+    refused: AtomicU64,
+    lost: AtomicU64,
+    double: AtomicU64,
+    errors: AtomicU64,
+    /// Tasks held right now: task id -> worker.
+    held: Mutex<HashMap<String, usize>>,
+}
+
+/// The experiment the workers lease from: one-game shards of the thesis's
+/// rules, enough for every worker to take a task every half task-length.
+fn spec_text(load: &Load) -> String {
+    let per_worker = (load.duration.as_secs_f64() / load.task.as_secs_f64() * 2.0).ceil() as u64 + 2;
+    let tasks = (load.workers as u64 * per_worker).max(100);
+    let repeats = tasks.div_ceil(4200).max(1);
+    format!(
+        "name = \"bench-coordinator\"\nseed = 1\n[grid]\ninformation_source = [\"oracle\"]\n\
+         observability = [\"full\"]\ntarget = [\"scorer\"]\nstarting_states = \"0-4199\"\n\
+         engine = [\"expectimax\"]\nrepeats = {repeats}\n[shards]\ngames = 1\n"
+    )
+}
+
+pub fn run(load: Load) -> Result<()> {
+    if load.workers == 0 || load.workers > 100_000 {
+        bail!("--workers {}: give 1 to 100,000 simulated workers", load.workers);
+    }
+    if load.duration.is_zero() || load.duration > Duration::from_secs(3600) {
+        bail!("--duration: give 1 to 3,600 seconds");
+    }
+    let dir = tempfile_dir()?;
+    let results = dir.join("results");
+    let state = dir.join("state.sqlite");
+    let text = spec_text(&load);
+    let spec = jobs::Spec::from_toml(&text).expect("the bench's spec is valid");
+    println!(
+        "muggins bench coordinator: {} over loopback for {} s (heartbeat every {} s, tasks of about {} s, {} \
+         shared), {} of one game; state {}",
+        plural(load.workers as u64, "simulated worker"),
+        load.duration.as_secs(),
+        load.heartbeat.as_secs_f64(),
+        load.task.as_secs_f64(),
+        plural(load.connections as u64, "connection"),
+        plural(spec.games(), "task"),
+        state.display()
+    );
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .context("starting the async runtime")?;
+    let out = rt.block_on(drive(load, &results, &state, &text));
+    std::fs::remove_dir_all(&dir).ok();
+    out
+}
+
+fn tempfile_dir() -> Result<std::path::PathBuf> {
+    let dir = std::env::temp_dir().join(format!("muggins-bench-coordinator-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).with_context(|| format!("creating {}", dir.display()))?;
+    Ok(dir)
+}
+
+async fn drive(load: Load, results: &std::path::Path, state: &std::path::Path, text: &str) -> Result<()> {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+        .await
+        .context("binding a loopback port")?;
+    let url = format!("http://{}", listener.local_addr()?);
+    let marker = coordinator::ensure_results_marker(results).context("reading the results marker")?;
+    let (stop_tx, mut stop_rx) = tokio::sync::watch::channel(false);
+    let config = coordinator::Config::new(state.to_path_buf(), results.to_path_buf());
+    let server = tokio::spawn(coordinator::serve(listener, config, async move {
+        let _ = stop_rx.wait_for(|s| *s).await;
+    }));
+    let mut clients = Vec::new();
+    for _ in 0..load.connections.max(1) {
+        let channel = connect(&url).await?;
+        clients.push(proto::client::new(channel, None).expect("no token"));
+    }
+    let submitted = clients[0]
+        .submit_experiment(proto::SubmitExperimentRequest {
+            spec_toml: text.to_string(),
+        })
+        .await
+        .context("submitting the bench's experiment")?
+        .into_inner();
+    let id = submitted.experiment.map(|e| e.id).unwrap_or_default();
+    let tally = Arc::new(Tally::default());
+    let start = Instant::now();
+    let deadline = start + load.duration;
+    let mut set = tokio::task::JoinSet::new();
+    for w in 0..load.workers {
+        let client = clients[w % clients.len()].clone();
+        let tally = Arc::clone(&tally);
+        let (marker, root) = (marker.clone(), results.display().to_string());
+        let results = results.to_path_buf();
+        set.spawn(async move {
+            worker(w, load, client, tally, deadline, &marker, &root, &results).await;
+        });
+    }
+    while set.join_next().await.is_some() {}
+    let wall = start.elapsed().as_secs_f64();
+    // What the coordinator counts done, against the completions it accepted.
+    let exp = clients[0]
+        .get_experiment(GetExperimentRequest { id: id.clone() })
+        .await
+        .context("reading the experiment back")?
+        .into_inner();
+    let done: u64 = exp
+        .stages
+        .iter()
+        .filter(|s| s.name == "games")
+        .map(|s| s.tasks_done)
+        .sum();
+    let _ = stop_tx.send(true);
+    match server.await {
+        Ok(Ok(())) => {}
+        Ok(Err(e)) => return Err(anyhow::Error::from(e)),
+        Err(e) => bail!("the coordinator task failed: {e}"),
+    }
+    println!(
+        "{:<10} {:>9} {:>9} {:>9} {:>9} {:>9} {:>9}",
+        "rpc", "calls", "per s", "p50 ms", "p90 ms", "p99 ms", "max ms"
+    );
+    for (name, l) in [
+        ("lease", &tally.lease),
+        ("heartbeat", &tally.heartbeat),
+        ("complete", &tally.complete),
+    ] {
+        let (n, [p50, p90, p99, max]) = l.summary();
+        println!(
+            "{name:<10} {n:>9} {:>9.1} {p50:>9.2} {p90:>9.2} {p99:>9.2} {max:>9.2}",
+            n as f64 / wall
+        );
+    }
+    let accepted = tally.accepted.load(Ordering::Relaxed);
+    let double = tally.double.load(Ordering::Relaxed);
+    println!(
+        "completions accepted {accepted}, refused {}; leases answered idle {}; leases lost while held {}; RPC \
+         errors {}",
+        tally.refused.load(Ordering::Relaxed),
+        tally.idle.load(Ordering::Relaxed),
+        tally.lost.load(Ordering::Relaxed),
+        tally.errors.load(Ordering::Relaxed)
+    );
+    println!(
+        "tasks leased by two workers at once: {double}; the coordinator counts {done} tasks done, the workers \
+         {accepted}: {}",
+        if done == accepted && double == 0 {
+            "nothing lost or doubled"
+        } else {
+            "MISMATCH"
+        }
+    );
+    if done != accepted || double > 0 {
+        bail!("the coordinator lost or doubled work under load");
+    }
+    Ok(())
+}
+
+async fn connect(url: &str) -> Result<tonic::transport::Channel> {
+    proto::client::endpoint(url, None)
+        .map_err(|e| anyhow::anyhow!("{e}"))?
+        .tcp_nodelay(true)
+        .connect()
+        .await
+        .with_context(|| format!("connecting to the coordinator at {url}"))
+}
+
+/// A deterministic fraction in [0, 1) for worker `w`'s `k`-th draw.
+fn unit(w: usize, k: u64) -> f64 {
+    let mut x = (w as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ k.wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    x ^= x >> 31;
+    x = x.wrapping_mul(0x94D0_49BB_1331_11EB);
+    x ^= x >> 29;
+    (x >> 11) as f64 / (1u64 << 53) as f64
+}
+
+#[allow(clippy::too_many_arguments)]
+async fn worker(
+    w: usize,
+    load: Load,
+    mut client: proto::client::Client,
+    tally: Arc<Tally>,
+    deadline: Instant,
+    marker: &str,
+    root: &str,
+    results: &std::path::Path,
+) {
+    let worker_id = format!("bench-{w}");
+    // Workers start spread over one heartbeat period, as a fleet comes up.
+    tokio::time::sleep(load.heartbeat.mul_f64(unit(w, 0))).await;
+    let mut draw = 1;
+    while Instant::now() < deadline {
+        let t = Instant::now();
+        let reply = client
+            .lease_task(LeaseTaskRequest {
+                worker_id: worker_id.clone(),
+                threads: 1,
+                results_marker: marker.to_string(),
+                results_root: root.to_string(),
+            })
+            .await;
+        tally.lease.add(t);
+        let reply = match reply {
+            Ok(r) => r.into_inner(),
+            Err(_) => {
+                tally.errors.fetch_add(1, Ordering::Relaxed);
+                tokio::time::sleep(Duration::from_millis(500)).await;
+                continue;
+            }
+        };
+        let Some(task) = reply.task else {
+            tally.idle.fetch_add(1, Ordering::Relaxed);
+            let wait = Duration::from_millis(reply.retry_after_ms.clamp(100, 5000) as u64);
+            tokio::time::sleep(wait.min(deadline.saturating_duration_since(Instant::now()))).await;
+            continue;
+        };
+        {
+            let mut held = tally.held.lock().unwrap_or_else(|e| e.into_inner());
+            if held.insert(task.task_id.clone(), w).is_some() {
+                tally.double.fetch_add(1, Ordering::Relaxed);
+            }
+        }
+        let work = load.task.mul_f64(0.5 + unit(w, draw));
+        draw += 1;
+        let began = Instant::now();
+        let mut valid = true;
+        while began.elapsed() < work && Instant::now() < deadline {
+            let left = work
+                .saturating_sub(began.elapsed())
+                .min(deadline.saturating_duration_since(Instant::now()));
+            tokio::time::sleep(left.min(load.heartbeat)).await;
+            if began.elapsed() >= work || Instant::now() >= deadline {
+                break;
+            }
+            let t = Instant::now();
+            let hb = client
+                .heartbeat(HeartbeatRequest {
+                    worker_id: worker_id.clone(),
+                    task_id: task.task_id.clone(),
+                    lease_token: task.lease_token.clone(),
+                    games_done: 0,
+                })
+                .await;
+            tally.heartbeat.add(t);
+            match hb {
+                Ok(r) if r.get_ref().lease_valid => {}
+                Ok(_) => {
+                    valid = false;
+                    break;
+                }
+                Err(_) => {
+                    tally.errors.fetch_add(1, Ordering::Relaxed);
+                }
+            }
+        }
+        let held = || {
+            tally
+                .held
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .remove(&task.task_id);
+        };
+        if !valid {
+            tally.lost.fetch_add(1, Ordering::Relaxed);
+            held();
+            continue;
+        }
+        if Instant::now() >= deadline {
+            // The run is over: the task stays leased (a killed worker's).
+            held();
+            break;
+        }
+        // A tiny stand-in partition where a worker writes its own.
+        let tag: String = task.lease_token.chars().take(12).collect();
+        let Some(rel) =
+            jobs::layout::ExperimentDir::new(&task.output).temp_partition(jobs::layout::Stage::Games, task.shard, &tag)
+        else {
+            held();
+            continue;
+        };
+        let path = results.join(&rel);
+        let bytes = format!("bench partition {} {}\n", task.task_id, task.lease_token);
+        let written = path
+            .parent()
+            .map_or(Ok(()), std::fs::create_dir_all)
+            .and_then(|_| std::fs::write(&path, &bytes))
+            .and_then(|_| jobs::layout::file_digest(&path));
+        let Ok((size, sha)) = written else {
+            tally.errors.fetch_add(1, Ordering::Relaxed);
+            held();
+            continue;
+        };
+        // Off the shared set before completing: once the coordinator takes
+        // it, the task may be leased again (it will not: it is done).
+        held();
+        let t = Instant::now();
+        let done = client
+            .complete_task(CompleteTaskRequest {
+                worker_id: worker_id.clone(),
+                task_id: task.task_id.clone(),
+                lease_token: task.lease_token.clone(),
+                rows: task.games,
+                checksum: "bench".into(),
+                temp_file: rel.clone(),
+                file_bytes: size,
+                file_sha256: sha,
+            })
+            .await;
+        tally.complete.add(t);
+        let rel_done = rel;
+        match done {
+            Ok(r) if r.get_ref().accepted => {
+                tally.accepted.fetch_add(1, Ordering::Relaxed);
+                // Then the partition goes under its final name, as a worker does.
+                let fin = results.join(&r.get_ref().final_file);
+                if jobs::durable_rename(&results.join(&rel_done), &fin).is_err() {
+                    tally.errors.fetch_add(1, Ordering::Relaxed);
+                }
+            }
+            Ok(_) => {
+                tally.refused.fetch_add(1, Ordering::Relaxed);
+            }
+            Err(_) => {
+                tally.errors.fetch_add(1, Ordering::Relaxed);
+            }
+        }
+    }
+}
