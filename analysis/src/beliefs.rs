@@ -9,14 +9,15 @@
 //! been seen there (the grid's belief count is given by the spec; without
 //! one, pending rows are kept to the end).
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::BTreeMap;
 
 use engine::full::FullTarget;
 use engine::{Belief, Observability, PlayerEngine};
 use serde::{Deserialize, Serialize};
 
 use crate::nan_from_null;
-use crate::stats::{self, McNemar, Moments, PairedTest};
+use crate::pairing::Pairing;
+use crate::stats::{McNemar, Moments, PairedTest};
 
 /// One belief's games in one cell.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -58,30 +59,13 @@ struct Acc {
     ess: Moments,
 }
 
-#[derive(Debug, Default)]
-struct Pair {
-    d: Moments,
-    /// This belief won or tied and uniform did not; the reverse.
-    b: u64,
-    c: u64,
-}
-
-/// Rows of one (cell, deal, repeat) waiting for the others.
-#[derive(Debug, Default)]
-struct Pending {
-    uniform: Option<(i32, bool)>,
-    others: Vec<(Belief, i32, bool)>,
-    seen: usize,
-}
-
 /// Folds the rows that concern beliefs.
 #[derive(Debug, Default)]
 pub(crate) struct BeliefAcc {
-    /// Beliefs in the grid (0: unknown).
-    pub(crate) levels: usize,
     cells: BTreeMap<(Cell, Belief), Acc>,
-    pairs: BTreeMap<(Cell, Belief), Pair>,
-    pending: HashMap<(Cell, u64, u32), Pending>,
+    /// Each belief against `uniform` per (cell, deal, repeat); its
+    /// `levels` are the grid's beliefs.
+    pub(crate) pairing: Pairing<(Cell, u64, u32), (Cell, Belief)>,
 }
 
 impl BeliefAcc {
@@ -90,7 +74,7 @@ impl BeliefAcc {
     /// belief other than `uniform`, the DominAI engine, or a decision scored
     /// against the hidden tiles.
     pub(crate) fn wants(&self, r: &jobs::GameRow) -> bool {
-        self.levels > 1
+        self.pairing.levels > 1
             || r.belief != Belief::Uniform
             || r.engine == PlayerEngine::Dominai
             || r.belief_log_loss.is_some()
@@ -110,25 +94,12 @@ impl BeliefAcc {
         if let Some(x) = r.belief_ess {
             a.ess.add(x);
         }
-        let key = (cell, r.starting_state, r.repeat);
-        let p = self.pending.entry(key).or_default();
-        p.seen += 1;
-        if r.belief == Belief::Uniform {
-            p.uniform = Some((r.score_diff, r.win_or_tie));
-        } else {
-            p.others.push((r.belief, r.score_diff, r.win_or_tie));
-        }
-        if let Some((u, uw)) = p.uniform {
-            for (b, s, w) in p.others.drain(..) {
-                let pair = self.pairs.entry((cell, b)).or_default();
-                pair.d.add((s - u) as f64);
-                pair.b += (w && !uw) as u64;
-                pair.c += (uw && !w) as u64;
-            }
-        }
-        if self.levels > 0 && p.seen >= self.levels {
-            self.pending.remove(&key);
-        }
+        self.pairing.add(
+            (cell, r.starting_state, r.repeat),
+            (r.belief != Belief::Uniform).then_some((cell, r.belief)),
+            r.score_diff,
+            r.win_or_tie,
+        );
     }
 
     pub(crate) fn finish(&self) -> Vec<BeliefSummary> {
@@ -136,7 +107,7 @@ impl BeliefAcc {
         self.cells
             .iter()
             .map(|(&((observability, target, engine), belief), a)| {
-                let pair = self.pairs.get(&((observability, target, engine), belief));
+                let (score_gain, win_gain) = self.pairing.tests(&((observability, target, engine), belief));
                 BeliefSummary {
                     observability,
                     target,
@@ -148,8 +119,8 @@ impl BeliefAcc {
                     log_loss: mean(&a.log_loss),
                     brier: mean(&a.brier),
                     ess: mean(&a.ess),
-                    score_gain: pair.map(|p| stats::paired_test(&p.d)),
-                    win_gain: pair.map(|p| stats::mcnemar(p.b, p.c)),
+                    score_gain,
+                    win_gain,
                 }
             })
             .collect()

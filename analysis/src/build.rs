@@ -313,7 +313,7 @@ impl Accumulator {
     /// Tells the accumulator how many beliefs the grid has, so that paired
     /// rows leave memory as soon as every belief of a deal is in.
     pub fn set_belief_levels(&mut self, levels: usize) {
-        self.beliefs.levels = levels;
+        self.beliefs.pairing.levels = levels;
     }
 }
 
@@ -349,7 +349,7 @@ pub fn build(dir: &Path) -> Result<Report, ReportError> {
             })?;
             game = spec.full.map(|f| describe_game(&f, &spec.search));
             acc.set_belief_levels(spec.grid.belief.len());
-            acc.shaping.levels = spec.grid.shaping.len();
+            acc.shaping.pairing.levels = spec.grid.shaping.len();
             for shard in jobs::shards(&spec) {
                 let p = dir.join(jobs::layout::GAMES_DIR).join(jobs::part_file(shard.index));
                 let range = shard.first_game..shard.first_game + shard.games;

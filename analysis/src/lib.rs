@@ -5,6 +5,7 @@
 
 mod beliefs;
 mod build;
+mod pairing;
 mod render;
 mod shaping;
 pub mod stats;

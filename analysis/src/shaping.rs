@@ -8,7 +8,7 @@
 //! there (the grid's level count is given by the spec; without one, pending
 //! rows are kept to the end).
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::BTreeMap;
 
 use engine::full::FullTarget;
 use engine::{Observability, PlayerEngine};
@@ -16,6 +16,7 @@ use jobs::ShapingLevel;
 use serde::{Deserialize, Serialize};
 
 use crate::nan_from_null;
+use crate::pairing::Pairing;
 use crate::stats::{self, McNemar, Moments, PairedTest};
 
 /// One shaping's games in one cell.
@@ -59,28 +60,13 @@ struct Acc {
     wins: u64,
 }
 
-#[derive(Debug, Default)]
-struct Pair {
-    d: Moments,
-    b: u64,
-    c: u64,
-}
-
-#[derive(Debug, Default)]
-struct Pending {
-    plain: Option<(i32, bool)>,
-    others: Vec<(String, i32, bool)>,
-    seen: usize,
-}
-
 /// Folds the rows of grids with a shaping.
 #[derive(Debug, Default)]
 pub(crate) struct ShapingAcc {
-    /// Shaping levels in the grid (0: unknown).
-    pub(crate) levels: usize,
     cells: BTreeMap<(Cell, String), Acc>,
-    pairs: BTreeMap<(Cell, String), Pair>,
-    pending: HashMap<(Cell, engine::Belief, u64, u32), Pending>,
+    /// Each shaping against `none` per (cell, belief, deal, repeat); its
+    /// `levels` are the grid's shaping levels.
+    pub(crate) pairing: Pairing<(Cell, engine::Belief, u64, u32), (Cell, String)>,
     /// Whether any row was shaped (else the report has no shaping table).
     shaped: bool,
 }
@@ -90,7 +76,7 @@ impl ShapingAcc {
     /// or several budgets (plain search is the baseline), and every shaped
     /// row.
     pub(crate) fn wants(&self, r: &jobs::GameRow) -> bool {
-        self.levels > 1 || r.shaping != ShapingLevel::NONE || r.budget.is_some()
+        self.pairing.levels > 1 || r.shaping != ShapingLevel::NONE || r.budget.is_some()
     }
 
     pub(crate) fn add(&mut self, r: &jobs::GameRow) {
@@ -101,25 +87,12 @@ impl ShapingAcc {
         a.diff.add(r.score_diff as f64);
         a.nodes.add(r.nodes as f64);
         a.wins += r.win_or_tie as u64;
-        let key = (cell, r.belief, r.starting_state, r.repeat);
-        let p = self.pending.entry(key).or_default();
-        p.seen += 1;
-        if r.shaping == ShapingLevel::NONE {
-            p.plain = Some((r.score_diff, r.win_or_tie));
-        } else {
-            p.others.push((name, r.score_diff, r.win_or_tie));
-        }
-        if let Some((u, uw)) = p.plain {
-            for (level, s, w) in p.others.drain(..) {
-                let pair = self.pairs.entry((cell, level)).or_default();
-                pair.d.add((s - u) as f64);
-                pair.b += (w && !uw) as u64;
-                pair.c += (uw && !w) as u64;
-            }
-        }
-        if self.levels > 0 && p.seen >= self.levels {
-            self.pending.remove(&key);
-        }
+        self.pairing.add(
+            (cell, r.belief, r.starting_state, r.repeat),
+            (r.shaping != ShapingLevel::NONE).then_some((cell, name)),
+            r.score_diff,
+            r.win_or_tie,
+        );
     }
 
     pub(crate) fn finish(&self) -> Vec<ShapingSummary> {
@@ -129,7 +102,7 @@ impl ShapingAcc {
         self.cells
             .iter()
             .map(|((cell, shaping), a)| {
-                let pair = self.pairs.get(&(*cell, shaping.clone()));
+                let (score_gain, win_gain) = self.pairing.tests(&(*cell, shaping.clone()));
                 let &(observability, target, engine, budget) = cell;
                 let t = stats::paired_test(&a.diff);
                 ShapingSummary {
@@ -144,8 +117,8 @@ impl ShapingAcc {
                     ci_high: t.ci_high,
                     wins_or_ties: a.wins,
                     mean_nodes: a.nodes.mean(),
-                    score_gain: pair.map(|p| stats::paired_test(&p.d)),
-                    win_gain: pair.map(|p| stats::mcnemar(p.b, p.c)),
+                    score_gain,
+                    win_gain,
                 }
             })
             .collect()
@@ -310,7 +283,7 @@ pub(crate) fn prediction_plot(p: &jobs::predictors::PredictionReport) -> String 
 /// The gain columns of a row: score gain [CI], its p, wins b/c, their p.
 fn gains(r: &ShapingSummary) -> [String; 4] {
     let (gain, gp) = r.score_gain.as_ref().map_or(("-".into(), "-".into()), |t| {
-        if t.sd == 0.0 && t.mean == 0.0 {
+        if t.all_equal() {
             // Every paired game came out the same: nothing was shaped.
             return ("identical".into(), "-".into());
         }

@@ -184,6 +184,13 @@ pub struct PairedTest {
     pub significant: bool,
 }
 
+impl PairedTest {
+    /// Whether every pair came out the same (no difference at all).
+    pub fn all_equal(&self) -> bool {
+        self.sd == 0.0 && self.mean == 0.0
+    }
+}
+
 pub fn paired_test(d: &Moments) -> PairedTest {
     let mean = d.mean();
     let sd = d.var_sample().sqrt();

@@ -78,7 +78,7 @@ pub fn summary_table(r: &Report) -> String {
         );
         for b in &r.shaping {
             let gain = b.score_gain.as_ref().map_or("-".to_string(), |t| {
-                if t.sd == 0.0 && t.mean == 0.0 {
+                if t.all_equal() {
                     // Every paired game came out the same: nothing was shaped.
                     return "identical".to_string();
                 }

@@ -97,11 +97,9 @@ pub fn run(p: FullPlay) -> Result<()> {
                 }
                 _ => None,
             };
-            let predictors = match (&fitted, shaped) {
-                (Some(f), _) => Some(f),
-                (None, true) => Some(jobs::predictors::shipped_predictors()),
-                (None, false) => None,
-            };
+            let predictors = fitted
+                .as_ref()
+                .or_else(|| shaped.then(jobs::predictors::shipped_predictors));
             let opts = full::MatchOptions {
                 eval: p.learned.then(jobs::evals::shipped_eval),
                 table_mb: p.table_mb,

@@ -31,12 +31,6 @@ pub fn shipped_predictors() -> &'static Predictors {
     SET.get_or_init(|| parse_predictors(SHIPPED_PREDICTORS_JSON).expect("the shipped predictors are valid"))
 }
 
-/// The shipped predictors' hash (SHA-256, hex).
-pub fn shipped_predictors_hash() -> &'static str {
-    static HASH: OnceLock<String> = OnceLock::new();
-    HASH.get_or_init(|| crate::evals::eval_hash(SHIPPED_PREDICTORS_JSON))
-}
-
 /// What an experiment's fit stage trained: the classifier of the
 /// `classifier` source, or the opponent-move predictors of the shaping.
 #[derive(Clone, Debug)]

@@ -127,6 +127,8 @@ pub struct AlphaBeta<'a> {
     prune: bool,
     shaping: Shaping,
     predictor: Option<&'a Predictor<'a>>,
+    /// The predictor's scratch: one play's features per legal play.
+    features: Vec<super::predict::PlayFeatures>,
     nodes: u64,
     stop_at: u64,
     aborted: bool,
@@ -163,6 +165,7 @@ impl<'a> AlphaBeta<'a> {
             prune: true,
             shaping: Shaping::None,
             predictor: None,
+            features: Vec::new(),
             nodes: 0,
             stop_at: u64::MAX,
             aborted: false,
@@ -198,6 +201,7 @@ impl<'a> AlphaBeta<'a> {
         if !shaping.is_plain() && branching {
             self.shaping = shaping;
             self.predictor = Some(predictor);
+            self.features = vec![super::predict::PlayFeatures::default(); 64];
         }
         self
     }
@@ -508,7 +512,7 @@ impl<'a> AlphaBeta<'a> {
         let rules = self.rules;
         let n = acts.len();
         let mut probs = [0.0f64; 64];
-        predictor.probs(rules, pos, acts, &mut probs);
+        predictor.probs(rules, pos, acts, &mut self.features, &mut probs);
         let probs = &probs[..n];
         // The plays by probability, ties to canonical order.
         let mut by_rank = [0u8; 64];

@@ -387,7 +387,6 @@ pub(super) fn take_prediction(
     t: Option<Table>,
     grid: &GridSpec,
     config: Option<&FullConfig>,
-    _seed: u64,
 ) -> Result<Option<PredictTraining>, SpecError> {
     let shaped = grid.shaping.iter().any(|l| *l != ShapingLevel::NONE);
     if !shaped {

@@ -323,12 +323,7 @@ impl Spec {
                 }
             }
         }
-        let prediction = full::take_prediction(
-            take_table(&mut root, "", "prediction")?,
-            &grid,
-            full_config.as_ref(),
-            seed,
-        )?;
+        let prediction = full::take_prediction(take_table(&mut root, "", "prediction")?, &grid, full_config.as_ref())?;
         let classifier = parse_classifier(take_table(&mut root, "", "classifier")?)?;
         check_classifier_fits(&classifier)?;
         let shard_games = parse_shards(take_table(&mut root, "", "shards")?)?;

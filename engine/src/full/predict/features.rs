@@ -68,7 +68,7 @@ pub const PUBLIC_FEATURE_COUNT: usize = PUBLIC_FEATURES.len();
 pub type PublicFeatures = u16;
 
 /// The features of one candidate play.
-#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct PlayFeatures {
     /// The mover's-view features ([`PLAY_FEATURES`]).
     pub x: [f64; PLAY_FEATURE_COUNT],
@@ -86,6 +86,11 @@ fn points(count: u32) -> u32 {
 pub fn public_features(rules: &FullRules, board: &Board, action: Action) -> PublicFeatures {
     let mut after = *board;
     after.play(rules, action.tile, action.loc);
+    public_after(rules, &after, action)
+}
+
+/// The public features of `action`, given the board `after` it.
+fn public_after(rules: &FullRules, after: &Board, action: Action) -> PublicFeatures {
     let count = after.count();
     let p = points(count);
     let (a, b) = rules.pips(action.tile);
@@ -117,6 +122,7 @@ pub fn play_features(rules: &FullRules, pos: &FivesPosition, acts: &[Action], ou
     let mut defs = [0u32; 64];
     let mut pips = [0u32; 64];
     let mut keeps = [false; 64];
+    let mut public = [0; 64];
     for (i, a) in acts.iter().enumerate() {
         let mut after = pos.board;
         after.play(rules, a.tile, a.loc);
@@ -130,6 +136,7 @@ pub fn play_features(rules: &FullRules, pos: &FivesPosition, acts: &[Action], ou
         keeps[i] = after
             .exposed(a.loc)
             .is_some_and(|p| rules.pip_mask(p) & hand & !bit(a.tile) != 0);
+        public[i] = public_after(rules, &after, *a);
     }
     let max_pts = pts[..n].iter().copied().max().unwrap_or(0);
     let max_count = counts[..n].iter().copied().max().unwrap_or(0);
@@ -160,7 +167,7 @@ pub fn play_features(rules: &FullRules, pos: &FivesPosition, acts: &[Action], ou
                 counts[i] as f64 / 10.0,
                 pips[i] as f64 / set,
             ],
-            public: public_features(rules, &pos.board, *a),
+            public: public[i],
         };
     }
 }
@@ -195,15 +202,12 @@ pub fn read_decision(rules: &FullRules, pos: &FivesPosition, kind: u8, hand: u32
     let mut list = ActionList::default();
     pos.actions(rules, &mut list);
     let acts = list.as_slice();
-    let mut feats = [PlayFeatures {
-        x: [0.0; PLAY_FEATURE_COUNT],
-        public: 0,
-    }; 64];
+    let mut feats = vec![PlayFeatures::default(); acts.len()];
     play_features(rules, pos, acts, &mut feats);
     Decision {
         kind,
         hand,
         chosen: chosen as u8,
-        plays: feats[..acts.len()].to_vec(),
+        plays: feats,
     }
 }

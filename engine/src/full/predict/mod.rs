@@ -61,11 +61,6 @@ pub fn type_index(t: FullTarget) -> usize {
     TYPES.iter().position(|&x| x == t).unwrap_or(POOLED)
 }
 
-/// The name of model index `i` (a strategy's, or `pooled`).
-pub fn type_name(i: usize) -> &'static str {
-    TYPES.get(i).map_or("pooled", |t| t.name())
-}
-
 /// The longest top-N curve kept: N = 1 to 7.
 pub const TOP_N: usize = 7;
 
@@ -409,12 +404,16 @@ impl<'a> Predictor<'a> {
     }
 
     /// The probability of each of the mover's plays `acts` at `pos` (the
-    /// mover's hand is the world's), into `out`.
-    pub fn probs(&self, rules: &FullRules, pos: &FivesPosition, acts: &[Action], out: &mut [f64]) {
-        let mut feats = [PlayFeatures {
-            x: [0.0; PLAY_FEATURE_COUNT],
-            public: 0,
-        }; 64];
+    /// mover's hand is the world's), into `out`; `feats` is scratch with
+    /// room for every play (the search keeps one, not one per node).
+    pub fn probs(
+        &self,
+        rules: &FullRules,
+        pos: &FivesPosition,
+        acts: &[Action],
+        feats: &mut [PlayFeatures],
+        out: &mut [f64],
+    ) {
         let feats = &mut feats[..acts.len()];
         play_features(rules, pos, acts, feats);
         let k = self.kinds[pos.mover as usize];
