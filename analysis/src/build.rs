@@ -89,6 +89,10 @@ pub struct Report {
     /// the opponent-move predictors of a shaped search.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub prediction: Option<jobs::predictors::PredictionReport>,
+    /// Named agents (`[grid] agents`): pairings, pentanomial counts, the
+    /// pool's Elo and the SPRT (docs/analysis.md).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tournament: Option<crate::tournament::TournamentReport>,
 }
 
 /// `jobs::Source` is written by its name; this reads it back.
@@ -173,6 +177,9 @@ pub struct Accumulator {
     consistency: Consistency,
     beliefs: crate::beliefs::BeliefAcc,
     shaping: crate::shaping::ShapingAcc,
+    tournament: crate::tournament::TournamentAcc,
+    /// How the agents' pairings were made (`cross` without a spec).
+    format: String,
 }
 
 fn moves_hash(moves: &str) -> u64 {
@@ -189,6 +196,12 @@ impl Accumulator {
             self.experiment = experiment.to_string();
         }
         self.games += 1;
+        if r.agent.is_some() {
+            // Named agents: their own tables (the thesis's cells compare
+            // engines on one seat, not agents).
+            self.tournament.add(r);
+            return;
+        }
         if self.beliefs.wants(r) && r.shaping == jobs::ShapingLevel::NONE {
             self.beliefs.add(r);
         }
@@ -307,6 +320,9 @@ impl Accumulator {
             beliefs: self.beliefs.finish(),
             shaping: self.shaping.finish(),
             prediction: None,
+            tournament: self
+                .tournament
+                .finish(if self.format.is_empty() { "cross" } else { &self.format }),
         }
     }
 
@@ -340,7 +356,10 @@ pub fn build_from_rows<'a>(
 /// glob `games/part-*.parquet`.
 pub fn build(dir: &Path) -> Result<Report, ReportError> {
     let mut acc = Accumulator::default();
+    // Without a spec, a deal's two seatings are paired when they are there.
+    acc.tournament.paired = true;
     let mut game = None;
+    let mut sprt_report = None;
     match jobs::layout::Owner::read(dir)? {
         Some(owner) => {
             let spec = jobs::Spec::from_toml(&owner.spec_toml).map_err(|e| ReportError::File {
@@ -350,6 +369,14 @@ pub fn build(dir: &Path) -> Result<Report, ReportError> {
             game = spec.full.map(|f| describe_game(&f, &spec.search));
             acc.set_belief_levels(spec.grid.belief.len());
             acc.shaping.pairing.levels = spec.grid.shaping.len();
+            if let Some(pool) = &spec.pool {
+                acc.tournament.paired = pool.paired;
+                acc.format = pool.format.name().to_string();
+            }
+            // `[stop] sprt`: the shards are walked in order and the walk ends
+            // where the test decided (as the coordinator did).
+            let mut sprt_walk = spec.stop.map(|s| (s, jobs::sprt::PairStats::default(), Vec::new()));
+            let mut verdict = jobs::sprt::Verdict::Undecided;
             for shard in jobs::shards(&spec) {
                 let p = dir.join(jobs::layout::GAMES_DIR).join(jobs::part_file(shard.index));
                 let range = shard.first_game..shard.first_game + shard.games;
@@ -365,6 +392,17 @@ pub fn build(dir: &Path) -> Result<Report, ReportError> {
                         ),
                     });
                 }
+                if let Some((sprt, total, trace)) = &mut sprt_walk {
+                    let games: Vec<jobs::GameRow> = rows.iter().map(|(_, r)| r.clone()).collect();
+                    total.merge(&jobs::sprt::shard_stats(&games));
+                    let llr = sprt.llr(total);
+                    trace.push(jobs::sprt::TracePoint {
+                        shard: shard.index,
+                        pairs: total.pairs(),
+                        llr,
+                    });
+                    verdict = sprt.verdict(llr);
+                }
                 for (experiment, row) in rows {
                     if experiment != spec.name || !range.contains(&row.game_index) {
                         return Err(ReportError::File {
@@ -377,6 +415,18 @@ pub fn build(dir: &Path) -> Result<Report, ReportError> {
                     }
                     acc.add(&experiment, &row);
                 }
+                if verdict != jobs::sprt::Verdict::Undecided {
+                    break;
+                }
+            }
+            if let Some((sprt, total, trace)) = sprt_walk {
+                sprt_report = Some(crate::tournament::sprt_report(
+                    &sprt,
+                    trace,
+                    &total,
+                    verdict,
+                    spec.games(),
+                ));
             }
         }
         None => {
@@ -396,6 +446,9 @@ pub fn build(dir: &Path) -> Result<Report, ReportError> {
     let mut report = acc.finish(classifier);
     report.game = game;
     report.prediction = prediction;
+    if let Some(t) = &mut report.tournament {
+        t.sprt = sprt_report;
+    }
     Ok(report)
 }
 

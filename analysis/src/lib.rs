@@ -11,6 +11,7 @@ mod shaping;
 pub mod stats;
 mod summary;
 mod svg;
+mod tournament;
 
 pub use beliefs::BeliefSummary;
 pub use build::{Accumulator, CellReport, Consistency, EngineSummary, Report, build, build_from_rows};
@@ -18,6 +19,7 @@ pub use render::{read_report, report_files, write_report};
 pub use shaping::ShapingSummary;
 pub use summary::summary_table;
 pub use svg::nice_ticks;
+pub use tournament::{Game, PairingSummary, Rating, SprtReport, TournamentReport, bradley_terry};
 
 /// The thesis's published numbers (Tables 13-26).
 pub const THESIS_JSON: &str = include_str!("../data/thesis.json");

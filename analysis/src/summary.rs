@@ -9,6 +9,9 @@ use crate::build::{CellReport, EngineSummary, Report};
 /// A fixed-width table of the report's cells, one line per engine, ordered
 /// by source, observability, target, then engine (Expectimax first).
 pub fn summary_table(r: &Report) -> String {
+    if let Some(t) = &r.tournament {
+        return tournament_table(t);
+    }
     let mut rows: Vec<(&CellReport, PlayerEngine, &EngineSummary)> = r
         .cells
         .iter()
@@ -126,6 +129,54 @@ pub fn summary_table(r: &Report) -> String {
                 gain
             );
         }
+    }
+    s
+}
+
+/// Named agents: the Elo table, the pairings and the SPRT's verdict.
+fn tournament_table(t: &crate::TournamentReport) -> String {
+    let mut s = String::new();
+    let _ = writeln!(
+        s,
+        "{:<4} {:<20} {:>8} {:>19} {:>8} {:>7} {:>8}",
+        "rank", "agent", "Elo", "95% interval", "games", "score", "LOS"
+    );
+    for (i, r) in t.ratings.iter().enumerate() {
+        let _ = writeln!(
+            s,
+            "{:<4} {:<20} {:>8.1} {:>19} {:>8} {:>6.1}% {:>8}",
+            i + 1,
+            r.name,
+            r.elo,
+            format!("[{:.1}, {:.1}]", r.ci_low, r.ci_high),
+            r.games,
+            100.0 * r.score,
+            r.los_next.map_or("-".into(), |l| format!("{:.1}%", 100.0 * l))
+        );
+    }
+    let _ = writeln!(
+        s,
+        "\n{:<20} {:<20} {:>7} {:>17} {:>11} {:>22}",
+        "agent", "opponent", "games", "W / T / L", "mean diff", "pairs 0/.5/1/1.5/2"
+    );
+    for p in &t.pairings {
+        let _ = writeln!(
+            s,
+            "{:<20} {:<20} {:>7} {:>17} {:>11.3} {:>22}",
+            p.agent,
+            p.opponent,
+            p.games,
+            format!("{} / {} / {}", p.wins, p.ties, p.losses),
+            p.mean_score_diff,
+            p.penta.iter().map(u64::to_string).collect::<Vec<_>>().join("/")
+        );
+    }
+    if let Some(sp) = &t.sprt {
+        let _ = writeln!(
+            s,
+            "\nSPRT: {:?} after {} pairs ({} of {} games), LLR {:.3} in [{:.3}, {:.3}]",
+            sp.verdict, sp.pairs, sp.games, sp.grid_games, sp.llr, sp.lower, sp.upper
+        );
     }
     s
 }

@@ -105,6 +105,7 @@ pub fn run(p: FullPlay) -> Result<()> {
                 table_mb: p.table_mb,
                 target_depth: p.target_depth,
                 predictors,
+                agent_side: 0,
             };
             let m = full::play_match_with(rules, p.seed, p.deal, p.repeat, &agents, to, &opts)
                 .expect("the deal index was checked above");

@@ -326,16 +326,55 @@ fn complete(shared: &Shared, r: &CompleteTaskRequest) -> Result<CompleteOutcome,
         file_sha256: &r.file_sha256,
     };
     let outcome = match check_completion(&shared.config.results, &target, &c) {
-        Ok(f) => shared.store().complete(
-            &r.task_id,
-            &r.lease_token,
-            r.rows,
-            &r.checksum,
-            &r.temp_file,
-            &f.final_file,
-            (f.bytes, &f.sha256),
-            f.placed,
-        )?,
+        Ok(f) => {
+            // `[stop] sprt`: the shard's paired outcomes, read from the file
+            // just checked, kept with the task for the test.
+            let sprt = jobs::Spec::from_toml(&target.spec_toml).ok().and_then(|s| s.stop);
+            let stats = match sprt {
+                Some(_) if jobs::layout::Stage::parse(&target.stage) == Some(jobs::layout::Stage::Games) => {
+                    match jobs::layout::confine(&shared.config.results, &r.temp_file)
+                        .map_err(|e| e.to_string())
+                        .and_then(|p| jobs::read_partition(&p).map_err(|e| e.to_string()))
+                    {
+                        Ok(rows) => {
+                            let rows: Vec<jobs::GameRow> = rows.into_iter().map(|(_, row)| row).collect();
+                            Some(jobs::sprt::stats_text(&jobs::sprt::shard_stats(&rows)))
+                        }
+                        Err(reason) => {
+                            let failed =
+                                shared
+                                    .store()
+                                    .fail(&r.worker_id, &r.task_id, &r.lease_token, &reason, true, false)?;
+                            record_failure(shared, &r.task_id, &r.worker_id, &reason, failed);
+                            return Ok(CompleteOutcome::Refused(reason));
+                        }
+                    }
+                }
+                _ => None,
+            };
+            let outcome = shared.store().complete(
+                &r.task_id,
+                &r.lease_token,
+                r.rows,
+                &r.checksum,
+                &r.temp_file,
+                &f.final_file,
+                (f.bytes, &f.sha256),
+                f.placed,
+                stats.as_deref(),
+            )?;
+            if let (Some(sprt), Some(_)) = (sprt, &stats)
+                && let Some((shard, files)) = shared.store().sprt_stop(&target.experiment_id, &sprt)?
+            {
+                for f in files {
+                    if let Ok(p) = jobs::layout::confine(&shared.config.results, &f) {
+                        let _ = std::fs::remove_file(p);
+                    }
+                }
+                tracing::info!(experiment = %target.experiment_id, shard, "the SPRT decided: no games after this shard");
+            }
+            outcome
+        }
         Err(Refusal::Request(reason)) => CompleteOutcome::Refused(reason),
         Err(Refusal::File(reason)) => {
             let failed = shared

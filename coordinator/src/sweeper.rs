@@ -85,6 +85,16 @@ fn seal(shared: &Shared, id: &str, tasks: &[crate::store::DoneTask]) -> Result<(
     jobs::write_json_atomic(&dir.join(layout::MANIFEST), &manifest).map_err(|e| e.to_string())?;
     remove_leftovers(&dir.join(layout::GAMES_DIR));
     remove_leftovers(&dir.join(layout::SAMPLES_DIR));
+    if spec.stop.is_some() {
+        // The SPRT stopped the games: a partition after the shard where it
+        // decided (renamed by a worker just before) is not the experiment's.
+        let kept = manifest.shards.len() as u64;
+        for sub in [layout::GAMES_DIR, layout::MOVES_DIR] {
+            for shard in kept..jobs::shards(&spec).len() as u64 {
+                let _ = std::fs::remove_file(dir.join(sub).join(jobs::part_file(shard)));
+            }
+        }
+    }
     let success = dir.join(layout::SUCCESS);
     std::fs::File::create(&success)
         .and_then(|f| f.sync_all())

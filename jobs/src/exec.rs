@@ -81,6 +81,14 @@ pub struct GameRow {
     /// The node budget of the agent's searches, where the spec lists
     /// several (a grid coordinate); `None` otherwise.
     pub budget: Option<u64>,
+    /// With named agents (`[grid] agents`): the agent's name; the row's
+    /// player columns are this agent's side, wherever it sat.
+    pub agent: Option<String>,
+    /// With named agents: the opponent's name (an agent or a strategy).
+    pub opponent: Option<String>,
+    /// With named agents: the side the agent sat at, 0 or 1 (paired deals
+    /// play each deal at both; side 0 holds the deal's first hand).
+    pub agent_side: Option<u32>,
 }
 
 impl GameRow {
@@ -115,6 +123,9 @@ impl GameRow {
             belief_ess: None,
             shaping: c.shaping,
             budget: c.budget,
+            agent: None,
+            opponent: None,
+            agent_side: c.pairing.map(|_| c.agent_side as u32),
         }
     }
 
@@ -140,6 +151,9 @@ impl GameRow {
         }
         if let Some(b) = self.budget {
             belief = format!("{belief},budget={b}");
+        }
+        if let (Some(a), Some(o), Some(side)) = (&self.agent, &self.opponent, self.agent_side) {
+            belief = format!("{belief},agent={a},opponent={o},side={side}");
         }
         format!(
             "{},{},{},{},{},{},{},{:?},{},{},{},{},{},{},{},{},{},{},{},{}{belief}\n",

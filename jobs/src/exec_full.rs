@@ -27,7 +27,7 @@ use engine::{DepthLimit, Ending, Observability, PlayerEngine, Seat, WorldCount};
 use crate::exec::{ExecError, GameRow};
 use crate::grid::GameCoords;
 use crate::moves::MoveRow;
-use crate::spec::{FullSpec, Spec};
+use crate::spec::{AgentPlay, FullSpec, Spec};
 
 /// Plays the grid point `c` of a full-game spec.
 pub(crate) fn play(
@@ -53,6 +53,7 @@ pub(crate) fn play(
         table_mb: full.search.table_mb,
         target_depth: full.search.target_depth,
         predictors,
+        agent_side: c.agent_side,
     };
     let m = play_match_with(
         &rules,
@@ -68,19 +69,25 @@ pub(crate) fn play(
         message: format!("starting_state = {} is not a deal of these rules", c.starting_state),
     })?;
     let elapsed_us = t.elapsed().as_micros() as u64;
+    let mine = c.agent_side;
     let (mut turns, mut draws) = (0, [0u32; 2]);
     for h in &m.hands {
         for mv in &h.moves {
             match *mv {
                 FullMove::Play { .. } | FullMove::Pass { .. } => turns += 1,
-                FullMove::Draw { seat, .. } => draws[(rules.side(seat) != 0) as usize] += 1,
+                FullMove::Draw { seat, .. } => draws[(rules.side(seat) != mine) as usize] += 1,
             }
         }
     }
     let scores: Vec<_> = m.hands.iter().flat_map(|h| h.beliefs.iter()).collect();
     let first = m.hands.first().expect("a match has a hand");
     let last = m.hands.last().expect("a match has a hand");
-    let (player_score, target_score) = (m.totals[0], best_opponent(&rules, &m.totals));
+    let (player_score, target_score) = if mine == 0 {
+        (m.totals[0], best_opponent(&rules, &m.totals))
+    } else {
+        // Named agents play two sides: the agent's and the other.
+        (m.totals[mine as usize], m.totals[0])
+    };
     let score_diff = player_score as i32 - target_score as i32;
     let move_rows = if spec.output_moves {
         full_moves(&rules, c.game_index, &m.hands)
@@ -88,7 +95,7 @@ pub(crate) fn play(
         Vec::new()
     };
     let row = GameRow {
-        leader: if rules.side(first.opening.leader) == 0 {
+        leader: if rules.side(first.opening.leader) == mine {
             Seat::Player
         } else {
             Seat::Target
@@ -110,7 +117,7 @@ pub(crate) fn play(
         belief_log_loss: mean(&scores, |s| Some(s.log_loss)),
         belief_brier: mean(&scores, |s| Some(s.brier)),
         belief_ess: mean(&scores, |s| s.ess),
-        ..with_belief(GameRow::at(c))
+        ..with_belief(named(spec, c, GameRow::at(c)))
     };
     Ok((row, move_rows))
 }
@@ -119,17 +126,40 @@ pub(crate) fn play(
 /// may be a strategy), every other seat plays the target.
 pub fn agents(spec: &Spec, full: &FullSpec, c: &GameCoords) -> [FullAgent; MAX_SEATS] {
     let rules = full.rules();
+    if let (Some(pool), Some(k)) = (&spec.pool, c.pairing) {
+        let (a, o) = pool.pairings[k as usize];
+        let play = |i: u16| match pool.agents[i as usize].play {
+            AgentPlay::Strategy(t) => FullAgent::target(t, full.search.target_depth),
+            AgentPlay::Search(s) => FullAgent::Search(SearchSettings {
+                engine: full_engine(s.engine),
+                depth: s.depth,
+                budget: s.budget,
+                worlds: if c.observability == Observability::Partial {
+                    s.worlds
+                } else {
+                    0
+                },
+                learned: s.learned,
+                belief: s.belief,
+                shaping: s.shaping.shaping,
+                predictor: s.shaping.predictor,
+            }),
+        };
+        let (mine, theirs) = (play(a), play(o));
+        return std::array::from_fn(|s| {
+            if rules.side(s as u8) == c.agent_side {
+                mine
+            } else {
+                theirs
+            }
+        });
+    }
     let depth = match spec.search.depth {
         DepthLimit::Turns(d) => d,
         // Only with a budget (checked when parsed): deepen until it is spent.
         DepthLimit::Unlimited => 254,
     };
-    let engine = match c.engine {
-        PlayerEngine::MStar => FullEngine::MStar,
-        PlayerEngine::Expectimax => FullEngine::Expectimax,
-        PlayerEngine::Ismcts => FullEngine::Ismcts,
-        PlayerEngine::Dominai => FullEngine::Dominai,
-    };
+    let engine = full_engine(c.engine);
     let worlds = match (c.observability, spec.search.worlds) {
         (Observability::Partial, WorldCount::Sample(k)) => k as u16,
         _ => 0,
@@ -149,6 +179,25 @@ pub fn agents(spec: &Spec, full: &FullSpec, c: &GameCoords) -> [FullAgent; MAX_S
         (_, 0, Some(p)) => FullAgent::Fixed(p),
         _ => FullAgent::target(c.target, full.search.target_depth),
     })
+}
+
+fn full_engine(e: PlayerEngine) -> FullEngine {
+    match e {
+        PlayerEngine::MStar => FullEngine::MStar,
+        PlayerEngine::Expectimax => FullEngine::Expectimax,
+        PlayerEngine::Ismcts => FullEngine::Ismcts,
+        PlayerEngine::Dominai => FullEngine::Dominai,
+    }
+}
+
+/// With named agents, the row names the agent and the opponent.
+fn named(spec: &Spec, c: &GameCoords, mut row: GameRow) -> GameRow {
+    if let (Some(pool), Some(k)) = (&spec.pool, c.pairing) {
+        let (a, o) = pool.pairings[k as usize];
+        row.agent = Some(pool.agents[a as usize].name.clone());
+        row.opponent = Some(pool.agents[o as usize].name.clone());
+    }
+    row
 }
 
 /// The per-move rows of a grid point's hands: each play with the legal

@@ -9,7 +9,7 @@
 use engine::full::FullTarget;
 use engine::{Belief, Observability, PlayerEngine};
 
-use crate::spec::{Source, Spec};
+use crate::spec::{AgentPlay, Source, Spec};
 
 /// The six coordinates of one game.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -36,8 +36,14 @@ pub struct GameCoords {
     /// The node budget, where the spec lists several (varies just slower
     /// than the shaping); `None`: the spec's one budget.
     pub budget: Option<u64>,
-    /// Repeat number, 1-based (fastest-varying).
+    /// Repeat number, 1-based (fastest-varying; with named agents, just
+    /// slower than the seating).
     pub repeat: u32,
+    /// With named agents: the pairing (an index of `Pool::pairings`).
+    pub pairing: Option<u32>,
+    /// With named agents: the side the agent sits at, 0 or 1 (1 is the
+    /// deal's second game of a pair, the sides swapped; fastest-varying).
+    pub agent_side: u8,
 }
 
 /// The game at `index` (below `spec.games()`).
@@ -49,6 +55,37 @@ pub fn coords(spec: &Spec, index: u64) -> GameCoords {
         rest /= n;
         d
     };
+    if let Some(pool) = &spec.pool {
+        // Observability x pairing x deal x repeat x seat, the seat fastest,
+        // so a pair's two games are neighbours (and share a shard).
+        let agent_side = digit(pool.seatings()) as u8;
+        let repeat = digit(g.repeats as u64) as u32 + 1;
+        let state = g.starting_states.get(digit(g.starting_states.len()));
+        let pairing = digit(pool.pairings.len() as u64) as u32;
+        let observability = g.observability[digit(g.observability.len() as u64) as usize];
+        let (a, o) = pool.pairings[pairing as usize];
+        let AgentPlay::Search(s) = pool.agents[a as usize].play else {
+            unreachable!("a pairing's agent searches (checked when the spec was read)")
+        };
+        let target = match pool.agents[o as usize].play {
+            AgentPlay::Strategy(t) => t,
+            AgentPlay::Search(_) => FullTarget::Searcher,
+        };
+        return GameCoords {
+            game_index: index,
+            information_source: Source::Oracle,
+            observability,
+            target,
+            starting_state: state,
+            engine: s.engine,
+            belief: s.belief,
+            shaping: s.shaping,
+            budget: Some(s.budget),
+            repeat,
+            pairing: Some(pairing),
+            agent_side,
+        };
+    }
     let repeat = digit(g.repeats as u64) as u32 + 1;
     let engine = g.engine[digit(g.engine.len() as u64) as usize];
     let shaping = g.shaping[digit(g.shaping.len() as u64) as usize];
@@ -69,6 +106,8 @@ pub fn coords(spec: &Spec, index: u64) -> GameCoords {
         shaping,
         budget,
         repeat,
+        pairing: None,
+        agent_side: 0,
     }
 }
 

@@ -15,6 +15,7 @@ mod moves;
 mod parquet_io;
 pub mod predictors;
 mod spec;
+pub mod sprt;
 pub mod training;
 
 pub use exec::{ExecError, Executor, GameRow, checksum};
@@ -27,9 +28,9 @@ pub use parquet_io::{
     schema, to_batch, write_partition, write_samples,
 };
 pub use spec::{
-    ClassifierSpec, DEFAULT_SHARD_GAMES, FullSearch, FullSpec, GridSpec, MAX_BUDGET, MAX_GAMES, MAX_LISTED_STATES,
-    MAX_OUTPUT_BYTES, MAX_PATH_BYTES, MAX_SHARD_GAMES, MAX_SPEC_BYTES, MAX_WORLDS, ShapingLevel, ShapingParams, Source,
-    Spec, SpecError, StateSet, shaping_of,
+    Agent, AgentPlay, AgentSearch, ClassifierSpec, DEFAULT_SHARD_GAMES, Format, FullSearch, FullSpec, GridSpec,
+    MAX_BUDGET, MAX_GAMES, MAX_LISTED_STATES, MAX_OUTPUT_BYTES, MAX_PATH_BYTES, MAX_SHARD_GAMES, MAX_SPEC_BYTES,
+    MAX_WORLDS, Pool, ShapingLevel, ShapingParams, Source, Spec, SpecError, Sprt, SprtOn, StateSet, shaping_of,
 };
 
 /// The thesis experiment (Table 12: oracle and classifier sources).

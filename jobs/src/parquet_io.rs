@@ -17,7 +17,7 @@ use parquet::file::properties::WriterProperties;
 use crate::exec::GameRow;
 
 /// Bumped whenever a column is added, removed or changes meaning.
-pub const SCHEMA_VERSION: u32 = 3;
+pub const SCHEMA_VERSION: u32 = 4;
 
 /// The columns of `games/part-*.parquet`, in order (see docs/schema.md).
 pub fn schema() -> SchemaRef {
@@ -51,6 +51,9 @@ pub fn schema() -> SchemaRef {
         Field::new("belief_ess", DataType::Float64, true),
         f("shaping", DataType::Utf8),
         Field::new("budget", DataType::Int64, true),
+        Field::new("agent", DataType::Utf8, true),
+        Field::new("opponent", DataType::Utf8, true),
+        Field::new("agent_side", DataType::Int32, true),
     ]))
 }
 
@@ -142,6 +145,15 @@ pub fn to_batch(experiment: &str, rows: &[GameRow]) -> RecordBatch {
         s(&|r| r.shaping.name()),
         Arc::new(Int64Array::from(
             rows.iter().map(|r| r.budget.map(|b| b as i64)).collect::<Vec<_>>(),
+        )),
+        Arc::new(StringArray::from(
+            rows.iter().map(|r| r.agent.as_deref()).collect::<Vec<_>>(),
+        )),
+        Arc::new(StringArray::from(
+            rows.iter().map(|r| r.opponent.as_deref()).collect::<Vec<_>>(),
+        )),
+        Arc::new(Int32Array::from(
+            rows.iter().map(|r| r.agent_side.map(|s| s as i32)).collect::<Vec<_>>(),
         )),
     ];
     RecordBatch::try_new(schema(), columns).expect("columns match the schema")
@@ -236,6 +248,19 @@ pub fn read_partition(path: &Path) -> Result<Vec<(String, GameRow)>, IoError> {
             None => None,
             Some(_) => Some(col::<Int64Array>(&b, path, "budget")?),
         };
+        // Partitions written before schema 4 have no agent columns.
+        let strings = |name: &str| -> Result<Option<&StringArray>, IoError> {
+            match b.column_by_name(name) {
+                None => Ok(None),
+                Some(_) => col::<StringArray>(&b, path, name).map(Some),
+            }
+        };
+        let (agent, opponent) = (strings("agent")?, strings("opponent")?);
+        let agent_side = match b.column_by_name("agent_side") {
+            None => None,
+            Some(_) => Some(col::<Int32Array>(&b, path, "agent_side")?),
+        };
+        let text = |c: Option<&StringArray>, i: usize| c.and_then(|c| (!c.is_null(i)).then(|| c.value(i).to_string()));
         let floats = |name: &str| -> Result<Option<&Float64Array>, IoError> {
             match b.column_by_name(name) {
                 None => Ok(None),
@@ -291,6 +316,9 @@ pub fn read_partition(path: &Path) -> Result<Vec<(String, GameRow)>, IoError> {
                     Some(c) => parse(path, "shaping", c.value(i), |v| v.parse().ok())?,
                 },
                 budget: budget.and_then(|c| (!c.is_null(i)).then(|| c.value(i) as u64)),
+                agent: text(agent, i),
+                opponent: text(opponent, i),
+                agent_side: agent_side.and_then(|c| (!c.is_null(i)).then(|| c.value(i) as u32)),
             };
             out.push((exp.value(i).to_string(), row));
         }

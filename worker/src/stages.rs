@@ -178,10 +178,32 @@ fn fit(spec: &Spec, dir: &Path, threads: usize) -> Result<Output, TaskError> {
 
 /// The report stage: builds the report from the partitions alone.
 fn report(spec: &Spec, dir: &Path, cancel: &AtomicBool) -> Result<Output, Halt> {
-    let parts: Vec<PathBuf> = jobs::shards(spec)
+    let mut parts: Vec<PathBuf> = jobs::shards(spec)
         .iter()
         .map(|s| dir.join(layout::GAMES_DIR).join(jobs::part_file(s.index)))
         .collect();
+    if let Some(sprt) = &spec.stop {
+        // The SPRT ended the games where it decided: the partitions up to
+        // that shard are the experiment's (the same walk as the coordinator's).
+        let mut total = jobs::sprt::PairStats::default();
+        let mut kept = parts.len();
+        for (k, p) in parts.iter().enumerate() {
+            if !p.exists() {
+                break;
+            }
+            let rows: Vec<jobs::GameRow> = jobs::read_partition(p)
+                .map_err(|e| TaskError::Io(e.to_string()))?
+                .into_iter()
+                .map(|(_, r)| r)
+                .collect();
+            total.merge(&jobs::sprt::shard_stats(&rows));
+            if sprt.verdict(sprt.llr(&total)) != jobs::sprt::Verdict::Undecided {
+                kept = k + 1;
+                break;
+            }
+        }
+        parts.truncate(kept);
+    }
     // Every partition is in place before the coordinator leases the report;
     // one lost since then makes the coordinator re-run its task and take
     // this lease back (then `cancel` is set), so a short wait suffices.

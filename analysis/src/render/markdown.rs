@@ -310,6 +310,9 @@ fn plots(r: &Report) -> String {
 pub(super) fn report(r: &Report) -> String {
     let t = thesis::data(r);
     let mut s = intro(r);
+    if let Some(t) = &r.tournament {
+        s.push_str(&crate::tournament::markdown(t));
+    }
     s.push_str(&consistency(&r.consistency));
     for (o, src) in quadrants(r) {
         s.push_str(&quadrant(r, &t, o, src));

@@ -73,6 +73,14 @@ pub fn report_files(r: &Report) -> Vec<(&'static str, String)> {
             files.push(("shaping.svg", svg));
         }
     }
+    if let Some(t) = &r.tournament {
+        files.push(("tournament.csv", crate::tournament::csv(t)));
+        files.push(("elo.csv", crate::tournament::elo_csv(t)));
+        files.push(("elo.svg", crate::tournament::elo_plot(t)));
+        if let Some(sp) = &t.sprt {
+            files.push(("sprt.svg", crate::tournament::sprt_plot(sp)));
+        }
+    }
     files.push(("value_gain.svg", plots::value_gain(r)));
     files.push(("win_gain.svg", plots::win_gain(r)));
     files.push(("score_diff.svg", plots::score_diff(r)));

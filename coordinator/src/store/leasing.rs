@@ -220,6 +220,7 @@ impl Store {
         final_file: &str,
         file: (u64, &str),
         placed: bool,
+        stats: Option<&str>,
     ) -> Result<CompleteOutcome> {
         let tx = self.conn.transaction()?;
         let Some((exp, state)) = Self::leased_by(&tx, task_id, token)? else {
@@ -235,7 +236,8 @@ impl Store {
         }
         tx.execute(
             "UPDATE tasks SET state = ?11, rows = ?3, checksum = ?4, temp_file = ?5, final_file = ?6,
-                              completed_ms = ?7, games_done = games, file_bytes = ?8, file_sha256 = ?9, placed = ?10
+                              completed_ms = ?7, games_done = games, file_bytes = ?8, file_sha256 = ?9, placed = ?10,
+                              stats = ?12
              WHERE experiment_id = ?1 AND task_id = ?2",
             params![
                 exp,
@@ -248,7 +250,8 @@ impl Store {
                 file.0 as i64,
                 file.1,
                 placed,
-                TaskState::Done
+                TaskState::Done,
+                stats
             ],
         )?;
         tx.execute(
@@ -259,6 +262,57 @@ impl Store {
         Ok(CompleteOutcome::Accepted {
             final_file: final_file.to_string(),
         })
+    }
+
+    /// `[stop] sprt`: walks the games tasks done in shard order (up to the
+    /// first one not done) through the test; once it decides at shard `k`,
+    /// the games tasks after `k` are removed, whatever their state, and the
+    /// experiment's games are those kept. Returns the shard and the files
+    /// of removed tasks that were done (to delete), or `None` while the
+    /// test has not decided. Deciding again changes nothing.
+    pub fn sprt_stop(&mut self, id: &str, sprt: &jobs::Sprt) -> Result<Option<(u64, Vec<String>)>> {
+        let tx = self.conn.transaction()?;
+        let games = Stage::Games.name();
+        let done: Vec<(TaskState, Option<String>)> = tx
+            .prepare_cached("SELECT state, stats FROM tasks WHERE experiment_id = ?1 AND stage = ?2 ORDER BY shard")?
+            .query_map(params![id, games], |r| Ok((r.get(0)?, r.get(1)?)))?
+            .collect::<std::result::Result<_, _>>()?;
+        let prefix = done
+            .iter()
+            .map_while(|(state, stats)| match state {
+                TaskState::Done => stats.as_deref().and_then(jobs::sprt::stats_from_text),
+                _ => None,
+            })
+            .collect::<Vec<_>>();
+        let (trace, _, verdict) = jobs::sprt::walk(sprt, prefix);
+        if verdict == jobs::sprt::Verdict::Undecided {
+            return Ok(None);
+        }
+        let k = trace.last().expect("a decision has a trace").shard;
+        let files: Vec<String> = tx
+            .prepare_cached(
+                "SELECT temp_file, final_file FROM tasks WHERE experiment_id = ?1 AND stage = ?2 AND shard > ?3 AND state = ?4",
+            )?
+            .query_map(params![id, games, k as i64, TaskState::Done], |r| {
+                Ok([r.get::<_, Option<String>>(0)?, r.get::<_, Option<String>>(1)?])
+            })?
+            .collect::<std::result::Result<Vec<_>, _>>()?
+            .into_iter()
+            .flatten()
+            .flatten()
+            .collect();
+        tx.execute(
+            "DELETE FROM tasks WHERE experiment_id = ?1 AND stage = ?2 AND shard > ?3",
+            params![id, games, k as i64],
+        )?;
+        tx.execute(
+            "UPDATE experiments SET games_total =
+                (SELECT COALESCE(SUM(games), 0) FROM tasks WHERE experiment_id = ?1 AND stage = ?2), updated_ms = ?3
+             WHERE id = ?1",
+            params![id, games, now_ms()],
+        )?;
+        tx.commit()?;
+        Ok(Some((k, files)))
     }
 
     pub fn fail(

@@ -280,6 +280,7 @@ CREATE TABLE IF NOT EXISTS tasks (
     file_bytes INTEGER,
     file_sha256 TEXT,
     placed INTEGER NOT NULL DEFAULT 0,
+    stats TEXT,
     PRIMARY KEY (experiment_id, task_id)
 );
 CREATE INDEX IF NOT EXISTS tasks_by_state ON tasks (state, experiment_id, stage_seq, seq);
@@ -362,6 +363,7 @@ fn migrate(conn: &Connection) -> rusqlite::Result<()> {
             "placed",
             "ALTER TABLE tasks ADD COLUMN placed INTEGER NOT NULL DEFAULT 0",
         ),
+        ("stats", "ALTER TABLE tasks ADD COLUMN stats TEXT"),
     ] {
         if !have.iter().any(|h| h == col) {
             conn.execute_batch(ddl)?;

@@ -220,6 +220,10 @@ pub struct MatchOptions<'a> {
     pub target_depth: u8,
     /// The opponent-move predictors (needed by settings with a shaping).
     pub predictors: Option<&'a super::predict::Predictors>,
+    /// The side whose searched decisions the record keeps (nodes, values,
+    /// belief scores): 0, the agent's side, unless a paired game seated the
+    /// agent at side 1.
+    pub agent_side: u8,
 }
 
 /// The table's default size in megabytes, per thread playing.
@@ -235,6 +239,7 @@ impl Default for MatchOptions<'_> {
             table_mb: DEFAULT_TABLE_MB,
             target_depth: DEFAULT_TARGET_DEPTH,
             predictors: None,
+            agent_side: 0,
         }
     }
 }
@@ -486,7 +491,7 @@ pub fn play_hand_with(
                 );
                 // Only the agent side's decisions are recorded (a searching
                 // target's are its own business, as a fixed target's).
-                if rules.side(seat) == rules.side(0) {
+                if rules.side(seat) == opts.agent_side {
                     nodes += d.nodes;
                     decisions.push((moves.len(), d));
                     beliefs.extend(score);

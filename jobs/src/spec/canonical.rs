@@ -179,6 +179,11 @@ impl Spec {
         } else {
             ""
         };
+        // Present only with named agents, so that the specs before them keep their hashes.
+        let pool = self
+            .pool
+            .as_ref()
+            .map_or(String::new(), |p| p.canonical(self.stop.as_ref()));
         let mut out = String::new();
         let _ = write!(
             out,
@@ -188,7 +193,7 @@ impl Spec {
              \"engine\":{},\"repeats\":{}}},\
              \"search\":{{\"worlds\":{},\"belief\":{},\"depth\":{}{full_search}}},\
              \"classifier\":{{\"kind\":{},\"samples\":{},\"compare_samples\":{},\"folds\":{},\"holdout\":{}}},\
-             \"shard_games\":{}{output}}}",
+             \"shard_games\":{}{output}{pool}}}",
             text(&self.name),
             self.seed,
             text(&self.output),

@@ -11,12 +11,14 @@ use engine::{Observability, PlayerEngine, Rules, RulesConfig, SearchConfig};
 use serde::Serialize;
 use toml::Table;
 
+mod agents;
 mod canonical;
 mod fields;
 mod full;
 mod sections;
 mod states;
 
+pub use agents::{Agent, AgentPlay, AgentSearch, Format, Pool, Sprt, SprtOn};
 pub(crate) use canonical::hex;
 use fields::{bad, check_name, check_output, missing, no_unknown, take_int, take_str, take_table};
 pub use full::{FullSearch, FullSpec, MAX_BUDGET, MAX_WORLDS, ShapingLevel, ShapingParams, shaping_of};
@@ -213,6 +215,12 @@ pub struct Spec {
     /// `[prediction]`: how the fit stage trains the opponent-move
     /// predictors, when the grid shapes its search (else `None`).
     pub prediction: Option<engine::full::predict::PredictTraining>,
+    /// `[agents]` with `[grid] agents`: the named agents and who plays whom
+    /// (then the grid is observability x pairing x deal x repeat x seat).
+    pub pool: Option<Pool>,
+    /// `[stop] sprt`: the sequential test that ends an A-versus-B
+    /// experiment early.
+    pub stop: Option<Sprt>,
 }
 
 impl Spec {
@@ -278,8 +286,21 @@ impl Spec {
             }
         };
         let match_to = full::parse_match(take_table(&mut root, "", "match")?, preset)?;
-        let grid_table = take_table(&mut root, "", "grid")?
+        let mut grid_table = take_table(&mut root, "", "grid")?
             .ok_or_else(|| missing("grid", "the [grid] table of levels and factors"))?;
+        let pool_keys = agents::take_pool_keys(&mut grid_table)?;
+        if pool_keys.is_some() {
+            if preset != Some(engine::full::Preset::AllFives) {
+                return Err(bad(
+                    "grid.agents",
+                    "[...]",
+                    "named agents play [rules] preset = \"all-fives\"",
+                ));
+            }
+            // Placeholders, replaced by the agents' engines and the opponents below.
+            grid_table.insert("engine".into(), toml::Value::Array(vec!["mstar".into()]));
+            grid_table.insert("target".into(), toml::Value::Array(vec!["random".into()]));
+        }
         let deals = preset.map(|p| format!("preset = \"{p}\""));
         let mut grid = parse_grid(grid_table, count, deals.as_deref())?;
         let mut search_table = take_table(&mut root, "", "search")?;
@@ -290,6 +311,32 @@ impl Spec {
         grid.shaping = full::take_shaping(&mut search_table, &grid)?;
         let mut search = parse_search(search_table, &rules)?;
         search.belief = grid.belief[0];
+        let agent_tables = take_table(&mut root, "", "agents")?;
+        let pool = match (pool_keys, full_config.as_ref()) {
+            (None, _) => {
+                if let Some(t) = agent_tables {
+                    let k = t.keys().next().cloned().unwrap_or_default();
+                    return Err(bad(
+                        &format!("agents.{k}"),
+                        "{...}",
+                        "named agents play when the grid names them: give grid.agents = [...] and grid.opponents \
+                         (or grid.tournament)",
+                    ));
+                }
+                None
+            }
+            (Some(keys), Some(config)) => {
+                let defaults = agents::Defaults {
+                    search: &search,
+                    full: &full_search,
+                    belief: grid.belief[0],
+                };
+                let pool = agents::build_pool(keys, agent_tables, &defaults)?;
+                agents::fit_grid(&pool, &mut grid, config, partner, &full_search)?;
+                Some(pool)
+            }
+            (Some(_), None) => unreachable!("refused above: agents need a preset"),
+        };
         let full = full_config.map(|config| FullSpec {
             config,
             match_to,
@@ -326,7 +373,12 @@ impl Spec {
         let prediction = full::take_prediction(take_table(&mut root, "", "prediction")?, &grid, full_config.as_ref())?;
         let classifier = parse_classifier(take_table(&mut root, "", "classifier")?)?;
         check_classifier_fits(&classifier)?;
-        let shard_games = parse_shards(take_table(&mut root, "", "shards")?)?;
+        let stop = agents::parse_stop(take_table(&mut root, "", "stop")?, pool.as_ref())?;
+        let mut shard_games = parse_shards(take_table(&mut root, "", "shards")?)?;
+        if pool.as_ref().is_some_and(|p| p.paired) && shard_games % 2 == 1 {
+            // A pair's two games share a shard (the SPRT counts whole pairs).
+            shard_games += 1;
+        }
         no_unknown(
             &root,
             "",
@@ -341,6 +393,8 @@ impl Spec {
                 "shards",
                 "match",
                 "prediction",
+                "agents",
+                "stop",
             ],
         )?;
         let spec = Spec {
@@ -355,6 +409,8 @@ impl Spec {
             full,
             output_moves,
             prediction,
+            pool,
+            stop,
         };
         let games = spec.games_u128();
         if games > MAX_GAMES as u128 {
@@ -369,6 +425,13 @@ impl Spec {
 
     fn games_u128(&self) -> u128 {
         let g = &self.grid;
+        if let Some(p) = &self.pool {
+            return g.observability.len() as u128
+                * p.pairings.len() as u128
+                * g.starting_states.len() as u128
+                * g.repeats as u128
+                * p.seatings() as u128;
+        }
         g.information_source.len() as u128
             * g.observability.len() as u128
             * g.target.len() as u128
