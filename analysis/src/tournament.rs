@@ -143,7 +143,7 @@ impl TournamentAcc {
         let key = r.game_index / 2;
         match self.pending.remove(&key) {
             Some(first) => acc.pairs.add_pair(first, r.score_diff),
-            None if r.game_index % 2 == 0 => {
+            None if r.game_index.is_multiple_of(2) => {
                 self.pending.insert(key, r.score_diff);
             }
             None => {}

@@ -130,7 +130,7 @@ pub fn shard_stats(rows: &[GameRow]) -> PairStats {
     let mut sorted: Vec<(u64, i32)> = rows.iter().map(|r| (r.game_index, r.score_diff)).collect();
     sorted.sort_unstable();
     for w in sorted.windows(2) {
-        if w[0].0 % 2 == 0 && w[1].0 == w[0].0 + 1 {
+        if w[0].0.is_multiple_of(2) && w[1].0 == w[0].0 + 1 {
             s.add_pair(w[0].1, w[1].1);
         }
     }

@@ -1,5 +1,6 @@
 //! Tests of the `muggins` binary, run as a real process.
 
+mod agents;
 mod cluster;
 mod faults;
 mod full;

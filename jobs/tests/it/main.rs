@@ -1,5 +1,6 @@
 //! Integration tests of the jobs crate.
 
+mod agents;
 mod evals;
 mod exec;
 mod hash;

@@ -1,0 +1,165 @@
+//! Named agents through `muggins run`: a tournament's report (Elo,
+//! pairings, plots) and an SPRT that stops the experiment where the test
+//! decides, the same shard whatever the number of workers.
+
+use crate::util::{Dir, TestCommand};
+
+const SPRT: &str = r#"
+name = "sprt"
+seed = 8
+[rules]
+preset = "all-fives"
+[grid]
+information_source = ["oracle"]
+observability = ["full"]
+starting_states = "spread:400"
+repeats = 1
+agents = ["searching"]
+opponents = ["random"]
+[search]
+depth = 2
+[agents.searching]
+engine = "expectimax"
+[stop]
+sprt = { elo0 = 0, elo1 = 60, alpha = 0.05, beta = 0.05 }
+[shards]
+games = 10
+"#;
+
+fn run(dir: &Dir, text: &str, workers: &str) -> String {
+    let spec = dir.create_spec(text);
+    TestCommand::new(&["run"])
+        .arg(&spec)
+        .arg("--out")
+        .arg(dir.path())
+        .arg("--workers")
+        .arg(workers)
+        .arg("--threads")
+        .arg(workers)
+        .timeout(std::time::Duration::from_secs(300))
+        .stdout()
+}
+
+fn manifest(dir: &Dir, name: &str) -> jobs::Manifest {
+    serde_json::from_slice(&std::fs::read(dir.join(name).join("_manifest.json")).unwrap()).unwrap()
+}
+
+#[test]
+fn an_sprt_stops_leasing_where_it_decides_and_keeps_exactly_those_games() {
+    let (one, two) = (Dir::new(), Dir::new());
+    let out = run(&two, SPRT, "2");
+    assert!(out.contains("SPRT: H1 after"), "{out}");
+    run(&one, SPRT, "1");
+    let (m1, m2) = (manifest(&one, "sprt"), manifest(&two, "sprt"));
+    let grid = jobs::Spec::from_toml(SPRT).unwrap().games();
+    assert!(
+        m2.games < grid / 4,
+        "the planted difference decides early: {} of {grid} games",
+        m2.games
+    );
+    // The shards kept (and their rows) do not depend on how many workers
+    // raced ahead: the test is walked in shard order.
+    let sums = |m: &jobs::Manifest| {
+        m.shards
+            .iter()
+            .map(|s| (s.shard, s.checksum.clone()))
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(sums(&m1), sums(&m2));
+    assert_eq!(m1.games, m2.games);
+    let kept = m2.shards.len() as u64;
+    assert_eq!(
+        m2.shards.iter().map(|s| s.shard).collect::<Vec<_>>(),
+        (0..kept).collect::<Vec<_>>()
+    );
+    // The games directory holds exactly the kept partitions, nothing after.
+    let parts = jobs::partitions(&two.join("sprt")).unwrap();
+    assert_eq!(parts.len() as u64, kept, "{parts:?}");
+    // The report: the verdict, the trace ending past the upper bound at
+    // the last shard kept (and not before it), the games used.
+    let r: serde_json::Value = serde_json::from_str(&two.read("sprt/report/report.json")).unwrap();
+    let s = &r["tournament"]["sprt"];
+    assert_eq!(s["verdict"], "h1", "{s}");
+    assert_eq!(s["games"].as_u64(), Some(m2.games));
+    assert_eq!(s["grid_games"].as_u64(), Some(grid));
+    let trace = s["trace"].as_array().unwrap();
+    assert_eq!(trace.len() as u64, kept);
+    let upper = s["upper"].as_f64().unwrap();
+    assert!(trace.last().unwrap()["llr"].as_f64().unwrap() >= upper);
+    assert!(
+        trace[..trace.len() - 1]
+            .iter()
+            .all(|t| t["llr"].as_f64().unwrap() < upper)
+    );
+    assert!(two.join("sprt/report/sprt.svg").exists());
+    let md = two.read("sprt/report/report.md");
+    assert!(
+        md.contains("### Sequential test (SPRT)") && md.contains("**H1 accepted**"),
+        "{md}"
+    );
+}
+
+#[test]
+fn a_round_robin_reports_elo_pairings_and_pentanomial_counts() {
+    let dir = Dir::new();
+    let text = r#"
+name = "pool"
+seed = 4
+[rules]
+preset = "all-fives"
+[grid]
+information_source = ["oracle"]
+observability = ["partial"]
+starting_states = "spread:8"
+repeats = 1
+agents = ["mstar_b300", "expectimax_b300", "scorer", "random"]
+tournament = "round-robin"
+[search]
+depth = 3
+worlds = 4
+budget = 300
+[agents.mstar_b300]
+engine = "mstar"
+[agents.expectimax_b300]
+engine = "expectimax"
+belief = "constraints"
+"#;
+    let out = run(&dir, text, "2");
+    assert!(out.contains("rank agent") && out.contains("mstar_b300"), "{out}");
+    // 5 pairings (the two strategies never meet) x 8 deals x 2 seatings.
+    assert!(out.contains("80 rows in"), "{out}");
+    let mut rows = Vec::new();
+    for part in jobs::partitions(&dir.join("pool")).unwrap() {
+        rows.extend(jobs::read_partition(&part).unwrap().into_iter().map(|(_, r)| r));
+    }
+    assert_eq!(rows.len(), 80);
+    assert!(rows.iter().all(|r| r.agent.is_some() && r.opponent.is_some()));
+    let got: Vec<_> = rows.into_iter().map(|r| jobs::GameRow { elapsed_us: 0, ..r }).collect();
+    assert_eq!(got, crate::cluster::expected(text, &dir.join("pool")));
+    let r: serde_json::Value = serde_json::from_str(&dir.read("pool/report/report.json")).unwrap();
+    let t = &r["tournament"];
+    assert_eq!(t["format"], "round-robin");
+    assert_eq!(t["ratings"].as_array().unwrap().len(), 4);
+    let pairings = t["pairings"].as_array().unwrap();
+    assert_eq!(pairings.len(), 5);
+    for p in pairings {
+        let penta: u64 = p["penta"].as_array().unwrap().iter().map(|x| x.as_u64().unwrap()).sum();
+        assert_eq!(penta, 8, "every deal is one pair: {p}");
+        let wtl = p["wins"].as_u64().unwrap() + p["ties"].as_u64().unwrap() + p["losses"].as_u64().unwrap();
+        assert_eq!(wtl, 16);
+    }
+    // The ratings are centred on 0 and ordered best first.
+    let elo: Vec<f64> = t["ratings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|x| x["elo"].as_f64().unwrap())
+        .collect();
+    assert!(elo.iter().sum::<f64>().abs() < 1e-6, "{elo:?}");
+    assert!(elo.windows(2).all(|w| w[0] >= w[1]), "{elo:?}");
+    for f in ["elo.svg", "elo.csv", "tournament.csv"] {
+        assert!(dir.join("pool/report").join(f).exists(), "{f}");
+    }
+    let md = dir.read("pool/report/report.md");
+    assert!(md.contains("## Agents") && md.contains("**Headline:**"), "{md}");
+}

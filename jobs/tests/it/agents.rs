@@ -1,0 +1,271 @@
+//! Named agents, paired seat-swapped deals and the SPRT's arithmetic.
+
+use std::sync::atomic::{AtomicBool, AtomicU64};
+
+use jobs::sprt::{PairStats, Verdict, elo_score, logistic_elo, shard_stats, walk};
+use jobs::{AgentPlay, Executor, Format, GameRow, Spec, SpecError, shards};
+
+const POOL: &str = r#"
+name = "pool"
+seed = 3
+[rules]
+preset = "all-fives"
+[grid]
+observability = ["full"]
+information_source = ["oracle"]
+starting_states = "spread:5"
+repeats = 1
+agents = ["a", "b", "scorer"]
+tournament = "round-robin"
+[search]
+depth = 2
+[agents.a]
+engine = "expectimax"
+[agents.b]
+engine = "expectimax"
+[shards]
+games = 7
+"#;
+
+fn run_all(spec: &Spec) -> Vec<GameRow> {
+    let ex = Executor::new(2);
+    let (progress, cancel) = (AtomicU64::new(0), AtomicBool::new(false));
+    let mut rows = Vec::new();
+    for shard in shards(spec) {
+        rows.extend(ex.run(spec, shard, &progress, &cancel).unwrap());
+    }
+    rows
+}
+
+#[test]
+fn a_round_robin_pairs_every_two_agents_once_and_strategies_never_meet_each_other() {
+    let spec = Spec::from_toml(POOL).unwrap();
+    let pool = spec.pool.as_ref().unwrap();
+    assert_eq!(pool.format, Format::RoundRobin);
+    let names = |(a, o): (u16, u16)| {
+        (
+            pool.agents[a as usize].name.as_str(),
+            pool.agents[o as usize].name.as_str(),
+        )
+    };
+    let pairs: Vec<_> = pool.pairings.iter().map(|&p| names(p)).collect();
+    assert_eq!(pairs, [("a", "b"), ("a", "scorer"), ("b", "scorer")]);
+    assert!(matches!(pool.agents[2].play, AgentPlay::Strategy(_)));
+    // Paired by default, and a pair never straddles two shards.
+    assert!(pool.paired);
+    assert_eq!(
+        spec.shard_games, 8,
+        "an odd shard size is rounded up to keep pairs whole"
+    );
+    assert_eq!(spec.games(), 3 * 5 * 2);
+    let mut with_defender = POOL.replace("\"scorer\"]", "\"scorer\", \"defender\"]");
+    with_defender = with_defender.replace(
+        "tournament = \"round-robin\"",
+        "tournament = \"round-robin\"\npaired = false",
+    );
+    let s = Spec::from_toml(&with_defender).unwrap();
+    let pool = s.pool.clone().unwrap();
+    assert_eq!(
+        pool.pairings.len(),
+        5,
+        "scorer and defender do not meet: {:?}",
+        pool.pairings
+    );
+    assert_eq!(s.games(), 5 * 5);
+}
+
+#[test]
+fn identical_agents_on_swapped_seats_replay_each_deal_mirrored() {
+    // a and b are the same deterministic search: a deal's second game is
+    // its first with the names swapped, so the agent's score difference
+    // changes sign. This is what seat swapping means, move for move.
+    let spec = Spec::from_toml(POOL).unwrap();
+    let rows = run_all(&spec);
+    assert_eq!(rows.len() as u64, spec.games());
+    let ab: Vec<&GameRow> = rows.iter().filter(|r| r.opponent.as_deref() == Some("b")).collect();
+    assert_eq!(ab.len(), 10);
+    for pair in ab.chunks(2) {
+        let (x, y) = (pair[0], pair[1]);
+        assert_eq!((x.agent_side, y.agent_side), (Some(0), Some(1)));
+        assert_eq!(x.game_index + 1, y.game_index);
+        assert_eq!(x.starting_state, y.starting_state);
+        assert_eq!(x.moves, y.moves, "the same plays from the same seats");
+        assert_eq!(x.score_diff, -y.score_diff);
+        assert_eq!((x.player_score, x.target_score), (y.target_score, y.player_score));
+    }
+    // Against the scorer the agent plays both hands of every deal.
+    let vs: Vec<&GameRow> = rows
+        .iter()
+        .filter(|r| r.agent.as_deref() == Some("a") && r.opponent.as_deref() == Some("scorer"))
+        .collect();
+    assert!(vs.chunks(2).any(|p| p[0].moves != p[1].moves));
+    // Every row names its agent and opponent; the counts of a's pairs add up.
+    let stats = shard_stats(
+        &rows
+            .iter()
+            .filter(|r| r.opponent.as_deref() == Some("b"))
+            .cloned()
+            .collect::<Vec<_>>(),
+    );
+    assert_eq!(stats.pairs(), 5);
+    assert_eq!(
+        stats.penta[2], 5,
+        "mirrored pairs score 1 of 2 points each: {:?}",
+        stats.penta
+    );
+}
+
+#[test]
+fn agents_rows_round_trip_through_parquet_and_keep_their_checksums() {
+    let spec = Spec::from_toml(POOL).unwrap();
+    let rows = run_all(&spec);
+    let dir = tempfile::tempdir().unwrap();
+    let p = dir.path().join("part.parquet");
+    jobs::write_partition(&p, "pool", &rows).unwrap();
+    let back: Vec<GameRow> = jobs::read_partition(&p).unwrap().into_iter().map(|(_, r)| r).collect();
+    assert_eq!(jobs::checksum(&back), jobs::checksum(&rows));
+    assert_eq!(back[1].agent.as_deref(), Some("a"));
+    assert_eq!(back[1].agent_side, Some(1));
+}
+
+fn err(text: &str) -> SpecError {
+    Spec::from_toml(text).unwrap_err()
+}
+
+#[test]
+fn agent_specs_refuse_mistakes_by_name() {
+    let e = err(&POOL.replace("agents = [\"a\", \"b\", \"scorer\"]", "agents = [\"a\", \"c\"]"));
+    assert_eq!(e.key(), Some("grid.agents"), "{e}");
+    assert!(e.to_string().contains("\"c\""), "{e}");
+    let e = err(&POOL.replace(
+        "engine = \"expectimax\"\n[agents.b]",
+        "engine = \"alphazero\"\n[agents.b]",
+    ));
+    assert_eq!(e.key(), Some("agents.a.engine"), "{e}");
+    let e = err(&POOL.replace(
+        "[agents.b]\nengine = \"expectimax\"",
+        "[agents.b]\nengine = \"expectimax\"\nbudgte = 5",
+    ));
+    assert_eq!(e.key(), Some("agents.b.budgte"), "{e}");
+    let e = err(&POOL.replace(
+        "tournament = \"round-robin\"",
+        "tournament = \"round-robin\"\nopponents = [\"a\"]",
+    ));
+    assert_eq!(e.key(), Some("grid.tournament"), "{e}");
+    let e = err(&POOL.replace("tournament = \"round-robin\"", ""));
+    assert_eq!(e.key(), Some("grid.opponents"), "{e}");
+    let e = err(&POOL.replace("[grid]", "[grid]\nengine = [\"mstar\"]"));
+    assert_eq!(e.key(), Some("grid.engine"), "{e}");
+    let e = err(&POOL
+        .replace("tournament = \"round-robin\"", "opponents = [\"scorer\"]\n")
+        .replace("\"a\", \"b\", \"scorer\"", "\"scorer\""));
+    assert!(e.to_string().contains("strategy"), "{e}");
+    let e = err(&POOL.replace(
+        "agents = [\"a\", \"b\", \"scorer\"]\ntournament = \"round-robin\"",
+        "target = [\"scorer\"]\nengine = [\"mstar\"]",
+    ));
+    assert_eq!(e.key(), Some("agents.a"), "{e}");
+    let e = err(&format!("{POOL}\n[stop]\nsprt = {{ elo0 = 0, elo1 = 5 }}\n"));
+    assert_eq!(e.key(), Some("stop.sprt"), "{e}");
+    assert!(e.to_string().contains("3 pairing"), "{e}");
+}
+
+const AB: &str = r#"
+name = "ab"
+seed = 3
+[rules]
+preset = "all-fives"
+[grid]
+observability = ["full"]
+information_source = ["oracle"]
+starting_states = "spread:50"
+repeats = 1
+agents = ["a"]
+opponents = ["random"]
+[search]
+depth = 2
+[agents.a]
+engine = "expectimax"
+[stop]
+sprt = { elo0 = 0, elo1 = 50, alpha = 0.05, beta = 0.05 }
+[shards]
+games = 10
+"#;
+
+#[test]
+fn sprt_specs_read_and_refuse_by_name() {
+    let s = Spec::from_toml(AB).unwrap();
+    let t = s.stop.unwrap();
+    assert_eq!((t.h0, t.h1, t.alpha, t.beta), (0.0, 50.0, 0.05, 0.05));
+    let e = err(&AB.replace("elo1 = 50", "elo1 = -5"));
+    assert_eq!(e.key(), Some("stop.sprt.elo1"), "{e}");
+    let e = err(&AB.replace("alpha = 0.05", "alpha = 0.7"));
+    assert_eq!(e.key(), Some("stop.sprt.alpha"), "{e}");
+    let e = err(&AB.replace("elo0 = 0, elo1 = 50", "elo0 = 0, diff1 = 3"));
+    assert_eq!(e.key(), Some("stop.sprt"), "{e}");
+    let e = err(&AB.replace("[grid]", "[grid]\npaired = false"));
+    assert!(e.to_string().contains("paired = false"), "{e}");
+    let diff = Spec::from_toml(&AB.replace("elo0 = 0, elo1 = 50", "diff0 = 0, diff1 = 4")).unwrap();
+    assert_eq!(diff.stop.unwrap().on, jobs::SprtOn::ScoreDiff);
+    assert_ne!(
+        Spec::from_toml(AB).unwrap().hash(),
+        diff.hash(),
+        "the test is part of the experiment"
+    );
+}
+
+#[test]
+fn the_llr_matches_the_normal_approximation_worked_by_hand() {
+    // 10 pairs: 2 x 0.5, 5 x 1, 3 x 1.5 points of 2. As pair scores /2:
+    // x = 0.25 (2), 0.5 (5), 0.75 (3): mean 0.525,
+    // E[x^2] = (2 x 0.0625 + 5 x 0.25 + 3 x 0.5625) / 10 = 0.30625,
+    // var = 0.30625 - 0.525^2 = 0.030625.
+    let s = PairStats {
+        penta: [0, 2, 5, 3, 0],
+        ..Default::default()
+    };
+    let t = jobs::Sprt {
+        on: jobs::SprtOn::Elo,
+        h0: 0.0,
+        h1: 20.0,
+        alpha: 0.05,
+        beta: 0.05,
+    };
+    let (s0, s1) = (0.5, 1.0 / (1.0 + 10f64.powf(-20.0 / 400.0)));
+    let want = 10.0 * (s1 - s0) * (2.0 * 0.525 - s0 - s1) / (2.0 * 0.030625);
+    assert!((t.llr(&s) - want).abs() < 1e-12, "{} vs {want}", t.llr(&s));
+    let (lo, hi) = t.bounds();
+    assert!((lo - (0.05f64 / 0.95).ln()).abs() < 1e-15 && (hi - (0.95f64 / 0.05).ln()).abs() < 1e-15);
+    assert!((logistic_elo(elo_score(37.0)) - 37.0).abs() < 1e-9);
+    assert!((s.score() - 0.525).abs() < 1e-15);
+}
+
+#[test]
+fn the_walk_stops_at_the_first_shard_whose_llr_crosses_and_not_before() {
+    let t = jobs::Sprt {
+        on: jobs::SprtOn::Elo,
+        h0: 0.0,
+        h1: 50.0,
+        alpha: 0.05,
+        beta: 0.05,
+    };
+    // A planted difference: the agent wins 3 pairs in 4 outright, loses 1.
+    let shard = PairStats {
+        penta: [1, 0, 0, 0, 3],
+        ..Default::default()
+    };
+    let (trace, total, v) = walk(&t, std::iter::repeat_n(shard, 100));
+    assert_eq!(v, Verdict::H1);
+    let k = trace.len();
+    assert!(k < 100 && k > 1, "decided after {k} shards");
+    assert!(trace[k - 1].llr >= t.bounds().1 && trace[k - 2].llr < t.bounds().1);
+    assert_eq!(total.pairs(), 4 * k as u64);
+    // No difference at all: the LLR falls to the lower bound.
+    let even = PairStats {
+        penta: [1, 0, 2, 0, 1],
+        ..Default::default()
+    };
+    assert_eq!(walk(&t, std::iter::repeat_n(even, 1000)).2, Verdict::H0);
+    // Too few pairs to say anything.
+    assert_eq!(walk(&t, [shard]).2, Verdict::Undecided);
+}
