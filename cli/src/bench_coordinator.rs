@@ -304,6 +304,7 @@ async fn worker(
             let t = Instant::now();
             let hb = client
                 .heartbeat(HeartbeatRequest {
+                    chunks: Vec::new(),
                     worker_id: worker_id.clone(),
                     task_id: task.task_id.clone(),
                     lease_token: task.lease_token.clone(),
@@ -365,6 +366,7 @@ async fn worker(
         let t = Instant::now();
         let done = client
             .complete_task(CompleteTaskRequest {
+                chunks: Vec::new(),
                 worker_id: worker_id.clone(),
                 task_id: task.task_id.clone(),
                 lease_token: task.lease_token.clone(),

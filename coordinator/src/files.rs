@@ -232,6 +232,21 @@ pub fn check_completion(root: &Path, t: &CompletionTarget, c: &Completion<'_>) -
             )));
         }
     }
+    if stage == Stage::Check {
+        // A replay to compare: no file, just the rows' checksum.
+        if c.rows != t.games {
+            return Err(Refusal::Request(format!(
+                "check task {} has {} games but {} rows were reported",
+                c.task_id, t.games, c.rows
+            )));
+        }
+        return Ok(Checked {
+            final_file: String::new(),
+            placed: true,
+            bytes: 0,
+            sha256: String::new(),
+        });
+    }
     let (final_file, placed) = match (dir.partition(stage, t.shard), dir.marker_file(stage, c.checksum)) {
         (Some(partition), _) => {
             if !dir.is_temp_partition(stage, c.temp_file) {
@@ -301,4 +316,33 @@ pub fn display_root(root: &Path) -> String {
         .unwrap_or_else(|_| PathBuf::from(root))
         .display()
         .to_string()
+}
+
+/// The chunks a worker reports, each file under the results root holding
+/// the bytes the worker measured; the first that does not, refused.
+pub fn chunks_in(root: &Path, chunks: &[proto::Chunk]) -> Result<Vec<crate::store::ChunkIn>, String> {
+    chunks
+        .iter()
+        .map(|c| {
+            let file = if c.file.is_empty() {
+                None
+            } else {
+                let path = confine(root, &c.file).map_err(|e| e.to_string())?;
+                let (bytes, sha) = file_digest(&path).map_err(|e| format!("chunk {}: {e}", c.file))?;
+                if bytes != c.file_bytes || sha != c.file_sha256 {
+                    return Err(format!(
+                        "chunk {} holds {bytes} bytes with SHA-256 {sha}, not the {} bytes with {} reported",
+                        c.file, c.file_bytes, c.file_sha256
+                    ));
+                }
+                Some(c.file.clone())
+            };
+            Ok(crate::store::ChunkIn {
+                first_game: c.first_game,
+                games: c.games,
+                checksum: c.checksum.clone(),
+                file,
+            })
+        })
+        .collect()
 }

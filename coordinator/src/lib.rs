@@ -98,7 +98,13 @@ pub struct Config {
     /// At start, give back the leases of workers whose id starts with this
     /// (`muggins run`: its in-process workers of a previous run are gone).
     pub release_leases_of: Option<String>,
+    /// The share of committed chunks replayed by another worker to check
+    /// them (seeded by the chunk: the same chunks are drawn every time).
+    pub check_fraction: f64,
 }
+
+/// The share of chunks cross-checked unless told otherwise (fishtest-like: 1%).
+pub const DEFAULT_CHECK_FRACTION: f64 = 0.01;
 
 impl Config {
     pub fn new(state: PathBuf, results: PathBuf) -> Config {
@@ -110,6 +116,7 @@ impl Config {
             token: Token::default(),
             tls: None,
             release_leases_of: None,
+            check_fraction: DEFAULT_CHECK_FRACTION,
         }
     }
 }

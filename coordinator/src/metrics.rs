@@ -19,6 +19,12 @@ pub struct Metrics {
     pub tasks_failed: AtomicU64,
     pub completions: AtomicU64,
     pub unauthenticated: AtomicU64,
+    /// Chunks recorded from heartbeats.
+    pub chunks: AtomicU64,
+    /// Check tasks drawn, passed and failed.
+    pub checks_added: AtomicU64,
+    pub checks_passed: AtomicU64,
+    pub checks_failed: AtomicU64,
     workers: Mutex<HashMap<String, Instant>>,
 }
 
@@ -28,6 +34,10 @@ const ALIVE: Duration = Duration::from_secs(60);
 impl Metrics {
     pub fn inc(c: &AtomicU64) {
         c.fetch_add(1, Ordering::Relaxed);
+    }
+
+    pub fn add(c: &AtomicU64, n: u64) {
+        c.fetch_add(n, Ordering::Relaxed);
     }
 
     /// A worker called in.
@@ -54,13 +64,14 @@ fn family(out: &mut String, name: &str, kind: &str, help: &str) {
 pub fn render(shared: &Shared) -> String {
     let m = &shared.metrics;
     let mut out = String::new();
-    let (tasks, experiments, games_done, recent) = {
+    let (tasks, experiments, games_done, recent, bad) = {
         let store = shared.store();
         (
             store.task_counts().unwrap_or_default(),
             store.experiment_counts().unwrap_or_default(),
             store.games_done().unwrap_or(0),
             store.games_done_since(now_ms() - 60_000).unwrap_or(0),
+            store.bad_workers().unwrap_or_default(),
         )
     };
     family(
@@ -101,6 +112,20 @@ pub fn render(shared: &Shared) -> String {
         "Workers heard from in the last 60 seconds.",
     );
     let _ = writeln!(out, "muggins_workers_alive {}", m.alive());
+    family(
+        &mut out,
+        "muggins_bad_workers",
+        "gauge",
+        "Workers a cross-check found wrong (they lease nothing more; their games were played again).",
+    );
+    let _ = writeln!(out, "muggins_bad_workers {}", bad.len());
+    for w in &bad {
+        let _ = writeln!(
+            out,
+            "muggins_bad_worker{{worker=\"{}\"}} 1",
+            w.replace(['"', '\\', '\n'], "_")
+        );
+    }
     for (name, help, c) in [
         (
             "muggins_lease_expiries_total",
@@ -122,6 +147,26 @@ pub fn render(shared: &Shared) -> String {
             "muggins_stale_completions_rejected_total",
             "Completions refused (stale lease or bad report).",
             &m.stale_completions,
+        ),
+        (
+            "muggins_chunks_committed_total",
+            "Chunks of games tasks committed with heartbeats.",
+            &m.chunks,
+        ),
+        (
+            "muggins_checks_added_total",
+            "Cross-check tasks drawn from completed games tasks.",
+            &m.checks_added,
+        ),
+        (
+            "muggins_checks_passed_total",
+            "Cross-checks whose replay matched.",
+            &m.checks_passed,
+        ),
+        (
+            "muggins_checks_failed_total",
+            "Cross-checks whose replay differed from the committed checksum (a third worker then decides who is bad).",
+            &m.checks_failed,
         ),
         (
             "muggins_unauthenticated_requests_total",

@@ -176,10 +176,30 @@ impl Coordinator for CoordinatorService {
             )));
         }
         self.shared.metrics.seen(&r.worker_id);
-        let mut store = self.shared.store();
-        let leased = store.lease(&r.worker_id, self.lease_ms()).map_err(status)?;
-        let idle = leased.is_none() && store.running_ids().map_err(status)?.is_empty();
-        drop(store);
+        let (leased, idle, workers) = {
+            let mut store = self.shared.store();
+            let leased = store.lease(&r.worker_id, self.lease_ms()).map_err(status)?;
+            let idle = leased.is_none() && store.running_ids().map_err(status)?.is_empty();
+            // The report task reads which worker played which games.
+            let workers = match &leased {
+                Some(t) if jobs::layout::Stage::parse(&t.stage) == Some(jobs::layout::Stage::Report) => {
+                    Some((t.output.clone(), store.worker_chunks(&t.experiment_id).map_err(status)?))
+                }
+                _ => None,
+            };
+            (leased, idle, workers)
+        };
+        if let Some((output, chunks)) = workers {
+            let path = jobs::layout::confine(
+                &self.shared.config.results,
+                &format!("{output}/{}", jobs::layout::WORKERS_FILE),
+            )
+            .map_err(|e| Status::internal(e.to_string()))?;
+            let body = serde_json::to_vec_pretty(&serde_json::json!({ "chunks": chunks })).expect("chunks serialise");
+            blocking(move || jobs::layout::write_atomic(&path, &body))
+                .await?
+                .map_err(|e| Status::internal(e.to_string()))?;
+        }
         let task = leased.map(|t| {
             if t.was_expired {
                 Metrics::inc(&self.shared.metrics.lease_expiries);
@@ -198,6 +218,18 @@ impl Coordinator for CoordinatorService {
                 lease_token: t.lease_token,
                 lease_ms: self.lease_ms() as u64,
                 model: t.model,
+                chunks: t
+                    .chunks
+                    .into_iter()
+                    .map(|c| proto::Chunk {
+                        first_game: c.first_game,
+                        games: c.games,
+                        checksum: c.checksum,
+                        file: c.file.unwrap_or_default(),
+                        ..Default::default()
+                    })
+                    .collect(),
+                expected_checksum: t.expected_checksum,
             }
         });
         Ok(Response::new(LeaseTaskResponse {
@@ -212,21 +244,46 @@ impl Coordinator for CoordinatorService {
         require("task_id", &r.task_id)?;
         require("lease_token", &r.lease_token)?;
         self.shared.metrics.seen(&r.worker_id);
+        // Chunk files are measured before the store's lock is taken.
+        let chunks = if r.chunks.is_empty() {
+            Vec::new()
+        } else {
+            let (root, wire) = (self.shared.config.results.clone(), r.chunks.clone());
+            match blocking(move || crate::files::chunks_in(&root, &wire)).await? {
+                Ok(c) => c,
+                Err(why) => {
+                    tracing::warn!(task = %r.task_id, worker = %r.worker_id, reason = %why, "chunks refused");
+                    Vec::new()
+                }
+            }
+        };
         let outcome = self
             .shared
             .store()
-            .heartbeat(&r.task_id, &r.lease_token, r.games_done, self.lease_ms())
+            .heartbeat(
+                &r.task_id,
+                &r.lease_token,
+                r.games_done,
+                self.lease_ms(),
+                &r.worker_id,
+                &chunks,
+            )
             .map_err(status)?;
         Ok(Response::new(match outcome {
-            HeartbeatOutcome::Valid { cancel } => HeartbeatResponse {
-                lease_valid: true,
-                cancel,
-                lease_ms: self.lease_ms() as u64,
-            },
+            HeartbeatOutcome::Valid { cancel, recorded } => {
+                Metrics::add(&self.shared.metrics.chunks, recorded as u64);
+                HeartbeatResponse {
+                    lease_valid: true,
+                    cancel,
+                    lease_ms: self.lease_ms() as u64,
+                    chunks_recorded: recorded as u64,
+                }
+            }
             HeartbeatOutcome::Invalid => HeartbeatResponse {
                 lease_valid: false,
                 cancel: false,
                 lease_ms: 0,
+                chunks_recorded: 0,
             },
             HeartbeatOutcome::BadProgress { games } => {
                 return Err(Status::invalid_argument(format!(
@@ -252,8 +309,24 @@ impl Coordinator for CoordinatorService {
         let (task, worker) = (r.task_id.clone(), r.worker_id.clone());
         let outcome = blocking(move || complete(&shared, &r)).await?.map_err(status)?;
         Ok(Response::new(match outcome {
-            CompleteOutcome::Accepted { final_file } => {
+            CompleteOutcome::Accepted {
+                final_file,
+                check,
+                checks_added,
+            } => {
                 Metrics::inc(&self.shared.metrics.completions);
+                Metrics::add(&self.shared.metrics.checks_added, checks_added);
+                match check {
+                    Some(crate::store::CheckOutcome::Passed) => Metrics::inc(&self.shared.metrics.checks_passed),
+                    Some(crate::store::CheckOutcome::Disputed) => {
+                        Metrics::inc(&self.shared.metrics.checks_failed);
+                        tracing::warn!(task = %task, checker = %worker, "cross-check disagrees: a third worker decides");
+                    }
+                    Some(crate::store::CheckOutcome::Failed { worker: bad, requeued }) => {
+                        tracing::error!(task = %task, checker = %worker, %bad, requeued, "cross-check failed: worker marked bad, its games are played again");
+                    }
+                    _ => {}
+                }
                 CompleteTaskResponse {
                     accepted: true,
                     reason: String::new(),
@@ -325,6 +398,10 @@ fn complete(shared: &Shared, r: &CompleteTaskRequest) -> Result<CompleteOutcome,
         file_bytes: r.file_bytes,
         file_sha256: &r.file_sha256,
     };
+    let chunks = match crate::files::chunks_in(&shared.config.results, &r.chunks) {
+        Ok(c) => c,
+        Err(reason) => return Ok(CompleteOutcome::Refused(reason)),
+    };
     let outcome = match check_completion(&shared.config.results, &target, &c) {
         Ok(f) => {
             // `[stop] sprt`: the shard's paired outcomes, read from the file
@@ -362,6 +439,7 @@ fn complete(shared: &Shared, r: &CompleteTaskRequest) -> Result<CompleteOutcome,
                 (f.bytes, &f.sha256),
                 f.placed,
                 stats.as_deref(),
+                (&r.worker_id, &chunks, shared.config.check_fraction),
             )?;
             if let (Some(sprt), Some(_)) = (sprt, &stats)
                 && let Some((shard, files)) = shared.store().sprt_stop(&target.experiment_id, &sprt)?

@@ -85,6 +85,8 @@ fn seal(shared: &Shared, id: &str, tasks: &[crate::store::DoneTask]) -> Result<(
     jobs::write_json_atomic(&dir.join(layout::MANIFEST), &manifest).map_err(|e| e.to_string())?;
     remove_leftovers(&dir.join(layout::GAMES_DIR));
     remove_leftovers(&dir.join(layout::SAMPLES_DIR));
+    // Every games partition is in place: the chunks they were built from go.
+    let _ = std::fs::remove_dir_all(dir.join(layout::CHUNKS_DIR));
     if spec.stop.is_some() {
         // The SPRT stopped the games: a partition after the shard where it
         // decided (renamed by a worker just before) is not the experiment's.

@@ -62,6 +62,9 @@ impl Shared {
             updated_unix_ms: e.updated_ms,
             games_per_second: rate,
             eta_seconds: eta,
+            bad_workers: e.bad_workers.clone(),
+            checks_passed: e.checks_passed,
+            checks_failed: e.checks_failed,
         }
     }
 }

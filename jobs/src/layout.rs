@@ -207,13 +207,17 @@ pub enum Stage {
     Fit,
     /// The grid's games, written as partitions under [`GAMES_DIR`].
     Games,
+    /// Cross-checks: a sampled range of committed games replayed by another
+    /// worker, its rows' checksum compared (no file). Its tasks are added
+    /// as games tasks complete, in the games stage's turn.
+    Check,
     /// One task: writes the report under [`REPORT_DIR`].
     Report,
 }
 
 impl Stage {
     /// Every stage, in the order they run.
-    pub const ALL: [Stage; 4] = [Stage::Samples, Stage::Fit, Stage::Games, Stage::Report];
+    pub const ALL: [Stage; 5] = [Stage::Samples, Stage::Fit, Stage::Games, Stage::Check, Stage::Report];
 
     /// The stage's name on the wire, in the state file and in metrics.
     pub fn name(self) -> &'static str {
@@ -221,6 +225,7 @@ impl Stage {
             Stage::Samples => "samples",
             Stage::Fit => "fit",
             Stage::Games => "games",
+            Stage::Check => "check",
             Stage::Report => "report",
         }
     }
@@ -246,7 +251,7 @@ impl Stage {
         match self {
             Stage::Samples => Some(SAMPLES_DIR),
             Stage::Games => Some(GAMES_DIR),
-            Stage::Fit | Stage::Report => None,
+            Stage::Fit | Stage::Check | Stage::Report => None,
         }
     }
 }
@@ -258,6 +263,16 @@ impl std::fmt::Display for Stage {
 }
 
 // Names inside an experiment directory, relative to it.
+
+/// Which worker played which games (`{"chunks": [{shard, first_game,
+/// games, worker}]}`), written by the coordinator when the report task is
+/// leased: the report's per-worker residuals read it.
+pub const WORKERS_FILE: &str = "_workers.json";
+
+/// Chunks committed before their games task completed:
+/// `chunks/part-NNNNN/gFIRST-nGAMES.parquet` (removed when the experiment
+/// is sealed; readers of `games/` never see them).
+pub const CHUNKS_DIR: &str = "chunks";
 
 /// The games stage's partitions: `games/part-NNNNN.parquet`.
 pub const GAMES_DIR: &str = "games";
@@ -321,6 +336,17 @@ impl ExperimentDir {
         Some(format!("{}/{dir}/{}", self.output, crate::part_file(shard)))
     }
 
+    /// A committed chunk of games shard `shard`: the rows of games
+    /// `first..first + games` (a name that only the range decides, so a
+    /// replay writes the same file).
+    pub fn chunk_file(&self, shard: u64, first: u64, games: u64) -> String {
+        format!(
+            "{}/{CHUNKS_DIR}/{}/g{first:012}-n{games}.parquet",
+            self.output,
+            crate::part_file(shard).trim_end_matches(".parquet")
+        )
+    }
+
     /// Games shard `shard`'s per-move table (with `[output] moves = true`).
     pub fn moves_partition(&self, shard: u64) -> String {
         format!("{}/{MOVES_DIR}/{}", self.output, crate::part_file(shard))
@@ -348,7 +374,7 @@ impl ExperimentDir {
         match stage {
             Stage::Fit => Some(self.file(&model_file(hash))),
             Stage::Report => Some(self.file(REPORT_JSON)),
-            Stage::Samples | Stage::Games => None,
+            Stage::Samples | Stage::Games | Stage::Check => None,
         }
     }
 }

@@ -28,6 +28,44 @@ pub(crate) struct Assignment {
     pub dir: ExperimentDir,
     /// The model artifact's hash, for grid tasks of a classifier experiment.
     pub model: Option<String>,
+    /// Games tasks: the ranges committed by earlier leases, with their files.
+    pub chunks: Vec<ChunkRec>,
+}
+
+/// A range of a games task's games whose rows are finished: committed in a
+/// chunk file (`file`), or played by this lease and not yet committed.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct ChunkRec {
+    pub first_game: u64,
+    pub games: u64,
+    /// `jobs::checksum` of the range's rows.
+    pub checksum: String,
+    /// The chunk file, relative to the results root, with its size and
+    /// SHA-256 (none for a range the completion's partition holds).
+    pub file: Option<(String, u64, String)>,
+}
+
+impl ChunkRec {
+    pub(crate) fn from_wire(c: proto::Chunk) -> ChunkRec {
+        ChunkRec {
+            first_game: c.first_game,
+            games: c.games,
+            checksum: c.checksum,
+            file: (!c.file.is_empty()).then_some((c.file, c.file_bytes, c.file_sha256)),
+        }
+    }
+
+    pub(crate) fn to_wire(&self) -> proto::Chunk {
+        let (file, file_bytes, file_sha256) = self.file.clone().unwrap_or_default();
+        proto::Chunk {
+            first_game: self.first_game,
+            games: self.games,
+            checksum: self.checksum.clone(),
+            file,
+            file_bytes,
+            file_sha256,
+        }
+    }
 }
 
 impl Assignment {
@@ -63,6 +101,7 @@ impl Assignment {
             spec,
             dir: ExperimentDir::new(&t.output),
             model,
+            chunks: t.chunks.into_iter().map(ChunkRec::from_wire).collect(),
         })
     }
 }

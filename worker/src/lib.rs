@@ -33,11 +33,18 @@ pub struct Config {
     /// After shutdown is asked for, how long the current task may still run
     /// before it is given back.
     pub grace: Duration,
+    /// A games task commits the games it played as a chunk whenever this
+    /// long has passed since its last chunk (a killed worker loses at most
+    /// that much play).
+    pub chunk_every: Duration,
     /// The coordinator's bearer token, if it asks for one.
     pub auth: Auth,
     /// TLS towards the coordinator (`https://` URLs).
     pub tls: Option<proto::client::ClientTls>,
 }
+
+/// How often a games task commits a chunk unless told otherwise.
+pub const DEFAULT_CHUNK_EVERY: Duration = Duration::from_secs(60);
 
 /// What a worker did.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]

@@ -10,12 +10,22 @@ use std::time::Duration;
 use jobs::layout::{self, Stage};
 use jobs::{ExecError, Executor, Spec};
 
-use crate::assignment::Assignment;
+use crate::assignment::{Assignment, ChunkRec};
 use crate::error::TaskError;
 
 /// What a task produced.
 pub(crate) enum Output {
-    Games(Vec<jobs::GameRow>),
+    /// A games shard's rows in game order, and the ranges this lease played
+    /// that no chunk committed (the completion names them).
+    Games {
+        rows: Vec<jobs::GameRow>,
+        uncommitted: Vec<ChunkRec>,
+    },
+    /// A check task: the replayed range's rows' checksum (no file).
+    Checked {
+        checksum: String,
+        rows: u64,
+    },
     Samples(Vec<jobs::training::SampleRow>),
     /// A stage that wrote its own files (fit, report): the file that marks it
     /// done (relative to the experiment directory), its SHA-256 and size, and
@@ -49,8 +59,25 @@ pub(crate) fn resolve(root: &Path, relative: &str) -> Result<PathBuf, TaskError>
     layout::confine(root, relative).map_err(|e| TaskError::Path(e.to_string()))
 }
 
+/// Where a games task's committed chunks go: the work pushes each one, the
+/// heartbeats send them, and the completion sends those still unsent.
+pub(crate) type ChunkSink = Arc<std::sync::Mutex<Vec<ChunkRec>>>;
+
+/// How a games task commits its work.
+#[derive(Clone, Debug)]
+pub(crate) struct Chunking {
+    /// Commit a chunk once this long has passed since the last one.
+    pub every: Duration,
+    pub sink: ChunkSink,
+}
+
 /// The work of assignment `a` (loading what it needs first).
-pub(crate) fn prepare(results: &Path, executor: &Arc<Executor>, a: &Assignment) -> Result<Work, TaskError> {
+pub(crate) fn prepare(
+    results: &Path,
+    executor: &Arc<Executor>,
+    a: &Assignment,
+    chunking: &Chunking,
+) -> Result<Work, TaskError> {
     let spec = a.spec.clone();
     let shard = a.shard;
     Ok(match a.stage {
@@ -66,18 +93,62 @@ pub(crate) fn prepare(results: &Path, executor: &Arc<Executor>, a: &Assignment) 
             };
             let executor = Arc::clone(executor);
             // The per-move table, when asked for, goes in place before the
-            // games partition is written, so a completed shard has both.
-            let moves_path = match spec.output_moves {
-                true => Some(resolve(results, &a.dir.moves_partition(shard.index))?),
-                false => None,
+            // games partition is written, so a completed shard has both (such
+            // a shard is played whole: its chunks would need moves too).
+            if spec.output_moves {
+                let moves_path = resolve(results, &a.dir.moves_partition(shard.index))?;
+                return Ok(Box::new(move |progress, cancel| {
+                    match executor.run_with_moves(&spec, shard, model.as_deref(), progress, cancel) {
+                        Ok((mut rows, moves)) => {
+                            tamper(&mut rows);
+                            write_moves(&moves_path, &spec.name, &moves)?;
+                            let uncommitted = vec![range_of(&rows)];
+                            Ok(Output::Games { rows, uncommitted })
+                        }
+                        Err(ExecError::Cancelled) => Err(Halt::Cancelled),
+                        Err(e) => Err(TaskError::Exec(e.to_string()).into()),
+                    }
+                }));
+            }
+            let chunked = Chunked {
+                executor,
+                spec,
+                shard,
+                model,
+                done: a
+                    .chunks
+                    .iter()
+                    .filter_map(|c| {
+                        let (file, _, _) = c.file.as_ref()?;
+                        Some((c.clone(), resolve(results, file).ok()?))
+                    })
+                    .collect(),
+                results: results.to_path_buf(),
+                dir: a.dir.clone(),
+                chunking: chunking.clone(),
+                task: a.lease.task_id.clone(),
+            };
+            Box::new(move |progress, cancel| chunked.play(progress, cancel))
+        }
+        Stage::Check => {
+            let executor = Arc::clone(executor);
+            let model = match &a.model {
+                Some(hash) if spec.needs_classifier() => Some(Arc::new(jobs::predictors::Trained::Classifier(
+                    load_model(results, a, hash)?,
+                ))),
+                Some(hash) if spec.needs_predictors() => Some(Arc::new(jobs::predictors::Trained::Predictors(
+                    load_predictors(results, a, hash)?,
+                ))),
+                _ => None,
             };
             Box::new(move |progress, cancel| {
-                match executor.run_with_moves(&spec, shard, model.as_deref(), progress, cancel) {
-                    Ok((rows, moves)) => {
-                        if let Some(path) = moves_path {
-                            write_moves(&path, &spec.name, &moves)?;
-                        }
-                        Ok(Output::Games(rows))
+                match executor.run_with(&spec, shard, model.as_deref(), progress, cancel) {
+                    Ok(mut rows) => {
+                        tamper(&mut rows);
+                        Ok(Output::Checked {
+                            checksum: jobs::checksum(&rows),
+                            rows: rows.len() as u64,
+                        })
                     }
                     Err(ExecError::Cancelled) => Err(Halt::Cancelled),
                     Err(e) => Err(TaskError::Exec(e.to_string()).into()),
@@ -235,4 +306,154 @@ fn write_moves(path: &Path, experiment: &str, moves: &[jobs::MoveRow]) -> Result
         std::fs::create_dir_all(dir).map_err(|e| TaskError::Io(format!("{}: {e}", dir.display())))?;
     }
     layout::write_atomic(path, &jobs::moves_parquet(experiment, moves)).map_err(|e| TaskError::Io(e.to_string()))
+}
+
+/// Fault injection (tests): `MUGGINS_FAILPOINT=corrupt-rows` makes this
+/// worker's games wrong (every score difference off by one), as a broken
+/// machine would; cross-checks must catch it.
+fn tamper(rows: &mut [jobs::GameRow]) {
+    if std::env::var_os("MUGGINS_FAILPOINT").is_some_and(|v| v == "corrupt-rows") {
+        for r in rows {
+            r.score_diff += 1;
+        }
+    }
+}
+
+/// The range and checksum of contiguous rows (not committed in a file).
+fn range_of(rows: &[jobs::GameRow]) -> ChunkRec {
+    ChunkRec {
+        first_game: rows.first().map_or(0, |r| r.game_index),
+        games: rows.len() as u64,
+        checksum: jobs::checksum(rows),
+        file: None,
+    }
+}
+
+/// A games task played in pieces: the ranges earlier leases committed are
+/// read back from their chunk files (checked against their checksums),
+/// the rest is played in runs sized to a quarter of the chunk interval,
+/// and whenever the interval has passed the rows played since the last
+/// chunk are written to a chunk file and handed to the heartbeat. A killed
+/// worker so loses at most the games after its last chunk, and the next
+/// lease plays only those.
+struct Chunked {
+    executor: Arc<Executor>,
+    spec: Spec,
+    shard: jobs::Shard,
+    model: Option<Arc<jobs::predictors::Trained>>,
+    done: Vec<(ChunkRec, PathBuf)>,
+    results: PathBuf,
+    dir: layout::ExperimentDir,
+    chunking: Chunking,
+    task: String,
+}
+
+impl Chunked {
+    fn play(self, progress: &AtomicU64, cancel: &AtomicBool) -> Result<Output, Halt> {
+        let shard = self.shard;
+        let end = shard.first_game + shard.games;
+        let mut rows: Vec<jobs::GameRow> = Vec::with_capacity(shard.games as usize);
+        let mut covered: Vec<(u64, u64)> = Vec::new();
+        for (c, path) in &self.done {
+            let back = jobs::read_partition(path).map(|r| r.into_iter().map(|(_, x)| x).collect::<Vec<_>>());
+            match back {
+                Ok(r)
+                    if r.len() as u64 == c.games
+                        && r.first().map(|x| x.game_index) == Some(c.first_game)
+                        && jobs::checksum(&r) == c.checksum =>
+                {
+                    rows.extend(r);
+                    covered.push((c.first_game, c.first_game + c.games));
+                }
+                Ok(_) => {
+                    tracing::warn!(task = %self.task, file = %path.display(), "a chunk's rows are not what was committed; replaying its games")
+                }
+                Err(e) => tracing::warn!(task = %self.task, error = %e, "a chunk cannot be read; replaying its games"),
+            }
+        }
+        covered.sort_unstable();
+        let resumed: u64 = covered.iter().map(|(a, b)| b - a).sum();
+        progress.store(resumed, Ordering::Relaxed);
+        if resumed > 0 {
+            tracing::info!(task = %self.task, resumed, of = shard.games, chunks = covered.len(), "resuming: games already committed are not played again");
+        }
+        let mut gaps = Vec::new();
+        let mut at = shard.first_game;
+        for &(a, b) in &covered {
+            if a > at {
+                gaps.push((at, a));
+            }
+            at = at.max(b);
+        }
+        if at < end {
+            gaps.push((at, end));
+        }
+        let threads = self.executor.threads() as u64;
+        let every = self.chunking.every;
+        let mut per_game: Option<f64> = None;
+        let mut last_commit = std::time::Instant::now();
+        let mut uncommitted = Vec::new();
+        for (k, &(g0, g1)) in gaps.iter().enumerate() {
+            let mut at = g0;
+            let mut pending: Vec<jobs::GameRow> = Vec::new();
+            while at < g1 {
+                let floor = (4 * threads).max(8);
+                let want = match per_game {
+                    None => floor,
+                    Some(t) => ((every.as_secs_f64() / 4.0 / t.max(1e-9)) as u64).max(floor),
+                };
+                let n = want.min(g1 - at);
+                let t0 = std::time::Instant::now();
+                let piece = jobs::Shard {
+                    index: shard.index,
+                    first_game: at,
+                    games: n,
+                };
+                let mut part = match self
+                    .executor
+                    .run_with(&self.spec, piece, self.model.as_deref(), progress, cancel)
+                {
+                    Ok(p) => p,
+                    Err(ExecError::Cancelled) => return Err(Halt::Cancelled),
+                    Err(e) => return Err(TaskError::Exec(e.to_string()).into()),
+                };
+                tamper(&mut part);
+                per_game = Some(t0.elapsed().as_secs_f64() / n as f64);
+                pending.extend(part);
+                at += n;
+                let more = at < g1 || k + 1 < gaps.len();
+                if more && last_commit.elapsed() >= every {
+                    let c = self.commit(&pending)?;
+                    self.chunking.sink.lock().unwrap_or_else(|e| e.into_inner()).push(c);
+                    rows.append(&mut pending);
+                    last_commit = std::time::Instant::now();
+                }
+            }
+            if !pending.is_empty() {
+                uncommitted.push(range_of(&pending));
+                rows.append(&mut pending);
+            }
+        }
+        rows.sort_unstable_by_key(|r| r.game_index);
+        Ok(Output::Games { rows, uncommitted })
+    }
+
+    /// Writes contiguous rows as a chunk file (atomically, under the name
+    /// their range decides) and measures it.
+    fn commit(&self, rows: &[jobs::GameRow]) -> Result<ChunkRec, TaskError> {
+        let mut c = range_of(rows);
+        let rel = self.dir.chunk_file(self.shard.index, c.first_game, c.games);
+        let path = resolve(&self.results, &rel)?;
+        let io = |e: String| TaskError::Io(e);
+        if let Some(dir) = path.parent() {
+            std::fs::create_dir_all(dir).map_err(|e| io(format!("{}: {e}", dir.display())))?;
+        }
+        let temp = path.with_extension("tmp");
+        jobs::write_partition(&temp, &self.spec.name, rows).map_err(|e| io(e.to_string()))?;
+        jobs::durable_rename(&temp, &path).map_err(|e| io(e.to_string()))?;
+        let (bytes, sha) = layout::file_digest(&path).map_err(|e| io(format!("{}: {e}", path.display())))?;
+        c.file = Some((rel, bytes, sha));
+        tracing::info!(task = %self.task, first = c.first_game, games = c.games, "chunk committed");
+        Ok(c)
+    }
 }

@@ -12,9 +12,9 @@ use jobs::layout::Stage;
 use proto::client::Client;
 use proto::{CompleteTaskRequest, FailTaskRequest, HeartbeatRequest};
 
-use crate::assignment::{Assignment, Lease};
+use crate::assignment::{Assignment, ChunkRec, Lease};
 use crate::error::TaskError;
-use crate::stages::{Halt, Output, Work, prepare, resolve};
+use crate::stages::{Chunking, Halt, Output, Work, prepare, resolve};
 use crate::{Config, Stats};
 
 /// How a task's work ended.
@@ -39,15 +39,19 @@ pub(crate) async fn run_task(
     stopping: &Arc<AtomicBool>,
     stats: &mut Stats,
 ) {
+    let chunking = Chunking {
+        every: config.chunk_every,
+        sink: Default::default(),
+    };
     let ended = match Assignment::from_wire(task) {
         Ok(a) => {
             tracing::info!(task = %a.lease.task_id, experiment = %a.lease.experiment_id, games = a.shard.games, "task leased");
-            let ended = match prepare(&config.results, executor, &a) {
-                Ok(work) => execute(config, client, &a.lease, work, stopping).await,
+            let ended = match prepare(&config.results, executor, &a, &chunking) {
+                Ok(work) => execute(config, client, &a.lease, work, stopping, &chunking).await,
                 Err(e) => Ended::Failed(e),
             };
             match ended {
-                Ended::Done(output) => match finish(config, client, &a, output).await {
+                Ended::Done(output) => match finish(config, client, &a, output, &chunking).await {
                     Ok(true) => {
                         stats.tasks_completed += 1;
                         stats.games += a.shard.games;
@@ -88,7 +92,14 @@ pub(crate) async fn run_task(
 /// Plays `work` on a blocking thread, heartbeating every third of the lease
 /// (at most every 2 s); stops it when the lease is lost, the experiment is
 /// cancelled, or shutdown outlasts the grace period.
-async fn execute(config: &Config, client: &mut Client, lease: &Lease, work: Work, stopping: &AtomicBool) -> Ended {
+async fn execute(
+    config: &Config,
+    client: &mut Client,
+    lease: &Lease,
+    work: Work,
+    stopping: &AtomicBool,
+    chunking: &Chunking,
+) -> Ended {
     let progress = Arc::new(AtomicU64::new(0));
     let cancel = Arc::new(AtomicBool::new(false));
     let mut lost = false;
@@ -111,15 +122,24 @@ async fn execute(config: &Config, client: &mut Client, lease: &Lease, work: Work
                 if stop_deadline.is_some_and(|d| tokio::time::Instant::now() >= d) {
                     cancel.store(true, Ordering::SeqCst);
                 }
+                // The chunks finished since the last heartbeat the
+                // coordinator took; kept until it takes them.
+                let chunks: Vec<ChunkRec> = chunking.sink.lock().unwrap_or_else(|e| e.into_inner()).clone();
                 let hb = client.heartbeat(HeartbeatRequest {
                     worker_id: config.worker_id.clone(),
                     task_id: lease.task_id.clone(),
                     lease_token: lease.token.clone(),
                     games_done: progress.load(Ordering::Relaxed),
+                    chunks: chunks.iter().map(ChunkRec::to_wire).collect(),
                 }).await;
                 match hb {
                     Ok(r) => {
                         let r = r.into_inner();
+                        if r.chunks_recorded > 0 {
+                            let mut sink = chunking.sink.lock().unwrap_or_else(|e| e.into_inner());
+                            let n = (r.chunks_recorded as usize).min(sink.len());
+                            sink.drain(..n);
+                        }
                         if !r.lease_valid || r.cancel {
                             lost = true;
                             cancel.store(true, Ordering::SeqCst);
@@ -151,6 +171,8 @@ struct Written {
     /// Whether the file is under a hidden name the worker renames after the
     /// completion is accepted (partitions), or already in place (fit, report).
     renames: bool,
+    /// Games tasks: the ranges played by this lease and not committed.
+    uncommitted: Vec<ChunkRec>,
 }
 
 /// Writes a partition under its hidden name, fsyncs and measures it; fit and
@@ -163,8 +185,22 @@ async fn write_output(config: &Config, a: &Assignment, output: Output) -> Result
             .temp_partition(stage, a.shard.index, &tag)
             .expect("a partition stage")
     };
+    let mut uncommitted_out = Vec::new();
     let (rows, checksum, file, write): (u64, String, String, Writer) = match output {
-        Output::Games(rows) => {
+        Output::Checked { checksum, rows } => {
+            return Ok(Written {
+                rows,
+                checksum,
+                file: String::new(),
+                path: PathBuf::new(),
+                bytes: 0,
+                sha256: String::new(),
+                renames: false,
+                uncommitted: Vec::new(),
+            });
+        }
+        Output::Games { rows, uncommitted } => {
+            uncommitted_out = uncommitted;
             let experiment = a.spec.name.clone();
             let (n, checksum) = (rows.len() as u64, jobs::checksum(&rows));
             let write: Writer =
@@ -192,6 +228,7 @@ async fn write_output(config: &Config, a: &Assignment, output: Output) -> Result
                 path,
                 bytes,
                 renames: false,
+                uncommitted: Vec::new(),
             });
         }
     };
@@ -217,13 +254,30 @@ async fn write_output(config: &Config, a: &Assignment, output: Output) -> Result
         bytes,
         sha256,
         renames: true,
+        uncommitted: uncommitted_out,
     })
 }
 
 /// Writes the output, completes, then renames a partition into place.
 /// Ok(true): completed; Ok(false): the coordinator refused (stale lease).
-async fn finish(config: &Config, client: &mut Client, a: &Assignment, output: Output) -> Result<bool, TaskError> {
+async fn finish(
+    config: &Config,
+    client: &mut Client,
+    a: &Assignment,
+    output: Output,
+    chunking: &Chunking,
+) -> Result<bool, TaskError> {
     let w = write_output(config, a, output).await?;
+    // Chunks no heartbeat delivered, then the ranges never committed: with
+    // them the coordinator knows every range's checksum and worker.
+    let mut chunks: Vec<proto::Chunk> = chunking
+        .sink
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .drain(..)
+        .map(|c| c.to_wire())
+        .collect();
+    chunks.extend(w.uncommitted.iter().map(ChunkRec::to_wire));
     let reply = client
         .complete_task(CompleteTaskRequest {
             worker_id: config.worker_id.clone(),
@@ -234,6 +288,7 @@ async fn finish(config: &Config, client: &mut Client, a: &Assignment, output: Ou
             temp_file: w.file.clone(),
             file_bytes: w.bytes,
             file_sha256: w.sha256.clone(),
+            chunks,
         })
         .await
         .map_err(|s| TaskError::Complete(s.message().to_string()))?

@@ -86,6 +86,11 @@ pub fn run(a: RunArgs) -> Result<()> {
         // Leases of this directory's previous run (stopped by Ctrl-C) are
         // given back at once instead of waiting out their expiry.
         config.release_leases_of = Some(LOCAL_WORKER_PREFIX.into());
+        // Cross-checks need a second worker to replay a range: a lone
+        // worker would wait out the checks' avoid window for nothing.
+        if n_workers < 2 {
+            config.check_fraction = 0.0;
+        }
         let server = tokio::spawn(coordinator::serve(listener, config, until(stop_rx.clone())));
         let mut workers = Vec::new();
         for k in 0..n_workers {
@@ -97,6 +102,7 @@ pub fn run(a: RunArgs) -> Result<()> {
                 worker_id: format!("{LOCAL_WORKER_PREFIX}{k}"),
                 exit_when_done: false,
                 grace: Duration::from_secs(5),
+                chunk_every: worker::DEFAULT_CHUNK_EVERY,
                 auth: Default::default(),
                 tls: None,
             };

@@ -73,6 +73,11 @@ pub struct CoordinatorArgs {
     /// Seconds a lease lasts without a heartbeat.
     #[arg(long, default_value_t = 30)]
     pub lease_secs: u64,
+    /// The share of committed chunks replayed by another worker and
+    /// compared (0 to 1; 0: no cross-checks). A mismatch marks the chunk's
+    /// worker bad and plays its games again.
+    #[arg(long, default_value_t = coordinator::DEFAULT_CHECK_FRACTION, value_parser = fraction)]
+    pub check_fraction: f64,
     /// TLS certificate chain (PEM); with --tls-key the coordinator speaks TLS only.
     #[arg(long, requires = "tls_key")]
     pub tls_cert: Option<PathBuf>,
@@ -109,6 +114,11 @@ pub struct WorkerArgs {
     /// Seconds the current task may run on after SIGTERM before it is given back.
     #[arg(long, default_value_t = 90)]
     pub grace_secs: u64,
+    /// A games task commits what it has played as a chunk every this many
+    /// seconds (a killed worker loses at most that much play; only the
+    /// games after its last chunk are played again).
+    #[arg(long, default_value_t = 60.0, value_parser = positive_secs)]
+    pub chunk_secs: f64,
     /// Log as JSON lines.
     #[arg(long)]
     pub log_json: bool,
@@ -230,6 +240,18 @@ fn describe(e: &Experiment) -> String {
         e.games_per_second,
         tasks.join(", ")
     );
+    if e.checks_passed + e.checks_failed > 0 {
+        s.push_str(&format!(
+            "; cross-checks {} passed, {} failed",
+            e.checks_passed, e.checks_failed
+        ));
+    }
+    if !e.bad_workers.is_empty() {
+        s.push_str(&format!(
+            "\n  bad workers (a cross-check found their games wrong; their work was redone): {}",
+            e.bad_workers.join(", ")
+        ));
+    }
     if !e.error.is_empty() {
         s.push_str(&format!("\n  error: {}", e.error));
     }
@@ -248,6 +270,7 @@ pub fn coordinator(a: CoordinatorArgs) -> Result<()> {
             .with_context(|| format!("--listen {}: cannot bind", a.listen))?;
         let mut config = coordinator::Config::new(a.state.clone(), a.results.clone());
         config.lease = Duration::from_secs(a.lease_secs);
+        config.check_fraction = a.check_fraction;
         if a.token.as_deref().is_some_and(|t| t.len() < 16) {
             bail!("--token: use at least 16 characters");
         }
@@ -294,10 +317,29 @@ pub fn worker(a: WorkerArgs) -> Result<()> {
         worker_id: a.id.unwrap_or_else(worker::default_worker_id),
         exit_when_done: a.exit_when_done,
         grace: Duration::from_secs(a.grace_secs),
+        chunk_every: Duration::from_secs_f64(a.chunk_secs),
         auth: proto::client::Auth::new(a.url.token.as_deref()).context("--token")?,
         tls,
     };
     let stats = runtime()?.block_on(worker::run(config, termination()))?;
     eprintln!("worker done: {stats}");
     Ok(())
+}
+
+/// A number of seconds above 0 (and at most a day).
+fn positive_secs(s: &str) -> std::result::Result<f64, String> {
+    let x: f64 = s.parse().map_err(|_| format!("{s:?} is not a number of seconds"))?;
+    if !(x > 0.0 && x <= 86_400.0) {
+        return Err(format!("{s} seconds: give more than 0 and at most 86400"));
+    }
+    Ok(x)
+}
+
+/// A share from 0 to 1.
+fn fraction(s: &str) -> std::result::Result<f64, String> {
+    let x: f64 = s.parse().map_err(|_| format!("{s:?} is not a number"))?;
+    if !(0.0..=1.0).contains(&x) {
+        return Err(format!("{s}: give a share from 0 to 1 (0.01 checks 1% of the chunks)"));
+    }
+    Ok(x)
 }

@@ -111,6 +111,7 @@ fn replay_once(port: u16, dir: &Path, spec: &jobs::Spec) -> bool {
             temp_file: temp.clone(),
             file_bytes: 0,
             file_sha256: String::new(),
+            chunks: Vec::new(),
         };
         let (file_bytes, file_sha256) = jobs::layout::file_digest(&dir.join("results").join(&temp)).unwrap();
         let req = CompleteTaskRequest {

@@ -1,6 +1,7 @@
 //! Tests of the `muggins` binary, run as a real process.
 
 mod agents;
+mod chunks;
 mod cluster;
 mod faults;
 mod full;

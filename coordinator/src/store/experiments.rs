@@ -126,6 +126,9 @@ impl Store {
                         created_ms: r.get(8)?,
                         updated_ms: r.get(9)?,
                         stages: Vec::new(),
+                        bad_workers: Vec::new(),
+                        checks_passed: 0,
+                        checks_failed: 0,
                     })
                 },
             )
@@ -163,6 +166,7 @@ impl Store {
             }
             e.stages.push(stage);
         }
+        (e.bad_workers, e.checks_passed, e.checks_failed) = Self::checks_of(tx, id)?;
         Ok(e)
     }
 

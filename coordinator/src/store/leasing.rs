@@ -35,6 +35,9 @@ impl Store {
     pub fn lease(&mut self, worker: &str, lease_ms: i64) -> Result<Option<LeasedTask>> {
         let now = now_ms();
         let tx = self.conn.transaction()?;
+        if Self::is_bad(&tx, worker)? {
+            return Ok(None);
+        }
         let experiments: Vec<(String, String, String, String)> = {
             let mut q = tx.prepare_cached(
                 "SELECT id, spec_toml, spec_hash, output FROM experiments WHERE state = ?1 ORDER BY created_ms, id",
@@ -57,19 +60,21 @@ impl Store {
             let pick = |sql: &str, state: TaskState| -> Result<Option<Candidate>> {
                 Ok(tx
                     .prepare_cached(sql)?
-                    .query_row(params![state, experiment_id, stage, now], |r| {
+                    .query_row(params![state, experiment_id, stage, now, worker], |r| {
                         Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?, r.get(5)?))
                     })
                     .optional()?)
             };
             let pending = pick(
                 "SELECT seq, task_id, stage, shard, first_game, games FROM tasks
-                 WHERE state = ?1 AND experiment_id = ?2 AND stage_seq = ?3 AND ?4 = ?4 ORDER BY seq LIMIT 1",
+                 WHERE state = ?1 AND experiment_id = ?2 AND stage_seq = ?3
+                   AND (avoid_worker IS NULL OR instr(avoid_worker, ?5 || char(10)) = 0 OR avoid_until_ms < ?4) ORDER BY seq LIMIT 1",
                 TaskState::Pending,
             )?;
             let expired = pick(
                 "SELECT seq, task_id, stage, shard, first_game, games FROM tasks
                  WHERE state = ?1 AND experiment_id = ?2 AND stage_seq = ?3 AND lease_expires_ms < ?4
+                   AND (avoid_worker IS NULL OR instr(avoid_worker, ?5 || char(10)) = 0 OR avoid_until_ms < ?4)
                  ORDER BY lease_expires_ms LIMIT 1",
                 TaskState::Leased,
             )?;
@@ -93,13 +98,34 @@ impl Store {
                 output,
                 lease_token: token(),
                 model: String::new(),
+                chunks: Vec::new(),
+                expected_checksum: String::new(),
             });
             break;
         }
         let Some(mut task) = found else {
             return Ok(None);
         };
-        if Stage::parse(&task.stage) == Some(Stage::Games) {
+        let stage = Stage::parse(&task.stage);
+        let mut resumed = 0;
+        if stage == Some(Stage::Games) {
+            // Ranges an earlier completion played without a chunk file are in
+            // no file now (its partition is being redone): played again.
+            tx.execute(
+                "DELETE FROM chunks WHERE experiment_id = ?1 AND shard = ?2 AND file IS NULL",
+                params![task.experiment_id, task.shard as i64],
+            )?;
+            task.chunks = Self::committed_chunks(&tx, &task.experiment_id, task.shard)?;
+            resumed = task.chunks.iter().map(|c| c.games).sum::<u64>();
+        }
+        if stage == Some(Stage::Check) {
+            task.expected_checksum = tx.query_row(
+                "SELECT COALESCE(expected_checksum, '') FROM tasks WHERE experiment_id = ?1 AND task_id = ?2",
+                params![task.experiment_id, task.task_id],
+                |r| r.get(0),
+            )?;
+        }
+        if matches!(stage, Some(Stage::Games | Stage::Check)) {
             task.model = tx
                 .query_row(
                     "SELECT checksum FROM tasks WHERE experiment_id = ?1 AND task_id = ?2 AND state = ?3",
@@ -111,7 +137,7 @@ impl Store {
         }
         tx.execute(
             "UPDATE tasks SET state = ?6, lease_token = ?3, lease_worker = ?4, lease_expires_ms = ?5,
-                              games_done = 0, attempts = attempts + 1
+                              games_done = ?7, attempts = attempts + 1
              WHERE experiment_id = ?1 AND task_id = ?2",
             params![
                 task.experiment_id,
@@ -119,7 +145,8 @@ impl Store {
                 task.lease_token,
                 worker,
                 now + lease_ms,
-                TaskState::Leased
+                TaskState::Leased,
+                resumed as i64
             ],
         )?;
         tx.commit()?;
@@ -137,24 +164,38 @@ impl Store {
             .optional()?)
     }
 
+    #[allow(clippy::too_many_arguments)]
     pub fn heartbeat(
         &mut self,
         task_id: &str,
         token: &str,
         games_done: u64,
         lease_ms: i64,
+        worker: &str,
+        chunks: &[super::ChunkIn],
     ) -> Result<HeartbeatOutcome> {
         let tx = self.conn.transaction()?;
         let Some((exp, state)) = Self::leased_by(&tx, task_id, token)? else {
             return Ok(HeartbeatOutcome::Invalid);
         };
-        let games: i64 = tx.query_row(
-            "SELECT games FROM tasks WHERE experiment_id = ?1 AND task_id = ?2",
+        if Self::is_bad(&tx, worker)? {
+            // A cross-check found this worker wrong: its work is not wanted.
+            return Ok(HeartbeatOutcome::Invalid);
+        }
+        let (shard, first, games): (i64, i64, i64) = tx.query_row(
+            "SELECT shard, first_game, games FROM tasks WHERE experiment_id = ?1 AND task_id = ?2",
             params![exp, task_id],
-            |r| r.get(0),
+            |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)),
         )?;
         if games_done > games as u64 {
             return Ok(HeartbeatOutcome::BadProgress { games: games as u64 });
+        }
+        let mut recorded = 0;
+        if !chunks.is_empty() {
+            match Self::record_chunks(&tx, &exp, (shard as u64, first as u64, games as u64), worker, chunks)? {
+                Ok(n) => recorded = n,
+                Err(why) => tracing::warn!(task = %task_id, %worker, reason = %why, "chunks refused"),
+            }
         }
         tx.execute(
             "UPDATE tasks SET lease_expires_ms = ?3, games_done = ?4 WHERE experiment_id = ?1 AND task_id = ?2",
@@ -163,6 +204,7 @@ impl Store {
         tx.commit()?;
         Ok(HeartbeatOutcome::Valid {
             cancel: state != ExpState::Running,
+            recorded,
         })
     }
 
@@ -221,6 +263,7 @@ impl Store {
         file: (u64, &str),
         placed: bool,
         stats: Option<&str>,
+        (worker, chunks, check_fraction): (&str, &[super::ChunkIn], f64),
     ) -> Result<CompleteOutcome> {
         let tx = self.conn.transaction()?;
         let Some((exp, state)) = Self::leased_by(&tx, task_id, token)? else {
@@ -234,6 +277,27 @@ impl Store {
                 state.as_str()
             )));
         }
+        if Self::is_bad(&tx, worker)? {
+            return Ok(CompleteOutcome::Refused(format!(
+                "worker {worker} is marked bad (a cross-check found its games wrong): its work is not taken"
+            )));
+        }
+        let (stage, shard, first, games): (String, i64, i64, i64) = tx.query_row(
+            "SELECT stage, shard, first_game, games FROM tasks WHERE experiment_id = ?1 AND task_id = ?2",
+            params![exp, task_id],
+            |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)),
+        )?;
+        let stage = Stage::parse(&stage);
+        if stage == Some(Stage::Games) && !chunks.is_empty() {
+            let span = (shard as u64, first as u64, games as u64);
+            if let Err(why) = Self::record_chunks(&tx, &exp, span, worker, chunks)? {
+                return Ok(CompleteOutcome::Refused(why));
+            }
+        }
+        let check = match stage {
+            Some(Stage::Check) => Some(Self::judge_check(&tx, &exp, task_id, checksum, worker)?),
+            _ => None,
+        };
         tx.execute(
             "UPDATE tasks SET state = ?11, rows = ?3, checksum = ?4, temp_file = ?5, final_file = ?6,
                               completed_ms = ?7, games_done = games, file_bytes = ?8, file_sha256 = ?9, placed = ?10,
@@ -254,6 +318,10 @@ impl Store {
                 stats
             ],
         )?;
+        let checks_added = match stage {
+            Some(Stage::Games) => Self::add_checks(&tx, &exp, shard as u64, check_fraction)?,
+            _ => 0,
+        };
         tx.execute(
             "UPDATE experiments SET updated_ms = ?2 WHERE id = ?1",
             params![exp, now_ms()],
@@ -261,6 +329,8 @@ impl Store {
         tx.commit()?;
         Ok(CompleteOutcome::Accepted {
             final_file: final_file.to_string(),
+            check,
+            checks_added,
         })
     }
 
@@ -302,8 +372,12 @@ impl Store {
             .flatten()
             .collect();
         tx.execute(
-            "DELETE FROM tasks WHERE experiment_id = ?1 AND stage = ?2 AND shard > ?3",
-            params![id, games, k as i64],
+            "DELETE FROM tasks WHERE experiment_id = ?1 AND stage IN (?2, ?4) AND shard > ?3",
+            params![id, games, k as i64, Stage::Check.name()],
+        )?;
+        tx.execute(
+            "DELETE FROM chunks WHERE experiment_id = ?1 AND shard > ?2",
+            params![id, k as i64],
         )?;
         tx.execute(
             "UPDATE experiments SET games_total =

@@ -6,8 +6,11 @@
 //! the file; `experiments`: submission, listing, cancel, requeueing lost
 //! tasks, sealing; `leasing`: leases, heartbeats, completions, failures.
 
+mod chunks;
 mod experiments;
 mod leasing;
+
+pub use chunks::{CheckOutcome, ChunkIn};
 
 use std::path::Path;
 use std::time::{SystemTime, UNIX_EPOCH};
@@ -153,6 +156,11 @@ pub struct ExperimentRow {
     pub created_ms: i64,
     pub updated_ms: i64,
     pub stages: Vec<StageRow>,
+    /// Workers a cross-check of this experiment found wrong.
+    pub bad_workers: Vec<String>,
+    /// Check tasks done that matched, and that did not.
+    pub checks_passed: u64,
+    pub checks_failed: u64,
 }
 
 #[derive(Clone, Debug)]
@@ -171,6 +179,10 @@ pub struct LeasedTask {
     pub was_expired: bool,
     /// The model hash for games tasks of a classifier grid (else empty).
     pub model: String,
+    /// Games tasks: the chunks committed by earlier leases (with files).
+    pub chunks: Vec<ChunkIn>,
+    /// Check tasks: the checksum the range had.
+    pub expected_checksum: String,
 }
 
 /// A done task whose partition the sweeper checks before the experiment is finished.
@@ -197,6 +209,8 @@ pub struct DoneTask {
 pub enum HeartbeatOutcome {
     Valid {
         cancel: bool,
+        /// Chunks recorded.
+        recorded: usize,
     },
     Invalid,
     /// More games reported done than the task holds.
@@ -219,7 +233,13 @@ pub struct CompletionTarget {
 
 #[derive(Debug)]
 pub enum CompleteOutcome {
-    Accepted { final_file: String },
+    Accepted {
+        final_file: String,
+        /// A check task's verdict.
+        check: Option<CheckOutcome>,
+        /// Check tasks drawn from a games task's ranges.
+        checks_added: u64,
+    },
     Refused(String),
 }
 
@@ -281,6 +301,9 @@ CREATE TABLE IF NOT EXISTS tasks (
     file_sha256 TEXT,
     placed INTEGER NOT NULL DEFAULT 0,
     stats TEXT,
+    avoid_worker TEXT,
+    avoid_until_ms INTEGER,
+    expected_checksum TEXT,
     PRIMARY KEY (experiment_id, task_id)
 );
 CREATE INDEX IF NOT EXISTS tasks_by_state ON tasks (state, experiment_id, stage_seq, seq);
@@ -291,6 +314,26 @@ CREATE INDEX IF NOT EXISTS tasks_by_state ON tasks (state, experiment_id, stage_
 CREATE INDEX IF NOT EXISTS tasks_open ON tasks (experiment_id, placed, stage_seq);
 CREATE INDEX IF NOT EXISTS tasks_by_expiry ON tasks (state, experiment_id, stage_seq, lease_expires_ms);
 CREATE INDEX IF NOT EXISTS tasks_by_token ON tasks (lease_token);
+-- The finished ranges of games tasks with their checksums and workers:
+-- committed chunks (with a file) and the ranges a completion played.
+CREATE TABLE IF NOT EXISTS chunks (
+    experiment_id TEXT NOT NULL,
+    shard INTEGER NOT NULL,
+    first_game INTEGER NOT NULL,
+    games INTEGER NOT NULL,
+    checksum TEXT NOT NULL,
+    file TEXT,
+    worker_id TEXT NOT NULL,
+    PRIMARY KEY (experiment_id, shard, first_game)
+);
+-- Workers a cross-check found wrong: they lease nothing more.
+CREATE TABLE IF NOT EXISTS bad_workers (
+    worker_id TEXT PRIMARY KEY,
+    experiment_id TEXT NOT NULL,
+    task_id TEXT NOT NULL,
+    reason TEXT NOT NULL,
+    at_ms INTEGER NOT NULL
+);
 CREATE TABLE IF NOT EXISTS task_failures (
     experiment_id TEXT NOT NULL,
     task_id TEXT NOT NULL,
@@ -364,6 +407,12 @@ fn migrate(conn: &Connection) -> rusqlite::Result<()> {
             "ALTER TABLE tasks ADD COLUMN placed INTEGER NOT NULL DEFAULT 0",
         ),
         ("stats", "ALTER TABLE tasks ADD COLUMN stats TEXT"),
+        ("avoid_worker", "ALTER TABLE tasks ADD COLUMN avoid_worker TEXT"),
+        ("avoid_until_ms", "ALTER TABLE tasks ADD COLUMN avoid_until_ms INTEGER"),
+        (
+            "expected_checksum",
+            "ALTER TABLE tasks ADD COLUMN expected_checksum TEXT",
+        ),
     ] {
         if !have.iter().any(|h| h == col) {
             conn.execute_batch(ddl)?;

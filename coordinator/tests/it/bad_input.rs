@@ -180,6 +180,7 @@ async fn thirty_and_more_bad_inputs_get_clear_errors_and_the_server_keeps_servin
         Code::InvalidArgument
     );
     let hb = HeartbeatRequest {
+        chunks: Vec::new(),
         worker_id: "w".into(),
         task_id: "games-00000".into(),
         lease_token: String::new(),
@@ -187,6 +188,7 @@ async fn thirty_and_more_bad_inputs_get_clear_errors_and_the_server_keeps_servin
     };
     assert_eq!(code(c.heartbeat(hb.clone()).await), Code::InvalidArgument);
     let hb = HeartbeatRequest {
+        chunks: Vec::new(),
         lease_token: "0000000000000000".into(),
         ..hb
     };
@@ -194,6 +196,7 @@ async fn thirty_and_more_bad_inputs_get_clear_errors_and_the_server_keeps_servin
     checked += 8;
     // Completing or failing a task one never leased.
     let never = CompleteTaskRequest {
+        chunks: Vec::new(),
         worker_id: "w".into(),
         task_id: "games-00000".into(),
         lease_token: "ffffffffffffffffffffffffffffffff".into(),
@@ -220,6 +223,7 @@ async fn thirty_and_more_bad_inputs_get_clear_errors_and_the_server_keeps_servin
     assert_eq!(
         code(
             c.complete_task(CompleteTaskRequest {
+                chunks: Vec::new(),
                 checksum: "c".repeat(500),
                 ..never.clone()
             })
@@ -249,6 +253,7 @@ async fn thirty_and_more_bad_inputs_get_clear_errors_and_the_server_keeps_servin
     ] {
         let r = c
             .complete_task(CompleteTaskRequest {
+                chunks: Vec::new(),
                 task_id: t.task_id.clone(),
                 lease_token: t.lease_token.clone(),
                 temp_file: path.into(),

@@ -142,6 +142,7 @@ async fn a_worker_that_does_not_see_the_results_root_is_refused_with_both_paths(
     }
     // A real worker started on the wrong directory stops with that error.
     let config = worker::Config {
+        chunk_every: worker::DEFAULT_CHUNK_EVERY,
         coordinator: s.url.clone(),
         results: wrong.path().to_path_buf(),
         threads: 1,
@@ -249,6 +250,7 @@ async fn heartbeat_progress_beyond_the_task_and_long_multibyte_errors_are_handle
     let t = lease(&mut c, &s, "w").await.unwrap();
     let hb = c
         .heartbeat(HeartbeatRequest {
+            chunks: Vec::new(),
             worker_id: "w".into(),
             task_id: t.task_id.clone(),
             lease_token: t.lease_token.clone(),

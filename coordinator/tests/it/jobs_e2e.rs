@@ -28,6 +28,7 @@ async fn run(spec: &str, workers: usize) -> (Vec<jobs::GameRow>, jobs::Manifest)
     let mut handles = Vec::new();
     for k in 0..workers {
         let config = worker::Config {
+            chunk_every: worker::DEFAULT_CHUNK_EVERY,
             coordinator: s.url.clone(),
             results: s.results(),
             threads: 1,
@@ -199,6 +200,7 @@ async fn prepare_model(s: &crate::Server) -> (String, std::path::PathBuf) {
 /// Runs one in-process worker until no experiment is running; returns the experiment.
 pub(crate) async fn work_until_idle(s: &crate::Server, id: &str) -> proto::Experiment {
     let config = worker::Config {
+        chunk_every: worker::DEFAULT_CHUNK_EVERY,
         coordinator: s.url.clone(),
         results: s.results(),
         threads: 1,

@@ -141,6 +141,7 @@ async fn lease(c: &mut CoordinatorClient<Channel>, s: &Server, worker: &str) -> 
 pub fn completion(s: &Server, worker: &str, t: &Task, rows: u64, checksum: &str, temp: &str) -> CompleteTaskRequest {
     let (file_bytes, file_sha256) = jobs::layout::file_digest(&s.results().join(temp)).unwrap_or((0, "0".repeat(64)));
     CompleteTaskRequest {
+        chunks: Vec::new(),
         worker_id: worker.into(),
         task_id: t.task_id.clone(),
         lease_token: t.lease_token.clone(),
@@ -206,6 +207,7 @@ async fn a_stale_completion_is_refused() {
     assert!(late.reason.contains("stale lease"), "{}", late.reason);
     let hb = c
         .heartbeat(HeartbeatRequest {
+            chunks: Vec::new(),
             worker_id: "worker-a".into(),
             task_id: a.task_id.clone(),
             lease_token: a.lease_token.clone(),
@@ -309,6 +311,7 @@ async fn cancel_stops_dispatch_and_tells_workers() {
     assert_eq!(cancelled.state, ExperimentState::Cancelled as i32);
     let hb = c
         .heartbeat(HeartbeatRequest {
+            chunks: Vec::new(),
             worker_id: "w1".into(),
             task_id: t.task_id.clone(),
             lease_token: t.lease_token.clone(),

@@ -89,6 +89,7 @@ impl Coordinator for Fake {
             lease_valid: true,
             cancel: false,
             lease_ms: 30_000,
+            chunks_recorded: 0,
         }))
     }
     async fn complete_task(&self, _: Request<CompleteTaskRequest>) -> Result<Response<CompleteTaskResponse>, Status> {
@@ -118,6 +119,7 @@ async fn run_worker(script: Arc<Scripted>, results: &std::path::Path) -> Result<
             .serve_with_incoming(tokio_stream::wrappers::TcpListenerStream::new(listener)),
     );
     let config = worker::Config {
+        chunk_every: worker::DEFAULT_CHUNK_EVERY,
         coordinator: url,
         results: results.to_path_buf(),
         threads: 1,

@@ -1,0 +1,173 @@
+//! Heavy tasks that lose no work, and workers that are checked: a games
+//! task commits its games in chunks, a killed worker's successor plays only
+//! the games after the last chunk; a seeded sample of committed ranges is
+//! replayed by other workers, and a worker whose games are wrong is marked
+//! bad and its work redone.
+
+use std::time::Duration;
+
+use proto::ExperimentState;
+
+use crate::cluster::{coordinator_with, expected, experiment, free_port, rows, submit, wait_for, worker_command};
+use crate::util::Dir;
+
+fn scrape(port: u16, name: &str) -> u64 {
+    use std::io::{Read, Write};
+    let Ok(mut c) = std::net::TcpStream::connect(("127.0.0.1", port)) else {
+        return 0;
+    };
+    c.write_all(b"GET /metrics HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+        .unwrap();
+    let mut s = String::new();
+    let _ = c.read_to_string(&mut s);
+    s.lines()
+        .find(|l| l.starts_with(&format!("{name} ")))
+        .and_then(|l| l.rsplit(' ').next()?.parse().ok())
+        .unwrap_or(0)
+}
+
+/// One shard of 60 double-6 hands searched 10 plies deep: about 0.1 s a
+/// game on one thread, so chunks of half a second hold a few games each.
+const HEAVY: &str = r#"
+name = "chunky"
+seed = 2
+[rules]
+preset = "all-fives"
+[grid]
+information_source = ["oracle"]
+observability = ["full"]
+target = ["scorer"]
+starting_states = "spread:60"
+engine = ["expectimax"]
+repeats = 1
+[search]
+depth = 10
+[shards]
+games = 60
+"#;
+
+#[test]
+fn a_killed_worker_loses_at_most_its_last_chunk_and_only_unplayed_games_are_played_again() {
+    let dir = Dir::new();
+    let (port, metrics) = (free_port(), free_port());
+    let metrics_at = format!("127.0.0.1:{metrics}");
+    let _coord = coordinator_with(
+        port,
+        dir.path(),
+        2,
+        &["--metrics-listen", &metrics_at, "--check-fraction", "0"],
+    );
+    let id = submit(port, &dir.create_spec(HEAVY));
+    let results = dir.join("results");
+    let a = worker_command(port, &results, 1)
+        .args(["--chunk-secs", "0.4", "--id", "first"])
+        .spawn();
+    wait_for("two committed chunks", 120, || {
+        scrape(metrics, "muggins_chunks_committed_total") >= 2
+    });
+    a.signal("-KILL");
+    drop(a);
+    let chunks_before = scrape(metrics, "muggins_chunks_committed_total");
+    let log = dir.join("second.log");
+    let mut b = worker_command(port, &results, 1)
+        .args(["--chunk-secs", "0.4", "--id", "second", "--exit-when-done"])
+        .stderr_to(std::fs::File::create(&log).unwrap())
+        .spawn();
+    let status = b
+        .wait_timeout(Duration::from_secs(180))
+        .expect("the second worker finishes");
+    assert!(status.success());
+    let e = experiment(port, &id);
+    assert_eq!(e.state, ExperimentState::Succeeded as i32, "{}", e.error);
+    // The second worker read the first's chunks back and played the rest.
+    let text = std::fs::read_to_string(&log).unwrap();
+    let resumed: u64 = text
+        .lines()
+        .find(|l| l.contains("resuming"))
+        .and_then(|l| l.split("resumed=").nth(1)?.split_whitespace().next()?.parse().ok())
+        .unwrap_or_else(|| panic!("no resume line in the second worker's log:\n{text}"));
+    assert!(resumed > 0 && resumed < 60, "resumed {resumed} of 60 games");
+    assert!(chunks_before >= 2);
+    // Every game exactly once, each the row an undisturbed run gives.
+    let exp = results.join("chunky");
+    let got = rows(&exp);
+    let mut keys: Vec<u64> = got.iter().map(|r| r.game_index).collect();
+    keys.dedup();
+    assert_eq!(keys, (0..60).collect::<Vec<_>>());
+    assert_eq!(got, expected(HEAVY, &exp));
+    // Sealed: the chunk files are gone, the partitions are the experiment.
+    assert!(!exp.join(jobs::layout::CHUNKS_DIR).exists());
+    let workers = std::fs::read_to_string(exp.join(jobs::layout::WORKERS_FILE)).unwrap();
+    assert!(
+        workers.contains("\"first\"") && workers.contains("\"second\""),
+        "{workers}"
+    );
+}
+
+const FAST: &str = r#"
+name = "checked"
+seed = 9
+[rules]
+preset = "all-fives"
+[grid]
+information_source = ["oracle"]
+observability = ["full"]
+target = ["scorer", "defender"]
+starting_states = "spread:24"
+engine = ["expectimax"]
+repeats = 1
+[search]
+depth = 3
+[shards]
+games = 6
+"#;
+
+#[test]
+fn a_worker_whose_games_are_wrong_is_found_by_cross_checks_and_its_work_redone() {
+    let dir = Dir::new();
+    let (port, metrics) = (free_port(), free_port());
+    let metrics_at = format!("127.0.0.1:{metrics}");
+    let _coord = coordinator_with(
+        port,
+        dir.path(),
+        2,
+        &["--metrics-listen", &metrics_at, "--check-fraction", "1"],
+    );
+    let id = submit(port, &dir.create_spec(FAST));
+    let results = dir.join("results");
+    // The broken machine starts first, so it plays a share of the grid.
+    let _bad = worker_command(port, &results, 1)
+        .args(["--id", "broken", "--exit-when-done"])
+        .env("MUGGINS_FAILPOINT", "corrupt-rows")
+        .spawn();
+    wait_for("the broken worker's first completion", 60, || {
+        scrape(metrics, "muggins_completions_total") >= 1
+    });
+    let mut good: Vec<_> = ["good-a", "good-b"]
+        .iter()
+        .map(|name| {
+            worker_command(port, &results, 1)
+                .args(["--id", name, "--exit-when-done"])
+                .spawn()
+        })
+        .collect();
+    for w in &mut good {
+        let status = w
+            .wait_timeout(Duration::from_secs(240))
+            .expect("a good worker finishes");
+        assert!(status.success());
+    }
+    let e = experiment(port, &id);
+    assert_eq!(e.state, ExperimentState::Succeeded as i32, "{}", e.error);
+    assert_eq!(e.bad_workers, ["broken"], "{e:?}");
+    assert!(e.checks_failed >= 1 && e.checks_passed >= 1, "{e:?}");
+    assert_eq!(scrape(metrics, "muggins_bad_workers"), 1);
+    assert!(scrape(metrics, "muggins_checks_failed_total") >= 1);
+    // The broken worker's games were all played again: the rows are right.
+    let exp = results.join("checked");
+    assert_eq!(rows(&exp), expected(FAST, &exp));
+    let status = crate::util::TestCommand::new(&["status", "--coordinator", &format!("http://127.0.0.1:{port}")])
+        .arg(&id)
+        .stdout();
+    assert!(status.contains("bad workers") && status.contains("broken"), "{status}");
+}

@@ -1,0 +1,382 @@
+//! Chunks and cross-checks. A games task's finished ranges are recorded
+//! with their checksums and workers: chunks committed with heartbeats
+//! (their files let a later lease skip them) and the ranges a completion
+//! played. When a games task completes, a seeded sample of its ranges
+//! becomes check tasks that a different worker replays; a checksum that
+//! differs marks the range's worker bad, and every games task it worked on
+//! in that experiment is played again.
+
+use jobs::layout::Stage;
+use rusqlite::{OptionalExtension, Transaction, params};
+use sha2::{Digest, Sha256};
+
+use super::{Result, Store, TaskState, now_ms};
+
+/// A finished range as a worker reports it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ChunkIn {
+    pub first_game: u64,
+    pub games: u64,
+    pub checksum: String,
+    /// The chunk file relative to the results root (checked by the service
+    /// before it gets here), or none for a range the partition holds.
+    pub file: Option<String>,
+}
+
+/// Which worker played which games (for the report's per-worker residuals).
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
+pub struct WorkerChunk {
+    pub shard: u64,
+    pub first_game: u64,
+    pub games: u64,
+    pub worker: String,
+}
+
+/// What a check task's completion found.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum CheckOutcome {
+    Passed,
+    /// Two replays disagreed: a tie-break task decides.
+    Disputed,
+    /// The tie-break found these workers wrong; their tasks will be played again.
+    Failed {
+        worker: String,
+        requeued: u64,
+    },
+    /// Not a check task.
+    NotACheck,
+}
+
+/// While a check task waits for a worker other than the range's, for this
+/// long; then any worker may take it (so a lone worker never waits forever).
+const AVOID_MS: i64 = 120_000;
+
+/// Whether the range at (`shard`, `first_game`) of `experiment` is drawn
+/// for a check: its SHA-256 read as a fraction below `fraction`.
+pub(super) fn drawn(experiment: &str, shard: u64, first_game: u64, fraction: f64) -> bool {
+    if fraction <= 0.0 {
+        return false;
+    }
+    let h = Sha256::digest(format!("check\0{experiment}\0{shard}\0{first_game}").as_bytes());
+    let x = u64::from_be_bytes(h[..8].try_into().expect("8 bytes")) as f64 / 2f64.powi(64);
+    x < fraction
+}
+
+impl Store {
+    /// Records `chunks` of the games task `task_id` (its shard `shard`,
+    /// games `first..first + games`) played by `worker`: each must lie in
+    /// the task; older records it overlaps are replaced (the games are
+    /// counted once: the partition holds each game's row once). Returns
+    /// how many were recorded, or why none were.
+    pub(super) fn record_chunks(
+        tx: &Transaction<'_>,
+        exp: &str,
+        (shard, first, games): (u64, u64, u64),
+        worker: &str,
+        chunks: &[ChunkIn],
+    ) -> Result<std::result::Result<usize, String>> {
+        for c in chunks {
+            let end = c.first_game + c.games;
+            if c.games == 0 || c.first_game < first || end > first + games {
+                return Ok(Err(format!(
+                    "chunk of games {}..{end} is not inside shard {shard}'s games {first}..{}",
+                    c.first_game,
+                    first + games
+                )));
+            }
+            // The lease holder's ranges supersede older records they
+            // overlap (a chunk file found missing or wrong and replayed).
+            let gone = tx.execute(
+                "DELETE FROM chunks WHERE experiment_id = ?1 AND shard = ?2
+                 AND first_game < ?4 AND first_game + games > ?3",
+                params![exp, shard as i64, c.first_game as i64, end as i64],
+            )?;
+            if gone > 0 {
+                tracing::info!(%exp, shard, first = c.first_game, games = c.games, replaced = gone, "replayed range replaces older chunk records");
+            }
+        }
+        for c in chunks {
+            tx.execute(
+                "INSERT OR REPLACE INTO chunks (experiment_id, shard, first_game, games, checksum, file, worker_id)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+                params![
+                    exp,
+                    shard as i64,
+                    c.first_game as i64,
+                    c.games as i64,
+                    c.checksum,
+                    c.file,
+                    worker
+                ],
+            )?;
+        }
+        Ok(Ok(chunks.len()))
+    }
+
+    /// The chunks with files of a shard, for the lease that plays the rest.
+    pub(super) fn committed_chunks(tx: &Transaction<'_>, exp: &str, shard: u64) -> Result<Vec<ChunkIn>> {
+        Ok(tx
+            .prepare_cached(
+                "SELECT first_game, games, checksum, file FROM chunks
+                 WHERE experiment_id = ?1 AND shard = ?2 AND file IS NOT NULL ORDER BY first_game",
+            )?
+            .query_map(params![exp, shard as i64], |r| {
+                Ok(ChunkIn {
+                    first_game: r.get::<_, i64>(0)? as u64,
+                    games: r.get::<_, i64>(1)? as u64,
+                    checksum: r.get(2)?,
+                    file: r.get(3)?,
+                })
+            })?
+            .collect::<std::result::Result<_, _>>()?)
+    }
+
+    /// After games task `shard` completed: its ranges drawn for a check
+    /// become check tasks, each avoiding the range's worker for a while (a
+    /// lone worker then checks itself, which still catches a game that is
+    /// not a pure function of its coordinates).
+    pub(super) fn add_checks(tx: &Transaction<'_>, exp: &str, shard: u64, fraction: f64) -> Result<u64> {
+        if fraction <= 0.0 {
+            return Ok(0);
+        }
+        let ranges: Vec<(i64, i64, String, String)> = tx
+            .prepare_cached(
+                "SELECT first_game, games, checksum, worker_id FROM chunks WHERE experiment_id = ?1 AND shard = ?2",
+            )?
+            .query_map(params![exp, shard as i64], |r| {
+                Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?))
+            })?
+            .collect::<std::result::Result<_, _>>()?;
+        let (stage_seq, seq): (i64, i64) = tx.query_row(
+            "SELECT stage_seq, (SELECT MAX(seq) FROM tasks WHERE experiment_id = ?1) FROM tasks
+             WHERE experiment_id = ?1 AND stage = ?2 LIMIT 1",
+            params![exp, Stage::Games.name()],
+            |r| Ok((r.get(0)?, r.get(1)?)),
+        )?;
+        let mut added = 0;
+        for (first, games, checksum, worker) in ranges {
+            if !drawn(exp, shard, first as u64, fraction) {
+                continue;
+            }
+            tx.execute(
+                "INSERT OR IGNORE INTO stages (experiment_id, name, seq) VALUES (?1, ?2, ?3)",
+                params![exp, Stage::Check.name(), stage_seq],
+            )?;
+            let n = tx.execute(
+                "INSERT OR IGNORE INTO tasks (experiment_id, task_id, stage, stage_seq, seq, shard, first_game, games, state,
+                                              avoid_worker, avoid_until_ms, expected_checksum)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)",
+                params![
+                    exp,
+                    format!("{}-{shard:05}-{first}", Stage::Check.name()),
+                    Stage::Check.name(),
+                    stage_seq,
+                    seq + 1 + added as i64,
+                    shard as i64,
+                    first,
+                    games,
+                    TaskState::Pending,
+                    format!("{worker}\n"),
+                    now_ms() + AVOID_MS,
+                    checksum
+                ],
+            )?;
+            added += n as u64;
+        }
+        Ok(added)
+    }
+
+    /// A check task's completion with `checksum` by `checker`. The same
+    /// checksum: passed. Another: two workers disagree, and a third replay
+    /// (a tie-break task that avoids both) decides: the worker it
+    /// disagrees with is marked bad (both, if it agrees with neither), and
+    /// every games task a bad worker played for the experiment is played
+    /// again (its chunks forgotten, its unfinished checks dropped).
+    pub(super) fn judge_check(
+        tx: &Transaction<'_>,
+        exp: &str,
+        task_id: &str,
+        checksum: &str,
+        checker: &str,
+    ) -> Result<CheckOutcome> {
+        type Row = (String, Option<String>, i64, i64, i64, i64, Option<String>);
+        let row: Option<Row> = tx
+            .query_row(
+                "SELECT stage, expected_checksum, shard, first_game, games, seq, stats FROM tasks
+                 WHERE experiment_id = ?1 AND task_id = ?2",
+                params![exp, task_id],
+                |r| {
+                    Ok((
+                        r.get(0)?,
+                        r.get(1)?,
+                        r.get(2)?,
+                        r.get(3)?,
+                        r.get(4)?,
+                        r.get(5)?,
+                        r.get(6)?,
+                    ))
+                },
+            )
+            .optional()?;
+        let Some((stage, Some(expected), shard, first, games, seq, disputed)) = row else {
+            return Ok(CheckOutcome::NotACheck);
+        };
+        if Stage::parse(&stage) != Some(Stage::Check) {
+            return Ok(CheckOutcome::NotACheck);
+        }
+        let original: String = tx
+            .query_row(
+                "SELECT worker_id FROM chunks WHERE experiment_id = ?1 AND shard = ?2 AND first_game = ?3",
+                params![exp, shard, first],
+                |r| r.get(0),
+            )
+            .optional()?
+            .unwrap_or_default();
+        let bad: Vec<String> = match disputed.as_deref().and_then(|d| d.split_once('\t')) {
+            None if expected == checksum => return Ok(CheckOutcome::Passed),
+            None => {
+                // Two workers disagree: a third decides.
+                tx.execute(
+                    "UPDATE tasks SET error = ?3 WHERE experiment_id = ?1 AND task_id = ?2",
+                    params![
+                        exp,
+                        task_id,
+                        format!("disputed: {checker} got {checksum}, {original} {expected}")
+                    ],
+                )?;
+                tx.execute(
+                    "INSERT OR IGNORE INTO tasks (experiment_id, task_id, stage, stage_seq, seq, shard, first_game, games,
+                                                  state, avoid_worker, avoid_until_ms, expected_checksum, stats)
+                     SELECT experiment_id, ?3, stage, stage_seq, ?4, shard, first_game, games, ?5, ?6, ?7, ?8, ?9
+                     FROM tasks WHERE experiment_id = ?1 AND task_id = ?2",
+                    params![
+                        exp,
+                        task_id,
+                        format!("{task_id}-tiebreak"),
+                        seq,
+                        TaskState::Pending,
+                        format!("{original}\n{checker}\n"),
+                        now_ms() + AVOID_MS,
+                        expected,
+                        format!("{checker}\t{checksum}")
+                    ],
+                )?;
+                return Ok(CheckOutcome::Disputed);
+            }
+            Some((first_checker, theirs)) => {
+                let verdict = if checksum == expected {
+                    vec![first_checker.to_string()]
+                } else if checksum == theirs {
+                    vec![original.clone()]
+                } else {
+                    vec![original.clone(), first_checker.to_string()]
+                };
+                if checksum != expected {
+                    tx.execute(
+                        "UPDATE tasks SET error = ?3 WHERE experiment_id = ?1 AND task_id = ?2",
+                        params![
+                            exp,
+                            task_id,
+                            format!("{checker} got {checksum}; bad: {}", verdict.join(", "))
+                        ],
+                    )?;
+                }
+                verdict
+            }
+        };
+        let mut requeued = 0;
+        for worker in bad.iter().filter(|w| !w.is_empty()) {
+            tx.execute(
+                "INSERT OR IGNORE INTO bad_workers (worker_id, experiment_id, task_id, reason, at_ms) VALUES (?1, ?2, ?3, ?4, ?5)",
+                params![
+                    worker,
+                    exp,
+                    task_id,
+                    format!("games {first}..{} of shard {shard}: three replays, {worker}'s the odd one out", first + games),
+                    now_ms()
+                ],
+            )?;
+            let shards: Vec<i64> = tx
+                .prepare("SELECT DISTINCT shard FROM chunks WHERE experiment_id = ?1 AND worker_id = ?2")?
+                .query_map(params![exp, worker], |r| r.get(0))?
+                .collect::<std::result::Result<_, _>>()?;
+            for &s in &shards {
+                tx.execute(
+                    "UPDATE tasks SET state = ?4, placed = 0, lease_token = NULL, lease_worker = NULL, games_done = 0,
+                                      rows = NULL, checksum = NULL
+                     WHERE experiment_id = ?1 AND stage = ?2 AND shard = ?3",
+                    params![exp, Stage::Games.name(), s, TaskState::Pending],
+                )?;
+                tx.execute(
+                    "DELETE FROM chunks WHERE experiment_id = ?1 AND shard = ?2",
+                    params![exp, s],
+                )?;
+                tx.execute(
+                    "DELETE FROM tasks WHERE experiment_id = ?1 AND stage = ?2 AND shard = ?3 AND state != ?4 AND task_id != ?5",
+                    params![exp, Stage::Check.name(), s, TaskState::Done, task_id],
+                )?;
+            }
+            requeued += shards.len() as u64;
+        }
+        Ok(CheckOutcome::Failed {
+            worker: bad.join(", "),
+            requeued,
+        })
+    }
+
+    /// Whether a cross-check found `worker` wrong.
+    pub(super) fn is_bad(tx: &Transaction<'_>, worker: &str) -> Result<bool> {
+        Ok(tx
+            .query_row(
+                "SELECT 1 FROM bad_workers WHERE worker_id = ?1",
+                params![worker],
+                |_| Ok(()),
+            )
+            .optional()?
+            .is_some())
+    }
+
+    /// Which worker played which games of `exp` (every range recorded).
+    pub fn worker_chunks(&self, exp: &str) -> Result<Vec<WorkerChunk>> {
+        Ok(self
+            .conn
+            .prepare("SELECT shard, first_game, games, worker_id FROM chunks WHERE experiment_id = ?1 ORDER BY shard, first_game")?
+            .query_map(params![exp], |r| {
+                Ok(WorkerChunk {
+                    shard: r.get::<_, i64>(0)? as u64,
+                    first_game: r.get::<_, i64>(1)? as u64,
+                    games: r.get::<_, i64>(2)? as u64,
+                    worker: r.get(3)?,
+                })
+            })?
+            .collect::<std::result::Result<_, _>>()?)
+    }
+}
+
+impl Store {
+    /// Every worker a cross-check found wrong.
+    pub fn bad_workers(&self) -> Result<Vec<String>> {
+        Ok(self
+            .conn
+            .prepare("SELECT worker_id FROM bad_workers ORDER BY worker_id")?
+            .query_map([], |r| r.get(0))?
+            .collect::<std::result::Result<_, _>>()?)
+    }
+
+    /// An experiment's bad workers and check counts: replays that matched
+    /// the committed checksum, and replays that did not (disputes, and
+    /// tie-breaks that found the committing worker wrong).
+    pub(super) fn checks_of(conn: &rusqlite::Connection, exp: &str) -> Result<(Vec<String>, u64, u64)> {
+        let bad = conn
+            .prepare("SELECT worker_id FROM bad_workers WHERE experiment_id = ?1 ORDER BY worker_id")?
+            .query_map(params![exp], |r| r.get(0))?
+            .collect::<std::result::Result<_, _>>()?;
+        let (passed, failed): (i64, i64) = conn.query_row(
+            "SELECT COALESCE(SUM(error IS NULL), 0), COALESCE(SUM(error IS NOT NULL), 0)
+             FROM tasks WHERE experiment_id = ?1 AND stage = ?2 AND state = ?3",
+            params![exp, Stage::Check.name(), TaskState::Done],
+            |r| Ok((r.get(0)?, r.get(1)?)),
+        )?;
+        Ok((bad, passed as u64, failed as u64))
+    }
+}
