@@ -32,6 +32,12 @@ cargo run --quiet --locked --bin muggins -- run jobs/specs/smoke.toml --out "$ou
 python3 scripts/check-readers.py "$out/smoke"
 rm -rf "$out"
 
+echo "== the double-6 reference design on 20 deals (jobs/specs/double6-smoke.toml), read back"
+out=$(mktemp -d)
+cargo run --quiet --locked --bin muggins -- run jobs/specs/double6-smoke.toml --out "$out" >/dev/null
+python3 scripts/check-readers.py "$out/double6-smoke"
+rm -rf "$out"
+
 echo "== block and team against OpenSpiel: 10,000 random games of each, move for move"
 python3 scripts/openspiel-check.py target/debug/muggins --games 10000
 openspiel_ok=1

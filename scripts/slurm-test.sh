@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Brings up a real single-node Slurm cluster on this machine (munge, slurmctld,
-# slurmd from Debian's slurm-wlm), runs the smoke spec with a muggins
+# slurmd from Debian's slurm-wlm), runs the smoke and double6-smoke specs with a muggins
 # coordinator and a job array of workers submitted with
 # deploy/slurm/muggins-workers.sbatch, checks the experiment finished with
 # every row, and stops only the daemons it started. Needs root (apt, munge).
@@ -19,7 +19,17 @@ if ! command -v slurmctld >/dev/null || ! command -v munged >/dev/null; then
     DEBIAN_FRONTEND=noninteractive apt-get install -y -qq slurm-wlm munge >/dev/null
 fi
 
-work=$(mktemp -d /tmp/muggins-slurm.XXXXXX)
+work=$(mktemp -d /tmp/muggins-slurm.echo "== result"
+for pair in "$id:smoke" "$id6:double6-smoke"; do
+    eid=${pair%%:*}
+    dir=${pair##*:}
+    "$bin" status "$eid" | tee "$work/status.txt"
+    grep -q " succeeded " "$work/status.txt" || { echo "slurm-test: $eid did not succeed"; tail -20 "$work/coordinator.log"; exit 1; }
+    test -f "$results/$dir/_SUCCESS"
+    python3 scripts/check-readers.py "$results/$dir"
+done
+ran=$(ls "$work"/muggins-worker-*.out | wc -l)
+echo "slurm-test: $ran array tasks ran on a real Slurm node; the smoke and double6-smoke specs completed"XXXX)
 chmod 755 "$work"
 pids=()
 cleanup() {
@@ -99,6 +109,8 @@ for _ in $(seq 100); do (echo > "/dev/tcp/127.0.0.1/$port") 2>/dev/null && break
 export MUGGINS_COORDINATOR="http://127.0.0.1:$port" MUGGINS_RESULTS="$results" MUGGINS_BIN="$bin"
 id=$("$bin" submit jobs/specs/smoke.toml)
 echo "submitted $id"
+id6=$("$bin" submit jobs/specs/double6-smoke.toml)
+echo "submitted $id6"
 
 echo "== sbatch a job array of 2 workers"
 cores=$(nproc)
@@ -111,10 +123,4 @@ while squeue -h -j "$job" 2>/dev/null | grep -q .; do
 done
 cat "$work"/muggins-worker-*.out | tail -n 4 || true
 
-echo "== result"
-"$bin" status "$id" | tee "$work/status.txt"
-grep -q " succeeded " "$work/status.txt" || { echo "slurm-test: the experiment did not succeed"; tail -20 "$work/coordinator.log"; exit 1; }
-test -f "$results/smoke/_SUCCESS"
-python3 scripts/check-readers.py "$results/smoke"
-ran=$(ls "$work"/muggins-worker-*.out | wc -l)
-echo "slurm-test: $ran array tasks ran on a real Slurm node; the smoke spec completed"
+XX

@@ -93,6 +93,9 @@ pub struct Report {
     /// pool's Elo and the SPRT (docs/analysis.md).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tournament: Option<crate::tournament::TournamentReport>,
+    /// Per-worker residuals, when the coordinator recorded who played what.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub workers: Option<crate::workers::WorkersReport>,
 }
 
 /// `jobs::Source` is written by its name; this reads it back.
@@ -180,6 +183,7 @@ pub struct Accumulator {
     tournament: crate::tournament::TournamentAcc,
     /// How the agents' pairings were made (`cross` without a spec).
     format: String,
+    workers: crate::workers::WorkerAcc,
 }
 
 fn moves_hash(moves: &str) -> u64 {
@@ -196,6 +200,7 @@ impl Accumulator {
             self.experiment = experiment.to_string();
         }
         self.games += 1;
+        self.workers.add(r);
         if r.agent.is_some() {
             // Named agents: their own tables (the thesis's cells compare
             // engines on one seat, not agents).
@@ -323,6 +328,7 @@ impl Accumulator {
             tournament: self
                 .tournament
                 .finish(if self.format.is_empty() { "cross" } else { &self.format }),
+            workers: self.workers.finish(),
         }
     }
 
@@ -360,6 +366,22 @@ pub fn build(dir: &Path) -> Result<Report, ReportError> {
     acc.tournament.paired = true;
     let mut game = None;
     let mut sprt_report = None;
+    let workers_path = dir.join(jobs::layout::WORKERS_FILE);
+    match std::fs::read(&workers_path) {
+        Ok(bytes) => {
+            acc.workers = crate::workers::WorkerAcc::from_json(&bytes).map_err(|message| ReportError::File {
+                path: workers_path.clone(),
+                message,
+            })?;
+        }
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+        Err(e) => {
+            return Err(ReportError::File {
+                path: workers_path,
+                message: e.to_string(),
+            });
+        }
+    }
     match jobs::layout::Owner::read(dir)? {
         Some(owner) => {
             let spec = jobs::Spec::from_toml(&owner.spec_toml).map_err(|e| ReportError::File {

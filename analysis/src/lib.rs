@@ -12,6 +12,7 @@ pub mod stats;
 mod summary;
 mod svg;
 mod tournament;
+mod workers;
 
 pub use beliefs::BeliefSummary;
 pub use build::{Accumulator, CellReport, Consistency, EngineSummary, Report, build, build_from_rows};
@@ -20,6 +21,7 @@ pub use shaping::ShapingSummary;
 pub use summary::summary_table;
 pub use svg::nice_ticks;
 pub use tournament::{Game, PairingSummary, Rating, SprtReport, TournamentReport, bradley_terry};
+pub use workers::{WorkerResidual, WorkersReport};
 
 /// The thesis's published numbers (Tables 13-26).
 pub const THESIS_JSON: &str = include_str!("../data/thesis.json");

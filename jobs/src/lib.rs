@@ -35,6 +35,10 @@ pub use spec::{
 
 /// The thesis experiment (Table 12: oracle and classifier sources).
 pub const MYERS2014_SPEC: &str = include_str!("../specs/myers2014.toml");
+/// The cluster's reference workload: the thesis's design on double-6.
+pub const DOUBLE6_SPEC: &str = include_str!("../specs/double6.toml");
+/// `DOUBLE6_SPEC` on 20 deals, as CI runs it.
+pub const DOUBLE6_SMOKE_SPEC: &str = include_str!("../specs/double6-smoke.toml");
 /// A small experiment for checks: a few thousand games, every source.
 pub const SMOKE_SPEC: &str = include_str!("../specs/smoke.toml");
 /// Beyond the thesis: oracle, classifier and bayes.

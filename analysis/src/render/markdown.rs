@@ -326,6 +326,9 @@ pub(super) fn report(r: &Report) -> String {
     if let Some(cl) = &r.classifier {
         s.push_str(&classifier(cl, &t));
     }
+    if let Some(w) = &r.workers {
+        s.push_str(&crate::workers::markdown(w));
+    }
     s.push_str(&plots(r));
     s
 }

@@ -81,6 +81,9 @@ pub fn report_files(r: &Report) -> Vec<(&'static str, String)> {
             files.push(("sprt.svg", crate::tournament::sprt_plot(sp)));
         }
     }
+    if let Some(w) = &r.workers {
+        files.push(("workers.csv", crate::workers::csv(w)));
+    }
     files.push(("value_gain.svg", plots::value_gain(r)));
     files.push(("win_gain.svg", plots::win_gain(r)));
     files.push(("score_diff.svg", plots::score_diff(r)));

@@ -152,9 +152,9 @@ fn a_worker_whose_games_are_wrong_is_found_by_cross_checks_and_its_work_redone()
         })
         .collect();
     for w in &mut good {
-        let status = w
-            .wait_timeout(Duration::from_secs(240))
-            .expect("a good worker finishes");
+        let Some(status) = w.wait_timeout(Duration::from_secs(240)) else {
+            panic!("a good worker did not finish: {:?}", experiment(port, &id));
+        };
         assert!(status.success());
     }
     let e = experiment(port, &id);

@@ -374,11 +374,7 @@ impl Spec {
         let classifier = parse_classifier(take_table(&mut root, "", "classifier")?)?;
         check_classifier_fits(&classifier)?;
         let stop = agents::parse_stop(take_table(&mut root, "", "stop")?, pool.as_ref())?;
-        let mut shard_games = parse_shards(take_table(&mut root, "", "shards")?)?;
-        if pool.as_ref().is_some_and(|p| p.paired) && shard_games % 2 == 1 {
-            // A pair's two games share a shard (the SPRT counts whole pairs).
-            shard_games += 1;
-        }
+        let shard_size = parse_shards(take_table(&mut root, "", "shards")?)?;
         no_unknown(
             &root,
             "",
@@ -405,13 +401,24 @@ impl Spec {
             grid,
             search,
             classifier,
-            shard_games,
+            shard_games: 0,
             full,
             output_moves,
             prediction,
             pool,
             stop,
         };
+        let mut spec = spec;
+        spec.shard_games = match shard_size {
+            sections::ShardSize::Games(g) => g,
+            sections::ShardSize::Minutes(m) => {
+                ((m * 60.0 / spec.estimated_game_secs()).round() as u64).clamp(1, MAX_SHARD_GAMES)
+            }
+        };
+        if spec.pool.as_ref().is_some_and(|p| p.paired) && spec.shard_games % 2 == 1 {
+            // A pair's two games share a shard (the SPRT counts whole pairs).
+            spec.shard_games += 1;
+        }
         let games = spec.games_u128();
         if games > MAX_GAMES as u128 {
             return Err(bad(
@@ -441,6 +448,72 @@ impl Spec {
             * g.shaping.len() as u128
             * g.budget.len().max(1) as u128
             * g.repeats as u128
+    }
+
+    /// The estimated seconds one game of this spec takes on one core of a
+    /// 2020s machine, averaged over the grid: what `[shards] minutes`
+    /// sizes shards with. A thesis game is about 15 us. A full-game hand
+    /// makes about 10 searched decisions a side; a budgeted search costs
+    /// its budget per world at about 15 million nodes a second, an
+    /// unbudgeted one about 4^depth nodes; a match is about one hand per
+    /// 20 points of its target. Measured figures: docs/jobs.md, "Task sizes".
+    pub fn estimated_game_secs(&self) -> f64 {
+        const NODES_PER_SEC: f64 = 15.0e6;
+        let Some(full) = &self.full else {
+            return 15e-6;
+        };
+        let depth = match self.search.depth {
+            engine::DepthLimit::Turns(d) => d as i32,
+            engine::DepthLimit::Unlimited => 30,
+        };
+        let per_world = |budget: u64| -> f64 {
+            let by_depth = 4f64.powi(depth.min(12));
+            if budget > 0 {
+                (budget as f64).min(by_depth)
+            } else {
+                by_depth
+            }
+        };
+        let worlds = |k: u16| if k > 0 { k as f64 } else { 1.0 };
+        // The grid's searches, each level as often as it is played.
+        let mut nodes = Vec::new();
+        match &self.pool {
+            Some(pool) => {
+                for &(a, o) in &pool.pairings {
+                    let mut n = 0.0;
+                    for i in [a, o] {
+                        if let AgentPlay::Search(s) = pool.agents[i as usize].play {
+                            n += per_world(s.budget) * worlds(s.worlds);
+                        }
+                    }
+                    nodes.push(n);
+                }
+            }
+            None => {
+                let k = match self.search.worlds {
+                    engine::WorldCount::Sample(k) => k as u16,
+                    engine::WorldCount::All => 1,
+                };
+                let budgets: Vec<u64> = if self.grid.budget.is_empty() {
+                    vec![full.search.budget]
+                } else {
+                    self.grid.budget.clone()
+                };
+                for &o in &self.grid.observability {
+                    for &b in &budgets {
+                        let w = if o == engine::Observability::Partial {
+                            worlds(k)
+                        } else {
+                            1.0
+                        };
+                        nodes.push(per_world(b) * w);
+                    }
+                }
+            }
+        }
+        let mean = nodes.iter().sum::<f64>() / nodes.len().max(1) as f64;
+        let hands = full.match_to.map_or(1.0, |to| (to as f64 / 20.0).max(1.0));
+        (10.0 * mean / NODES_PER_SEC * hands).max(2e-4)
     }
 
     /// Games in the grid.

@@ -275,16 +275,45 @@ pub(super) fn check_classifier_fits(c: &ClassifierSpec) -> Result<(), SpecError>
     Ok(())
 }
 
-pub(super) fn parse_shards(t: Option<Table>) -> Result<u64, SpecError> {
+/// `[shards]`: `games` per shard, or `minutes`: shards sized from the
+/// estimated cost of a game (see `Spec::estimated_game_secs`) to take
+/// about that long on one core.
+pub(super) enum ShardSize {
+    Games(u64),
+    Minutes(f64),
+}
+
+pub(super) fn parse_shards(t: Option<Table>) -> Result<ShardSize, SpecError> {
     let Some(mut t) = t else {
-        return Ok(DEFAULT_SHARD_GAMES);
+        return Ok(ShardSize::Games(DEFAULT_SHARD_GAMES));
     };
-    let games = match take_int(&mut t, "shards", "games")? {
-        Some(g) => int_in("shards.games", g, 1, MAX_SHARD_GAMES as i64)? as u64,
-        None => DEFAULT_SHARD_GAMES,
+    let games = take_int(&mut t, "shards", "games")?;
+    let minutes = match t.remove("minutes") {
+        None => None,
+        Some(Value::Integer(i)) => Some(i as f64),
+        Some(Value::Float(x)) => Some(x),
+        Some(v) => {
+            return Err(bad(
+                "shards.minutes",
+                v,
+                "must be a number of minutes, e.g. minutes = 5",
+            ));
+        }
     };
-    no_unknown(&t, "shards", &["games"])?;
-    Ok(games)
+    no_unknown(&t, "shards", &["games", "minutes"])?;
+    match (games, minutes) {
+        (Some(_), Some(m)) => Err(bad(
+            "shards.minutes",
+            m,
+            "give games (a fixed shard size) or minutes (sized from the estimated cost of a game), not both",
+        )),
+        (Some(g), None) => Ok(ShardSize::Games(
+            int_in("shards.games", g, 1, MAX_SHARD_GAMES as i64)? as u64
+        )),
+        (None, Some(m)) if m.is_finite() && (0.1..=1440.0).contains(&m) => Ok(ShardSize::Minutes(m)),
+        (None, Some(m)) => Err(bad("shards.minutes", m, "must be between 0.1 and 1440 (a day)")),
+        (None, None) => Ok(ShardSize::Games(DEFAULT_SHARD_GAMES)),
+    }
 }
 
 /// `[output]`: `dir`, the results directory (as `output = "..."` gives it),

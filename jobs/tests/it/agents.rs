@@ -269,3 +269,26 @@ fn the_walk_stops_at_the_first_shard_whose_llr_crosses_and_not_before() {
     // Too few pairs to say anything.
     assert_eq!(walk(&t, [shard]).2, Verdict::Undecided);
 }
+
+#[test]
+fn shards_sized_in_minutes_follow_the_estimated_cost_of_a_game() {
+    let d6 = Spec::from_toml(jobs::DOUBLE6_SPEC).unwrap();
+    let smoke = Spec::from_toml(jobs::DOUBLE6_SMOKE_SPEC).unwrap();
+    // Same design: the smoke spec is the reference workload on 20 deals.
+    assert_eq!(d6.games(), 100_000);
+    assert_eq!(smoke.games(), 400);
+    assert_eq!(d6.estimated_game_secs(), smoke.estimated_game_secs());
+    // 5 minutes of a ~0.11 s game (half the games sample 16 worlds of
+    // 20,000 nodes, half search one): thousands of games a shard.
+    let g = d6.estimated_game_secs();
+    assert!((0.05..0.5).contains(&g), "{g}");
+    assert_eq!(d6.shard_games, (300.0 / g).round() as u64);
+    assert_eq!(smoke.shard_games, (30.0 / g).round() as u64);
+    // The thesis's games are ~10^4 times cheaper.
+    let thesis = Spec::from_toml(jobs::MYERS2014_SPEC).unwrap();
+    assert!(g / thesis.estimated_game_secs() > 1e3);
+    let e = Spec::from_toml(&jobs::DOUBLE6_SPEC.replace("minutes = 5", "minutes = 5\ngames = 10")).unwrap_err();
+    assert_eq!(e.key(), Some("shards.minutes"), "{e}");
+    let e = Spec::from_toml(&jobs::DOUBLE6_SPEC.replace("minutes = 5", "minutes = 0")).unwrap_err();
+    assert_eq!(e.key(), Some("shards.minutes"), "{e}");
+}
