@@ -93,6 +93,12 @@ pub struct Report {
     /// pool's Elo and the SPRT (docs/analysis.md).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tournament: Option<crate::tournament::TournamentReport>,
+    /// Every factor that varies, level by level (marginal).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub factors: Vec<crate::factors::FactorLevel>,
+    /// The experiment's seed, when the directory names its spec.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub seed: Option<u64>,
     /// Per-worker residuals, when the coordinator recorded who played what.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub workers: Option<crate::workers::WorkersReport>,
@@ -184,6 +190,7 @@ pub struct Accumulator {
     /// How the agents' pairings were made (`cross` without a spec).
     format: String,
     workers: crate::workers::WorkerAcc,
+    factors: crate::factors::FactorAcc,
 }
 
 fn moves_hash(moves: &str) -> u64 {
@@ -201,6 +208,7 @@ impl Accumulator {
         }
         self.games += 1;
         self.workers.add(r);
+        self.factors.add(r);
         if r.agent.is_some() {
             // Named agents: their own tables (the thesis's cells compare
             // engines on one seat, not agents).
@@ -329,6 +337,8 @@ impl Accumulator {
                 .tournament
                 .finish(if self.format.is_empty() { "cross" } else { &self.format }),
             workers: self.workers.finish(),
+            factors: self.factors.finish(),
+            seed: None,
         }
     }
 
@@ -366,6 +376,7 @@ pub fn build(dir: &Path) -> Result<Report, ReportError> {
     acc.tournament.paired = true;
     let mut game = None;
     let mut sprt_report = None;
+    let mut seed = None;
     let workers_path = dir.join(jobs::layout::WORKERS_FILE);
     match std::fs::read(&workers_path) {
         Ok(bytes) => {
@@ -389,6 +400,7 @@ pub fn build(dir: &Path) -> Result<Report, ReportError> {
                 message: format!("its spec is invalid: {e}"),
             })?;
             game = spec.full.map(|f| describe_game(&f, &spec.search));
+            seed = Some(spec.seed);
             acc.set_belief_levels(spec.grid.belief.len());
             acc.shaping.pairing.levels = spec.grid.shaping.len();
             if let Some(pool) = &spec.pool {
@@ -467,6 +479,7 @@ pub fn build(dir: &Path) -> Result<Report, ReportError> {
     let classifier = read_json(&dir.join(jobs::layout::CLASSIFIER_REPORT))?;
     let mut report = acc.finish(classifier);
     report.game = game;
+    report.seed = seed;
     report.prediction = prediction;
     if let Some(t) = &mut report.tournament {
         t.sprt = sprt_report;

@@ -5,6 +5,7 @@
 
 mod beliefs;
 mod build;
+mod factors;
 mod pairing;
 mod render;
 mod shaping;
@@ -16,6 +17,7 @@ mod workers;
 
 pub use beliefs::BeliefSummary;
 pub use build::{Accumulator, CellReport, Consistency, EngineSummary, Report, build, build_from_rows};
+pub use factors::FactorLevel;
 pub use render::{read_report, report_files, write_report};
 pub use shaping::ShapingSummary;
 pub use summary::summary_table;

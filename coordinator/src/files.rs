@@ -318,29 +318,39 @@ pub fn display_root(root: &Path) -> String {
         .to_string()
 }
 
+/// A chunk as a worker reports it: range, checksum, and the file (relative
+/// to the results root) with the size and SHA-256 the worker measured.
+pub struct ReportedChunk {
+    pub first_game: u64,
+    pub games: u64,
+    pub checksum: String,
+    pub file: Option<(String, u64, String)>,
+}
+
 /// The chunks a worker reports, each file under the results root holding
 /// the bytes the worker measured; the first that does not, refused.
-pub fn chunks_in(root: &Path, chunks: &[proto::Chunk]) -> Result<Vec<crate::store::ChunkIn>, String> {
+pub fn chunks_in(root: &Path, chunks: Vec<ReportedChunk>) -> Result<Vec<crate::store::ChunkIn>, String> {
     chunks
-        .iter()
+        .into_iter()
         .map(|c| {
-            let file = if c.file.is_empty() {
-                None
-            } else {
-                let path = confine(root, &c.file).map_err(|e| e.to_string())?;
-                let (bytes, sha) = file_digest(&path).map_err(|e| format!("chunk {}: {e}", c.file))?;
-                if bytes != c.file_bytes || sha != c.file_sha256 {
-                    return Err(format!(
-                        "chunk {} holds {bytes} bytes with SHA-256 {sha}, not the {} bytes with {} reported",
-                        c.file, c.file_bytes, c.file_sha256
-                    ));
+            let file = match c.file {
+                None => None,
+                Some((file, want_bytes, want_sha)) => {
+                    let path = confine(root, &file).map_err(|e| e.to_string())?;
+                    let (bytes, sha) = file_digest(&path).map_err(|e| format!("chunk {file}: {e}"))?;
+                    if bytes != want_bytes || sha != want_sha {
+                        return Err(format!(
+                            "chunk {file} holds {bytes} bytes with SHA-256 {sha}, not the {want_bytes} bytes with \
+                             {want_sha} reported"
+                        ));
+                    }
+                    Some(file)
                 }
-                Some(c.file.clone())
             };
             Ok(crate::store::ChunkIn {
                 first_game: c.first_game,
                 games: c.games,
-                checksum: c.checksum.clone(),
+                checksum: c.checksum,
                 file,
             })
         })

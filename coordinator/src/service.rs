@@ -248,8 +248,11 @@ impl Coordinator for CoordinatorService {
         let chunks = if r.chunks.is_empty() {
             Vec::new()
         } else {
-            let (root, wire) = (self.shared.config.results.clone(), r.chunks.clone());
-            match blocking(move || crate::files::chunks_in(&root, &wire)).await? {
+            let (root, reported) = (
+                self.shared.config.results.clone(),
+                crate::wire::chunks_from_wire(&r.chunks),
+            );
+            match blocking(move || crate::files::chunks_in(&root, reported)).await? {
                 Ok(c) => c,
                 Err(why) => {
                     tracing::warn!(task = %r.task_id, worker = %r.worker_id, reason = %why, "chunks refused");
@@ -398,7 +401,7 @@ fn complete(shared: &Shared, r: &CompleteTaskRequest) -> Result<CompleteOutcome,
         file_bytes: r.file_bytes,
         file_sha256: &r.file_sha256,
     };
-    let chunks = match crate::files::chunks_in(&shared.config.results, &r.chunks) {
+    let chunks = match crate::files::chunks_in(&shared.config.results, crate::wire::chunks_from_wire(&r.chunks)) {
         Ok(c) => c,
         Err(reason) => return Ok(CompleteOutcome::Refused(reason)),
     };

@@ -120,3 +120,16 @@ pub(crate) fn require(field: &str, value: &str) -> Result<(), Status> {
     }
     check_len(field, value, 256)
 }
+
+/// Reported chunks off the wire (an empty file name: no file).
+pub(crate) fn chunks_from_wire(chunks: &[proto::Chunk]) -> Vec<crate::files::ReportedChunk> {
+    chunks
+        .iter()
+        .map(|c| crate::files::ReportedChunk {
+            first_game: c.first_game,
+            games: c.games,
+            checksum: c.checksum.clone(),
+            file: (!c.file.is_empty()).then(|| (c.file.clone(), c.file_bytes, c.file_sha256.clone())),
+        })
+        .collect()
+}

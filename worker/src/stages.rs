@@ -82,15 +82,7 @@ pub(crate) fn prepare(
     let shard = a.shard;
     Ok(match a.stage {
         Stage::Games => {
-            let model = match &a.model {
-                Some(hash) if spec.needs_classifier() => Some(Arc::new(jobs::predictors::Trained::Classifier(
-                    load_model(results, a, hash)?,
-                ))),
-                Some(hash) if spec.needs_predictors() => Some(Arc::new(jobs::predictors::Trained::Predictors(
-                    load_predictors(results, a, hash)?,
-                ))),
-                _ => None,
-            };
+            let model = trained(results, a)?;
             let executor = Arc::clone(executor);
             // The per-move table, when asked for, goes in place before the
             // games partition is written, so a completed shard has both (such
@@ -132,15 +124,7 @@ pub(crate) fn prepare(
         }
         Stage::Check => {
             let executor = Arc::clone(executor);
-            let model = match &a.model {
-                Some(hash) if spec.needs_classifier() => Some(Arc::new(jobs::predictors::Trained::Classifier(
-                    load_model(results, a, hash)?,
-                ))),
-                Some(hash) if spec.needs_predictors() => Some(Arc::new(jobs::predictors::Trained::Predictors(
-                    load_predictors(results, a, hash)?,
-                ))),
-                _ => None,
-            };
+            let model = trained(results, a)?;
             Box::new(move |progress, cancel| {
                 match executor.run_with(&spec, shard, model.as_deref(), progress, cancel) {
                     Ok(mut rows) => {
@@ -169,6 +153,20 @@ pub(crate) fn prepare(
             let dir = resolve(results, a.dir.output())?;
             Box::new(move |_, cancel| report(&spec, &dir, cancel))
         }
+    })
+}
+
+/// What the fit stage made for a grid that needs it (the classifier or the
+/// predictors), loaded from its content-addressed artifact.
+fn trained(results: &Path, a: &Assignment) -> Result<Option<Arc<jobs::predictors::Trained>>, TaskError> {
+    Ok(match &a.model {
+        Some(hash) if a.spec.needs_classifier() => Some(Arc::new(jobs::predictors::Trained::Classifier(load_model(
+            results, a, hash,
+        )?))),
+        Some(hash) if a.spec.needs_predictors() => Some(Arc::new(jobs::predictors::Trained::Predictors(
+            load_predictors(results, a, hash)?,
+        ))),
+        _ => None,
     })
 }
 

@@ -73,6 +73,13 @@ fn intro(r: &Report) -> String {
         "{} games. Built from the Parquet partitions under `games/` and, if present, `classifier/report.json`.\n",
         r.games
     );
+    let rules = r
+        .game
+        .as_deref()
+        .unwrap_or("the thesis's (double-3, hands of 3, one hand a game)");
+    let seed = r.seed.map_or(String::new(), |x| format!("; seed {x}"));
+    let _ = writeln!(s, "Rules: {rules}{seed}.\n");
+    let _ = writeln!(s, "{}", headline(r));
     let _ = writeln!(
         s,
         "Tests at 95%: score gains use the thesis's one-tailed difference of means (Eq. 10), win/tie gains its two-tailed binomial test (Eq. 11); \
@@ -80,6 +87,49 @@ fn intro(r: &Report) -> String {
          for each (starting state, repeat), the paired tests follow: the mean per-pair difference with its 95% interval, and McNemar's test on win/tie.\n"
     );
     s
+}
+
+/// One paragraph at the top: what the experiment found, in a sentence.
+fn headline(r: &Report) -> String {
+    if let Some(t) = &r.tournament {
+        return match (t.ratings.first(), &t.sprt) {
+            (_, Some(sp)) => format!(
+                "**Headline:** the SPRT says {:?} after {} pairs ({} of the grid's {} games); Elo {:+.1} [{:+.1}, {:+.1}].\n",
+                sp.verdict, sp.pairs, sp.games, sp.grid_games, sp.elo[0], sp.elo[1], sp.elo[2]
+            ),
+            (Some(best), None) => format!(
+                "**Headline:** {} leads the pool of {} at {:+.1} Elo [{:+.1}, {:+.1}] (section Agents).\n",
+                best.name,
+                t.ratings.len(),
+                best.elo,
+                best.ci_low,
+                best.ci_high
+            ),
+            (None, None) => String::new(),
+        };
+    }
+    let compared: Vec<&CellReport> = r
+        .cells
+        .iter()
+        .filter(|c| c.mstar.games > 0 && c.expectimax.games > 0)
+        .collect();
+    if compared.is_empty() {
+        return String::new();
+    }
+    let better = compared
+        .iter()
+        .filter(|c| c.paired.significant && c.paired.mean > 0.0)
+        .count();
+    let worse = compared
+        .iter()
+        .filter(|c| c.paired.significant && c.paired.mean < 0.0)
+        .count();
+    let gain = compared.iter().map(|c| c.paired.mean).sum::<f64>() / compared.len() as f64;
+    format!(
+        "**Headline:** M* scores more than Expectimax on the same deals in {better} of {} cells and less in {worse} \
+         (paired test, 95%); the mean paired gain over the cells is {gain:+.3} points a game.\n",
+        compared.len()
+    )
 }
 
 /// The Expectimax consistency check's paragraph.
@@ -317,6 +367,7 @@ pub(super) fn report(r: &Report) -> String {
     for (o, src) in quadrants(r) {
         s.push_str(&quadrant(r, &t, o, src));
     }
+    s.push_str(&crate::factors::markdown(&r.factors));
     s.push_str(&crate::beliefs::markdown(&r.beliefs));
     if let Some(p) = &r.prediction {
         s.push_str(&crate::shaping::prediction_markdown(p));

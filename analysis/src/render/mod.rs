@@ -84,6 +84,9 @@ pub fn report_files(r: &Report) -> Vec<(&'static str, String)> {
     if let Some(w) = &r.workers {
         files.push(("workers.csv", crate::workers::csv(w)));
     }
+    if !r.factors.is_empty() {
+        files.push(("factors.csv", crate::factors::csv(&r.factors)));
+    }
     files.push(("value_gain.svg", plots::value_gain(r)));
     files.push(("win_gain.svg", plots::win_gain(r)));
     files.push(("score_diff.svg", plots::score_diff(r)));

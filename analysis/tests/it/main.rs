@@ -732,3 +732,38 @@ fn the_per_worker_residual_flags_a_worker_whose_games_differ() {
         .1;
     assert!(md.contains("## Workers") && md.contains("| broken | 200 |"), "{md}");
 }
+
+/// The by-factor table: a factor with two levels gives each level's games,
+/// mean and win/tie share; a factor with one level is left out.
+#[test]
+fn the_report_tables_every_factor_that_varies() {
+    use engine::PlayerEngine::{Expectimax as EM, MStar as MS};
+    use jobs::Source::Oracle as OR;
+    let rows = [
+        row(OR, MS, 0, 4, true, (0, 0), "a"),
+        row(OR, MS, 1, -2, false, (0, 0), "b"),
+        row(OR, EM, 0, 1, true, (0, 0), "c"),
+        row(OR, EM, 1, 1, true, (0, 0), "d"),
+    ];
+    let r = analysis::build_from_rows("f", &rows, None);
+    let engines: Vec<_> = r.factors.iter().filter(|l| l.factor == "engine").collect();
+    assert_eq!(engines.len(), 2);
+    let ms = engines.iter().find(|l| l.level == "mstar").unwrap();
+    assert_eq!((ms.games, ms.mean_score_diff, ms.win_or_tie), (2, 1.0, 0.5));
+    assert!(ms.ci_low < 1.0 && ms.ci_high > 1.0);
+    assert!(
+        r.factors.iter().all(|l| l.factor == "engine"),
+        "the other factors have one level: {:?}",
+        r.factors
+    );
+    let md = analysis::report_files(&r)
+        .into_iter()
+        .find(|(n, _)| *n == "report.md")
+        .unwrap()
+        .1;
+    assert!(
+        md.contains("## By factor") && md.contains("| engine | mstar | 2 |"),
+        "{md}"
+    );
+    assert!(md.contains("**Headline:** M* scores more than Expectimax"), "{md}");
+}

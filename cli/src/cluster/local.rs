@@ -86,9 +86,10 @@ pub fn run(a: RunArgs) -> Result<()> {
         // Leases of this directory's previous run (stopped by Ctrl-C) are
         // given back at once instead of waiting out their expiry.
         config.release_leases_of = Some(LOCAL_WORKER_PREFIX.into());
-        // Cross-checks need a second worker to replay a range: a lone
-        // worker would wait out the checks' avoid window for nothing.
-        if n_workers < 2 {
+        // Cross-checks need other workers: a second to replay a range and a
+        // third to break a tie (a lone worker would wait out the checks'
+        // avoid window, two would wait forever on a dispute).
+        if n_workers < 3 {
             config.check_fraction = 0.0;
         }
         let server = tokio::spawn(coordinator::serve(listener, config, until(stop_rx.clone())));

@@ -9,22 +9,8 @@ use std::time::Duration;
 use proto::ExperimentState;
 
 use crate::cluster::{coordinator_with, expected, experiment, free_port, rows, submit, wait_for, worker_command};
+use crate::faults::scrape;
 use crate::util::Dir;
-
-fn scrape(port: u16, name: &str) -> u64 {
-    use std::io::{Read, Write};
-    let Ok(mut c) = std::net::TcpStream::connect(("127.0.0.1", port)) else {
-        return 0;
-    };
-    c.write_all(b"GET /metrics HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
-        .unwrap();
-    let mut s = String::new();
-    let _ = c.read_to_string(&mut s);
-    s.lines()
-        .find(|l| l.starts_with(&format!("{name} ")))
-        .and_then(|l| l.rsplit(' ').next()?.parse().ok())
-        .unwrap_or(0)
-}
 
 /// One shard of 60 double-6 hands searched 10 plies deep: about 0.1 s a
 /// game on one thread, so chunks of half a second hold a few games each.

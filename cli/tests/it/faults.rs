@@ -23,7 +23,8 @@ fn coordinator(port: u16, metrics: u16, dir: &Path) -> Proc {
     coordinator_with(port, dir, 1, &["--metrics-listen", &format!("127.0.0.1:{metrics}")])
 }
 
-fn scrape(port: u16, name: &str) -> u64 {
+/// A metric's value from the coordinator's `/metrics` (0 while unreachable).
+pub(crate) fn scrape(port: u16, name: &str) -> u64 {
     use std::io::{Read, Write};
     let Ok(mut c) = std::net::TcpStream::connect(("127.0.0.1", port)) else {
         return 0;
@@ -33,7 +34,7 @@ fn scrape(port: u16, name: &str) -> u64 {
     let mut s = String::new();
     let _ = c.read_to_string(&mut s);
     s.lines()
-        .find(|l| l.starts_with(name))
+        .find(|l| l.split(' ').next() == Some(name))
         .and_then(|l| l.rsplit(' ').next()?.parse().ok())
         .unwrap_or(0)
 }

@@ -49,6 +49,7 @@ pub enum CheckOutcome {
 
 /// While a check task waits for a worker other than the range's, for this
 /// long; then any worker may take it (so a lone worker never waits forever).
+/// A tie-break never goes to either disputant: it waits for a third worker.
 const AVOID_MS: i64 = 120_000;
 
 /// Whether the range at (`shard`, `first_game`) of `experiment` is drawn
@@ -256,7 +257,8 @@ impl Store {
                         seq,
                         TaskState::Pending,
                         format!("{original}\n{checker}\n"),
-                        now_ms() + AVOID_MS,
+                        // Never either of them: a disputant would only repeat itself.
+                        i64::MAX,
                         expected,
                         format!("{checker}\t{checksum}")
                     ],

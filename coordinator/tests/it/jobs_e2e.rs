@@ -44,6 +44,7 @@ async fn run(spec: &str, workers: usize) -> (Vec<jobs::GameRow>, jobs::Manifest)
         })));
     }
     let mut done = false;
+    let mut checks = 0;
     for _ in 0..600 {
         let now = c
             .get_experiment(proto::GetExperimentRequest { id: e.id.clone() })
@@ -52,6 +53,7 @@ async fn run(spec: &str, workers: usize) -> (Vec<jobs::GameRow>, jobs::Manifest)
             .into_inner();
         if now.state == proto::ExperimentState::Succeeded as i32 {
             done = true;
+            checks = now.checks_passed + now.checks_failed;
             break;
         }
         assert_eq!(now.state, proto::ExperimentState::Running as i32, "{}", now.error);
@@ -66,8 +68,8 @@ async fn run(spec: &str, workers: usize) -> (Vec<jobs::GameRow>, jobs::Manifest)
     let dir = s.results().join("e2e");
     assert!(dir.join("_SUCCESS").exists());
     let manifest: jobs::Manifest = serde_json::from_slice(&std::fs::read(dir.join("_manifest.json")).unwrap()).unwrap();
-    // One task per shard, and the report.
-    assert_eq!(completed as usize, manifest.shards.len() + 1);
+    // One task per shard, the report, and the cross-checks drawn.
+    assert_eq!(completed as usize, manifest.shards.len() + 1 + checks as usize);
     let rows = read_rows(&dir);
     // No hidden partial files are left behind.
     let hidden = std::fs::read_dir(dir.join("games"))

@@ -1,0 +1,130 @@
+//! Every factor of the grid on its own: for each factor with more than one
+//! level in the rows (information source, observability, target, engine,
+//! belief, shaping, budget, agent, opponent), the games, mean score
+//! difference with its 95% interval and win/tie share of each level,
+//! marginal over the other factors. One accumulator per (factor, level).
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+
+use crate::nan_from_null;
+use crate::stats::{self, Moments};
+
+/// One level of one factor.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct FactorLevel {
+    pub factor: String,
+    pub level: String,
+    pub games: u64,
+    #[serde(deserialize_with = "nan_from_null")]
+    pub mean_score_diff: f64,
+    #[serde(deserialize_with = "nan_from_null")]
+    pub ci_low: f64,
+    #[serde(deserialize_with = "nan_from_null")]
+    pub ci_high: f64,
+    #[serde(deserialize_with = "nan_from_null")]
+    pub win_or_tie: f64,
+}
+
+const FACTORS: [&str; 9] = [
+    "information_source",
+    "observability",
+    "target",
+    "engine",
+    "belief",
+    "shaping",
+    "budget",
+    "agent",
+    "opponent",
+];
+
+#[derive(Debug, Default)]
+pub(crate) struct FactorAcc {
+    levels: BTreeMap<(usize, String), (Moments, u64)>,
+}
+
+impl FactorAcc {
+    pub(crate) fn add(&mut self, r: &jobs::GameRow) {
+        let levels: [Option<String>; 9] = [
+            Some(r.information_source.name().to_string()),
+            Some(r.observability.to_string()),
+            Some(r.target.to_string()),
+            Some(r.engine.to_string()),
+            Some(r.belief.name().to_string()),
+            Some(r.shaping.name()),
+            r.budget.map(|b| b.to_string()),
+            r.agent.clone(),
+            r.opponent.clone(),
+        ];
+        for (k, level) in levels.into_iter().enumerate() {
+            if let Some(level) = level {
+                let e = self.levels.entry((k, level)).or_default();
+                e.0.add(r.score_diff as f64);
+                e.1 += r.win_or_tie as u64;
+            }
+        }
+    }
+
+    /// The levels of the factors that vary, in factor order.
+    pub(crate) fn finish(&self) -> Vec<FactorLevel> {
+        let mut out = Vec::new();
+        for (k, name) in FACTORS.iter().enumerate() {
+            let levels: Vec<_> = self.levels.range((k, String::new())..(k + 1, String::new())).collect();
+            if levels.len() < 2 {
+                continue;
+            }
+            for ((_, level), (m, wins)) in levels {
+                let t = stats::paired_test(m);
+                out.push(FactorLevel {
+                    factor: name.to_string(),
+                    level: level.clone(),
+                    games: m.n,
+                    mean_score_diff: m.mean(),
+                    ci_low: t.ci_low,
+                    ci_high: t.ci_high,
+                    win_or_tie: *wins as f64 / m.n.max(1) as f64,
+                });
+            }
+        }
+        out
+    }
+}
+
+/// The section in Markdown (nothing when no factor varies).
+pub(crate) fn markdown(levels: &[FactorLevel]) -> String {
+    if levels.is_empty() {
+        return String::new();
+    }
+    let mut s = String::from(
+        "## By factor\n\nEach factor of the grid that has more than one level, on its own (every other factor \
+         pooled): the games, the agent side's mean score difference with its 95% interval, and its win/tie share. \
+         `factors.csv` has the same numbers.\n\n| factor | level | games | mean diff [95%] | win/tie |\n|---|---|---|---|---|\n",
+    );
+    for l in levels {
+        s.push_str(&format!(
+            "| {} | {} | {} | {:+.3} [{:+.3}, {:+.3}] | {:.1}% |\n",
+            l.factor,
+            l.level,
+            l.games,
+            l.mean_score_diff,
+            l.ci_low,
+            l.ci_high,
+            100.0 * l.win_or_tie
+        ));
+    }
+    s.push('\n');
+    s
+}
+
+/// factors.csv.
+pub(crate) fn csv(levels: &[FactorLevel]) -> String {
+    let mut s = String::from("factor,level,games,mean_score_diff,ci_low,ci_high,win_or_tie\n");
+    for l in levels {
+        s.push_str(&format!(
+            "{},{},{},{},{},{},{}\n",
+            l.factor, l.level, l.games, l.mean_score_diff, l.ci_low, l.ci_high, l.win_or_tie
+        ));
+    }
+    s
+}
