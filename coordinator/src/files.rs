@@ -104,17 +104,24 @@ pub fn verify(shared: &Shared, id: &str) -> Result<(), StoreError> {
         (store.experiment(id)?, store.done_tasks(id, false)?)
     };
     let mut lost = Vec::new();
-    // With `[output] moves = true`, a games shard is whole only with its moves file.
-    let moves = jobs::Spec::from_toml(&e.spec_toml).is_ok_and(|s| s.output_moves);
+    // With `[output] moves = true` (or matches: the hands table), a games
+    // shard is whole only with its side tables.
+    let spec = jobs::Spec::from_toml(&e.spec_toml).ok();
+    let moves = spec.as_ref().is_some_and(|s| s.output_moves);
+    let hands = spec.as_ref().is_some_and(|s| s.writes_hands());
     let out = ExperimentDir::new(&e.output);
-    for t in tasks.iter().filter(|t| t.placed) {
+    // Check tasks write no file.
+    for t in tasks
+        .iter()
+        .filter(|t| t.placed && Stage::parse(&t.stage) != Some(Stage::Check))
+    {
         let there = confine(root, &t.final_file)
             .ok()
             .and_then(|p| std::fs::metadata(p).ok())
             .is_some_and(|m| m.is_file() && t.file_bytes.is_none_or(|b| b == m.len()));
-        let moves_there = !moves
-            || Stage::parse(&t.stage) != Some(Stage::Games)
-            || confine(root, &out.moves_partition(t.shard)).is_ok_and(|p| p.is_file());
+        let games = Stage::parse(&t.stage) == Some(Stage::Games);
+        let side = |wanted: bool, file: String| !wanted || !games || confine(root, &file).is_ok_and(|p| p.is_file());
+        let moves_there = side(moves, out.moves_partition(t.shard)) && side(hands, out.hands_partition(t.shard));
         if !there || !moves_there {
             tracing::warn!(experiment = %id, task = %t.task_id, file = %t.final_file, "file missing; its task runs again");
             lost.push(t.task_id.clone());
@@ -220,12 +227,27 @@ pub fn check_completion(root: &Path, t: &CompletionTarget, c: &Completion<'_>) -
     // With `[output] moves = true` the worker puts the shard's per-move table
     // in place before its games partition: a completion without it is a
     // file missing.
-    if stage == Stage::Games && jobs::Spec::from_toml(&t.spec_toml).is_ok_and(|s| s.output_moves) {
-        let moves = dir.moves_partition(t.shard);
-        let path = confine(root, &moves).map_err(|e| Refusal::Request(e.to_string()))?;
+    let spec = jobs::Spec::from_toml(&t.spec_toml).ok();
+    let side_tables = [
+        (
+            spec.as_ref().is_some_and(|s| s.output_moves),
+            dir.moves_partition(t.shard),
+            "per-move",
+        ),
+        (
+            spec.as_ref().is_some_and(|s| s.writes_hands()),
+            dir.hands_partition(t.shard),
+            "per-hand",
+        ),
+    ];
+    for (wanted, file, what) in side_tables {
+        if stage != Stage::Games || !wanted {
+            continue;
+        }
+        let path = confine(root, &file).map_err(|e| Refusal::Request(e.to_string()))?;
         if !path.is_file() {
             return Err(Refusal::File(format!(
-                "worker {} completed task {} without its per-move table {moves:?} under the results root {}",
+                "worker {} completed task {} without its {what} table {file:?} under the results root {}",
                 c.worker_id,
                 c.task_id,
                 display_root(root)

@@ -91,7 +91,7 @@ fn seal(shared: &Shared, id: &str, tasks: &[crate::store::DoneTask]) -> Result<(
         // The SPRT stopped the games: a partition after the shard where it
         // decided (renamed by a worker just before) is not the experiment's.
         let kept = manifest.shards.len() as u64;
-        for sub in [layout::GAMES_DIR, layout::MOVES_DIR] {
+        for sub in [layout::GAMES_DIR, layout::MOVES_DIR, layout::HANDS_DIR] {
             for shard in kept..jobs::shards(&spec).len() as u64 {
                 let _ = std::fs::remove_file(dir.join(sub).join(jobs::part_file(shard)));
             }

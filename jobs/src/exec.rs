@@ -269,6 +269,21 @@ impl Executor {
         progress: &AtomicU64,
         cancel: &AtomicBool,
     ) -> Result<(Vec<GameRow>, Vec<MoveRow>), ExecError> {
+        self.run_with_extras(spec, shard, model, progress, cancel)
+            .map(|p| (p.rows, p.moves))
+    }
+
+    /// [`Self::run_with`], also returning the per-move table's rows (with
+    /// `[output] moves = true`) and the per-hand rows (with `[match]`), each
+    /// in game order.
+    pub fn run_with_extras(
+        &self,
+        spec: &Spec,
+        shard: Shard,
+        model: Option<&crate::predictors::Trained>,
+        progress: &AtomicU64,
+        cancel: &AtomicBool,
+    ) -> Result<Played, ExecError> {
         let rules = spec.rules();
         let mut tables = {
             let mut guard = self.tables.lock().unwrap_or_else(|e| e.into_inner());
@@ -279,7 +294,7 @@ impl Executor {
         };
         let next = AtomicU64::new(0);
         let failed = AtomicBool::new(false);
-        type Part = (Vec<GameRow>, Vec<MoveRow>);
+        type Part = (Vec<GameRow>, Vec<MoveRow>, Vec<crate::hands::HandRow>);
         let results: Vec<Result<Part, ExecError>> = std::thread::scope(|scope| {
             let handles: Vec<_> = tables
                 .iter_mut()
@@ -289,6 +304,7 @@ impl Executor {
                         let mut searcher = Searcher::new(rules.clone(), spec.search, std::mem::take(table));
                         let mut rows = Vec::new();
                         let mut moves = Vec::new();
+                        let mut hands = Vec::new();
                         let outcome = loop {
                             let start = next.fetch_add(BLOCK, Ordering::Relaxed);
                             if start >= shard.games {
@@ -300,9 +316,10 @@ impl Executor {
                             let end = (start + BLOCK).min(shard.games);
                             for i in start..end {
                                 match play_one(spec, &mut searcher, model, shard.first_game + i) {
-                                    Ok((row, m)) => {
+                                    Ok((row, m, h)) => {
                                         rows.push(row);
                                         moves.extend(m);
+                                        hands.extend(h);
                                     }
                                     Err(e) => {
                                         failed.store(true, Ordering::Relaxed);
@@ -314,7 +331,7 @@ impl Executor {
                             progress.fetch_add(end - start, Ordering::Relaxed);
                         };
                         *table = searcher.into_store();
-                        outcome.map(|()| (rows, moves))
+                        outcome.map(|()| (rows, moves, hands))
                     })
                 })
                 .collect();
@@ -326,12 +343,14 @@ impl Executor {
         *self.tables.lock().unwrap_or_else(|e| e.into_inner()) = Some((spec.rules, tables));
         let mut rows = Vec::with_capacity(shard.games as usize);
         let mut moves = Vec::new();
+        let mut hands = Vec::new();
         let mut cancelled = false;
         for r in results {
             match r {
-                Ok((part, m)) => {
+                Ok((part, m, h)) => {
                     rows.extend(part);
                     moves.extend(m);
+                    hands.extend(h);
                 }
                 Err(ExecError::Cancelled) => cancelled = true,
                 Err(e) => return Err(e),
@@ -342,8 +361,21 @@ impl Executor {
         }
         rows.sort_unstable_by_key(|r| r.game_index);
         moves.sort_unstable_by_key(|m| (m.game_index, m.turn));
-        Ok((rows, moves))
+        hands.sort_unstable_by_key(|h| (h.game_index, h.hand));
+        Ok(Played { rows, moves, hands })
     }
+}
+
+/// What a shard's play returns: the games rows, and the per-move and
+/// per-hand rows where the spec writes them.
+#[derive(Debug, Default)]
+pub struct Played {
+    /// One row per game, in game order.
+    pub rows: Vec<GameRow>,
+    /// `[output] moves = true`: one row per play.
+    pub moves: Vec<MoveRow>,
+    /// `[match]`: one row per hand.
+    pub hands: Vec<crate::hands::HandRow>,
 }
 
 fn play_one<S: engine::ValueStore>(
@@ -351,7 +383,7 @@ fn play_one<S: engine::ValueStore>(
     searcher: &mut Searcher<S>,
     model: Option<&crate::predictors::Trained>,
     index: u64,
-) -> Result<(GameRow, Vec<MoveRow>), ExecError> {
+) -> Result<(GameRow, Vec<MoveRow>, Vec<crate::hands::HandRow>), ExecError> {
     let c = coords(spec, index);
     if let Some(full) = &spec.full {
         return crate::exec_full::play(spec, full, &c, model.and_then(crate::predictors::Trained::predictors));
@@ -415,7 +447,7 @@ fn play_one<S: engine::ValueStore>(
         elapsed_us,
         ..GameRow::at(&c)
     };
-    Ok((row, move_rows))
+    Ok((row, move_rows, Vec::new()))
 }
 
 /// The per-move rows of a thesis game: its plays replayed, each with the

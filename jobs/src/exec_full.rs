@@ -26,6 +26,7 @@ use engine::{DepthLimit, Ending, Observability, PlayerEngine, Seat, WorldCount};
 
 use crate::exec::{ExecError, GameRow};
 use crate::grid::GameCoords;
+use crate::hands::HandRow;
 use crate::moves::MoveRow;
 use crate::spec::{AgentPlay, FullSpec, Spec};
 
@@ -35,7 +36,7 @@ pub(crate) fn play(
     full: &FullSpec,
     c: &GameCoords,
     predictors: Option<&engine::full::predict::Predictors>,
-) -> Result<(GameRow, Vec<MoveRow>), ExecError> {
+) -> Result<(GameRow, Vec<MoveRow>, Vec<HandRow>), ExecError> {
     let rules = full.rules();
     if c.shaping != crate::spec::ShapingLevel::NONE && predictors.is_none() {
         return Err(ExecError::Game {
@@ -119,7 +120,12 @@ pub(crate) fn play(
         belief_ess: mean(&scores, |s| s.ess),
         ..with_belief(named(spec, c, GameRow::at(c)))
     };
-    Ok((row, move_rows))
+    let hands = if spec.writes_hands() {
+        hand_rows(&rules, c, &m.hands)
+    } else {
+        Vec::new()
+    };
+    Ok((row, move_rows, hands))
 }
 
 /// The seats of grid point `c`: the agent's side searches (its partner
@@ -293,7 +299,7 @@ fn play_open(
     c: &GameCoords,
     rules: &FullRules,
     agents: &[FullAgent; MAX_SEATS],
-) -> Result<(GameRow, Vec<MoveRow>), ExecError> {
+) -> Result<(GameRow, Vec<MoveRow>, Vec<HandRow>), ExecError> {
     let hands = deal_from_index(rules, c.starting_state).ok_or_else(|| ExecError::Game {
         index: c.game_index,
         message: format!("starting_state = {} is not a deal of these rules", c.starting_state),
@@ -329,7 +335,7 @@ fn play_open(
     } else {
         Vec::new()
     };
-    Ok((row, moves))
+    Ok((row, moves, Vec::new()))
 }
 
 /// A block or team play as a token: `66` opens, `26@6` covers pip 6.
@@ -379,6 +385,51 @@ fn open_moves(rules: &FullRules, index: u64, h: &OpenHandRecord) -> Vec<MoveRow>
         });
     }
     out
+}
+
+/// A match's hands as the per-hand table's rows, from the agent's side
+/// (`c.agent_side`): points and running totals of each side (the other
+/// side: the best of the others with three or four separate seats).
+fn hand_rows(rules: &FullRules, c: &GameCoords, hands: &[engine::full::HandRecord]) -> Vec<HandRow> {
+    let mine = c.agent_side;
+    let mut totals = [0u32; MAX_SEATS];
+    let other = |scores: &[u32; MAX_SEATS]| {
+        if mine == 0 {
+            best_opponent(rules, scores)
+        } else {
+            scores[0]
+        }
+    };
+    hands
+        .iter()
+        .enumerate()
+        .map(|(k, h)| {
+            for (t, s) in totals.iter_mut().zip(h.scores) {
+                *t += s;
+            }
+            let (mut turns, mut draws) = (0, [0u32; 2]);
+            for mv in &h.moves {
+                match *mv {
+                    FullMove::Play { .. } | FullMove::Pass { .. } => turns += 1,
+                    FullMove::Draw { seat, .. } => draws[(rules.side(seat) != mine) as usize] += 1,
+                }
+            }
+            HandRow {
+                game_index: c.game_index,
+                hand: k as u32 + 1,
+                player_led: rules.side(h.opening.leader) == mine,
+                player_points: h.scores[mine as usize],
+                target_points: other(&h.scores),
+                player_total: totals[mine as usize],
+                target_total: other(&totals),
+                blocked: matches!(h.end, HandEnd::Blocked),
+                turns,
+                player_draws: draws[0],
+                target_draws: draws[1],
+                nodes: h.nodes,
+            }
+        })
+        .collect()
 }
 
 /// The targets' side's score: with two sides the other side's, with three or

@@ -269,6 +269,9 @@ impl std::fmt::Display for Stage {
 /// leased: the report's per-worker residuals read it.
 pub const WORKERS_FILE: &str = "_workers.json";
 
+/// The per-hand table of a grid of matches: `hands/part-NNNNN.parquet`.
+pub const HANDS_DIR: &str = "hands";
+
 /// Chunks committed before their games task completed:
 /// `chunks/part-NNNNN/gFIRST-nGAMES.parquet` (removed when the experiment
 /// is sealed; readers of `games/` never see them).
@@ -345,6 +348,11 @@ impl ExperimentDir {
             self.output,
             crate::part_file(shard).trim_end_matches(".parquet")
         )
+    }
+
+    /// Games shard `shard`'s per-hand table (a grid of matches).
+    pub fn hands_partition(&self, shard: u64) -> String {
+        format!("{}/{HANDS_DIR}/{}", self.output, crate::part_file(shard))
     }
 
     /// Games shard `shard`'s per-move table (with `[output] moves = true`).

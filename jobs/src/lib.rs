@@ -9,6 +9,7 @@ pub mod evals;
 mod exec;
 mod exec_full;
 mod grid;
+mod hands;
 pub mod layout;
 mod manifest;
 mod moves;
@@ -18,9 +19,10 @@ mod spec;
 pub mod sprt;
 pub mod training;
 
-pub use exec::{ExecError, Executor, GameRow, checksum};
+pub use exec::{ExecError, Executor, GameRow, Played, checksum};
 pub use exec_full::moves_text as full_moves_text;
 pub use grid::{GameCoords, Shard, coords, part_file, shards};
+pub use hands::{HandRow, hands_parquet, hands_schema, read_hands};
 pub use manifest::{ClassifierEntry, Manifest, PredictorsEntry, ShardEntry, write_json_atomic};
 pub use moves::{MoveRow, moves_parquet, moves_schema, read_moves};
 pub use parquet_io::{

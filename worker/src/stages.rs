@@ -87,21 +87,32 @@ pub(crate) fn prepare(
             // The per-move table, when asked for, goes in place before the
             // games partition is written, so a completed shard has both (such
             // a shard is played whole: its chunks would need moves too).
+            let hands_path = match spec.writes_hands() {
+                true => Some(resolve(results, &a.dir.hands_partition(shard.index))?),
+                false => None,
+            };
             if spec.output_moves {
                 let moves_path = resolve(results, &a.dir.moves_partition(shard.index))?;
                 return Ok(Box::new(move |progress, cancel| {
-                    match executor.run_with_moves(&spec, shard, model.as_deref(), progress, cancel) {
-                        Ok((mut rows, moves)) => {
-                            tamper(&mut rows);
-                            write_moves(&moves_path, &spec.name, &moves)?;
-                            let uncommitted = vec![range_of(&rows)];
-                            Ok(Output::Games { rows, uncommitted })
+                    match executor.run_with_extras(&spec, shard, model.as_deref(), progress, cancel) {
+                        Ok(mut played) => {
+                            tamper(&mut played.rows);
+                            write_table(&moves_path, &jobs::moves_parquet(&spec.name, &played.moves))?;
+                            if let Some(path) = &hands_path {
+                                write_table(path, &jobs::hands_parquet(&spec.name, &played.hands))?;
+                            }
+                            let uncommitted = vec![range_of(&played.rows)];
+                            Ok(Output::Games {
+                                rows: played.rows,
+                                uncommitted,
+                            })
                         }
                         Err(ExecError::Cancelled) => Err(Halt::Cancelled),
                         Err(e) => Err(TaskError::Exec(e.to_string()).into()),
                     }
                 }));
             }
+            let chunked_name = spec.name.clone();
             let chunked = Chunked {
                 executor,
                 spec,
@@ -120,7 +131,14 @@ pub(crate) fn prepare(
                 chunking: chunking.clone(),
                 task: a.lease.task_id.clone(),
             };
-            Box::new(move |progress, cancel| chunked.play(progress, cancel))
+            // The per-hand table goes in place before the games partition.
+            Box::new(move |progress, cancel| {
+                let (output, hands) = chunked.play(progress, cancel)?;
+                if let Some(path) = &hands_path {
+                    write_table(path, &jobs::hands_parquet(&chunked_name, &hands))?;
+                }
+                Ok(output)
+            })
         }
         Stage::Check => {
             let executor = Arc::clone(executor);
@@ -299,11 +317,17 @@ fn report(spec: &Spec, dir: &Path, cancel: &AtomicBool) -> Result<Output, Halt> 
 
 /// Writes a shard's per-move table under its final name (atomically: a
 /// re-run writes the same bytes).
-fn write_moves(path: &Path, experiment: &str, moves: &[jobs::MoveRow]) -> Result<(), TaskError> {
+/// Writes a side table (moves, hands) in place, atomically.
+fn write_table(path: &Path, bytes: &[u8]) -> Result<(), TaskError> {
     if let Some(dir) = path.parent() {
         std::fs::create_dir_all(dir).map_err(|e| TaskError::Io(format!("{}: {e}", dir.display())))?;
     }
-    layout::write_atomic(path, &jobs::moves_parquet(experiment, moves)).map_err(|e| TaskError::Io(e.to_string()))
+    layout::write_atomic(path, bytes).map_err(|e| TaskError::Io(e.to_string()))
+}
+
+/// The per-hand rows kept beside a chunk file (a grid of matches).
+fn chunk_hands_path(chunk: &Path) -> PathBuf {
+    chunk.with_extension("hands.parquet")
 }
 
 /// Fault injection (tests): `MUGGINS_FAILPOINT=corrupt-rows` makes this
@@ -347,26 +371,35 @@ struct Chunked {
 }
 
 impl Chunked {
-    fn play(self, progress: &AtomicU64, cancel: &AtomicBool) -> Result<Output, Halt> {
+    fn play(&self, progress: &AtomicU64, cancel: &AtomicBool) -> Result<(Output, Vec<jobs::HandRow>), Halt> {
         let shard = self.shard;
         let end = shard.first_game + shard.games;
+        let hands_too = self.spec.writes_hands();
         let mut rows: Vec<jobs::GameRow> = Vec::with_capacity(shard.games as usize);
+        let mut hands: Vec<jobs::HandRow> = Vec::new();
         let mut covered: Vec<(u64, u64)> = Vec::new();
         for (c, path) in &self.done {
             let back = jobs::read_partition(path).map(|r| r.into_iter().map(|(_, x)| x).collect::<Vec<_>>());
-            match back {
-                Ok(r)
+            let back_hands = match hands_too {
+                true => jobs::read_hands(&chunk_hands_path(path)).map(|h| h.into_iter().map(|(_, x)| x).collect()),
+                false => Ok(Vec::new()),
+            };
+            match (back, back_hands) {
+                (Ok(r), Ok(h))
                     if r.len() as u64 == c.games
                         && r.first().map(|x| x.game_index) == Some(c.first_game)
                         && jobs::checksum(&r) == c.checksum =>
                 {
                     rows.extend(r);
+                    hands.extend(h);
                     covered.push((c.first_game, c.first_game + c.games));
                 }
-                Ok(_) => {
+                (Ok(_), Ok(_)) => {
                     tracing::warn!(task = %self.task, file = %path.display(), "a chunk's rows are not what was committed; replaying its games")
                 }
-                Err(e) => tracing::warn!(task = %self.task, error = %e, "a chunk cannot be read; replaying its games"),
+                (Err(e), _) | (_, Err(e)) => {
+                    tracing::warn!(task = %self.task, error = %e, "a chunk cannot be read; replaying its games")
+                }
             }
         }
         covered.sort_unstable();
@@ -394,6 +427,7 @@ impl Chunked {
         for (k, &(g0, g1)) in gaps.iter().enumerate() {
             let mut at = g0;
             let mut pending: Vec<jobs::GameRow> = Vec::new();
+            let mut pending_hands: Vec<jobs::HandRow> = Vec::new();
             while at < g1 {
                 let floor = (4 * threads).max(8);
                 let want = match per_game {
@@ -407,44 +441,53 @@ impl Chunked {
                     first_game: at,
                     games: n,
                 };
-                let mut part = match self
-                    .executor
-                    .run_with(&self.spec, piece, self.model.as_deref(), progress, cancel)
-                {
-                    Ok(p) => p,
-                    Err(ExecError::Cancelled) => return Err(Halt::Cancelled),
-                    Err(e) => return Err(TaskError::Exec(e.to_string()).into()),
-                };
-                tamper(&mut part);
+                let mut part =
+                    match self
+                        .executor
+                        .run_with_extras(&self.spec, piece, self.model.as_deref(), progress, cancel)
+                    {
+                        Ok(p) => p,
+                        Err(ExecError::Cancelled) => return Err(Halt::Cancelled),
+                        Err(e) => return Err(TaskError::Exec(e.to_string()).into()),
+                    };
+                tamper(&mut part.rows);
                 per_game = Some(t0.elapsed().as_secs_f64() / n as f64);
-                pending.extend(part);
+                pending.extend(part.rows);
+                pending_hands.extend(part.hands);
                 at += n;
                 let more = at < g1 || k + 1 < gaps.len();
                 if more && last_commit.elapsed() >= every {
-                    let c = self.commit(&pending)?;
+                    let c = self.commit(&pending, &pending_hands)?;
                     self.chunking.sink.lock().unwrap_or_else(|e| e.into_inner()).push(c);
                     rows.append(&mut pending);
+                    hands.append(&mut pending_hands);
                     last_commit = std::time::Instant::now();
                 }
             }
             if !pending.is_empty() {
                 uncommitted.push(range_of(&pending));
                 rows.append(&mut pending);
+                hands.append(&mut pending_hands);
             }
         }
         rows.sort_unstable_by_key(|r| r.game_index);
-        Ok(Output::Games { rows, uncommitted })
+        hands.sort_unstable_by_key(|h| (h.game_index, h.hand));
+        Ok((Output::Games { rows, uncommitted }, hands))
     }
 
     /// Writes contiguous rows as a chunk file (atomically, under the name
     /// their range decides) and measures it.
-    fn commit(&self, rows: &[jobs::GameRow]) -> Result<ChunkRec, TaskError> {
+    fn commit(&self, rows: &[jobs::GameRow], hands: &[jobs::HandRow]) -> Result<ChunkRec, TaskError> {
         let mut c = range_of(rows);
         let rel = self.dir.chunk_file(self.shard.index, c.first_game, c.games);
         let path = resolve(&self.results, &rel)?;
         let io = |e: String| TaskError::Io(e);
         if let Some(dir) = path.parent() {
             std::fs::create_dir_all(dir).map_err(|e| io(format!("{}: {e}", dir.display())))?;
+        }
+        if self.spec.writes_hands() {
+            // Before the chunk itself: a chunk file means its hands are there.
+            write_table(&chunk_hands_path(&path), &jobs::hands_parquet(&self.spec.name, hands))?;
         }
         let temp = path.with_extension("tmp");
         jobs::write_partition(&temp, &self.spec.name, rows).map_err(|e| io(e.to_string()))?;

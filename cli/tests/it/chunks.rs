@@ -12,24 +12,27 @@ use crate::cluster::{coordinator_with, expected, experiment, free_port, rows, su
 use crate::faults::scrape;
 use crate::util::Dir;
 
-/// One shard of 60 double-6 hands searched 10 plies deep: about 0.1 s a
-/// game on one thread, so chunks of half a second hold a few games each.
+/// One shard of 40 double-6 matches to 50 searched 10 plies deep: a few
+/// tenths of a second a match on one thread, so chunks of 0.4 s hold a few
+/// matches each (with their per-hand rows beside them).
 const HEAVY: &str = r#"
 name = "chunky"
 seed = 2
 [rules]
 preset = "all-fives"
+[match]
+to = 50
 [grid]
 information_source = ["oracle"]
 observability = ["full"]
 target = ["scorer"]
-starting_states = "spread:60"
+starting_states = "spread:40"
 engine = ["expectimax"]
 repeats = 1
 [search]
 depth = 10
 [shards]
-games = 60
+games = 40
 "#;
 
 #[test]
@@ -72,15 +75,34 @@ fn a_killed_worker_loses_at_most_its_last_chunk_and_only_unplayed_games_are_play
         .find(|l| l.contains("resuming"))
         .and_then(|l| l.split("resumed=").nth(1)?.split_whitespace().next()?.parse().ok())
         .unwrap_or_else(|| panic!("no resume line in the second worker's log:\n{text}"));
-    assert!(resumed > 0 && resumed < 60, "resumed {resumed} of 60 games");
+    assert!(resumed > 0 && resumed < 40, "resumed {resumed} of 40 matches");
     assert!(chunks_before >= 2);
     // Every game exactly once, each the row an undisturbed run gives.
     let exp = results.join("chunky");
     let got = rows(&exp);
     let mut keys: Vec<u64> = got.iter().map(|r| r.game_index).collect();
     keys.dedup();
-    assert_eq!(keys, (0..60).collect::<Vec<_>>());
+    assert_eq!(keys, (0..40).collect::<Vec<_>>());
     assert_eq!(got, expected(HEAVY, &exp));
+    // The per-hand table, put together from the chunks' and the rest's: the
+    // hands an undisturbed run plays, each once.
+    let hands: Vec<jobs::HandRow> = jobs::read_hands(&exp.join("hands/part-00000.parquet"))
+        .unwrap()
+        .into_iter()
+        .map(|(_, h)| h)
+        .collect();
+    let spec = jobs::Spec::from_toml(HEAVY).unwrap();
+    let want = jobs::Executor::new(2)
+        .run_with_extras(
+            &spec,
+            jobs::shards(&spec)[0],
+            None,
+            &Default::default(),
+            &Default::default(),
+        )
+        .unwrap()
+        .hands;
+    assert_eq!(hands, want);
     // Sealed: the chunk files are gone, the partitions are the experiment.
     assert!(!exp.join(jobs::layout::CHUNKS_DIR).exists());
     let workers = std::fs::read_to_string(exp.join(jobs::layout::WORKERS_FILE)).unwrap();

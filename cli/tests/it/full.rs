@@ -285,6 +285,40 @@ fn muggins_run_plays_the_shipped_all_fives_spec_end_to_end() {
             (Some(200), Some(200))
         );
     }
+    // One row per match in games/, one per hand in hands/: each match's
+    // hands add up to its row's totals, and end where the totals say.
+    let exp = dir.join("all-fives");
+    let mut games = std::collections::HashMap::new();
+    for p in jobs::partitions(&exp).unwrap() {
+        for (_, r) in jobs::read_partition(&p).unwrap() {
+            games.insert(r.game_index, (r.player_score, r.target_score));
+        }
+    }
+    let mut hands: Vec<jobs::HandRow> = Vec::new();
+    for p in jobs::parts_in(&exp.join(jobs::layout::HANDS_DIR)).unwrap() {
+        hands.extend(jobs::read_hands(&p).unwrap().into_iter().map(|(_, h)| h));
+    }
+    assert!(
+        hands.len() > games.len(),
+        "{} hands for {} matches",
+        hands.len(),
+        games.len()
+    );
+    let mut last: std::collections::HashMap<u64, &jobs::HandRow> = std::collections::HashMap::new();
+    for h in &hands {
+        let prev = last.insert(h.game_index, h);
+        let (p0, t0) = prev.map_or((0, 0), |p| (p.player_total, p.target_total));
+        assert_eq!(h.hand, prev.map_or(1, |p| p.hand + 1));
+        assert_eq!(
+            (h.player_total, h.target_total),
+            (p0 + h.player_points, t0 + h.target_points)
+        );
+    }
+    assert_eq!(last.len(), games.len());
+    for (g, h) in last {
+        assert_eq!((h.player_total, h.target_total), games[&g], "match {g}");
+        assert!(h.player_total.max(h.target_total) >= 150, "a match ends at 150: {h:?}");
+    }
     let md = dir.read("all-fives/report/report.md");
     assert!(md.contains("no thesis table") && !md.contains("| thesis |"), "{md}");
     assert_eq!(

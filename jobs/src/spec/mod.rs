@@ -537,6 +537,14 @@ impl Spec {
         self.prediction.is_some()
     }
 
+    /// Whether the games stage also writes the per-hand table
+    /// (`hands/part-*.parquet`): an All-Fives grid of matches (`[match]`).
+    pub fn writes_hands(&self) -> bool {
+        self.full
+            .as_ref()
+            .is_some_and(|f| f.match_to.is_some() && f.config.preset == engine::full::Preset::AllFives)
+    }
+
     /// Whether the experiment has a fit stage.
     pub fn needs_fit(&self) -> bool {
         self.needs_classifier() || self.needs_predictors()

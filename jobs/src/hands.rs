@@ -1,0 +1,141 @@
+//! The per-hand table of match grids (`[match] to = N`): one row per hand of
+//! every match, beside the games table's one row per match. Written by the
+//! worker before the shard's games partition (`hands/part-NNNNN.parquet`);
+//! docs/schema.md lists the columns.
+
+use std::path::Path;
+use std::sync::Arc;
+
+use arrow::array::{ArrayRef, Int32Array, Int64Array, RecordBatch, StringArray};
+use arrow::datatypes::{DataType, Field, Schema, SchemaRef};
+use parquet::arrow::ArrowWriter;
+use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
+
+use crate::parquet_io::{IoError, col, format, io, writer_props};
+
+/// One hand of one match, read from the agent's side.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct HandRow {
+    /// The match's index in the grid.
+    pub game_index: u64,
+    /// The hand, 1-based.
+    pub hand: u32,
+    /// Whether the agent's side opened the hand.
+    pub player_led: bool,
+    /// Points the agent's side made in the hand.
+    pub player_points: u32,
+    /// Points the other side made (with three or four separate seats, the
+    /// best of the others).
+    pub target_points: u32,
+    /// The agent side's match total after the hand.
+    pub player_total: u32,
+    /// The other side's total after the hand (the best other, as above).
+    pub target_total: u32,
+    /// Whether the hand was blocked (else a hand emptied: domino).
+    pub blocked: bool,
+    /// Plays and passes.
+    pub turns: u32,
+    /// Draws by the agent's side.
+    pub player_draws: u32,
+    /// Draws by the others.
+    pub target_draws: u32,
+    /// Positions the agent side's searches valued in the hand.
+    pub nodes: u64,
+}
+
+/// The columns of `hands/part-*.parquet`, in order.
+pub fn hands_schema() -> SchemaRef {
+    let f = |n: &str, t: DataType| Field::new(n, t, false);
+    Arc::new(Schema::new(vec![
+        f("experiment", DataType::Utf8),
+        f("game_index", DataType::Int64),
+        f("hand", DataType::Int32),
+        f("leader", DataType::Utf8),
+        f("player_points", DataType::Int32),
+        f("target_points", DataType::Int32),
+        f("player_total", DataType::Int32),
+        f("target_total", DataType::Int32),
+        f("ending", DataType::Utf8),
+        f("turns", DataType::Int32),
+        f("player_draws", DataType::Int32),
+        f("target_draws", DataType::Int32),
+        f("nodes", DataType::Int64),
+    ]))
+}
+
+/// The table as Parquet bytes.
+pub fn hands_parquet(experiment: &str, rows: &[HandRow]) -> Vec<u8> {
+    let i32s = |g: &dyn Fn(&HandRow) -> u32| -> ArrayRef {
+        Arc::new(Int32Array::from_iter_values(rows.iter().map(|r| g(r) as i32)))
+    };
+    let s = |g: &dyn Fn(&HandRow) -> &'static str| -> ArrayRef {
+        Arc::new(StringArray::from_iter_values(rows.iter().map(g)))
+    };
+    let columns: Vec<ArrayRef> = vec![
+        Arc::new(StringArray::from_iter_values(rows.iter().map(|_| experiment))),
+        Arc::new(Int64Array::from_iter_values(rows.iter().map(|r| r.game_index as i64))),
+        i32s(&|r| r.hand),
+        s(&|r| if r.player_led { "player" } else { "target" }),
+        i32s(&|r| r.player_points),
+        i32s(&|r| r.target_points),
+        i32s(&|r| r.player_total),
+        i32s(&|r| r.target_total),
+        s(&|r| if r.blocked { "blocked" } else { "domino" }),
+        i32s(&|r| r.turns),
+        i32s(&|r| r.player_draws),
+        i32s(&|r| r.target_draws),
+        Arc::new(Int64Array::from_iter_values(rows.iter().map(|r| r.nodes as i64))),
+    ];
+    let batch = RecordBatch::try_new(hands_schema(), columns).expect("columns match the schema");
+    let mut writer = ArrowWriter::try_new(Vec::new(), hands_schema(), Some(writer_props("hands schema")))
+        .expect("an in-memory writer");
+    writer.write(&batch).expect("an in-memory write");
+    writer.into_inner().expect("an in-memory file")
+}
+
+/// Reads a hands partition back (the experiment name of each row, and the row).
+pub fn read_hands(path: &Path) -> Result<Vec<(String, HandRow)>, IoError> {
+    let file = std::fs::File::open(path).map_err(io(path))?;
+    let reader = ParquetRecordBatchReaderBuilder::try_new(file)
+        .and_then(|b| b.build())
+        .map_err(|e| format(path, e))?;
+    let mut out = Vec::new();
+    for batch in reader {
+        let b = batch.map_err(|e| format(path, e))?;
+        let s = |n: &str| col::<StringArray>(&b, path, n);
+        let i = |n: &str| col::<Int32Array>(&b, path, n);
+        let l = |n: &str| col::<Int64Array>(&b, path, n);
+        let (exp, game, hand, leader, pp, tp, pt, tt, ending) = (
+            s("experiment")?,
+            l("game_index")?,
+            i("hand")?,
+            s("leader")?,
+            i("player_points")?,
+            i("target_points")?,
+            i("player_total")?,
+            i("target_total")?,
+            s("ending")?,
+        );
+        let (turns, pd, td, nodes) = (i("turns")?, i("player_draws")?, i("target_draws")?, l("nodes")?);
+        for k in 0..b.num_rows() {
+            out.push((
+                exp.value(k).to_string(),
+                HandRow {
+                    game_index: game.value(k) as u64,
+                    hand: hand.value(k) as u32,
+                    player_led: leader.value(k) == "player",
+                    player_points: pp.value(k) as u32,
+                    target_points: tp.value(k) as u32,
+                    player_total: pt.value(k) as u32,
+                    target_total: tt.value(k) as u32,
+                    blocked: ending.value(k) == "blocked",
+                    turns: turns.value(k) as u32,
+                    player_draws: pd.value(k) as u32,
+                    target_draws: td.value(k) as u32,
+                    nodes: nodes.value(k) as u64,
+                },
+            ));
+        }
+    }
+    Ok(out)
+}
