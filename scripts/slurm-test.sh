@@ -19,17 +19,7 @@ if ! command -v slurmctld >/dev/null || ! command -v munged >/dev/null; then
     DEBIAN_FRONTEND=noninteractive apt-get install -y -qq slurm-wlm munge >/dev/null
 fi
 
-work=$(mktemp -d /tmp/muggins-slurm.echo "== result"
-for pair in "$id:smoke" "$id6:double6-smoke"; do
-    eid=${pair%%:*}
-    dir=${pair##*:}
-    "$bin" status "$eid" | tee "$work/status.txt"
-    grep -q " succeeded " "$work/status.txt" || { echo "slurm-test: $eid did not succeed"; tail -20 "$work/coordinator.log"; exit 1; }
-    test -f "$results/$dir/_SUCCESS"
-    python3 scripts/check-readers.py "$results/$dir"
-done
-ran=$(ls "$work"/muggins-worker-*.out | wc -l)
-echo "slurm-test: $ran array tasks ran on a real Slurm node; the smoke and double6-smoke specs completed"XXXX)
+work=$(mktemp -d /tmp/muggins-slurm.XXXXXX)
 chmod 755 "$work"
 pids=()
 cleanup() {
@@ -123,4 +113,14 @@ while squeue -h -j "$job" 2>/dev/null | grep -q .; do
 done
 cat "$work"/muggins-worker-*.out | tail -n 4 || true
 
-XX
+echo "== result"
+for pair in "$id:smoke" "$id6:double6-smoke"; do
+    eid=${pair%%:*}
+    dir=${pair##*:}
+    "$bin" status "$eid" | tee "$work/status.txt"
+    grep -q " succeeded " "$work/status.txt" || { echo "slurm-test: $eid did not succeed"; tail -20 "$work/coordinator.log"; exit 1; }
+    test -f "$results/$dir/_SUCCESS"
+    python3 scripts/check-readers.py "$results/$dir"
+done
+ran=$(ls "$work"/muggins-worker-*.out | wc -l)
+echo "slurm-test: $ran array tasks ran on a real Slurm node; the smoke and double6-smoke specs completed"

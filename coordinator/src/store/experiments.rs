@@ -142,7 +142,7 @@ impl Store {
                     COALESCE(SUM(t.state = ?4), 0),
                     COALESCE(SUM(CASE WHEN t.state = ?2 THEN t.games WHEN t.state = ?3 THEN t.games_done ELSE 0 END), 0)
              FROM stages s LEFT JOIN tasks t ON t.experiment_id = s.experiment_id AND t.stage = s.name
-             WHERE s.experiment_id = ?1 GROUP BY s.name ORDER BY s.seq",
+             WHERE s.experiment_id = ?1 GROUP BY s.name ORDER BY s.seq, s.rowid",
         )?;
         let rows = q.query_map(
             params![id, TaskState::Done, TaskState::Leased, TaskState::Failed],

@@ -617,6 +617,34 @@ pub(super) fn fit_grid(
             "with named agents give each agent its belief ([agents.NAME] belief = \"model\"); [search] belief is one default",
         ));
     }
+    let partial = grid.observability.contains(&engine::Observability::Partial);
+    for a in &pool.agents {
+        let AgentPlay::Search(s) = a.play else { continue };
+        if partial && s.worlds == 0 && s.engine != PlayerEngine::Dominai {
+            return Err(bad(
+                &format!("agents.{}.worlds", a.name),
+                "\"all\"",
+                "under partial observation an agent samples worlds: give worlds = 16 here or in [search]",
+            ));
+        }
+        if s.engine == PlayerEngine::Ismcts && s.budget == 0 {
+            return Err(bad(
+                &format!("agents.{}.budget", a.name),
+                0,
+                "ismcts runs until a node budget is spent: give budget = 20000 here or in [search]",
+            ));
+        }
+        if s.engine == PlayerEngine::Dominai && grid.observability.contains(&engine::Observability::Full) {
+            return Err(bad(
+                "grid.observability",
+                "\"full\"",
+                format!(
+                    "agent {} is dominai, which plays from its own hand: use [\"partial\"]",
+                    a.name
+                ),
+            ));
+        }
+    }
     let mut engines = Vec::new();
     let mut targets = Vec::new();
     let mut shapings = vec![ShapingLevel::NONE];

@@ -592,6 +592,7 @@ pub(super) fn check_full_grid(
     g: &GridSpec,
     search: &SearchConfig,
     full: &FullSearch,
+    agents: bool,
 ) -> Result<(), SpecError> {
     if preset != Preset::AllFives {
         let counted = |t: &&FullTarget| {
@@ -641,6 +642,10 @@ pub(super) fn check_full_grid(
             "the full game's M* models each target by its true strategy: use [\"oracle\"] (the classifier and \
              bayes sources of the full game come with the prediction issue)",
         ));
+    }
+    if agents {
+        // Each named agent's depth, budget and worlds were checked with it.
+        return Ok(());
     }
     let searched = g.engine.iter().any(|&e| e != PlayerEngine::Dominai);
     if search.depth == DepthLimit::Unlimited && full.budget == 0 && searched {

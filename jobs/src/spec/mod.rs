@@ -344,7 +344,7 @@ impl Spec {
             search: full_search,
         });
         match &full {
-            Some(f) => full::check_full_grid(f.config.preset, &grid, &search, &f.search)?,
+            Some(f) => full::check_full_grid(f.config.preset, &grid, &search, &f.search, pool.is_some())?,
             None => {
                 for (e, plays) in [
                     (PlayerEngine::Ismcts, "ismcts plays [rules] preset = \"all-fives\""),

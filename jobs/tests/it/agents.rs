@@ -165,6 +165,24 @@ fn agent_specs_refuse_mistakes_by_name() {
         "target = [\"scorer\"]\nengine = [\"mstar\"]",
     ));
     assert_eq!(e.key(), Some("agents.a"), "{e}");
+    // Under partial observation every searching agent samples worlds.
+    let e = err(&POOL.replace("observability = [\"full\"]", "observability = [\"partial\"]"));
+    assert_eq!(e.key(), Some("agents.a.worlds"), "{e}");
+    let ok = POOL
+        .replace("observability = [\"full\"]", "observability = [\"partial\"]")
+        .replace("[search]\ndepth = 2", "[search]\ndepth = 2\nworlds = 4");
+    assert!(Spec::from_toml(&ok).is_ok());
+    // Budgets given per agent are enough: [search] needs none.
+    let budgets = POOL
+        .replace("[search]\ndepth = 2\n", "")
+        .replace("engine = \"expectimax\"\n", "engine = \"expectimax\"\nbudget = 500\n");
+    assert!(
+        Spec::from_toml(&budgets).is_ok(),
+        "{:?}",
+        Spec::from_toml(&budgets).err()
+    );
+    let e = err(&POOL.replace("[search]\ndepth = 2\n", ""));
+    assert_eq!(e.key(), Some("agents.a.depth"), "{e}");
     let e = err(&format!("{POOL}\n[stop]\nsprt = {{ elo0 = 0, elo1 = 5 }}\n"));
     assert_eq!(e.key(), Some("stop.sprt"), "{e}");
     assert!(e.to_string().contains("3 pairing"), "{e}");
