@@ -148,10 +148,14 @@ impl Store {
                 Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?))
             })?
             .collect::<std::result::Result<_, _>>()?;
+        if ranges.is_empty() {
+            return Ok(0);
+        }
+        // The games task's own place in the stage: its checks are leased
+        // next to it (a primary-key lookup, not a scan of the tasks).
         let (stage_seq, seq): (i64, i64) = tx.query_row(
-            "SELECT stage_seq, (SELECT MAX(seq) FROM tasks WHERE experiment_id = ?1) FROM tasks
-             WHERE experiment_id = ?1 AND stage = ?2 LIMIT 1",
-            params![exp, Stage::Games.name()],
+            "SELECT stage_seq, seq FROM tasks WHERE experiment_id = ?1 AND task_id = ?2",
+            params![exp, Stage::Games.task_id(shard)],
             |r| Ok((r.get(0)?, r.get(1)?)),
         )?;
         let mut added = 0;
@@ -172,7 +176,7 @@ impl Store {
                     format!("{}-{shard:05}-{first}", Stage::Check.name()),
                     Stage::Check.name(),
                     stage_seq,
-                    seq + 1 + added as i64,
+                    seq,
                     shard as i64,
                     first,
                     games,

@@ -314,6 +314,8 @@ CREATE INDEX IF NOT EXISTS tasks_by_state ON tasks (state, experiment_id, stage_
 CREATE INDEX IF NOT EXISTS tasks_open ON tasks (experiment_id, placed, stage_seq);
 CREATE INDEX IF NOT EXISTS tasks_by_expiry ON tasks (state, experiment_id, stage_seq, lease_expires_ms);
 CREATE INDEX IF NOT EXISTS tasks_by_token ON tasks (lease_token);
+-- An experiment's check tasks by state (status counts them).
+CREATE INDEX IF NOT EXISTS tasks_by_stage ON tasks (experiment_id, stage, state);
 -- The finished ranges of games tasks with their checksums and workers:
 -- committed chunks (with a file) and the ranges a completion played.
 CREATE TABLE IF NOT EXISTS chunks (
