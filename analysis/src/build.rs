@@ -286,7 +286,7 @@ impl Accumulator {
     }
 
     /// The report of the rows folded in, with the classifier's report if any.
-    pub fn finish(self, classifier: Option<ClassifierReport>) -> Report {
+    pub fn finish(mut self, classifier: Option<ClassifierReport>) -> Report {
         let mut unpaired: BTreeMap<CellKey, u64> = BTreeMap::new();
         for (cell, _, _) in self.pending.keys() {
             *unpaired.entry(*cell).or_default() += 1;

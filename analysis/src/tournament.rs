@@ -90,12 +90,26 @@ pub struct SprtReport {
     pub trace: Vec<TracePoint>,
 }
 
+/// Two agents against one opponent on the same deals and seatings: the
+/// paired difference of their score differences (`a` minus `b`).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct AgentComparison {
+    pub a: String,
+    pub b: String,
+    pub opponent: String,
+    pub observability: Observability,
+    pub test: stats::PairedTest,
+}
+
 /// The tournament part of the report.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct TournamentReport {
     /// `cross`, `round-robin` or `gauntlet`.
     pub format: String,
     pub pairings: Vec<PairingSummary>,
+    /// Every two agents that faced one opponent on the same deals.
+    #[serde(default)]
+    pub comparisons: Vec<AgentComparison>,
     /// Best first.
     pub ratings: Vec<Rating>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -121,13 +135,28 @@ pub(crate) struct TournamentAcc {
     pending: HashMap<u64, i32>,
     /// Whether the grid plays paired deals.
     pub(crate) paired: bool,
+    /// The games of one (observability, deal, repeat): every pairing's
+    /// (agent, opponent, seating, score difference). The grid puts them
+    /// together, so only one group is held at a time.
+    group: Option<(GroupKey, Vec<(String, String, Option<u32>, i32)>)>,
+    compared: BTreeMap<(String, String, String, Observability), Moments>,
 }
+
+type GroupKey = (Observability, u64, u32);
 
 impl TournamentAcc {
     pub(crate) fn add(&mut self, r: &jobs::GameRow) {
         let (Some(a), Some(o)) = (&r.agent, &r.opponent) else {
             return;
         };
+        let key = (r.observability, r.starting_state, r.repeat);
+        if self.group.as_ref().is_some_and(|(k, _)| *k != key) {
+            self.flush();
+        }
+        self.group
+            .get_or_insert_with(|| (key, Vec::new()))
+            .1
+            .push((a.clone(), o.clone(), r.agent_side, r.score_diff));
         let acc = self.cells.entry((a.clone(), o.clone(), r.observability)).or_default();
         acc.diff.add(r.score_diff as f64);
         match r.score_diff.signum() {
@@ -150,10 +179,40 @@ impl TournamentAcc {
         }
     }
 
-    pub(crate) fn finish(&self, format: &str) -> Option<TournamentReport> {
+    /// Compares the agents of the group just completed that faced the same opponent.
+    fn flush(&mut self) {
+        let Some(((obs, ..), games)) = self.group.take() else {
+            return;
+        };
+        for (i, (a, o, side, d)) in games.iter().enumerate() {
+            for (b, o2, side2, e) in &games[i + 1..] {
+                if o == o2 && side == side2 && a != b {
+                    let (x, y, diff) = if a < b { (a, b, d - e) } else { (b, a, e - d) };
+                    self.compared
+                        .entry((x.clone(), y.clone(), o.clone(), obs))
+                        .or_default()
+                        .add(diff as f64);
+                }
+            }
+        }
+    }
+
+    pub(crate) fn finish(&mut self, format: &str) -> Option<TournamentReport> {
+        self.flush();
         if self.cells.is_empty() {
             return None;
         }
+        let comparisons = self
+            .compared
+            .iter()
+            .map(|((a, b, o, obs), m)| AgentComparison {
+                a: a.clone(),
+                b: b.clone(),
+                opponent: o.clone(),
+                observability: *obs,
+                test: stats::paired_test(m),
+            })
+            .collect();
         let pairings: Vec<PairingSummary> = self
             .cells
             .iter()
@@ -190,6 +249,7 @@ impl TournamentAcc {
         Some(TournamentReport {
             format: format.to_string(),
             pairings,
+            comparisons,
             ratings: bradley_terry(&games),
             sprt: None,
         })
@@ -489,6 +549,29 @@ pub(crate) fn markdown(t: &TournamentReport) -> String {
             p.elo
                 .map_or("-".into(), |e| format!("{} [{}, {}]", f1(e[0]), f1(e[1]), f1(e[2])))
         ));
+    }
+    if !t.comparisons.is_empty() {
+        s.push_str(
+            "\n### Agents against the same opponent on the same deals\n\nFor every two agents that faced one \
+             opponent, the paired difference of their score differences (first minus second) over the same \
+             deals, repeats and seatings, with its 95% interval and two-sided p.\n\n| first | second | opponent \
+             | observe | deals | mean diff [95%] | p |\n|---|---|---|---|---|---|---|\n",
+        );
+        for c in &t.comparisons {
+            s.push_str(&format!(
+                "| {} | {} | {} | {} | {} | {:+.3} [{:+.3}, {:+.3}] | {:.4}{} |\n",
+                c.a,
+                c.b,
+                c.opponent,
+                c.observability,
+                c.test.n,
+                c.test.mean,
+                c.test.ci_low,
+                c.test.ci_high,
+                c.test.p,
+                if c.test.significant { "" } else { " †" }
+            ));
+        }
     }
     if let Some(sp) = &t.sprt {
         let what = if sp.on == "elo" {

@@ -56,12 +56,14 @@ pub fn coords(spec: &Spec, index: u64) -> GameCoords {
         d
     };
     if let Some(pool) = &spec.pool {
-        // Observability x pairing x deal x repeat x seat, the seat fastest,
-        // so a pair's two games are neighbours (and share a shard).
+        // Observability x deal x repeat x pairing x seat, the seat fastest,
+        // so a pair's two games are neighbours (and share a shard), and
+        // every pairing of a deal comes together (the report compares the
+        // agents facing one opponent on the same deals as they stream by).
         let agent_side = digit(pool.seatings()) as u8;
+        let pairing = digit(pool.pairings.len() as u64) as u32;
         let repeat = digit(g.repeats as u64) as u32 + 1;
         let state = g.starting_states.get(digit(g.starting_states.len()));
-        let pairing = digit(pool.pairings.len() as u64) as u32;
         let observability = g.observability[digit(g.observability.len() as u64) as usize];
         let (a, o) = pool.pairings[pairing as usize];
         let AgentPlay::Search(s) = pool.agents[a as usize].play else {

@@ -157,9 +157,35 @@ belief = "constraints"
         .collect();
     assert!(elo.iter().sum::<f64>().abs() < 1e-6, "{elo:?}");
     assert!(elo.windows(2).all(|w| w[0] >= w[1]), "{elo:?}");
+    let md = dir.read("pool/report/report.md");
+    // The two searching agents faced scorer and random on the same deals
+    // and seatings: their paired difference, as the rows give it.
+    let comps = t["comparisons"].as_array().unwrap();
+    assert_eq!(comps.len(), 2, "{comps:?}");
+    for c in comps {
+        let (a, b, o) = (
+            c["a"].as_str().unwrap(),
+            c["b"].as_str().unwrap(),
+            c["opponent"].as_str().unwrap(),
+        );
+        let diff = |agent: &str| -> std::collections::BTreeMap<(u64, u32, Option<u32>), i32> {
+            got.iter()
+                .filter(|r| r.agent.as_deref() == Some(agent) && r.opponent.as_deref() == Some(o))
+                .map(|r| ((r.starting_state, r.repeat, r.agent_side), r.score_diff))
+                .collect()
+        };
+        let (da, db) = (diff(a), diff(b));
+        assert_eq!(da.len(), 16);
+        let mean = da.iter().map(|(k, v)| (v - db[k]) as f64).sum::<f64>() / 16.0;
+        assert_eq!(c["test"]["n"].as_u64(), Some(16));
+        assert!((c["test"]["mean"].as_f64().unwrap() - mean).abs() < 1e-9, "{c}");
+    }
+    assert!(
+        md.contains("### Agents against the same opponent on the same deals"),
+        "{md}"
+    );
     for f in ["elo.svg", "elo.csv", "tournament.csv"] {
         assert!(dir.join("pool/report").join(f).exists(), "{f}");
     }
-    let md = dir.read("pool/report/report.md");
     assert!(md.contains("## Agents") && md.contains("**Headline:**"), "{md}");
 }

@@ -81,7 +81,7 @@ impl Format {
 }
 
 /// The agents and their pairings: the grid of an agents spec is
-/// observability x pairing x deal x repeat x seat (the seat fastest).
+/// observability x deal x repeat x pairing x seat (the seat fastest).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Pool {
     /// The agents, searching ones as `[agents]` names them (in name order),

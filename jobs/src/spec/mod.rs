@@ -216,7 +216,7 @@ pub struct Spec {
     /// predictors, when the grid shapes its search (else `None`).
     pub prediction: Option<engine::full::predict::PredictTraining>,
     /// `[agents]` with `[grid] agents`: the named agents and who plays whom
-    /// (then the grid is observability x pairing x deal x repeat x seat).
+    /// (then the grid is observability x deal x repeat x pairing x seat).
     pub pool: Option<Pool>,
     /// `[stop] sprt`: the sequential test that ends an A-versus-B
     /// experiment early.
