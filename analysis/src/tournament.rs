@@ -138,11 +138,13 @@ pub(crate) struct TournamentAcc {
     /// The games of one (observability, deal, repeat): every pairing's
     /// (agent, opponent, seating, score difference). The grid puts them
     /// together, so only one group is held at a time.
-    group: Option<(GroupKey, Vec<(String, String, Option<u32>, i32)>)>,
+    group: Option<(GroupKey, Vec<GroupGame>)>,
     compared: BTreeMap<(String, String, String, Observability), Moments>,
 }
 
 type GroupKey = (Observability, u64, u32);
+/// (agent, opponent, seating, score difference).
+type GroupGame = (String, String, Option<u32>, i32);
 
 impl TournamentAcc {
     pub(crate) fn add(&mut self, r: &jobs::GameRow) {
