@@ -8,10 +8,8 @@ use std::sync::Arc;
 
 use arrow::array::{ArrayRef, Int32Array, Int64Array, RecordBatch, StringArray};
 use arrow::datatypes::{DataType, Field, Schema, SchemaRef};
-use parquet::arrow::ArrowWriter;
-use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
 
-use crate::parquet_io::{IoError, col, format, io, writer_props};
+use crate::parquet_io::{IoError, col};
 
 /// One hand of one match, read from the agent's side.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -87,21 +85,14 @@ pub fn hands_parquet(experiment: &str, rows: &[HandRow]) -> Vec<u8> {
         Arc::new(Int64Array::from_iter_values(rows.iter().map(|r| r.nodes as i64))),
     ];
     let batch = RecordBatch::try_new(hands_schema(), columns).expect("columns match the schema");
-    let mut writer = ArrowWriter::try_new(Vec::new(), hands_schema(), Some(writer_props("hands schema")))
-        .expect("an in-memory writer");
-    writer.write(&batch).expect("an in-memory write");
-    writer.into_inner().expect("an in-memory file")
+    crate::parquet_io::parquet_bytes(hands_schema(), &batch, "hands schema")
 }
 
 /// Reads a hands partition back (the experiment name of each row, and the row).
 pub fn read_hands(path: &Path) -> Result<Vec<(String, HandRow)>, IoError> {
-    let file = std::fs::File::open(path).map_err(io(path))?;
-    let reader = ParquetRecordBatchReaderBuilder::try_new(file)
-        .and_then(|b| b.build())
-        .map_err(|e| format(path, e))?;
     let mut out = Vec::new();
-    for batch in reader {
-        let b = batch.map_err(|e| format(path, e))?;
+    for batch in crate::parquet_io::batches(path)? {
+        let b = batch?;
         let s = |n: &str| col::<StringArray>(&b, path, n);
         let i = |n: &str| col::<Int32Array>(&b, path, n);
         let l = |n: &str| col::<Int64Array>(&b, path, n);

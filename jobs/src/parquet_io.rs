@@ -199,19 +199,32 @@ pub(crate) fn col<'a, T: 'static>(batch: &'a RecordBatch, path: &Path, name: &st
         .ok_or_else(|| format(path, format!("column {name} is missing or of the wrong type")))
 }
 
+/// The record batches of a Parquet file, each read as it is reached.
+pub(crate) fn batches(path: &Path) -> Result<impl Iterator<Item = Result<RecordBatch, IoError>> + '_, IoError> {
+    let file = File::open(path).map_err(io(path))?;
+    let reader = ParquetRecordBatchReaderBuilder::try_new(file)
+        .and_then(|b| b.build())
+        .map_err(|e| format(path, e))?;
+    Ok(reader.map(move |b| b.map_err(|e| format(path, e))))
+}
+
+/// One batch as an in-memory Parquet file (`what` names the schema in
+/// the file's `created_by`).
+pub(crate) fn parquet_bytes(schema: SchemaRef, batch: &RecordBatch, what: &str) -> Vec<u8> {
+    let mut writer = ArrowWriter::try_new(Vec::new(), schema, Some(writer_props(what))).expect("an in-memory writer");
+    writer.write(batch).expect("an in-memory write");
+    writer.into_inner().expect("an in-memory file")
+}
+
 fn parse<T>(path: &Path, name: &str, v: &str, f: impl Fn(&str) -> Option<T>) -> Result<T, IoError> {
     f(v).ok_or_else(|| format(path, format!("column {name}: unexpected value {v:?}")))
 }
 
 /// Reads a partition back into rows (and the experiment name of each).
 pub fn read_partition(path: &Path) -> Result<Vec<(String, GameRow)>, IoError> {
-    let file = File::open(path).map_err(io(path))?;
-    let reader = ParquetRecordBatchReaderBuilder::try_new(file)
-        .and_then(|b| b.build())
-        .map_err(|e| format(path, e))?;
     let mut out = Vec::new();
-    for batch in reader {
-        let b = batch.map_err(|e| format(path, e))?;
+    for batch in batches(path)? {
+        let b = batch?;
         let exp = col::<StringArray>(&b, path, "experiment")?;
         let idx = col::<Int64Array>(&b, path, "game_index")?;
         let src = col::<StringArray>(&b, path, "information_source")?;
