@@ -388,7 +388,9 @@ pub fn panels(title: &str, x_label: &str, y_label: &str, log_x: bool, data: &[Pa
             }
         }
     }
-    let legend_rows = names.len().div_ceil(3);
+    // As many legend entries a row as fit the plots' width (up to 3).
+    let legend_cols = ((cols as f64 * pw) / 300.0).floor().clamp(1.0, 3.0) as usize;
+    let legend_rows = names.len().div_ceil(legend_cols);
     let w = cols as f64 * pw + 20.0;
     let h = TOP + rows as f64 * ph + 20.0 + legend_rows as f64 * 18.0;
     let mut s = header(title, w, h);
@@ -537,8 +539,8 @@ pub fn panels(title: &str, x_label: &str, y_label: &str, log_x: bool, data: &[Pa
         }
     }
     for (k, name) in names.iter().enumerate() {
-        let lx = 20.0 + (k % 3) as f64 * 300.0;
-        let ly = TOP + rows as f64 * ph + 14.0 + (k / 3) as f64 * 18.0;
+        let lx = 20.0 + (k % legend_cols) as f64 * 300.0;
+        let ly = TOP + rows as f64 * ph + 14.0 + (k / legend_cols) as f64 * 18.0;
         let c = PALETTE[k % PALETTE.len()];
         let _ = writeln!(
             s,

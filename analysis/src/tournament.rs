@@ -717,7 +717,7 @@ pub(crate) fn sprt_plot(sp: &SprtReport) -> String {
         ]
     };
     crate::svg::panels(
-        "SPRT: log-likelihood ratio after each shard",
+        "SPRT: LLR after each shard",
         "pairs played",
         "LLR",
         false,

@@ -80,6 +80,9 @@ fn intro(r: &Report) -> String {
     let seed = r.seed.map_or(String::new(), |x| format!("; seed {x}"));
     let _ = writeln!(s, "Rules: {rules}{seed}.\n");
     let _ = writeln!(s, "{}", headline(r));
+    if r.cells.is_empty() && r.tournament.is_some() {
+        return s;
+    }
     let _ = writeln!(
         s,
         "Tests at 95%: score gains use the thesis's one-tailed difference of means (Eq. 10), win/tie gains its two-tailed binomial test (Eq. 11); \
@@ -362,6 +365,18 @@ pub(super) fn report(r: &Report) -> String {
     let mut s = intro(r);
     if let Some(t) = &r.tournament {
         s.push_str(&crate::tournament::markdown(t));
+        if r.cells.is_empty() {
+            // Named agents only: none of the thesis's cells, tests or plots.
+            s.push_str(&crate::factors::markdown(&r.factors));
+            if let Some(w) = &r.workers {
+                s.push_str(&crate::workers::markdown(w));
+            }
+            s.push_str("## Plots\n\n![Elo](elo.svg)\n\n");
+            if t.sprt.is_some() {
+                s.push_str("![SPRT](sprt.svg)\n\n");
+            }
+            return s;
+        }
     }
     s.push_str(&consistency(&r.consistency));
     for (o, src) in quadrants(r) {

@@ -49,13 +49,18 @@ fn report_json(r: &Report) -> String {
 /// writes them: report.json last, so that its presence means the rest is
 /// written.
 pub fn report_files(r: &Report) -> Vec<(&'static str, String)> {
-    let mut files = vec![
-        ("report.md", markdown::report(r)),
-        ("scores.csv", csv::scores(r)),
-        ("wins.csv", csv::wins(r)),
-        ("paired.csv", csv::paired(r)),
-        ("thesis_comparison.csv", csv::thesis_comparison(r)),
-    ];
+    // A grid of named agents only has none of the thesis's cells: its
+    // tables and plots would be empty, so they are left out.
+    let cells = !(r.cells.is_empty() && r.tournament.is_some());
+    let mut files = vec![("report.md", markdown::report(r))];
+    if cells {
+        files.extend([
+            ("scores.csv", csv::scores(r)),
+            ("wins.csv", csv::wins(r)),
+            ("paired.csv", csv::paired(r)),
+            ("thesis_comparison.csv", csv::thesis_comparison(r)),
+        ]);
+    }
     if let Some(cl) = &r.classifier {
         files.push(("classifier.csv", csv::classifier(cl)));
         files.push(("confusion.svg", plots::confusion(cl)));
@@ -87,9 +92,11 @@ pub fn report_files(r: &Report) -> Vec<(&'static str, String)> {
     if !r.factors.is_empty() {
         files.push(("factors.csv", crate::factors::csv(&r.factors)));
     }
-    files.push(("value_gain.svg", plots::value_gain(r)));
-    files.push(("win_gain.svg", plots::win_gain(r)));
-    files.push(("score_diff.svg", plots::score_diff(r)));
+    if cells {
+        files.push(("value_gain.svg", plots::value_gain(r)));
+        files.push(("win_gain.svg", plots::win_gain(r)));
+        files.push(("score_diff.svg", plots::score_diff(r)));
+    }
     files.push(("report.json", report_json(r)));
     files
 }
