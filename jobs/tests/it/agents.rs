@@ -310,3 +310,22 @@ fn shards_sized_in_minutes_follow_the_estimated_cost_of_a_game() {
     let e = Spec::from_toml(&jobs::DOUBLE6_SPEC.replace("minutes = 5", "minutes = 0")).unwrap_err();
     assert_eq!(e.key(), Some("shards.minutes"), "{e}");
 }
+
+/// docs/specs.md's agents example is a spec that reads (with a name, a seed
+/// and the rules put in front): 2 agents x 3 opponents, less the one that
+/// would play itself.
+#[test]
+fn the_docs_agents_example_reads() {
+    let doc = include_str!("../../../docs/specs.md");
+    let from = doc.find("## Agents, tournaments and stopping").expect("the section");
+    let start = doc[from..].find("```toml\n").expect("a toml block") + from + "```toml\n".len();
+    let end = doc[start..].find("```").expect("the block's end") + start;
+    let text = format!(
+        "name = \"docex\"\nseed = 1\n[rules]\npreset = \"all-fives\"\n{}",
+        &doc[start..end]
+    );
+    let spec = Spec::from_toml(&text).unwrap_or_else(|e| panic!("{e}\n{text}"));
+    let pool = spec.pool.expect("a pool");
+    assert_eq!(pool.pairings.len(), 5);
+    assert!(spec.needs_predictors(), "expect_logit shapes its search");
+}
