@@ -325,7 +325,6 @@ fn the_docs_agents_example_reads() {
         &doc[start..end]
     );
     let spec = Spec::from_toml(&text).unwrap_or_else(|e| panic!("{e}\n{text}"));
-    let pool = spec.pool.expect("a pool");
-    assert_eq!(pool.pairings.len(), 5);
     assert!(spec.needs_predictors(), "expect_logit shapes its search");
+    assert_eq!(spec.pool.expect("a pool").pairings.len(), 5);
 }
