@@ -409,8 +409,7 @@ pub fn build(dir: &Path) -> Result<Report, ReportError> {
             }
             // `[stop] sprt`: the shards are walked in order and the walk ends
             // where the test decided (as the coordinator did).
-            let mut sprt_walk = spec.stop.map(|s| (s, jobs::sprt::PairStats::default(), Vec::new()));
-            let mut verdict = jobs::sprt::Verdict::Undecided;
+            let mut sprt_walk = spec.stop.map(jobs::sprt::Walk::new);
             for shard in jobs::shards(&spec) {
                 let p = dir.join(jobs::layout::GAMES_DIR).join(jobs::part_file(shard.index));
                 let range = shard.first_game..shard.first_game + shard.games;
@@ -426,16 +425,8 @@ pub fn build(dir: &Path) -> Result<Report, ReportError> {
                         ),
                     });
                 }
-                if let Some((sprt, total, trace)) = &mut sprt_walk {
-                    let games: Vec<jobs::GameRow> = rows.iter().map(|(_, r)| r.clone()).collect();
-                    total.merge(&jobs::sprt::shard_stats(&games));
-                    let llr = sprt.llr(total);
-                    trace.push(jobs::sprt::TracePoint {
-                        shard: shard.index,
-                        pairs: total.pairs(),
-                        llr,
-                    });
-                    verdict = sprt.verdict(llr);
+                if let Some(walk) = &mut sprt_walk {
+                    walk.step(&jobs::sprt::shard_stats(rows.iter().map(|(_, r)| r)));
                 }
                 for (experiment, row) in rows {
                     if experiment != spec.name || !range.contains(&row.game_index) {
@@ -449,18 +440,15 @@ pub fn build(dir: &Path) -> Result<Report, ReportError> {
                     }
                     acc.add(&experiment, &row);
                 }
-                if verdict != jobs::sprt::Verdict::Undecided {
+                if sprt_walk
+                    .as_ref()
+                    .is_some_and(|w| w.verdict != jobs::sprt::Verdict::Undecided)
+                {
                     break;
                 }
             }
-            if let Some((sprt, total, trace)) = sprt_walk {
-                sprt_report = Some(crate::tournament::sprt_report(
-                    &sprt,
-                    trace,
-                    &total,
-                    verdict,
-                    spec.games(),
-                ));
+            if let (Some(sprt), Some(walk)) = (spec.stop, sprt_walk) {
+                sprt_report = Some(crate::tournament::sprt_report(&sprt, walk, spec.games()));
             }
         }
         None => {

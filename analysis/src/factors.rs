@@ -39,23 +39,73 @@ const FACTORS: [&str; 9] = [
     "opponent",
 ];
 
+/// A factor's level as it is keyed: a name the engine spells (no
+/// allocation for the thesis's rows) or one made for the row; ordered by
+/// its text either way.
+#[derive(Clone, Debug)]
+enum Level {
+    Static(&'static str),
+    Name(String),
+}
+
+impl Level {
+    fn as_str(&self) -> &str {
+        match self {
+            Level::Static(s) => s,
+            Level::Name(s) => s,
+        }
+    }
+}
+
+impl PartialEq for Level {
+    fn eq(&self, other: &Self) -> bool {
+        self.as_str() == other.as_str()
+    }
+}
+
+impl Eq for Level {}
+
+impl PartialOrd for Level {
+    fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl Ord for Level {
+    fn cmp(&self, other: &Self) -> std::cmp::Ordering {
+        self.as_str().cmp(other.as_str())
+    }
+}
+
 #[derive(Debug, Default)]
 pub(crate) struct FactorAcc {
-    levels: BTreeMap<(usize, String), (Moments, u64)>,
+    levels: BTreeMap<(usize, Level), (Moments, u64)>,
 }
 
 impl FactorAcc {
     pub(crate) fn add(&mut self, r: &jobs::GameRow) {
-        let levels: [Option<String>; 9] = [
-            Some(r.information_source.name().to_string()),
-            Some(r.observability.to_string()),
-            Some(r.target.to_string()),
-            Some(r.engine.to_string()),
-            Some(r.belief.name().to_string()),
-            Some(r.shaping.name()),
-            r.budget.map(|b| b.to_string()),
-            r.agent.clone(),
-            r.opponent.clone(),
+        use engine::{Observability, PlayerEngine};
+        let levels: [Option<Level>; 9] = [
+            Some(Level::Static(r.information_source.name())),
+            Some(Level::Static(match r.observability {
+                Observability::Full => "full",
+                Observability::Partial => "partial",
+            })),
+            Some(Level::Static(r.target.name())),
+            Some(Level::Static(match r.engine {
+                PlayerEngine::MStar => "mstar",
+                PlayerEngine::Expectimax => "expectimax",
+                PlayerEngine::Ismcts => "ismcts",
+                PlayerEngine::Dominai => "dominai",
+            })),
+            Some(Level::Static(r.belief.name())),
+            Some(match r.shaping == jobs::ShapingLevel::NONE {
+                true => Level::Static("none"),
+                false => Level::Name(r.shaping.name()),
+            }),
+            r.budget.map(|b| Level::Name(b.to_string())),
+            r.agent.clone().map(Level::Name),
+            r.opponent.clone().map(Level::Name),
         ];
         for (k, level) in levels.into_iter().enumerate() {
             if let Some(level) = level {
@@ -70,7 +120,7 @@ impl FactorAcc {
     pub(crate) fn finish(&self) -> Vec<FactorLevel> {
         let mut out = Vec::new();
         for (k, name) in FACTORS.iter().enumerate() {
-            let levels: Vec<_> = self.levels.range((k, String::new())..(k + 1, String::new())).collect();
+            let levels: Vec<_> = self.levels.iter().filter(|((f, _), _)| *f == k).collect();
             if levels.len() < 2 {
                 continue;
             }
@@ -78,7 +128,7 @@ impl FactorAcc {
                 let t = stats::paired_test(m);
                 out.push(FactorLevel {
                     factor: name.to_string(),
-                    level: level.clone(),
+                    level: level.as_str().to_string(),
                     games: m.n,
                     mean_score_diff: m.mean(),
                     ci_low: t.ci_low,

@@ -450,14 +450,9 @@ fn invert(mut a: Vec<Vec<f64>>) -> Option<Vec<Vec<f64>>> {
 }
 
 /// The SPRT part of the report from the pairs of the shards it walked.
-pub(crate) fn sprt_report(
-    sprt: &jobs::Sprt,
-    trace: Vec<TracePoint>,
-    total: &PairStats,
-    verdict: Verdict,
-    grid_games: u64,
-) -> SprtReport {
+pub(crate) fn sprt_report(sprt: &jobs::Sprt, walk: jobs::sprt::Walk, grid_games: u64) -> SprtReport {
     let (lower, upper) = sprt.bounds();
+    let total = walk.total;
     let (e, lo, hi) = if total.pairs() > 0 {
         total.elo()
     } else {
@@ -474,15 +469,20 @@ pub(crate) fn sprt_report(
         beta: sprt.beta,
         lower,
         upper,
-        verdict,
-        llr: trace.last().map_or(0.0, |t| t.llr),
+        verdict: walk.verdict,
+        llr: walk.trace.last().map_or(0.0, |t| t.llr),
         pairs: total.pairs(),
         games: 2 * total.pairs(),
         grid_games,
         penta: total.penta,
         elo: [e, lo, hi],
-        trace,
+        trace: walk.trace,
     }
+}
+
+/// Pentanomial counts as `a / b / c / d / e`.
+fn penta_text(p: &[u64; 5]) -> String {
+    p.iter().map(u64::to_string).collect::<Vec<_>>().join(" / ")
 }
 
 fn f1(x: f64) -> String {
@@ -547,7 +547,7 @@ pub(crate) fn markdown(t: &TournamentReport) -> String {
             p.mean_score_diff,
             p.ci_low,
             p.ci_high,
-            p.penta.iter().map(u64::to_string).collect::<Vec<_>>().join(" / "),
+            penta_text(&p.penta),
             p.elo
                 .map_or("-".into(), |e| format!("{} [{}, {}]", f1(e[0]), f1(e[1]), f1(e[2])))
         ));
@@ -609,7 +609,7 @@ pub(crate) fn markdown(t: &TournamentReport) -> String {
             sp.pairs,
             sp.games,
             sp.grid_games,
-            sp.penta.iter().map(u64::to_string).collect::<Vec<_>>().join(" / "),
+            penta_text(&sp.penta),
             f1(sp.elo[0]),
             f1(sp.elo[1]),
             f1(sp.elo[2])

@@ -16,7 +16,7 @@
 //!
 //! Memory: one accumulator per (cell, worker), and the ranges.
 
-use std::collections::BTreeMap;
+use std::collections::HashMap;
 
 use serde::{Deserialize, Serialize};
 
@@ -68,8 +68,22 @@ pub(crate) struct WorkerAcc {
     /// (first game, end, worker index), sorted.
     ranges: Vec<(u64, u64, usize)>,
     names: Vec<String>,
-    cells: BTreeMap<(String, usize), Moments>,
+    cells: HashMap<(Cell, usize), Moments>,
 }
+
+/// A cell of the grid: every coordinate of a row but the deal and repeat.
+type Cell = (
+    jobs::Source,
+    engine::Observability,
+    engine::full::FullTarget,
+    engine::PlayerEngine,
+    engine::Belief,
+    jobs::ShapingLevel,
+    Option<u64>,
+    Option<String>,
+    Option<String>,
+    Option<u32>,
+);
 
 impl WorkerAcc {
     /// From `_workers.json`'s text.
@@ -100,18 +114,17 @@ impl WorkerAcc {
         let Some(w) = self.worker_of(r.game_index) else {
             return;
         };
-        let cell = format!(
-            "{}|{}|{}|{}|{}|{}|{:?}|{:?}|{:?}|{:?}",
-            r.information_source.name(),
+        let cell = (
+            r.information_source,
             r.observability,
             r.target,
             r.engine,
-            r.belief.name(),
-            r.shaping.name(),
+            r.belief,
+            r.shaping,
             r.budget,
-            r.agent,
-            r.opponent,
-            r.agent_side
+            r.agent.clone(),
+            r.opponent.clone(),
+            r.agent_side,
         );
         self.cells.entry((cell, w)).or_default().add(r.score_diff as f64);
     }
@@ -120,15 +133,18 @@ impl WorkerAcc {
         if self.names.is_empty() || self.cells.is_empty() {
             return None;
         }
-        let mut pooled: BTreeMap<&str, (Moments, Vec<f64>)> = BTreeMap::new();
-        for ((cell, _), m) in &self.cells {
-            let p = pooled.entry(cell.as_str()).or_default();
+        // In a fixed order, so the sums (and the report) are the same every time.
+        let mut entries: Vec<_> = self.cells.iter().collect();
+        entries.sort_by_cached_key(|((c, w), _)| (*w, format!("{c:?}")));
+        let mut pooled: HashMap<&Cell, (Moments, Vec<f64>)> = HashMap::new();
+        for &((cell, _), m) in &entries {
+            let p = pooled.entry(cell).or_default();
             p.0.n += m.n;
             p.0.sum += m.sum;
             p.0.sum_sq += m.sum_sq;
             p.1.push(m.mean());
         }
-        let reference: BTreeMap<&str, (f64, f64)> = pooled
+        let reference: HashMap<&Cell, (f64, f64)> = pooled
             .iter_mut()
             .map(|(c, (m, means))| {
                 means.sort_by(f64::total_cmp);
@@ -144,11 +160,11 @@ impl WorkerAcc {
         let mut out = Vec::new();
         for (k, name) in self.names.iter().enumerate() {
             let (mut games, mut dev, mut var) = (0u64, 0.0, 0.0);
-            for ((cell, w), m) in &self.cells {
+            for &((cell, w), m) in &entries {
                 if *w != k {
                     continue;
                 }
-                let (median, v) = reference[cell.as_str()];
+                let (median, v) = reference[cell];
                 games += m.n;
                 dev += m.sum - m.n as f64 * median;
                 var += m.n as f64 * v;

@@ -210,7 +210,14 @@ fn is_sha256(s: &str) -> bool {
 }
 
 /// Checks the file a completion names, against the task it completes.
-pub fn check_completion(root: &Path, t: &CompletionTarget, c: &Completion<'_>) -> Result<Checked, Refusal> {
+/// `spec` is the task's spec for a games task (its side tables are
+/// checked), `None` otherwise.
+pub fn check_completion(
+    root: &Path,
+    t: &CompletionTarget,
+    c: &Completion<'_>,
+    spec: Option<&Spec>,
+) -> Result<Checked, Refusal> {
     let Some(stage) = Stage::parse(&t.stage) else {
         return Err(Refusal::Request(format!(
             "task {} has an unknown stage {:?}",
@@ -227,15 +234,14 @@ pub fn check_completion(root: &Path, t: &CompletionTarget, c: &Completion<'_>) -
     // With `[output] moves = true` the worker puts the shard's per-move table
     // in place before its games partition: a completion without it is a
     // file missing.
-    let spec = jobs::Spec::from_toml(&t.spec_toml).ok();
     let side_tables = [
         (
-            spec.as_ref().is_some_and(|s| s.output_moves),
+            spec.is_some_and(|s| s.output_moves),
             dir.moves_partition(t.shard),
             "per-move",
         ),
         (
-            spec.as_ref().is_some_and(|s| s.writes_hands()),
+            spec.is_some_and(|s| s.writes_hands()),
             dir.hands_partition(t.shard),
             "per-hand",
         ),
@@ -377,4 +383,13 @@ pub fn chunks_in(root: &Path, chunks: Vec<ReportedChunk>) -> Result<Vec<crate::s
             })
         })
         .collect()
+}
+
+/// The pair statistics of a games partition (`[stop] sprt`), as the text
+/// the store keeps.
+pub fn pair_stats(root: &Path, file: &str) -> Result<String, String> {
+    let path = confine(root, file).map_err(|e| e.to_string())?;
+    let rows = jobs::read_partition(&path).map_err(|e| e.to_string())?;
+    let stats = jobs::sprt::shard_stats(rows.iter().map(|(_, r)| r));
+    Ok(serde_json::to_string(&stats).expect("pair statistics serialise"))
 }

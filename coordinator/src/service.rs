@@ -405,33 +405,23 @@ fn complete(shared: &Shared, r: &CompleteTaskRequest) -> Result<CompleteOutcome,
         Ok(c) => c,
         Err(reason) => return Ok(CompleteOutcome::Refused(reason)),
     };
-    let outcome = match check_completion(&shared.config.results, &target, &c) {
-        Ok(f) => {
-            // `[stop] sprt`: the shard's paired outcomes, read from the file
-            // just checked, kept with the task for the test.
-            let sprt = jobs::Spec::from_toml(&target.spec_toml).ok().and_then(|s| s.stop);
-            let stats = match sprt {
-                Some(_) if jobs::layout::Stage::parse(&target.stage) == Some(jobs::layout::Stage::Games) => {
-                    match jobs::layout::confine(&shared.config.results, &r.temp_file)
-                        .map_err(|e| e.to_string())
-                        .and_then(|p| jobs::read_partition(&p).map_err(|e| e.to_string()))
-                    {
-                        Ok(rows) => {
-                            let rows: Vec<jobs::GameRow> = rows.into_iter().map(|(_, row)| row).collect();
-                            Some(jobs::sprt::stats_text(&jobs::sprt::shard_stats(&rows)))
-                        }
-                        Err(reason) => {
-                            let failed =
-                                shared
-                                    .store()
-                                    .fail(&r.worker_id, &r.task_id, &r.lease_token, &reason, true, false)?;
-                            record_failure(shared, &r.task_id, &r.worker_id, &reason, failed);
-                            return Ok(CompleteOutcome::Refused(reason));
-                        }
-                    }
-                }
-                _ => None,
-            };
+    // A games task's spec, read once: the side tables it must have and
+    // its `[stop] sprt`.
+    let spec = (jobs::layout::Stage::parse(&target.stage) == Some(jobs::layout::Stage::Games))
+        .then(|| jobs::Spec::from_toml(&target.spec_toml).ok())
+        .flatten();
+    let sprt = spec.as_ref().and_then(|s| s.stop);
+    let checked = check_completion(&shared.config.results, &target, &c, spec.as_ref()).and_then(|f| {
+        // `[stop] sprt`: the shard's paired outcomes, read from the file
+        // just checked, kept with the task for the test.
+        let stats = match sprt {
+            Some(_) => Some(crate::files::pair_stats(&shared.config.results, &r.temp_file).map_err(Refusal::File)?),
+            None => None,
+        };
+        Ok((f, stats))
+    });
+    let outcome = match checked {
+        Ok((f, stats)) => {
             let outcome = shared.store().complete(
                 &r.task_id,
                 &r.lease_token,

@@ -125,9 +125,9 @@ pub fn elo_score(elo: f64) -> f64 {
 /// The pairs of a shard's rows (an agents grid with `paired = true`: games
 /// `2k` and `2k + 1` are one deal's two seatings). A row without its
 /// partner in `rows` is not counted.
-pub fn shard_stats(rows: &[GameRow]) -> PairStats {
+pub fn shard_stats<'a>(rows: impl IntoIterator<Item = &'a GameRow>) -> PairStats {
     let mut s = PairStats::default();
-    let mut sorted: Vec<(u64, i32)> = rows.iter().map(|r| (r.game_index, r.score_diff)).collect();
+    let mut sorted: Vec<(u64, i32)> = rows.into_iter().map(|r| (r.game_index, r.score_diff)).collect();
     sorted.sort_unstable();
     for w in sorted.windows(2) {
         if w[0].0.is_multiple_of(2) && w[1].0 == w[0].0 + 1 {
@@ -194,36 +194,6 @@ impl Sprt {
     }
 }
 
-/// A pair statistic written in the coordinator's state (one line of
-/// numbers, exact: floats by their bits).
-pub fn stats_text(s: &PairStats) -> String {
-    format!(
-        "{} {} {} {} {} {:016x} {:016x}",
-        s.penta[0],
-        s.penta[1],
-        s.penta[2],
-        s.penta[3],
-        s.penta[4],
-        s.diff_sum.to_bits(),
-        s.diff_sumsq.to_bits()
-    )
-}
-
-/// Reads [`stats_text`] back.
-pub fn stats_from_text(t: &str) -> Option<PairStats> {
-    let f: Vec<&str> = t.split(' ').collect();
-    if f.len() != 7 {
-        return None;
-    }
-    let mut s = PairStats::default();
-    for k in 0..5 {
-        s.penta[k] = f[k].parse().ok()?;
-    }
-    s.diff_sum = f64::from_bits(u64::from_str_radix(f[5], 16).ok()?);
-    s.diff_sumsq = f64::from_bits(u64::from_str_radix(f[6], 16).ok()?);
-    Some(s)
-}
-
 /// One point of the LLR's trace: after `shard`, `pairs` pairs in all.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
 pub struct TracePoint {
@@ -235,24 +205,54 @@ pub struct TracePoint {
     pub llr: f64,
 }
 
-/// Walks shards in order (each one's pair statistics) and stops at the
-/// first whose cumulative LLR crosses a bound: the trace, the pairs so far
-/// and the verdict. The coordinator and the report both decide here.
-pub fn walk(sprt: &Sprt, shards: impl IntoIterator<Item = PairStats>) -> (Vec<TracePoint>, PairStats, Verdict) {
-    let mut total = PairStats::default();
-    let mut trace = Vec::new();
-    for (k, s) in shards.into_iter().enumerate() {
-        total.merge(&s);
-        let llr = sprt.llr(&total);
-        trace.push(TracePoint {
-            shard: k as u64,
-            pairs: total.pairs(),
-            llr,
-        });
-        let v = sprt.verdict(llr);
-        if v != Verdict::Undecided {
-            return (trace, total, v);
+/// The test walked shard by shard, in order: the coordinator, the worker's
+/// report stage and the report all step through one of these, so they stop
+/// at the same shard.
+#[derive(Clone, Debug)]
+pub struct Walk {
+    sprt: Sprt,
+    /// The pairs counted so far.
+    pub total: PairStats,
+    /// The LLR after each shard counted.
+    pub trace: Vec<TracePoint>,
+    /// The verdict after the last shard counted.
+    pub verdict: Verdict,
+}
+
+impl Walk {
+    /// A walk that has counted nothing.
+    pub fn new(sprt: Sprt) -> Walk {
+        Walk {
+            sprt,
+            total: PairStats::default(),
+            trace: Vec::new(),
+            verdict: Verdict::Undecided,
         }
     }
-    (trace, total, Verdict::Undecided)
+
+    /// Counts the next shard's pairs; the verdict after it.
+    pub fn step(&mut self, shard: &PairStats) -> Verdict {
+        self.total.merge(shard);
+        let llr = self.sprt.llr(&self.total);
+        self.trace.push(TracePoint {
+            shard: self.trace.len() as u64,
+            pairs: self.total.pairs(),
+            llr,
+        });
+        self.verdict = self.sprt.verdict(llr);
+        self.verdict
+    }
+}
+
+/// Walks shards in order (each one's pair statistics) and stops at the
+/// first whose cumulative LLR crosses a bound: the trace, the pairs so far
+/// and the verdict.
+pub fn walk(sprt: &Sprt, shards: impl IntoIterator<Item = PairStats>) -> (Vec<TracePoint>, PairStats, Verdict) {
+    let mut w = Walk::new(*sprt);
+    for s in shards {
+        if w.step(&s) != Verdict::Undecided {
+            break;
+        }
+    }
+    (w.trace, w.total, w.verdict)
 }

@@ -50,6 +50,16 @@ impl From<TaskError> for Halt {
     }
 }
 
+/// A game that could not be played: cancelled, or a failure of the task.
+impl From<ExecError> for Halt {
+    fn from(e: ExecError) -> Halt {
+        match e {
+            ExecError::Cancelled => Halt::Cancelled,
+            e => Halt::Failed(TaskError::Exec(e.to_string())),
+        }
+    }
+}
+
 /// A stage's work: runs on a blocking thread with a progress counter and a
 /// cancel flag.
 pub(crate) type Work = Box<dyn FnOnce(&AtomicU64, &AtomicBool) -> Result<Output, Halt> + Send>;
@@ -94,22 +104,17 @@ pub(crate) fn prepare(
             if spec.output_moves {
                 let moves_path = resolve(results, &a.dir.moves_partition(shard.index))?;
                 return Ok(Box::new(move |progress, cancel| {
-                    match executor.run_with_extras(&spec, shard, model.as_deref(), progress, cancel) {
-                        Ok(mut played) => {
-                            tamper(&mut played.rows);
-                            write_table(&moves_path, &jobs::moves_parquet(&spec.name, &played.moves))?;
-                            if let Some(path) = &hands_path {
-                                write_table(path, &jobs::hands_parquet(&spec.name, &played.hands))?;
-                            }
-                            let uncommitted = vec![range_of(&played.rows)];
-                            Ok(Output::Games {
-                                rows: played.rows,
-                                uncommitted,
-                            })
-                        }
-                        Err(ExecError::Cancelled) => Err(Halt::Cancelled),
-                        Err(e) => Err(TaskError::Exec(e.to_string()).into()),
+                    let mut played = executor.run_with_extras(&spec, shard, model.as_deref(), progress, cancel)?;
+                    tamper(&mut played.rows);
+                    write_table(&moves_path, &jobs::moves_parquet(&spec.name, &played.moves))?;
+                    if let Some(path) = &hands_path {
+                        write_table(path, &jobs::hands_parquet(&spec.name, &played.hands))?;
                     }
+                    let uncommitted = vec![range_of(&played.rows)];
+                    Ok(Output::Games {
+                        rows: played.rows,
+                        uncommitted,
+                    })
                 }));
             }
             let chunked_name = spec.name.clone();
@@ -144,17 +149,12 @@ pub(crate) fn prepare(
             let executor = Arc::clone(executor);
             let model = trained(results, a)?;
             Box::new(move |progress, cancel| {
-                match executor.run_with(&spec, shard, model.as_deref(), progress, cancel) {
-                    Ok(mut rows) => {
-                        tamper(&mut rows);
-                        Ok(Output::Checked {
-                            checksum: jobs::checksum(&rows),
-                            rows: rows.len() as u64,
-                        })
-                    }
-                    Err(ExecError::Cancelled) => Err(Halt::Cancelled),
-                    Err(e) => Err(TaskError::Exec(e.to_string()).into()),
-                }
+                let mut rows = executor.run_with(&spec, shard, model.as_deref(), progress, cancel)?;
+                tamper(&mut rows);
+                Ok(Output::Checked {
+                    checksum: jobs::checksum(&rows),
+                    rows: rows.len() as u64,
+                })
             })
         }
         Stage::Samples => Box::new(move |progress, _| {
@@ -272,19 +272,14 @@ fn report(spec: &Spec, dir: &Path, cancel: &AtomicBool) -> Result<Output, Halt> 
     if let Some(sprt) = &spec.stop {
         // The SPRT ended the games where it decided: the partitions up to
         // that shard are the experiment's (the same walk as the coordinator's).
-        let mut total = jobs::sprt::PairStats::default();
+        let mut walk = jobs::sprt::Walk::new(*sprt);
         let mut kept = parts.len();
         for (k, p) in parts.iter().enumerate() {
             if !p.exists() {
                 break;
             }
-            let rows: Vec<jobs::GameRow> = jobs::read_partition(p)
-                .map_err(|e| TaskError::Io(e.to_string()))?
-                .into_iter()
-                .map(|(_, r)| r)
-                .collect();
-            total.merge(&jobs::sprt::shard_stats(&rows));
-            if sprt.verdict(sprt.llr(&total)) != jobs::sprt::Verdict::Undecided {
+            let rows = jobs::read_partition(p).map_err(|e| TaskError::Io(e.to_string()))?;
+            if walk.step(&jobs::sprt::shard_stats(rows.iter().map(|(_, r)| r))) != jobs::sprt::Verdict::Undecided {
                 kept = k + 1;
                 break;
             }
@@ -442,14 +437,8 @@ impl Chunked {
                     games: n,
                 };
                 let mut part =
-                    match self
-                        .executor
-                        .run_with_extras(&self.spec, piece, self.model.as_deref(), progress, cancel)
-                    {
-                        Ok(p) => p,
-                        Err(ExecError::Cancelled) => return Err(Halt::Cancelled),
-                        Err(e) => return Err(TaskError::Exec(e.to_string()).into()),
-                    };
+                    self.executor
+                        .run_with_extras(&self.spec, piece, self.model.as_deref(), progress, cancel)?;
                 tamper(&mut part.rows);
                 per_game = Some(t0.elapsed().as_secs_f64() / n as f64);
                 pending.extend(part.rows);

@@ -350,7 +350,7 @@ impl Store {
         let prefix = done
             .iter()
             .map_while(|(state, stats)| match state {
-                TaskState::Done => stats.as_deref().and_then(jobs::sprt::stats_from_text),
+                TaskState::Done => stats.as_deref().and_then(|t| serde_json::from_str(t).ok()),
                 _ => None,
             })
             .collect::<Vec<_>>();
