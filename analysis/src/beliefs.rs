@@ -22,6 +22,9 @@ use crate::stats::{McNemar, Moments, PairedTest};
 /// One belief's games in one cell.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct BeliefSummary {
+    /// The rule set, with a rules factor; absent without one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rules: Option<String>,
     pub observability: Observability,
     pub target: FullTarget,
     pub engine: PlayerEngine,
@@ -48,7 +51,8 @@ pub struct BeliefSummary {
     pub win_gain: Option<McNemar>,
 }
 
-type Cell = (Observability, FullTarget, PlayerEngine);
+/// (rule set, observability, target, engine).
+type Cell = (Option<String>, Observability, FullTarget, PlayerEngine);
 
 #[derive(Debug, Default)]
 struct Acc {
@@ -81,8 +85,8 @@ impl BeliefAcc {
     }
 
     pub(crate) fn add(&mut self, r: &jobs::GameRow) {
-        let cell = (r.observability, r.target, r.engine);
-        let a = self.cells.entry((cell, r.belief)).or_default();
+        let cell = (r.rules.clone(), r.observability, r.target, r.engine);
+        let a = self.cells.entry((cell.clone(), r.belief)).or_default();
         a.diff.add(r.score_diff as f64);
         a.wins += r.win_or_tie as u64;
         if let Some(x) = r.belief_log_loss {
@@ -95,7 +99,7 @@ impl BeliefAcc {
             a.ess.add(x);
         }
         self.pairing.add(
-            (cell, r.starting_state, r.repeat),
+            (cell.clone(), r.starting_state, r.repeat),
             (r.belief != Belief::Uniform).then_some((cell, r.belief)),
             r.score_diff,
             r.win_or_tie,
@@ -106,9 +110,11 @@ impl BeliefAcc {
         let mean = |m: &Moments| (m.n > 0).then(|| m.mean());
         self.cells
             .iter()
-            .map(|(&((observability, target, engine), belief), a)| {
-                let (score_gain, win_gain) = self.pairing.tests(&((observability, target, engine), belief));
+            .map(|(key, a)| {
+                let (score_gain, win_gain) = self.pairing.tests(key);
+                let ((rules, observability, target, engine), belief) = key.clone();
                 BeliefSummary {
+                    rules,
                     observability,
                     target,
                     engine,
@@ -133,13 +139,19 @@ pub(crate) fn markdown(rows: &[BeliefSummary]) -> String {
         return String::new();
     }
     let f = |x: Option<f64>, digits: usize| x.map_or("-".to_string(), |x| format!("{x:.digits$}"));
+    // With a rules factor, a column for the rule set first.
+    let sets = rows.iter().any(|r| r.rules.is_some());
     let mut s = String::from(
         "## Beliefs\n\nWhere partial observation's worlds came from, and how well each belief placed the hidden \
          tiles (mean per-decision log loss and Brier score over the agent's decisions; ESS: the `model` \
          pool's effective sample size). Gains are paired against `uniform` on the same deals: mean score_diff \
          gain with its 95% interval, and McNemar's test on wins/ties (b: only this belief won or tied, c: only \
-         uniform).\n\n| observe | target | engine | belief | games | mean diff | win/tie | log loss | Brier | ESS \
-         | score gain [95% CI] | p | wins b/c | p |\n|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n",
+         uniform).\n\n",
+    );
+    let (head, sep) = if sets { ("| rules ", "|---") } else { ("", "") };
+    s += &format!(
+        "{head}| observe | target | engine | belief | games | mean diff | win/tie | log loss | Brier | ESS \
+         | score gain [95% CI] | p | wins b/c | p |\n{sep}|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n"
     );
     for r in rows {
         let (gain, gp) = match &r.score_gain {
@@ -153,6 +165,7 @@ pub(crate) fn markdown(rows: &[BeliefSummary]) -> String {
             Some(m) => (format!("{}/{}", m.b, m.c), format!("{:.3}", m.p)),
             None => ("-".into(), "-".into()),
         };
+        s += &crate::rules_cell(sets, r.rules.as_deref(), true);
         s += &format!(
             "| {} | {} | {} | {} | {} | {:.2} | {:.1}% | {} | {} | {} | {} | {} | {} | {} |\n",
             r.observability,
@@ -177,13 +190,17 @@ pub(crate) fn markdown(rows: &[BeliefSummary]) -> String {
 /// beliefs.csv: one line per row of the beliefs' table.
 pub(crate) fn csv(rows: &[BeliefSummary]) -> String {
     let f = |x: Option<f64>| x.map_or(String::new(), |x| format!("{x}"));
-    let mut s = String::from(
+    // With a rules factor, a column for the rule set first.
+    let sets = rows.iter().any(|r| r.rules.is_some());
+    let mut s = String::from(if sets { "rules," } else { "" });
+    s.push_str(
         "observability,target,engine,belief,games,mean_score_diff,wins_or_ties,log_loss,brier,ess,\
          score_gain,score_gain_ci_low,score_gain_ci_high,score_gain_p,win_gain_b,win_gain_c,win_gain_p\n",
     );
     for r in rows {
         let g = r.score_gain.as_ref();
         let w = r.win_gain.as_ref();
+        s += &crate::rules_cell(sets, r.rules.as_deref(), false);
         s += &format!(
             "{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n",
             r.observability,

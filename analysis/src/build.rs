@@ -34,6 +34,9 @@ pub struct EngineSummary {
 /// One cell: information source x observability x target, both engines.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct CellReport {
+    /// The rule set, with a rules factor (`[grid] rules`); absent without one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rules: Option<String>,
     #[serde(deserialize_with = "source_by_name")]
     pub information_source: Source,
     pub observability: Observability,
@@ -141,17 +144,25 @@ struct PairAcc {
 }
 
 /// A cell of the grid, ordered as Table 6: observability (full first), then
-/// source, then target.
+/// source, then target (with a rules factor, the rule set first).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 struct CellKey {
+    /// The rule set: 0 without a rules factor, else 1 + its place in
+    /// `Accumulator::rule_sets` (the grid's order, as the rows come).
+    rules: u16,
     source: Source,
     observability: Observability,
     target: FullTarget,
 }
 
 impl CellKey {
-    fn rank(&self) -> (bool, Source, FullTarget) {
-        (self.observability == Observability::Partial, self.source, self.target)
+    fn rank(&self) -> (u16, bool, Source, FullTarget) {
+        (
+            self.rules,
+            self.observability == Observability::Partial,
+            self.source,
+            self.target,
+        )
     }
 }
 
@@ -191,6 +202,8 @@ pub struct Accumulator {
     format: String,
     workers: crate::workers::WorkerAcc,
     factors: crate::factors::FactorAcc,
+    /// The rule sets of a rules factor, as the rows name them.
+    rule_sets: Vec<String>,
 }
 
 fn moves_hash(moves: &str) -> u64 {
@@ -228,7 +241,18 @@ impl Accumulator {
         {
             return;
         }
+        let rules = match &r.rules {
+            None => 0,
+            Some(name) => match self.rule_sets.iter().position(|n| n == name) {
+                Some(i) => i as u16 + 1,
+                None => {
+                    self.rule_sets.push(name.clone());
+                    self.rule_sets.len() as u16
+                }
+            },
+        };
         let cell = CellKey {
+            rules,
             source: r.information_source,
             observability: r.observability,
             target: r.target,
@@ -309,6 +333,7 @@ impl Accumulator {
                 let d = pair.map(|p| p.d).unwrap_or_default();
                 let n = m.m.n.min(e.m.n);
                 CellReport {
+                    rules: cell.rules.checked_sub(1).map(|k| self.rule_sets[k as usize].clone()),
                     information_source: cell.source,
                     observability: cell.observability,
                     target: cell.target,
@@ -399,7 +424,7 @@ pub fn build(dir: &Path) -> Result<Report, ReportError> {
                 path: dir.join(jobs::layout::OWNER_FILE),
                 message: format!("its spec is invalid: {e}"),
             })?;
-            game = spec.full.map(|f| describe_game(&f, &spec.search));
+            game = spec.full.map(|f| describe_game(&f, &spec.rule_sets, &spec.search));
             seed = Some(spec.seed);
             acc.set_belief_levels(spec.grid.belief.len());
             acc.shaping.pairing.levels = spec.grid.shaping.len();
@@ -490,8 +515,10 @@ fn read_json<T: serde::de::DeserializeOwned>(path: &Path) -> Result<Option<T>, R
     }
 }
 
-/// "all-fives: 2 seats of 7, one hand a game, search depth 2".
-fn describe_game(f: &jobs::FullSpec, search: &engine::SearchConfig) -> String {
+/// "all-fives: 2 seats of 7, one hand a game, search depth 2"; with a rules
+/// factor, each rule set by name ("rules two (all-fives: ...) and four
+/// (...)").
+fn describe_game(f: &jobs::FullSpec, sets: &[jobs::RuleSet], search: &engine::SearchConfig) -> String {
     let per = match f.match_to {
         Some(to) => format!("a match to {to} a game"),
         None => "one hand a game".into(),
@@ -512,5 +539,15 @@ fn describe_game(f: &jobs::FullSpec, search: &engine::SearchConfig) -> String {
         extra.push_str(", learned evaluation");
     }
     let rules = f.rules();
-    format!("{}: {}, {per}{depth}{extra}", rules.kind(), rules.seating())
+    if sets.is_empty() {
+        return format!("{}: {}, {per}{depth}{extra}", rules.kind(), rules.seating());
+    }
+    let named: Vec<String> = sets
+        .iter()
+        .map(|s| {
+            let r = s.rules();
+            format!("{} ({}: {})", s.name, r.kind(), r.seating())
+        })
+        .collect();
+    format!("rule sets {}; {per}{depth}{extra}", named.join(", "))
 }

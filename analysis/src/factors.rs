@@ -1,5 +1,5 @@
 //! Every factor of the grid on its own: for each factor with more than one
-//! level in the rows (information source, observability, target, engine,
+//! level in the rows (rule set, information source, observability, target, engine,
 //! belief, shaping, budget, agent, opponent), the games, mean score
 //! difference with its 95% interval and win/tie share of each level,
 //! marginal over the other factors. One accumulator per (factor, level).
@@ -27,7 +27,8 @@ pub struct FactorLevel {
     pub win_or_tie: f64,
 }
 
-const FACTORS: [&str; 9] = [
+const FACTORS: [&str; 10] = [
+    "rules",
     "information_source",
     "observability",
     "target",
@@ -85,7 +86,8 @@ pub(crate) struct FactorAcc {
 impl FactorAcc {
     pub(crate) fn add(&mut self, r: &jobs::GameRow) {
         use engine::{Observability, PlayerEngine};
-        let levels: [Option<Level>; 9] = [
+        let levels: [Option<Level>; 10] = [
+            r.rules.clone().map(Level::Name),
             Some(Level::Static(r.information_source.name())),
             Some(Level::Static(match r.observability {
                 Observability::Full => "full",

@@ -22,6 +22,9 @@ use crate::stats::{self, McNemar, Moments, PairedTest};
 /// One shaping's games in one cell.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct ShapingSummary {
+    /// The rule set, with a rules factor; absent without one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rules: Option<String>,
     pub observability: Observability,
     pub target: FullTarget,
     pub engine: PlayerEngine,
@@ -51,7 +54,8 @@ pub struct ShapingSummary {
     pub win_gain: Option<McNemar>,
 }
 
-type Cell = (Observability, FullTarget, PlayerEngine, Option<u64>);
+/// (rule set, observability, target, engine, budget).
+type Cell = (Option<String>, Observability, FullTarget, PlayerEngine, Option<u64>);
 
 #[derive(Debug, Default)]
 struct Acc {
@@ -80,15 +84,15 @@ impl ShapingAcc {
     }
 
     pub(crate) fn add(&mut self, r: &jobs::GameRow) {
-        let cell = (r.observability, r.target, r.engine, r.budget);
+        let cell = (r.rules.clone(), r.observability, r.target, r.engine, r.budget);
         let name = r.shaping.name();
         self.shaped |= r.shaping != ShapingLevel::NONE;
-        let a = self.cells.entry((cell, name.clone())).or_default();
+        let a = self.cells.entry((cell.clone(), name.clone())).or_default();
         a.diff.add(r.score_diff as f64);
         a.nodes.add(r.nodes as f64);
         a.wins += r.win_or_tie as u64;
         self.pairing.add(
-            (cell, r.belief, r.starting_state, r.repeat),
+            (cell.clone(), r.belief, r.starting_state, r.repeat),
             (r.shaping != ShapingLevel::NONE).then_some((cell, name)),
             r.score_diff,
             r.win_or_tie,
@@ -102,10 +106,11 @@ impl ShapingAcc {
         self.cells
             .iter()
             .map(|((cell, shaping), a)| {
-                let (score_gain, win_gain) = self.pairing.tests(&(*cell, shaping.clone()));
-                let &(observability, target, engine, budget) = cell;
+                let (score_gain, win_gain) = self.pairing.tests(&(cell.clone(), shaping.clone()));
+                let (rules, observability, target, engine, budget) = cell.clone();
                 let t = stats::paired_test(&a.diff);
                 ShapingSummary {
+                    rules,
                     observability,
                     target,
                     engine,
@@ -131,9 +136,9 @@ impl ShapingAcc {
 /// above plain search's, it buys more for the same nodes (the Pareto front).
 /// Cells where every level played the same games are left out.
 pub(crate) fn plot(rows: &[ShapingSummary]) -> Option<String> {
-    let mut cells: Vec<(Observability, FullTarget, PlayerEngine)> = Vec::new();
+    let mut cells: Vec<(Option<&str>, Observability, FullTarget, PlayerEngine)> = Vec::new();
     for r in rows {
-        let c = (r.observability, r.target, r.engine);
+        let c = (r.rules.as_deref(), r.observability, r.target, r.engine);
         if !cells.contains(&c) {
             cells.push(c);
         }
@@ -141,7 +146,10 @@ pub(crate) fn plot(rows: &[ShapingSummary]) -> Option<String> {
     let mut panels = Vec::new();
     for c in &cells {
         let mut series: Vec<(String, Vec<crate::svg::Point>)> = Vec::new();
-        for r in rows.iter().filter(|r| (r.observability, r.target, r.engine) == *c) {
+        for r in rows
+            .iter()
+            .filter(|r| (r.rules.as_deref(), r.observability, r.target, r.engine) == *c)
+        {
             let p = crate::svg::Point {
                 x: r.mean_nodes,
                 y: r.mean_score_diff,
@@ -162,7 +170,10 @@ pub(crate) fn plot(rows: &[ShapingSummary]) -> Option<String> {
         series.sort_by_key(|(n, _)| n != "none");
         if series.len() > 1 && !same {
             panels.push(crate::svg::Panel {
-                title: format!("{}, {} ({})", c.1, c.2, c.0),
+                title: match c.0 {
+                    Some(set) => format!("{set}: {}, {} ({})", c.2, c.3, c.1),
+                    None => format!("{}, {} ({})", c.2, c.3, c.1),
+                },
                 series,
             });
         }
@@ -309,12 +320,18 @@ pub(crate) fn markdown(rows: &[ShapingSummary]) -> String {
          plain search (`none`) on the same deals: mean score_diff gain with its 95% interval, and McNemar's \
          test on wins/ties (b: only this shaping won or tied, c: only plain search). `shaping.svg` plots each \
          shaping's mean score difference against the nodes it spent, over the grid's budgets (cells where every \
-         shaping played the same games are left out).\n\n| observe | target | \
-         engine | budget | shaping | games | mean diff | win/tie | nodes/game | score gain [95% CI] | p | wins \
-         b/c | p |\n|---|---|---|---|---|---|---|---|---|---|---|---|---|\n",
+         shaping played the same games are left out).\n\n",
+    );
+    // With a rules factor, a column for the rule set first.
+    let sets = rows.iter().any(|r| r.rules.is_some());
+    let (head, sep) = if sets { ("| rules ", "|---") } else { ("", "") };
+    s += &format!(
+        "{head}| observe | target | engine | budget | shaping | games | mean diff | win/tie | nodes/game | score gain \
+         [95% CI] | p | wins b/c | p |\n{sep}|---|---|---|---|---|---|---|---|---|---|---|---|---|\n"
     );
     for r in rows {
         let [gain, gp, bc, wp] = gains(r);
+        s += &crate::rules_cell(sets, r.rules.as_deref(), true);
         s += &format!(
             "| {} | {} | {} | {} | {} | {} | {:.2} | {:.1}% | {:.0} | {gain} | {gp} | {bc} | {wp} |\n",
             r.observability,
@@ -334,7 +351,10 @@ pub(crate) fn markdown(rows: &[ShapingSummary]) -> String {
 /// shaping.csv: one line per row of the shaping table.
 pub(crate) fn csv(rows: &[ShapingSummary]) -> String {
     let f = |x: Option<f64>| x.map_or(String::new(), |x| format!("{x}"));
-    let mut s = String::from(
+    // With a rules factor, a column for the rule set first.
+    let sets = rows.iter().any(|r| r.rules.is_some());
+    let mut s = String::from(if sets { "rules," } else { "" });
+    s.push_str(
         "observability,target,engine,budget,shaping,games,mean_score_diff,mean_score_diff_ci_low,\
          mean_score_diff_ci_high,wins_or_ties,mean_nodes,score_gain,\
          score_gain_ci_low,score_gain_ci_high,score_gain_p,win_gain_b,win_gain_c,win_gain_p\n",
@@ -342,6 +362,7 @@ pub(crate) fn csv(rows: &[ShapingSummary]) -> String {
     for r in rows {
         let g = r.score_gain.as_ref();
         let w = r.win_gain.as_ref();
+        s += &crate::rules_cell(sets, r.rules.as_deref(), false);
         s += &format!(
             "{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n",
             r.observability,

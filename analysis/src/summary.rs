@@ -26,8 +26,27 @@ pub fn summary_table(r: &Report) -> String {
         // An engine the grid did not ask for has no games in the cell.
         .filter(|&(c, e, s)| s.games > 0 || (c.ismcts.is_none() && e != PlayerEngine::Ismcts))
         .collect();
+    // With a rules factor, the rule sets in the cells' (the grid's) order first.
+    let sets: Vec<Option<&str>> = r.cells.iter().fold(Vec::new(), |mut v, c| {
+        if !v.contains(&c.rules.as_deref()) {
+            v.push(c.rules.as_deref());
+        }
+        v
+    });
+    // A column for the rule set in every table, as wide as the longest name.
+    let set_width = r
+        .cells
+        .iter()
+        .map(|c| &c.rules)
+        .chain(r.shaping.iter().map(|b| &b.rules))
+        .chain(r.beliefs.iter().map(|b| &b.rules))
+        .flatten()
+        .map(|n| n.len().max(5))
+        .max();
+    let set_col = |name: Option<&str>| set_width.map_or(String::new(), |w| format!("{:<w$} ", name.unwrap_or("")));
     rows.sort_by_key(|&(c, e, _)| {
         (
+            sets.iter().position(|x| *x == c.rules.as_deref()),
             c.information_source,
             c.observability == Observability::Partial,
             c.target,
@@ -47,8 +66,16 @@ pub fn summary_table(r: &Report) -> String {
     } else {
         let _ = writeln!(
             s,
-            "{:<10} {:<8} {:<9} {:<10} {:>9} {:>11} {:>10} {:>9}",
-            "source", "observe", "target", "engine", "games", "mean diff", "win/tie", "accuracy"
+            "{}{:<10} {:<8} {:<9} {:<10} {:>9} {:>11} {:>10} {:>9}",
+            set_col(Some("rules")),
+            "source",
+            "observe",
+            "target",
+            "engine",
+            "games",
+            "mean diff",
+            "win/tie",
+            "accuracy"
         );
     }
     for (c, engine, e) in rows {
@@ -59,7 +86,8 @@ pub fn summary_table(r: &Report) -> String {
         };
         let _ = writeln!(
             s,
-            "{:<10} {:<8} {:<9} {:<10} {:>9} {:>11.4} {:>10} {:>9}",
+            "{}{:<10} {:<8} {:<9} {:<10} {:>9} {:>11.4} {:>10} {:>9}",
+            set_col(c.rules.as_deref()),
             c.information_source.name(),
             c.observability.to_string(),
             c.target.to_string(),
@@ -76,8 +104,17 @@ pub fn summary_table(r: &Report) -> String {
         }
         let _ = writeln!(
             s,
-            "{:<8} {:<9} {:<10} {:<24} {:>7} {:>11} {:>8} {:>11} {:>14}",
-            "observe", "target", "engine", "shaping", "games", "mean diff", "win/tie", "nodes/game", "gain vs none"
+            "{}{:<8} {:<9} {:<10} {:<24} {:>7} {:>11} {:>8} {:>11} {:>14}",
+            set_col(Some("rules")),
+            "observe",
+            "target",
+            "engine",
+            "shaping",
+            "games",
+            "mean diff",
+            "win/tie",
+            "nodes/game",
+            "gain vs none"
         );
         for b in &r.shaping {
             let gain = b.score_gain.as_ref().map_or("-".to_string(), |t| {
@@ -89,7 +126,8 @@ pub fn summary_table(r: &Report) -> String {
             });
             let _ = writeln!(
                 s,
-                "{:<8} {:<9} {:<10} {:<24} {:>7} {:>11.4} {:>8} {:>11.0} {:>14}",
+                "{}{:<8} {:<9} {:<10} {:<24} {:>7} {:>11.4} {:>8} {:>11.0} {:>14}",
+                set_col(b.rules.as_deref()),
                 b.observability.to_string(),
                 b.target.to_string(),
                 b.engine.to_string(),
@@ -108,8 +146,17 @@ pub fn summary_table(r: &Report) -> String {
         }
         let _ = writeln!(
             s,
-            "{:<8} {:<9} {:<10} {:<12} {:>7} {:>11} {:>8} {:>9} {:>14}",
-            "observe", "target", "engine", "belief", "games", "mean diff", "win/tie", "log loss", "gain vs unif."
+            "{}{:<8} {:<9} {:<10} {:<12} {:>7} {:>11} {:>8} {:>9} {:>14}",
+            set_col(Some("rules")),
+            "observe",
+            "target",
+            "engine",
+            "belief",
+            "games",
+            "mean diff",
+            "win/tie",
+            "log loss",
+            "gain vs unif."
         );
         for b in &r.beliefs {
             let gain = b.score_gain.as_ref().map_or("-".to_string(), |t| {
@@ -117,7 +164,8 @@ pub fn summary_table(r: &Report) -> String {
             });
             let _ = writeln!(
                 s,
-                "{:<8} {:<9} {:<10} {:<12} {:>7} {:>11.4} {:>8} {:>9} {:>14}",
+                "{}{:<8} {:<9} {:<10} {:<12} {:>7} {:>11.4} {:>8} {:>9} {:>14}",
+                set_col(b.rules.as_deref()),
                 b.observability.to_string(),
                 b.target.to_string(),
                 b.engine.to_string(),

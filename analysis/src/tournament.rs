@@ -135,14 +135,15 @@ pub(crate) struct TournamentAcc {
     pending: HashMap<u64, i32>,
     /// Whether the grid plays paired deals.
     pub(crate) paired: bool,
-    /// The games of one (observability, deal, repeat): every pairing's
+    /// The games of one (rule set, observability, deal, repeat): every pairing's
     /// (agent, opponent, seating, score difference). The grid puts them
     /// together, so only one group is held at a time.
     group: Option<(GroupKey, Vec<GroupGame>)>,
     compared: BTreeMap<(String, String, String, Observability), Moments>,
 }
 
-type GroupKey = (Observability, u64, u32);
+/// (rule set, observability, deal, repeat).
+type GroupKey = (Option<String>, Observability, u64, u32);
 /// (agent, opponent, seating, score difference).
 type GroupGame = (String, String, Option<u32>, i32);
 
@@ -151,7 +152,7 @@ impl TournamentAcc {
         let (Some(a), Some(o)) = (&r.agent, &r.opponent) else {
             return;
         };
-        let key = (r.observability, r.starting_state, r.repeat);
+        let key = (r.rules.clone(), r.observability, r.starting_state, r.repeat);
         if self.group.as_ref().is_some_and(|(k, _)| *k != key) {
             self.flush();
         }
@@ -183,7 +184,7 @@ impl TournamentAcc {
 
     /// Compares the agents of the group just completed that faced the same opponent.
     fn flush(&mut self) {
-        let Some(((obs, ..), games)) = self.group.take() else {
+        let Some(((_, obs, ..), games)) = self.group.take() else {
             return;
         };
         for (i, (a, o, side, d)) in games.iter().enumerate() {

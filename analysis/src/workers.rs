@@ -73,6 +73,7 @@ pub(crate) struct WorkerAcc {
 
 /// A cell of the grid: every coordinate of a row but the deal and repeat.
 type Cell = (
+    Option<String>,
     jobs::Source,
     engine::Observability,
     engine::full::FullTarget,
@@ -115,6 +116,7 @@ impl WorkerAcc {
             return;
         };
         let cell = (
+            r.rules.clone(),
             r.information_source,
             r.observability,
             r.target,

@@ -89,6 +89,8 @@ pub struct GameRow {
     /// With named agents: the side the agent sat at, 0 or 1 (paired deals
     /// play each deal at both; side 0 holds the deal's first hand).
     pub agent_side: Option<u32>,
+    /// With a rules factor (`[grid] rules`): the rule set's name.
+    pub rules: Option<String>,
 }
 
 impl GameRow {
@@ -126,6 +128,7 @@ impl GameRow {
             agent: None,
             opponent: None,
             agent_side: c.pairing.map(|_| c.agent_side as u32),
+            rules: None,
         }
     }
 
@@ -154,6 +157,9 @@ impl GameRow {
         }
         if let (Some(a), Some(o), Some(side)) = (&self.agent, &self.opponent, self.agent_side) {
             belief = format!("{belief},agent={a},opponent={o},side={side}");
+        }
+        if let Some(r) = &self.rules {
+            belief = format!("{belief},rules={r}");
         }
         format!(
             "{},{},{},{},{},{},{},{:?},{},{},{},{},{},{},{},{},{},{},{},{}{belief}\n",

@@ -37,7 +37,7 @@ pub(crate) fn play(
     c: &GameCoords,
     predictors: Option<&engine::full::predict::Predictors>,
 ) -> Result<(GameRow, Vec<MoveRow>, Vec<HandRow>), ExecError> {
-    let rules = full.rules();
+    let rules = spec.full_rules(c.rules).expect("a full-game spec");
     if c.shaping != crate::spec::ShapingLevel::NONE && predictors.is_none() {
         return Err(ExecError::Game {
             index: c.game_index,
@@ -131,7 +131,7 @@ pub(crate) fn play(
 /// The seats of grid point `c`: the agent's side searches (its partner
 /// may be a strategy), every other seat plays the target.
 pub fn agents(spec: &Spec, full: &FullSpec, c: &GameCoords) -> [FullAgent; MAX_SEATS] {
-    let rules = full.rules();
+    let rules = spec.full_rules(c.rules).expect("a full-game spec");
     if let (Some(pool), Some(k)) = (&spec.pool, c.pairing) {
         let (a, o) = pool.pairings[k as usize];
         let play = |i: u16| match pool.agents[i as usize].play {
@@ -196,8 +196,12 @@ fn full_engine(e: PlayerEngine) -> FullEngine {
     }
 }
 
-/// With named agents, the row names the agent and the opponent.
+/// With named agents, the row names the agent and the opponent; with a
+/// rules factor, the rule set.
 fn named(spec: &Spec, c: &GameCoords, mut row: GameRow) -> GameRow {
+    if let Some(k) = c.rules {
+        row.rules = Some(spec.rule_sets[k as usize].name.clone());
+    }
     if let (Some(pool), Some(k)) = (&spec.pool, c.pairing) {
         let (a, o) = pool.pairings[k as usize];
         row.agent = Some(pool.agents[a as usize].name.clone());
@@ -328,7 +332,7 @@ fn play_open(
         // The rest as `GameRow::at` leaves it: seat 0 opens (`player`), nobody
         // draws, and no predictions are made.
         elapsed_us,
-        ..with_belief(GameRow::at(c))
+        ..with_belief(named(spec, c, GameRow::at(c)))
     };
     let moves = if spec.output_moves {
         open_moves(rules, c.game_index, &h)

@@ -1,6 +1,6 @@
 //! The grid of games in Table 12 order, and its cut into shards.
 //!
-//! Game indices run over information source x observability x target x
+//! Game indices run over rule set (with a rules factor) x information source x observability x target x
 //! starting state x belief x budget x shaping x engine x repeat, the repeat varying
 //! fastest (belief, budget and shaping are levels only where the spec lists several). Shard k holds
 //! the games [k * G, min((k + 1) * G, N)). A game's result depends only on its
@@ -9,7 +9,7 @@
 use engine::full::FullTarget;
 use engine::{Belief, Observability, PlayerEngine};
 
-use crate::spec::{AgentPlay, Source, Spec};
+use crate::spec::{AgentPlay, Source, Spec, StateSet};
 
 /// The six coordinates of one game.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -44,12 +44,28 @@ pub struct GameCoords {
     /// With named agents: the side the agent sits at, 0 or 1 (1 is the
     /// deal's second game of a pair, the sides swapped; fastest-varying).
     pub agent_side: u8,
+    /// With a rules factor (`[grid] rules`): the rule set, an index of
+    /// `Spec::rule_sets` (slowest-varying).
+    pub rules: Option<u32>,
 }
 
 /// The game at `index` (below `spec.games()`).
 pub fn coords(spec: &Spec, index: u64) -> GameCoords {
     let g = &spec.grid;
-    let mut rest = index;
+    // The rules factor varies slowest: each rule set's games are the grid
+    // without the factor, after the sets before it.
+    let per_set = spec.games_per_rule_set();
+    let rules = (!spec.rule_sets.is_empty()).then(|| (index / per_set) as u32);
+    let deal = |i: u64| match (&g.starting_states, rules) {
+        // A spread spreads over its rule set's own deals.
+        (&StateSet::Spread { count, .. }, Some(k)) => StateSet::Spread {
+            count,
+            of: spec.rule_sets[k as usize].deals,
+        }
+        .get(i),
+        _ => g.starting_states.get(i),
+    };
+    let mut rest = index % per_set;
     let mut digit = |n: u64| {
         let d = rest % n;
         rest /= n;
@@ -63,7 +79,7 @@ pub fn coords(spec: &Spec, index: u64) -> GameCoords {
         let agent_side = digit(pool.seatings()) as u8;
         let pairing = digit(pool.pairings.len() as u64) as u32;
         let repeat = digit(g.repeats as u64) as u32 + 1;
-        let state = g.starting_states.get(digit(g.starting_states.len()));
+        let state = deal(digit(g.starting_states.len()));
         let observability = g.observability[digit(g.observability.len() as u64) as usize];
         let (a, o) = pool.pairings[pairing as usize];
         let AgentPlay::Search(s) = pool.agents[a as usize].play else {
@@ -86,6 +102,7 @@ pub fn coords(spec: &Spec, index: u64) -> GameCoords {
             repeat,
             pairing: Some(pairing),
             agent_side,
+            rules,
         };
     }
     let repeat = digit(g.repeats as u64) as u32 + 1;
@@ -93,7 +110,7 @@ pub fn coords(spec: &Spec, index: u64) -> GameCoords {
     let shaping = g.shaping[digit(g.shaping.len() as u64) as usize];
     let budget = (!g.budget.is_empty()).then(|| g.budget[digit(g.budget.len() as u64) as usize]);
     let belief = g.belief[digit(g.belief.len() as u64) as usize];
-    let state = g.starting_states.get(digit(g.starting_states.len()));
+    let state = deal(digit(g.starting_states.len()));
     let target = g.target[digit(g.target.len() as u64) as usize];
     let observability = g.observability[digit(g.observability.len() as u64) as usize];
     let information_source = g.information_source[digit(g.information_source.len() as u64) as usize];
@@ -110,6 +127,7 @@ pub fn coords(spec: &Spec, index: u64) -> GameCoords {
         repeat,
         pairing: None,
         agent_side: 0,
+        rules,
     }
 }
 

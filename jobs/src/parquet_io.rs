@@ -17,7 +17,7 @@ use parquet::file::properties::WriterProperties;
 use crate::exec::GameRow;
 
 /// Bumped whenever a column is added, removed or changes meaning.
-pub const SCHEMA_VERSION: u32 = 4;
+pub const SCHEMA_VERSION: u32 = 5;
 
 /// The columns of `games/part-*.parquet`, in order (see docs/schema.md).
 pub fn schema() -> SchemaRef {
@@ -54,6 +54,7 @@ pub fn schema() -> SchemaRef {
         Field::new("agent", DataType::Utf8, true),
         Field::new("opponent", DataType::Utf8, true),
         Field::new("agent_side", DataType::Int32, true),
+        Field::new("rules", DataType::Utf8, true),
     ]))
 }
 
@@ -154,6 +155,9 @@ pub fn to_batch(experiment: &str, rows: &[GameRow]) -> RecordBatch {
         )),
         Arc::new(Int32Array::from(
             rows.iter().map(|r| r.agent_side.map(|s| s as i32)).collect::<Vec<_>>(),
+        )),
+        Arc::new(StringArray::from(
+            rows.iter().map(|r| r.rules.as_deref()).collect::<Vec<_>>(),
         )),
     ];
     RecordBatch::try_new(schema(), columns).expect("columns match the schema")
@@ -269,6 +273,8 @@ pub fn read_partition(path: &Path) -> Result<Vec<(String, GameRow)>, IoError> {
             }
         };
         let (agent, opponent) = (strings("agent")?, strings("opponent")?);
+        // Partitions written before schema 5 have no rules column.
+        let rule_set = strings("rules")?;
         let agent_side = match b.column_by_name("agent_side") {
             None => None,
             Some(_) => Some(col::<Int32Array>(&b, path, "agent_side")?),
@@ -332,6 +338,7 @@ pub fn read_partition(path: &Path) -> Result<Vec<(String, GameRow)>, IoError> {
                 agent: text(agent, i),
                 opponent: text(opponent, i),
                 agent_side: agent_side.and_then(|c| (!c.is_null(i)).then(|| c.value(i) as u32)),
+                rules: text(rule_set, i),
             };
             out.push((exp.value(i).to_string(), row));
         }

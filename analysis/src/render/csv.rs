@@ -16,9 +16,25 @@ fn table(header: &str, rows: impl IntoIterator<Item = String>) -> String {
     s
 }
 
-/// A cell's key columns: information_source, observability, target.
+/// A cell's key columns: information_source, observability, target (with
+/// a rules factor, the rule set first).
 fn key(c: &CellReport) -> String {
-    format!("{},{},{}", c.information_source.name(), c.observability, c.target)
+    let rules = c.rules.as_ref().map_or(String::new(), |n| format!("{n},"));
+    format!(
+        "{rules}{},{},{}",
+        c.information_source.name(),
+        c.observability,
+        c.target
+    )
+}
+
+/// A per-cell table's header, with a `rules` column first when the cells
+/// have a rule set.
+fn cell_header(r: &Report, header: &str) -> String {
+    match r.cells.iter().any(|c| c.rules.is_some()) {
+        true => format!("rules,{header}"),
+        false => header.to_string(),
+    }
 }
 
 /// A number as JSON writes it (shortest round-trip form; NaN as `null`).
@@ -29,7 +45,10 @@ fn json_number(x: f64) -> String {
 /// scores.csv: Eq. 10 per cell.
 pub(super) fn scores(r: &Report) -> String {
     table(
-        "information_source,observability,target,mstar_games,mstar_mean,expectimax_games,expectimax_mean,gain,z,p_one_tailed,significant,accuracy",
+        &cell_header(
+            r,
+            "information_source,observability,target,mstar_games,mstar_mean,expectimax_games,expectimax_mean,gain,z,p_one_tailed,significant,accuracy",
+        ),
         r.cells.iter().map(|c| {
             format!(
                 "{},{},{:.6},{},{:.6},{:.6},{:.4},{:.6},{},{}",
@@ -51,7 +70,10 @@ pub(super) fn scores(r: &Report) -> String {
 /// wins.csv: Eq. 11 per cell.
 pub(super) fn wins(r: &Report) -> String {
     table(
-        "information_source,observability,target,mstar_wins_or_ties,expectimax_wins_or_ties,games,gain,z,p_two_tailed,significant",
+        &cell_header(
+            r,
+            "information_source,observability,target,mstar_wins_or_ties,expectimax_wins_or_ties,games,gain,z,p_two_tailed,significant",
+        ),
         r.cells.iter().map(|c| {
             format!(
                 "{},{},{},{},{},{:.4},{:.6},{}",
@@ -71,7 +93,10 @@ pub(super) fn wins(r: &Report) -> String {
 /// paired.csv: the paired test and McNemar's per cell.
 pub(super) fn paired(r: &Report) -> String {
     table(
-        "information_source,observability,target,pairs,mean_diff,sd,ci_low,ci_high,p,significant,mcnemar_b,mcnemar_c,mcnemar_chi2,mcnemar_p,mcnemar_significant",
+        &cell_header(
+            r,
+            "information_source,observability,target,pairs,mean_diff,sd,ci_low,ci_high,p,significant,mcnemar_b,mcnemar_c,mcnemar_chi2,mcnemar_p,mcnemar_significant",
+        ),
         r.cells.iter().map(|c| {
             format!(
                 "{},{},{:.6},{:.6},{:.6},{:.6},{:.6},{},{},{},{:.4},{:.6},{}",

@@ -12,20 +12,38 @@ use serde_json::Value;
 use super::{confusion_json, evaluations, thesis};
 use crate::build::{CellReport, Consistency, Report};
 
-/// Quadrants in Table 6 order, then any others (bayes).
-fn quadrants(r: &Report) -> Vec<(Observability, Source)> {
-    let mut q: Vec<(Observability, Source)> = Vec::new();
+/// Quadrants in Table 6 order, then any others (bayes); with a rules
+/// factor, per rule set in the grid's order.
+fn quadrants(r: &Report) -> Vec<(Option<&str>, Observability, Source)> {
+    let mut q: Vec<(Option<&str>, Observability, Source)> = Vec::new();
     for c in &r.cells {
-        let k = (c.observability, c.information_source);
+        let k = (c.rules.as_deref(), c.observability, c.information_source);
         if !q.contains(&k) {
             q.push(k);
         }
     }
-    q.sort_by_key(|&(o, s)| (s == Source::Bayes, o == Observability::Partial, s));
+    // The cells come in rule-set order: keep it, sort within.
+    let order: Vec<Option<&str>> = q.iter().fold(Vec::new(), |mut v, k| {
+        if !v.contains(&k.0) {
+            v.push(k.0);
+        }
+        v
+    });
+    q.sort_by_key(|&(rules, o, s)| {
+        (
+            order.iter().position(|x| *x == rules),
+            s == Source::Bayes,
+            o == Observability::Partial,
+            s,
+        )
+    });
     q
 }
 
-fn quadrant_title(r: &Report, o: Observability, s: Source) -> String {
+fn quadrant_title(r: &Report, rules: Option<&str>, o: Observability, s: Source) -> String {
+    if let Some(n) = rules {
+        return format!("Rule set {n} — {o} observation, {} source (no thesis table)", s.name());
+    }
     if let Some(game) = &r.game {
         return format!("{game} — {o} observation, {} source (no thesis table)", s.name());
     }
@@ -155,14 +173,14 @@ fn consistency(c: &Consistency) -> String {
 
 /// One quadrant's two tables (scores, then wins and ties), one column pair
 /// per target; empty if the quadrant has no cells.
-fn quadrant(r: &Report, t: &Value, o: Observability, src: Source) -> String {
+fn quadrant(r: &Report, t: &Value, (rules, o, src): (Option<&str>, Observability, Source)) -> String {
     let cells: Vec<&CellReport> = FullTarget::ALL
         .iter()
         .chain(&[FullTarget::Searcher])
         .filter_map(|&tg| {
-            r.cells
-                .iter()
-                .find(|c| c.observability == o && c.information_source == src && c.target == tg)
+            r.cells.iter().find(|c| {
+                c.rules.as_deref() == rules && c.observability == o && c.information_source == src && c.target == tg
+            })
         })
         .collect();
     if cells.is_empty() {
@@ -178,7 +196,7 @@ fn quadrant(r: &Report, t: &Value, o: Observability, src: Source) -> String {
     let head = format!("{head}\n{sep}");
     format!(
         "## {}\n\n{}{}{}",
-        quadrant_title(r, o, src),
+        quadrant_title(r, rules, o, src),
         score_table(&cells, t, label, &head),
         win_table(&cells, t, label, &head),
         ismcts_table(&cells)
@@ -379,8 +397,8 @@ pub(super) fn report(r: &Report) -> String {
         }
     }
     s.push_str(&consistency(&r.consistency));
-    for (o, src) in quadrants(r) {
-        s.push_str(&quadrant(r, &t, o, src));
+    for q in quadrants(r) {
+        s.push_str(&quadrant(r, &t, q));
     }
     s.push_str(&crate::factors::markdown(&r.factors));
     s.push_str(&crate::beliefs::markdown(&r.beliefs));

@@ -12,7 +12,10 @@ use crate::svg::{self, Bar};
 /// A cell's bar: grouped by quadrant, one series per target.
 fn bar(c: &CellReport, value: f64, interval: Option<(f64, f64)>) -> Bar {
     Bar {
-        group: format!("{} {}", c.observability, c.information_source.name()),
+        group: match &c.rules {
+            Some(n) => format!("{n} {} {}", c.observability, c.information_source.name()),
+            None => format!("{} {}", c.observability, c.information_source.name()),
+        },
         series: c.target.to_string(),
         value,
         interval,

@@ -146,6 +146,7 @@ fn row(
         agent: None,
         opponent: None,
         agent_side: None,
+        rules: None,
     }
 }
 

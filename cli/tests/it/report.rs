@@ -87,3 +87,85 @@ fn the_report_stage_writes_the_report_and_the_docs_query_gives_its_numbers() {
     TestCommand::new(&["report"]).arg(&exp).success();
     assert_eq!(dir.read("res/rep/report/report.json"), before);
 }
+
+/// Rules as a factor: two seats and four in partnerships.
+const RULES_SPEC: &str = r#"
+name = "seats"
+seed = 4
+[rules]
+preset = "all-fives"
+[rules.two]
+seats = 2
+[rules.teams]
+seats = 4
+teams = true
+[grid]
+rules = ["two", "teams"]
+information_source = ["oracle"]
+observability = ["full"]
+target = ["scorer"]
+starting_states = "spread:12"
+engine = ["mstar", "expectimax"]
+repeats = 1
+[search]
+depth = 2
+[shards]
+games = 10
+"#;
+
+#[test]
+fn a_rules_factor_gets_a_column_cells_per_rule_set_and_a_by_factor_line_duckdb_agrees_with() {
+    let dir = Dir::new();
+    let spec = dir.create_spec(RULES_SPEC);
+    let out = dir.join("res");
+    let printed = TestCommand::new(&["run"]).arg(&spec).arg("--out").arg(&out).stdout();
+    assert!(printed.contains("rules source"), "{printed}");
+    let report: serde_json::Value = serde_json::from_str(&dir.read("res/seats/report/report.json")).unwrap();
+    let cells = report["cells"].as_array().unwrap();
+    let sets: Vec<&str> = cells.iter().map(|c| c["rules"].as_str().unwrap()).collect();
+    assert_eq!(sets, ["two", "teams"], "one cell per rule set, in the grid's order");
+    let md = dir.read("res/seats/report/report.md");
+    assert!(md.contains("## Rule set two — full observation"), "{md}");
+    assert!(md.contains("## Rule set teams — full observation"), "{md}");
+    assert!(md.contains("teams (all-fives: 4 seats of 5 in partnerships)"), "{md}");
+    assert!(
+        dir.read("res/seats/report/scores.csv")
+            .starts_with("rules,information_source,")
+    );
+    let factors = dir.read("res/seats/report/factors.csv");
+    let glob = out.join("seats/games/*.parquet");
+    let script = format!(
+        "import duckdb, json\nrows = duckdb.sql(\"SELECT rules, engine, count(*), avg(score_diff) FROM read_parquet('{}') \
+         GROUP BY rules, engine ORDER BY rules, engine\").fetchall()\nprint(json.dumps(rows))\n",
+        glob.display()
+    );
+    let py = Command::new("python3")
+        .arg("-c")
+        .arg(&script)
+        .output()
+        .expect("python3 is needed");
+    assert!(py.status.success(), "duckdb: {}", String::from_utf8_lossy(&py.stderr));
+    let rows: Vec<serde_json::Value> = serde_json::from_slice(&py.stdout).unwrap();
+    assert_eq!(rows.len(), 4, "2 rule sets x 2 engines: {rows:?}");
+    for r in &rows {
+        let cell = cells.iter().find(|c| c["rules"] == r[0]).unwrap();
+        let e = if r[1] == "mstar" {
+            &cell["mstar"]
+        } else {
+            &cell["expectimax"]
+        };
+        assert_eq!(e["games"], r[2]);
+        assert!((e["mean_score_diff"].as_f64().unwrap() - r[3].as_f64().unwrap()).abs() < 1e-9);
+    }
+    for set in ["two", "teams"] {
+        let n: i64 = rows
+            .iter()
+            .filter(|r| r[0] == set)
+            .map(|r| r[2].as_i64().unwrap())
+            .sum();
+        assert!(
+            factors.lines().any(|l| l.starts_with(&format!("rules,{set},{n},"))),
+            "factors.csv has rules = {set} over {n} games: {factors}"
+        );
+    }
+}

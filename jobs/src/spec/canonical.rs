@@ -88,34 +88,19 @@ impl Spec {
                 text(blocked)
             ),
             Some(f) => {
-                let k = &f.config;
-                let blocked = match k.blocked {
-                    FivesBlocked::Opponents => "opponents",
-                    FivesBlocked::Difference => "difference",
-                };
-                let lead = match k.lead {
-                    FivesLead::Winner => "winner",
-                    FivesLead::HighestDouble => "highest-double",
-                };
                 let to = f.match_to.map_or("null".to_string(), |t| format!("{{\"to\":{t}}}"));
                 // Present only when the partner is not the agent itself.
                 let partner = f
                     .partner
                     .map_or(String::new(), |p| format!(",\"partner\":{}", text(p.name())));
-                format!(
-                    "{{\"preset\":{},\"set\":{},\"seats\":{},\"hand\":{},\"teams\":{},\"keep\":{},\"round\":{},\
-                     \"blocked\":{},\"lead\":{}{partner}}},\"match\":{to}",
-                    text(k.preset.name()),
-                    k.set,
-                    k.seats,
-                    k.hand,
-                    k.teams,
-                    k.keep,
-                    k.round,
-                    text(blocked),
-                    text(lead)
-                )
+                format!("{{{}{partner}}},\"match\":{to}", full_knobs(&f.config))
             }
+        };
+        // Present only with a rules factor, so that the specs before it keep their hashes.
+        let rule_sets = if self.rule_sets.is_empty() {
+            String::new()
+        } else {
+            super::rulesets::canonical(&self.rule_sets, |k| format!("{{{}}}", full_knobs(k)))
         };
         // The full game's search settings, each present only when not its
         // default (so that the specs written before them keep their hashes).
@@ -193,7 +178,7 @@ impl Spec {
              \"engine\":{},\"repeats\":{}}},\
              \"search\":{{\"worlds\":{},\"belief\":{},\"depth\":{}{full_search}}},\
              \"classifier\":{{\"kind\":{},\"samples\":{},\"compare_samples\":{},\"folds\":{},\"holdout\":{}}},\
-             \"shard_games\":{}{output}{pool}}}",
+             \"shard_games\":{}{output}{pool}{rule_sets}}}",
             text(&self.name),
             self.seed,
             text(&self.output),
@@ -226,6 +211,32 @@ impl Spec {
     pub fn id(&self) -> String {
         format!("{}-{}", self.name, &self.hash()[..12])
     }
+}
+
+/// A full-game rule set's knobs as JSON members (no braces), in one order.
+fn full_knobs(k: &engine::full::FullConfig) -> String {
+    let text = |s: &str| serde_json::to_string(s).expect("a string serialises");
+    let blocked = match k.blocked {
+        FivesBlocked::Opponents => "opponents",
+        FivesBlocked::Difference => "difference",
+    };
+    let lead = match k.lead {
+        FivesLead::Winner => "winner",
+        FivesLead::HighestDouble => "highest-double",
+    };
+    format!(
+        "\"preset\":{},\"set\":{},\"seats\":{},\"hand\":{},\"teams\":{},\"keep\":{},\"round\":{},\
+         \"blocked\":{},\"lead\":{}",
+        text(k.preset.name()),
+        k.set,
+        k.seats,
+        k.hand,
+        k.teams,
+        k.keep,
+        k.round,
+        text(blocked),
+        text(lead)
+    )
 }
 
 pub(crate) fn hex(bytes: &[u8]) -> String {

@@ -438,20 +438,26 @@ pub(super) fn take_preset(t: &mut Option<Table>) -> Result<Option<Preset>, SpecE
     }
 }
 
-fn take_bool(t: &mut Table, key: &str) -> Result<Option<bool>, SpecError> {
+fn take_bool(t: &mut Table, p: &str, key: &str) -> Result<Option<bool>, SpecError> {
     match t.remove(key) {
         None => Ok(None),
         Some(Value::Boolean(b)) => Ok(Some(b)),
-        Some(v) => Err(bad(&format!("rules.{key}"), v, "must be true or false")),
+        Some(v) => Err(bad(&format!("{p}.{key}"), v, "must be true or false")),
     }
 }
 
 /// `[rules]` of a full-game preset: its knobs over the preset's defaults.
 pub(super) fn parse_full_rules(preset: Preset, t: Option<Table>) -> Result<FullConfig, SpecError> {
+    parse_full_rules_at("rules", preset, t)
+}
+
+/// A full-game rule set's knobs over its preset's defaults, the keys named
+/// under `p` in errors (`rules`, or `rules.NAME` for a named rule set).
+pub(super) fn parse_full_rules_at(p: &str, preset: Preset, t: Option<Table>) -> Result<FullConfig, SpecError> {
     let mut t = t.unwrap_or_default();
-    let p = "rules";
+    let key = |k: &str| format!("{p}.{k}");
     let seats = take_int(&mut t, p, "seats")?
-        .map(|v| int_in("rules.seats", v, 2, 4))
+        .map(|v| int_in(&key("seats"), v, 2, 4))
         .transpose()?;
     let mut c = match (preset, seats) {
         (Preset::AllFives, Some(n)) => FullConfig::all_fives(n as u8),
@@ -461,18 +467,18 @@ pub(super) fn parse_full_rules(preset: Preset, t: Option<Table>) -> Result<FullC
         c.seats = n as u8;
     }
     if let Some(v) = take_int(&mut t, p, "set")? {
-        c.set = int_in("rules.set", v, 1, 9)? as u8;
+        c.set = int_in(&key("set"), v, 1, 9)? as u8;
     }
     if let Some(v) = take_int(&mut t, p, "hand")? {
-        c.hand = int_in("rules.hand", v, 1, 55)? as u8;
+        c.hand = int_in(&key("hand"), v, 1, 55)? as u8;
     }
-    if let Some(b) = take_bool(&mut t, "teams")? {
+    if let Some(b) = take_bool(&mut t, p, "teams")? {
         c.teams = b;
     }
     if let Some(v) = take_int(&mut t, p, "keep")? {
-        c.keep = int_in("rules.keep", v, 0, 55)? as u8;
+        c.keep = int_in(&key("keep"), v, 0, 55)? as u8;
     }
-    if let Some(b) = take_bool(&mut t, "round")? {
+    if let Some(b) = take_bool(&mut t, p, "round")? {
         c.round = b;
     }
     if let Some(v) = take_str(&mut t, p, "blocked")? {
@@ -481,7 +487,7 @@ pub(super) fn parse_full_rules(preset: Preset, t: Option<Table>) -> Result<FullC
             "difference" => FivesBlocked::Difference,
             _ => {
                 return Err(bad(
-                    "rules.blocked",
+                    &key("blocked"),
                     Value::String(v),
                     format!("preset = \"{preset}\" scores a blocked hand by \"opponents\" or \"difference\""),
                 ));
@@ -494,7 +500,7 @@ pub(super) fn parse_full_rules(preset: Preset, t: Option<Table>) -> Result<FullC
             "highest-double" => FivesLead::HighestDouble,
             _ => {
                 return Err(bad(
-                    "rules.lead",
+                    &key("lead"),
                     Value::String(v),
                     format!("preset = \"{preset}\" leads by \"winner\" or \"highest-double\""),
                 ));
@@ -509,12 +515,12 @@ pub(super) fn parse_full_rules(preset: Preset, t: Option<Table>) -> Result<FullC
             "preset", "set", "seats", "hand", "boneyard", "teams", "keep", "round", "blocked", "lead",
         ],
     )?;
-    let rules = FullRules::new(c).map_err(|e| bad(&format!("rules.{}", e.field), &e.value, e.reason))?;
+    let rules = FullRules::new(c).map_err(|e| bad(&key(e.field), &e.value, e.reason))?;
     // The boneyard is what the hands leave of the set: given, it must agree.
     let (tiles, left) = (rules.tile_count() as i64, (rules.tile_count() - rules.dealt()) as i64);
     if let Some(v) = boneyard.filter(|&v| v != left) {
         return Err(bad(
-            "rules.boneyard",
+            &key("boneyard"),
             v,
             format!(
                 "preset = \"{preset}\" with seats = {} and hand = {} leaves {left} of the {tiles} tiles in the \

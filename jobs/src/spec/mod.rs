@@ -15,6 +15,7 @@ mod agents;
 mod canonical;
 mod fields;
 mod full;
+mod rulesets;
 mod sections;
 mod states;
 
@@ -22,6 +23,7 @@ pub use agents::{Agent, AgentPlay, AgentSearch, Format, Pool, Sprt, SprtOn};
 pub(crate) use canonical::hex;
 use fields::{bad, check_name, check_output, missing, no_unknown, take_int, take_str, take_table};
 pub use full::{FullSearch, FullSpec, MAX_BUDGET, MAX_WORLDS, ShapingLevel, ShapingParams, shaping_of};
+pub use rulesets::RuleSet;
 use sections::{
     check_classifier_fits, parse_classifier, parse_grid, parse_output, parse_rules, parse_search, parse_shards,
 };
@@ -83,6 +85,22 @@ impl SpecError {
                 Some(key)
             }
         }
+    }
+}
+
+/// A check of one rule set of the rules factor, its refusal saying which.
+fn in_rule_set(e: SpecError, name: &str) -> SpecError {
+    match e {
+        SpecError::Value { key, value, reason } => SpecError::Value {
+            key,
+            value,
+            reason: format!("{reason} (under rule set [rules.{name}] of grid.rules)"),
+        },
+        SpecError::Missing { key, reason } => SpecError::Missing {
+            key,
+            reason: format!("{reason}; under rule set [rules.{name}] of grid.rules"),
+        },
+        other => other,
     }
 }
 
@@ -221,6 +239,11 @@ pub struct Spec {
     /// `[stop] sprt`: the sequential test that ends an A-versus-B
     /// experiment early.
     pub stop: Option<Sprt>,
+    /// `[grid] rules` with `[rules.NAME]` tables: the rules factor (the
+    /// grid's slowest-varying), in the grid's order; empty when the spec
+    /// has one rule set (`full` holds it). With the factor, `full.config`
+    /// is the first set's.
+    pub rule_sets: Vec<RuleSet>,
 }
 
 impl Spec {
@@ -263,14 +286,22 @@ impl Spec {
             None => name.clone(),
         };
         let mut rules_table = take_table(&mut root, "", "rules")?;
+        let named_sets = rulesets::take_named(&mut rules_table);
         let preset = full::take_preset(&mut rules_table)?;
-        let (rules, full_config, count) = match preset {
-            None => {
+        let mut grid_table = take_table(&mut root, "", "grid")?
+            .ok_or_else(|| missing("grid", "the [grid] table of levels and factors"))?;
+        let rule_sets = rulesets::parse(grid_table.remove("rules"), named_sets, rules_table.as_ref(), preset)?;
+        let (rules, full_config, count) = match (&rule_sets, preset) {
+            (Some(sets), _) => {
+                let fewest = sets.iter().map(|s| s.deals).min().expect("a factor has a level");
+                (RulesConfig::default(), Some(sets[0].config), fewest)
+            }
+            (None, None) => {
                 let rules = parse_rules(rules_table)?;
                 let checked = Rules::new(rules).map_err(|e| bad(&format!("rules.{}", e.field), &e.value, e.reason))?;
                 (rules, None, checked.starting_states())
             }
-            Some(p) => {
+            (None, Some(p)) => {
                 let config = full::parse_full_rules(p, rules_table)?;
                 let count = FullRules::new(config)
                     .ok()
@@ -285,10 +316,22 @@ impl Spec {
                 (RulesConfig::default(), Some(config), count)
             }
         };
+        // With a rules factor, the first set stands for the spec's rules
+        // wherever one rule set is read; every set is checked on its own.
+        let preset = full_config.map(|c| c.preset);
+        let sets = rule_sets.as_deref().unwrap_or_default();
         let match_to = full::parse_match(take_table(&mut root, "", "match")?, preset)?;
-        let mut grid_table = take_table(&mut root, "", "grid")?
-            .ok_or_else(|| missing("grid", "the [grid] table of levels and factors"))?;
         let pool_keys = agents::take_pool_keys(&mut grid_table)?;
+        if match_to.is_some() || pool_keys.is_some() {
+            let what = if match_to.is_some() { "[match]" } else { "named agents" };
+            if let Some(s) = sets.iter().find(|s| s.config.preset != engine::full::Preset::AllFives) {
+                return Err(bad(
+                    &format!("rules.{}.preset", s.name),
+                    format!("\"{}\"", s.config.preset),
+                    format!("{what} play preset = \"all-fives\": every rule set of grid.rules must be all-fives"),
+                ));
+            }
+        }
         if pool_keys.is_some() {
             if preset != Some(engine::full::Preset::AllFives) {
                 return Err(bad(
@@ -301,11 +344,16 @@ impl Spec {
             grid_table.insert("engine".into(), toml::Value::Array(vec!["mstar".into()]));
             grid_table.insert("target".into(), toml::Value::Array(vec!["random".into()]));
         }
-        let deals = preset.map(|p| format!("preset = \"{p}\""));
+        let deals = match sets {
+            [] => preset.map(|p| format!("preset = \"{p}\"")),
+            _ => Some("every rule set of grid.rules".to_string()),
+        };
         let mut grid = parse_grid(grid_table, count, deals.as_deref())?;
         let mut search_table = take_table(&mut root, "", "search")?;
         grid.belief = sections::take_beliefs(&mut search_table, full_config.as_ref(), &grid)?;
-        let partner = full::take_partner(&mut search_table, full_config.as_ref())?;
+        // A partner plays in the partnerships of the rule sets that have them.
+        let teams = sets.iter().find(|s| s.config.teams).map(|s| &s.config);
+        let partner = full::take_partner(&mut search_table, teams.or(full_config.as_ref()))?;
         let (full_search, budgets) = full::take_full_search(&mut search_table, full_config.as_ref())?;
         grid.budget = budgets;
         grid.shaping = full::take_shaping(&mut search_table, &grid)?;
@@ -332,6 +380,10 @@ impl Spec {
                     belief: grid.belief[0],
                 };
                 let pool = agents::build_pool(keys, agent_tables, &defaults)?;
+                for s in sets {
+                    agents::fit_grid(&pool, &mut grid.clone(), &s.config, partner, &full_search)
+                        .map_err(|e| in_rule_set(e, &s.name))?;
+                }
                 agents::fit_grid(&pool, &mut grid, config, partner, &full_search)?;
                 Some(pool)
             }
@@ -343,6 +395,10 @@ impl Spec {
             partner,
             search: full_search,
         });
+        for s in sets {
+            full::check_full_grid(s.config.preset, &grid, &search, &full_search, pool.is_some())
+                .map_err(|e| in_rule_set(e, &s.name))?;
+        }
         match &full {
             Some(f) => full::check_full_grid(f.config.preset, &grid, &search, &f.search, pool.is_some())?,
             None => {
@@ -371,6 +427,19 @@ impl Spec {
             }
         }
         let prediction = full::take_prediction(take_table(&mut root, "", "prediction")?, &grid, full_config.as_ref())?;
+        if prediction.is_some()
+            && let Some(s) = sets.iter().find(|s| s.config.seats != sets[0].config.seats)
+        {
+            return Err(bad(
+                "grid.rules",
+                format!("[\"{}\", \"{}\"]", sets[0].name, s.name),
+                format!(
+                    "the shaped search's predictors are trained for one number of seats; these rule sets have {} and \
+                     {}: give the rule sets of a shaped grid the same seats",
+                    sets[0].config.seats, s.config.seats
+                ),
+            ));
+        }
         let classifier = parse_classifier(take_table(&mut root, "", "classifier")?)?;
         check_classifier_fits(&classifier)?;
         let stop = agents::parse_stop(take_table(&mut root, "", "stop")?, pool.as_ref())?;
@@ -407,6 +476,7 @@ impl Spec {
             prediction,
             pool,
             stop,
+            rule_sets: rule_sets.unwrap_or_default(),
         };
         let mut spec = spec;
         spec.shard_games = match shard_size {
@@ -431,6 +501,15 @@ impl Spec {
     }
 
     fn games_u128(&self) -> u128 {
+        self.rule_sets.len().max(1) as u128 * self.games_per_set_u128()
+    }
+
+    /// Games of one level of the rules factor (all of them without one).
+    pub(crate) fn games_per_rule_set(&self) -> u64 {
+        self.games_per_set_u128() as u64
+    }
+
+    fn games_per_set_u128(&self) -> u128 {
         let g = &self.grid;
         if let Some(p) = &self.pool {
             return g.observability.len() as u128
@@ -514,6 +593,16 @@ impl Spec {
         let mean = nodes.iter().sum::<f64>() / nodes.len().max(1) as f64;
         let hands = full.match_to.map_or(1.0, |to| (to as f64 / 20.0).max(1.0));
         (10.0 * mean / NODES_PER_SEC * hands).max(2e-4)
+    }
+
+    /// The full game's rules of rule set `k` of the rules factor (a game's
+    /// `GameCoords::rules`), or the spec's one rule set (`None`); `None`
+    /// for a thesis spec.
+    pub fn full_rules(&self, k: Option<u32>) -> Option<FullRules> {
+        match k {
+            Some(k) => Some(self.rule_sets[k as usize].rules()),
+            None => self.full.as_ref().map(FullSpec::rules),
+        }
     }
 
     /// Games in the grid.

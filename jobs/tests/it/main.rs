@@ -5,4 +5,5 @@ mod evals;
 mod exec;
 mod hash;
 mod layout;
+mod rules;
 mod spec;

@@ -1052,3 +1052,34 @@ fn a_shaping_the_spec_cannot_use_is_refused_naming_key_and_value() {
         }
     }
 }
+
+#[test]
+fn every_spec_under_jobs_specs_is_valid() {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("specs");
+    let mut n = 0;
+    for entry in std::fs::read_dir(&dir).unwrap() {
+        let path = entry.unwrap().path();
+        if path.extension().is_some_and(|e| e == "toml") {
+            let text = std::fs::read_to_string(&path).unwrap();
+            let spec = Spec::from_toml(&text).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+            assert!(spec.games() > 0, "{}", path.display());
+            n += 1;
+        }
+    }
+    assert!(n >= 12, "found only {n} specs in {}", dir.display());
+    let seats = Spec::from_toml(include_str!("../../specs/double6-seats.toml")).unwrap();
+    let sets: Vec<(&str, u8, bool)> = seats
+        .rule_sets
+        .iter()
+        .map(|s| (s.name.as_str(), s.config.seats, s.config.teams))
+        .collect();
+    assert_eq!(
+        sets,
+        [
+            ("two", 2, false),
+            ("three", 3, false),
+            ("four", 4, false),
+            ("teams", 4, true)
+        ]
+    );
+}
