@@ -51,7 +51,7 @@ pub(crate) fn play(
     let t = Instant::now();
     let opts = MatchOptions {
         eval: full.search.learned.then(crate::evals::shipped_eval),
-        table_mb: full.search.table_mb,
+        table_mb: table_mb(spec, full, c),
         target_depth: full.search.target_depth,
         predictors,
         agent_side: c.agent_side,
@@ -185,6 +185,24 @@ pub fn agents(spec: &Spec, full: &FullSpec, c: &GameCoords) -> [FullAgent; MAX_S
         (_, 0, Some(p)) => FullAgent::Fixed(p),
         _ => FullAgent::target(c.target, full.search.target_depth),
     })
+}
+
+/// The transposition table of grid point `c`: `[search] table_mb`, or with
+/// named agents the larger of the pairing's two agents' (a table never
+/// replaces an entry, so its size changes no result).
+fn table_mb(spec: &Spec, full: &FullSpec, c: &GameCoords) -> u32 {
+    let (Some(pool), Some(k)) = (&spec.pool, c.pairing) else {
+        return full.search.table_mb;
+    };
+    let (a, o) = pool.pairings[k as usize];
+    [a, o]
+        .iter()
+        .filter_map(|&i| match pool.agents[i as usize].play {
+            AgentPlay::Search(s) => Some(s.table_mb),
+            AgentPlay::Strategy(_) => None,
+        })
+        .max()
+        .unwrap_or(full.search.table_mb)
 }
 
 fn full_engine(e: PlayerEngine) -> FullEngine {

@@ -39,6 +39,11 @@ pub struct AgentSearch {
     pub shaping: ShapingLevel,
     /// Leaves valued by the learned evaluation (else the score so far).
     pub learned: bool,
+    /// The transposition table's megabytes (per thread) when this agent
+    /// plays: a match's table is the largest of its two agents'. It never
+    /// replaces an entry (checked against the budget), so it changes speed
+    /// and memory, never a result.
+    pub table_mb: u32,
 }
 
 /// A named agent of the pool.
@@ -130,8 +135,9 @@ pub enum SprtOn {
 }
 
 /// The keys of an `[agents.NAME]` table.
-const AGENT_KEYS: [&str; 9] = [
+const AGENT_KEYS: [&str; 10] = [
     "engine",
+    "table_mb",
     "strategy",
     "budget",
     "depth",
@@ -323,6 +329,21 @@ fn agent_of(name: &str, mut t: Table, d: &Defaults) -> Result<Agent, SpecError> 
                     "applies with a shaping: give shaping = \"expect\" (or prune, asymmetric)",
                 ));
             }
+            let table_mb = match take_int(&mut t, &p, "table_mb")? {
+                Some(v) => int_in(&key("table_mb"), v, 1, 65_536)? as u32,
+                None => d.full.table_mb,
+            };
+            let need = engine::full::FivesTable::mb_for_budget(budget);
+            if budget > 0 && table_mb < need {
+                return Err(bad(
+                    &key("table_mb"),
+                    table_mb as i64,
+                    format!(
+                        "budget = {budget} needs a table of at least {need} MB so that no entry is ever replaced \
+                         (results would depend on the table's size): give table_mb = {need} or more, here or in [search]"
+                    ),
+                ));
+            }
             if shaping != ShapingLevel::NONE && matches!(engine, PlayerEngine::Ismcts | PlayerEngine::Dominai) {
                 return Err(bad(
                     &key("shaping"),
@@ -338,6 +359,7 @@ fn agent_of(name: &str, mut t: Table, d: &Defaults) -> Result<Agent, SpecError> 
                 belief,
                 shaping,
                 learned,
+                table_mb,
             })
         }
         (None, Some(s)) => {
@@ -579,7 +601,6 @@ pub(super) fn fit_grid(
     grid: &mut super::GridSpec,
     config: &engine::full::FullConfig,
     partner: Option<FullTarget>,
-    full: &FullSearch,
 ) -> Result<(), SpecError> {
     if let Some(p) = partner {
         return Err(bad(
@@ -648,29 +669,18 @@ pub(super) fn fit_grid(
     let mut engines = Vec::new();
     let mut targets = Vec::new();
     let mut shapings = vec![ShapingLevel::NONE];
-    let mut most = 0;
+    // Each agent's table was checked against its budget with it.
     for a in &pool.agents {
         match a.play {
             AgentPlay::Search(s) => {
                 push_new(&mut engines, s.engine);
                 push_new(&mut shapings, s.shaping);
-                most = most.max(s.budget);
             }
             AgentPlay::Strategy(t) => push_new(&mut targets, t),
         }
     }
     if targets.is_empty() || pool.pairings.iter().any(|&(_, o)| pool.agents[o as usize].searches()) {
         push_new(&mut targets, FullTarget::Searcher);
-    }
-    let need = engine::full::FivesTable::mb_for_budget(most);
-    if most > 0 && full.table_mb < need {
-        return Err(bad(
-            "search.table_mb",
-            full.table_mb as i64,
-            format!(
-                "an agent's budget of {most} needs a table of at least {need} MB so that no entry is ever replaced"
-            ),
-        ));
     }
     grid.engine = engines;
     grid.target = targets;
@@ -686,7 +696,7 @@ fn push_new<T: PartialEq>(v: &mut Vec<T>, x: T) {
 
 impl Pool {
     /// The pool in the spec's canonical JSON (what the hash covers).
-    pub(super) fn canonical(&self, stop: Option<&Sprt>) -> String {
+    pub(super) fn canonical(&self, stop: Option<&Sprt>, table_mb: u32) -> String {
         let text = |s: &str| serde_json::to_string(s).expect("a string serialises");
         let agents: Vec<String> = self
             .agents
@@ -695,7 +705,7 @@ impl Pool {
                 AgentPlay::Strategy(t) => format!("{{\"name\":{},\"strategy\":{}}}", text(&a.name), text(t.name())),
                 AgentPlay::Search(s) => format!(
                     "{{\"name\":{},\"engine\":{},\"depth\":{},\"budget\":{},\"worlds\":{},\"belief\":{},\
-                     \"shaping\":{},\"learned\":{}}}",
+                     \"shaping\":{},\"learned\":{}{}}}",
                     text(&a.name),
                     text(&s.engine.to_string()),
                     s.depth,
@@ -703,7 +713,14 @@ impl Pool {
                     s.worlds,
                     text(s.belief.name()),
                     text(&s.shaping.name()),
-                    s.learned
+                    s.learned,
+                    // Present only when it differs from [search]'s (which the
+                    // canonical JSON has), so pools before it keep their ids.
+                    if s.table_mb != table_mb {
+                        format!(",\"table_mb\":{}", s.table_mb)
+                    } else {
+                        String::new()
+                    }
                 ),
             })
             .collect();

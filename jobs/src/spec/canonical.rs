@@ -165,10 +165,13 @@ impl Spec {
             ""
         };
         // Present only with named agents, so that the specs before them keep their hashes.
-        let pool = self
-            .pool
-            .as_ref()
-            .map_or(String::new(), |p| p.canonical(self.stop.as_ref()));
+        let pool = self.pool.as_ref().map_or(String::new(), |p| {
+            let table_mb = self
+                .full
+                .as_ref()
+                .map_or(engine::full::DEFAULT_TABLE_MB, |f| f.search.table_mb);
+            p.canonical(self.stop.as_ref(), table_mb)
+        });
         let mut out = String::new();
         let _ = write!(
             out,

@@ -381,10 +381,10 @@ impl Spec {
                 };
                 let pool = agents::build_pool(keys, agent_tables, &defaults)?;
                 for s in sets {
-                    agents::fit_grid(&pool, &mut grid.clone(), &s.config, partner, &full_search)
+                    agents::fit_grid(&pool, &mut grid.clone(), &s.config, partner)
                         .map_err(|e| in_rule_set(e, &s.name))?;
                 }
-                agents::fit_grid(&pool, &mut grid, config, partner, &full_search)?;
+                agents::fit_grid(&pool, &mut grid, config, partner)?;
                 Some(pool)
             }
             (Some(_), None) => unreachable!("refused above: agents need a preset"),

@@ -328,3 +328,46 @@ fn the_docs_agents_example_reads() {
     assert!(spec.needs_predictors(), "expect_logit shapes its search");
     assert_eq!(spec.pool.expect("a pool").pairings.len(), 5);
 }
+
+#[test]
+fn an_agent_may_have_its_own_table_which_changes_no_result() {
+    let big = POOL.replace(
+        "[agents.a]\nengine = \"expectimax\"\n",
+        "[agents.a]\nengine = \"expectimax\"\nbudget = 3000\ntable_mb = 96\n",
+    );
+    let small = big.replace("table_mb = 96\n", "table_mb = 2\n");
+    let (big, small) = (Spec::from_toml(&big).unwrap(), Spec::from_toml(&small).unwrap());
+    let table = |s: &Spec| match s.pool.as_ref().unwrap().agents[0].play {
+        AgentPlay::Search(a) => a.table_mb,
+        AgentPlay::Strategy(_) => unreachable!("a searches"),
+    };
+    assert_eq!((table(&big), table(&small)), (96, 2));
+    assert!(big.canonical_json().contains("\"table_mb\":96"));
+    // An agent that leaves it out takes [search]'s, and its canonical JSON
+    // is as before the key existed.
+    let plain = Spec::from_toml(POOL).unwrap();
+    assert!(!plain.canonical_json().contains("table_mb"));
+    let strip = |rows: Vec<GameRow>| {
+        rows.into_iter()
+            .map(|r| GameRow { elapsed_us: 0, ..r })
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(strip(run_all(&big)), strip(run_all(&small)));
+    // A table too small for the agent's budget could replace entries: refused.
+    let e = Spec::from_toml(&POOL.replace(
+        "[agents.a]\nengine = \"expectimax\"\n",
+        "[agents.a]\nengine = \"expectimax\"\nbudget = 1000000\ntable_mb = 8\n",
+    ))
+    .unwrap_err()
+    .to_string();
+    assert!(
+        e.contains("agents.a.table_mb = 8") && e.contains("at least 48 MB"),
+        "{e}"
+    );
+    let e = Spec::from_toml(&POOL.replace(
+        "[agents.b]\nengine = \"expectimax\"\n",
+        "[agents.b]\nengine = \"expectimax\"\ntable_mb = 0\n",
+    ))
+    .unwrap_err();
+    assert_eq!(e.key(), Some("agents.b.table_mb"));
+}

@@ -282,3 +282,20 @@ fn a_rules_factor_refuses_what_it_cannot_play_naming_the_set_key_and_value() {
         }
     }
 }
+
+#[test]
+fn the_docs_rules_factor_example_reads() {
+    let doc = include_str!("../../../docs/specs.md");
+    let from = doc.find("## Rules as a factor").expect("the section");
+    let start = doc[from..].find("```toml\n").expect("a toml block") + from + "```toml\n".len();
+    let end = doc[start..].find("```").expect("the block's end") + start;
+    let text = format!("name = \"docex\"\nseed = 1\n{}", &doc[start..end]);
+    let spec = Spec::from_toml(&text).unwrap_or_else(|e| panic!("{e}\n{text}"));
+    let seats: Vec<(u8, bool)> = spec
+        .rule_sets
+        .iter()
+        .map(|s| (s.config.seats, s.config.teams))
+        .collect();
+    assert_eq!(seats, [(2, false), (3, false), (4, true)]);
+    assert_eq!(spec.games(), 3 * 2 * 200 * 2);
+}
