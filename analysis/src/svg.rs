@@ -41,6 +41,20 @@ pub struct Bar {
 }
 
 /// Grouped bars (one colour per series) with error bars and a zero line.
+/// A group's label under its bars, centred at `x`: one line when it fits
+/// the group's `width` (12px sans-serif is about 6.8px a character), else
+/// its first word over the rest, so neighbouring labels never overlap.
+fn group_label(g: &str, x: f64, y: f64, width: f64) -> String {
+    match g.split_once(' ') {
+        Some((first, rest)) if g.chars().count() as f64 * 6.8 > width * 0.95 => format!(
+            r#"<text x="{x}" y="{y}" text-anchor="middle"><tspan x="{x}">{}</tspan><tspan x="{x}" dy="14">{}</tspan></text>"#,
+            esc(first),
+            esc(rest)
+        ),
+        _ => format!(r#"<text x="{x}" y="{y}" text-anchor="middle">{}</text>"#, esc(g)),
+    }
+}
+
 pub fn bars(title: &str, y_label: &str, data: &[Bar]) -> String {
     let mut groups: Vec<String> = Vec::new();
     let mut series: Vec<String> = Vec::new();
@@ -109,13 +123,7 @@ pub fn bars(title: &str, y_label: &str, data: &[Bar]) -> String {
     let bw = gw * 0.8 / series.len().max(1) as f64;
     for (gi, g) in groups.iter().enumerate() {
         let gx = LEFT + gi as f64 * gw;
-        let _ = writeln!(
-            s,
-            r#"<text x="{}" y="{}" text-anchor="middle">{}</text>"#,
-            gx + gw / 2.0,
-            H - BOTTOM + 16.0,
-            esc(g)
-        );
+        let _ = writeln!(s, "{}", group_label(g, gx + gw / 2.0, H - BOTTOM + 16.0, gw));
         for b in data.iter().filter(|b| &b.group == g) {
             let si = series.iter().position(|x| x == &b.series).unwrap_or(0);
             let x = gx + gw * 0.1 + si as f64 * bw;

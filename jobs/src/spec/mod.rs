@@ -443,6 +443,14 @@ impl Spec {
         let classifier = parse_classifier(take_table(&mut root, "", "classifier")?)?;
         check_classifier_fits(&classifier)?;
         let stop = agents::parse_stop(take_table(&mut root, "", "stop")?, pool.as_ref())?;
+        if stop.is_some() && !sets.is_empty() {
+            return Err(bad(
+                "stop.sprt",
+                "{...}",
+                "tests one rule set: the grid plays its rule sets one after another, so the test would decide on \
+                 the first set alone; run one experiment per rule set (or leave out grid.rules)",
+            ));
+        }
         let shard_size = parse_shards(take_table(&mut root, "", "shards")?)?;
         no_unknown(
             &root,

@@ -275,6 +275,18 @@ fn a_rules_factor_refuses_what_it_cannot_play_naming_the_set_key_and_value() {
             vec!["grid.agents", "two sides", "rule set [rules.three]"],
         ),
     ];
+    let sprt = FACTOR
+        .replace(
+            "target = [\"scorer\", \"random\"]\nengine = [\"mstar\", \"expectimax\"]\n",
+            "",
+        )
+        .replace("[rules.three]\nseats = 3\n", "")
+        .replace(", \"three\"]", "]")
+        .replace("[grid]\n", "[grid]\nagents = [\"a\"]\nopponents = [\"scorer\"]\n")
+        + "[agents.a]\nengine = \"mstar\"\n[stop]\nsprt = { elo0 = 0, elo1 = 50 }\n";
+    let e = refused(&sprt).to_string();
+    assert!(e.contains("stop.sprt") && e.contains("one rule set"), "{e}");
+    Spec::from_toml(&sprt.replace("[stop]\nsprt = { elo0 = 0, elo1 = 50 }\n", "")).expect("the same without the test");
     for (text, needles) in cases {
         let e = refused(&text).to_string();
         for n in needles {
