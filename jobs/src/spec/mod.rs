@@ -290,6 +290,16 @@ impl Spec {
         let preset = full::take_preset(&mut rules_table)?;
         let mut grid_table = take_table(&mut root, "", "grid")?
             .ok_or_else(|| missing("grid", "the [grid] table of levels and factors"))?;
+        for k in ["preset", "seats", "teams", "partnerships", "hand", "set"] {
+            if let Some(v) = grid_table.get(k) {
+                return Err(bad(
+                    &format!("grid.{k}"),
+                    v,
+                    "rules vary as rule sets: define each in a table, e.g. [rules.four] seats = 4 teams = true, and \
+                     list them in grid.rules = [\"two\", \"four\"] (a preset's name alone is a set too)",
+                ));
+            }
+        }
         let rule_sets = rulesets::parse(grid_table.remove("rules"), named_sets, rules_table.as_ref(), preset)?;
         let (rules, full_config, count) = match (&rule_sets, preset) {
             (Some(sets), _) => {

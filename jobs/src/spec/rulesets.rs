@@ -1,6 +1,7 @@
 //! Rules as a factor of the grid: named rule sets (`[rules.NAME]` tables,
 //! each a preset with its knobs over `[rules]`'s own keys) and
-//! `[grid] rules = ["NAME", ...]`, the levels in the grid's order. Seats and
+//! `[grid] rules = ["NAME", ...]`, the levels in the grid's order (a name
+//! that is no table may be a preset: `["block", "team"]`). Seats and
 //! partnerships are knobs of a rule set, so they vary the same way. See
 //! docs/specs.md, "Rules as a factor".
 
@@ -65,14 +66,7 @@ pub(super) fn parse(
                 ),
             ));
         }
-        (Some(v), None) => {
-            return Err(bad(
-                "grid.rules",
-                v,
-                "names rule sets: define each as a table, e.g. [rules.four] seats = 4 teams = true",
-            ));
-        }
-        (Some(v), Some(_)) => v,
+        (Some(v), _) => v,
     };
     let Value::Array(items) = listed else {
         return Err(bad(
@@ -96,19 +90,36 @@ pub(super) fn parse(
         if sets.iter().any(|s| &s.name == name) {
             return Err(bad("grid.rules", &item, "is listed twice"));
         }
-        let Some((_, own)) = named.iter().find(|(k, _)| k == name) else {
-            let defined: Vec<&str> = named.iter().map(|(k, _)| k.as_str()).collect();
-            return Err(bad(
-                "grid.rules",
-                &item,
-                format!("is not a [rules.{name}] table (defined: {})", defined.join(", ")),
-            ));
+        // A name that is not a [rules.NAME] table may be a preset with its
+        // defaults (over [rules]'s keys), as a strategy may be an agent.
+        let own = match named.iter().find(|(k, _)| k == name) {
+            Some((_, own)) => own.clone(),
+            None if name != "thesis" && name.parse::<Preset>().is_ok() => {
+                let mut t = Table::new();
+                t.insert("preset".into(), item.clone());
+                t
+            }
+            None => {
+                let defined: Vec<&str> = named.iter().map(|(k, _)| k.as_str()).collect();
+                let defined = match defined.is_empty() {
+                    true => "none defined".to_string(),
+                    false => format!("defined: {}", defined.join(", ")),
+                };
+                return Err(bad(
+                    "grid.rules",
+                    &item,
+                    format!(
+                        "is neither a [rules.{name}] table ({defined}) nor a full-game preset (all-fives, block, \
+                         team); define a set as a table, e.g. [rules.four] seats = 4 teams = true"
+                    ),
+                ));
+            }
         };
         let p = format!("rules.{name}");
         check_name(&p, name)?;
         // The set's own keys over [rules]'s.
         let mut merged = base.cloned().unwrap_or_default();
-        let mut own = own.clone();
+        let mut own = own;
         let preset = match own.remove("preset") {
             None => preset,
             Some(Value::String(s)) if s == "thesis" => None,

@@ -1,9 +1,9 @@
 //! Named agents, paired seat-swapped deals and the SPRT's arithmetic.
 
-use std::sync::atomic::{AtomicBool, AtomicU64};
-
 use jobs::sprt::{PairStats, Verdict, elo_score, logistic_elo, shard_stats, walk};
-use jobs::{AgentPlay, Executor, Format, GameRow, Spec, SpecError, shards};
+use jobs::{AgentPlay, Format, GameRow, Spec, SpecError};
+
+use crate::run_all;
 
 const POOL: &str = r#"
 name = "pool"
@@ -26,16 +26,6 @@ engine = "expectimax"
 [shards]
 games = 7
 "#;
-
-fn run_all(spec: &Spec) -> Vec<GameRow> {
-    let ex = Executor::new(2);
-    let (progress, cancel) = (AtomicU64::new(0), AtomicBool::new(false));
-    let mut rows = Vec::new();
-    for shard in shards(spec) {
-        rows.extend(ex.run(spec, shard, &progress, &cancel).unwrap());
-    }
-    rows
-}
 
 #[test]
 fn a_round_robin_pairs_every_two_agents_once_and_strategies_never_meet_each_other() {

@@ -7,3 +7,17 @@ mod hash;
 mod layout;
 mod rules;
 mod spec;
+
+use std::sync::atomic::{AtomicBool, AtomicU64};
+
+/// Plays every shard of `spec` in order on two threads: the grid's rows.
+pub(crate) fn run_all(spec: &jobs::Spec) -> Vec<jobs::GameRow> {
+    let ex = jobs::Executor::new(2);
+    let (progress, cancel) = (AtomicU64::new(0), AtomicBool::new(false));
+    let mut rows = Vec::new();
+    for shard in jobs::shards(spec) {
+        rows.extend(ex.run(spec, shard, &progress, &cancel).unwrap());
+    }
+    assert_eq!(progress.into_inner(), spec.games());
+    rows
+}

@@ -1,9 +1,9 @@
 //! Rules (and with them seats and partnerships) as a factor of the grid:
 //! `[rules.NAME]` tables and `[grid] rules`.
 
-use std::sync::atomic::{AtomicBool, AtomicU64};
+use jobs::{GameRow, Spec, SpecError};
 
-use jobs::{Executor, GameRow, Spec, SpecError, shards};
+use crate::run_all;
 
 /// Three rule sets of double-6 All Fives: two seats, four in partnerships,
 /// three cutthroat.
@@ -41,17 +41,6 @@ fn single(knobs: &str) -> String {
             &format!("{knobs}\n"),
         )
         .replace("rules = [\"two\", \"teams\", \"three\"]\n", "")
-}
-
-fn run_all(spec: &Spec) -> Vec<GameRow> {
-    let ex = Executor::new(2);
-    let (progress, cancel) = (AtomicU64::new(0), AtomicBool::new(false));
-    let mut rows = Vec::new();
-    for shard in shards(spec) {
-        rows.extend(ex.run(spec, shard, &progress, &cancel).unwrap());
-    }
-    assert_eq!(progress.into_inner(), spec.games());
-    rows
 }
 
 /// A row as its grid point plays it, wherever the grid put it.
@@ -210,11 +199,20 @@ fn a_rules_factor_refuses_what_it_cannot_play_naming_the_set_key_and_value() {
         ),
         (
             single("seats = 2").replace("[grid]\n", "[grid]\nrules = [\"two\"]\n"),
-            vec!["grid.rules", "define each as a table"],
+            vec!["grid.rules = \"two\"", "none defined", "define a set as a table"],
         ),
         (
             FACTOR.replace("[\"two\", \"teams\", \"three\"]", "[\"two\", \"tems\"]"),
-            vec!["grid.rules = \"tems\"", "is not a [rules.tems] table", "defined: "],
+            vec![
+                "grid.rules = \"tems\"",
+                "[rules.tems] table",
+                "defined: teams, three, two",
+                "preset",
+            ],
+        ),
+        (
+            single("seats = 2").replace("[grid]\n", "[grid]\nrules = [\"all-fives\", \"thesis\"]\n"),
+            vec!["grid.rules = \"thesis\"", "nor a full-game preset"],
         ),
         (
             FACTOR.replace("[\"two\", \"teams\", \"three\"]", "[\"two\", \"two\"]"),
@@ -287,6 +285,11 @@ fn a_rules_factor_refuses_what_it_cannot_play_naming_the_set_key_and_value() {
     let e = refused(&sprt).to_string();
     assert!(e.contains("stop.sprt") && e.contains("one rule set"), "{e}");
     Spec::from_toml(&sprt.replace("[stop]\nsprt = { elo0 = 0, elo1 = 50 }\n", "")).expect("the same without the test");
+    let e = refused(&single("seats = 2").replace("[grid]\n", "[grid]\nseats = [2, 4]\n")).to_string();
+    assert!(
+        e.contains("grid.seats = [2, 4]") && e.contains("[rules.four]") && e.contains("grid.rules"),
+        "{e}"
+    );
     for (text, needles) in cases {
         let e = refused(&text).to_string();
         for n in needles {
@@ -310,4 +313,36 @@ fn the_docs_rules_factor_example_reads() {
         .collect();
     assert_eq!(seats, [(2, false), (3, false), (4, true)]);
     assert_eq!(spec.games(), 3 * 2 * 200 * 2);
+}
+
+#[test]
+fn a_preset_name_is_a_rule_set_with_its_defaults() {
+    let text = r#"
+name = "open"
+seed = 2
+[grid]
+rules = ["block", "team"]
+information_source = ["oracle"]
+observability = ["full"]
+target = ["random"]
+engine = ["mstar"]
+starting_states = "spread:3"
+repeats = 1
+[search]
+depth = 2
+"#;
+    let spec = Spec::from_toml(text).unwrap();
+    let sets: Vec<(&str, u8)> = spec
+        .rule_sets
+        .iter()
+        .map(|s| (s.name.as_str(), s.config.seats))
+        .collect();
+    assert_eq!(sets, [("block", 2), ("team", 4)]);
+    let rows = run_all(&spec);
+    assert_eq!(rows.len(), 6);
+    assert_eq!(rows[0].rules.as_deref(), Some("block"));
+    assert_eq!(rows[5].rules.as_deref(), Some("team"));
+    // [rules]'s keys still apply to a preset named in the grid.
+    let e = Spec::from_toml(&text.replace("[grid]", "[rules]\nseats = 3\n[grid]")).unwrap_err();
+    assert!(e.to_string().contains("rules.block.seats"), "{e}");
 }
