@@ -234,8 +234,11 @@ impl Accumulator {
         if self.shaping.wants(r) {
             self.shaping.add(r);
         }
-        // The M*-versus-Expectimax cells are the thesis's: `uniform` worlds.
-        if r.belief != engine::Belief::Uniform
+        // The M*-versus-Expectimax cells: of the grid's one belief, or of
+        // `uniform` when the grid varies the belief (the beliefs' section
+        // compares the others with it).
+        let one_belief = self.beliefs.pairing.levels == 1;
+        if (r.belief != engine::Belief::Uniform && !one_belief)
             || r.engine == engine::PlayerEngine::Dominai
             || r.shaping != jobs::ShapingLevel::NONE
         {

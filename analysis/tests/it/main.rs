@@ -768,3 +768,33 @@ fn the_report_tables_every_factor_that_varies() {
     );
     assert!(md.contains("**Headline:** M* scores more than Expectimax"), "{md}");
 }
+
+#[test]
+fn a_grid_of_one_belief_gets_its_m_star_versus_expectimax_cells_whatever_the_belief() {
+    use engine::{Belief, PlayerEngine};
+    let rows: Vec<jobs::GameRow> = (0..4u64)
+        .flat_map(|s| {
+            [PlayerEngine::MStar, PlayerEngine::Expectimax].map(|e| {
+                let d = if e == PlayerEngine::MStar { 5 } else { 2 } + s as i32;
+                jobs::GameRow {
+                    belief: Belief::Model,
+                    ..row(jobs::Source::Oracle, e, s, d, true, (0, 0), "")
+                }
+            })
+        })
+        .collect();
+    // The grid's one belief is `model` (double6.toml's): the cells are its games.
+    let mut acc = analysis::Accumulator::default();
+    acc.set_belief_levels(1);
+    rows.iter().for_each(|r| acc.add("d6", r));
+    let r = acc.finish(None);
+    assert_eq!(r.cells.len(), 1);
+    assert_eq!((r.cells[0].mstar.games, r.cells[0].expectimax.games), (4, 4));
+    assert!(close(r.cells[0].paired.mean, 3.0, 1e-12));
+    // A grid that varies the belief compares engines on `uniform` only (the
+    // beliefs' section has the rest): no uniform rows, no cells.
+    let mut acc = analysis::Accumulator::default();
+    acc.set_belief_levels(2);
+    rows.iter().for_each(|r| acc.add("d6", r));
+    assert!(acc.finish(None).cells.is_empty());
+}
