@@ -58,6 +58,20 @@ pub struct CellReport {
     pub unpaired: u64,
 }
 
+impl Report {
+    /// The cells' rule sets in the grid's order (the cells come ordered by
+    /// it); `[None]` without a rules factor.
+    pub fn rule_sets(&self) -> Vec<Option<&str>> {
+        let mut sets: Vec<Option<&str>> = Vec::new();
+        for c in &self.cells {
+            if !sets.contains(&c.rules.as_deref()) {
+                sets.push(c.rules.as_deref());
+            }
+        }
+        sets
+    }
+}
+
 /// Expectimax ignores the information source: its games must not depend on it.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Consistency {

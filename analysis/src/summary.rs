@@ -27,12 +27,7 @@ pub fn summary_table(r: &Report) -> String {
         .filter(|&(c, e, s)| s.games > 0 || (c.ismcts.is_none() && e != PlayerEngine::Ismcts))
         .collect();
     // With a rules factor, the rule sets in the cells' (the grid's) order first.
-    let sets: Vec<Option<&str>> = r.cells.iter().fold(Vec::new(), |mut v, c| {
-        if !v.contains(&c.rules.as_deref()) {
-            v.push(c.rules.as_deref());
-        }
-        v
-    });
+    let sets = r.rule_sets();
     // A column for the rule set in every table, as wide as the longest name.
     let set_width = r
         .cells

@@ -22,13 +22,8 @@ fn quadrants(r: &Report) -> Vec<(Option<&str>, Observability, Source)> {
             q.push(k);
         }
     }
-    // The cells come in rule-set order: keep it, sort within.
-    let order: Vec<Option<&str>> = q.iter().fold(Vec::new(), |mut v, k| {
-        if !v.contains(&k.0) {
-            v.push(k.0);
-        }
-        v
-    });
+    // The rule sets in the grid's order, sorted within.
+    let order = r.rule_sets();
     q.sort_by_key(|&(rules, o, s)| {
         (
             order.iter().position(|x| *x == rules),

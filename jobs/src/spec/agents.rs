@@ -593,28 +593,28 @@ pub(super) fn parse_stop(t: Option<Table>, pool: Option<&Pool>) -> Result<Option
     }))
 }
 
-/// Checks an agents grid against the rest of the spec and fills the grid's
-/// engine, target and shaping lists from the pool (they feed the checks
-/// every full-game grid passes, and the fit stage of a shaped agent).
-pub(super) fn fit_grid(
-    pool: &Pool,
-    grid: &mut super::GridSpec,
-    config: &engine::full::FullConfig,
-    partner: Option<FullTarget>,
-) -> Result<(), SpecError> {
-    if let Some(p) = partner {
-        return Err(bad(
-            "search.partner",
-            format!("\"{}\"", p.name()),
-            "with named agents every seat of a side plays that side's agent; remove search.partner",
-        ));
-    }
+/// Named agents play two sides: refuses rules with any other number.
+pub(super) fn two_sides(config: &engine::full::FullConfig) -> Result<(), SpecError> {
     let sides = engine::full::FullRules::new(*config).map_or(0, |r| r.sides());
     if sides != 2 {
         return Err(bad(
             "grid.agents",
             "[...]",
             format!("named agents play two sides (2 seats, or 4 in partnerships); these rules have {sides}"),
+        ));
+    }
+    Ok(())
+}
+
+/// Checks an agents grid against the rest of the spec and fills the grid's
+/// engine, target and shaping lists from the pool (they feed the checks
+/// every full-game grid passes, and the fit stage of a shaped agent).
+pub(super) fn fit_grid(pool: &Pool, grid: &mut super::GridSpec, partner: Option<FullTarget>) -> Result<(), SpecError> {
+    if let Some(p) = partner {
+        return Err(bad(
+            "search.partner",
+            format!("\"{}\"", p.name()),
+            "with named agents every seat of a side plays that side's agent; remove search.partner",
         ));
     }
     if !grid.budget.is_empty() {

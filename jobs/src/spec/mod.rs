@@ -390,11 +390,13 @@ impl Spec {
                     belief: grid.belief[0],
                 };
                 let pool = agents::build_pool(keys, agent_tables, &defaults)?;
-                for s in sets {
-                    agents::fit_grid(&pool, &mut grid.clone(), &s.config, partner)
-                        .map_err(|e| in_rule_set(e, &s.name))?;
+                if sets.is_empty() {
+                    agents::two_sides(config)?;
                 }
-                agents::fit_grid(&pool, &mut grid, config, partner)?;
+                for s in sets {
+                    agents::two_sides(&s.config).map_err(|e| in_rule_set(e, &s.name))?;
+                }
+                agents::fit_grid(&pool, &mut grid, partner)?;
                 Some(pool)
             }
             (Some(_), None) => unreachable!("refused above: agents need a preset"),
@@ -405,12 +407,16 @@ impl Spec {
             partner,
             search: full_search,
         });
-        for s in sets {
-            full::check_full_grid(s.config.preset, &grid, &search, &full_search, pool.is_some())
-                .map_err(|e| in_rule_set(e, &s.name))?;
-        }
         match &full {
-            Some(f) => full::check_full_grid(f.config.preset, &grid, &search, &f.search, pool.is_some())?,
+            Some(f) if sets.is_empty() => {
+                full::check_full_grid(f.config.preset, &grid, &search, &f.search, pool.is_some())?
+            }
+            Some(f) => {
+                for s in sets {
+                    full::check_full_grid(s.config.preset, &grid, &search, &f.search, pool.is_some())
+                        .map_err(|e| in_rule_set(e, &s.name))?;
+                }
+            }
             None => {
                 for (e, plays) in [
                     (PlayerEngine::Ismcts, "ismcts plays [rules] preset = \"all-fives\""),
