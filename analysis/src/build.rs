@@ -452,6 +452,7 @@ pub fn build(dir: &Path) -> Result<Report, ReportError> {
             // `[stop] sprt`: the shards are walked in order and the walk ends
             // where the test decided (as the coordinator did).
             let mut sprt_walk = spec.stop.map(jobs::sprt::Walk::new);
+            let mut kept_games = 0;
             for shard in jobs::shards(&spec) {
                 let p = dir.join(jobs::layout::GAMES_DIR).join(jobs::part_file(shard.index));
                 let range = shard.first_game..shard.first_game + shard.games;
@@ -468,7 +469,7 @@ pub fn build(dir: &Path) -> Result<Report, ReportError> {
                     });
                 }
                 if let Some(walk) = &mut sprt_walk {
-                    walk.step(&jobs::sprt::shard_stats(rows.iter().map(|(_, r)| r)));
+                    walk.step(&jobs::sprt::ShardPairs::of_rows(rows.iter().map(|(_, r)| r)));
                 }
                 for (experiment, row) in rows {
                     if experiment != spec.name || !range.contains(&row.game_index) {
@@ -482,6 +483,7 @@ pub fn build(dir: &Path) -> Result<Report, ReportError> {
                     }
                     acc.add(&experiment, &row);
                 }
+                kept_games += shard.games;
                 if sprt_walk
                     .as_ref()
                     .is_some_and(|w| w.verdict != jobs::sprt::Verdict::Undecided)
@@ -490,7 +492,7 @@ pub fn build(dir: &Path) -> Result<Report, ReportError> {
                 }
             }
             if let (Some(sprt), Some(walk)) = (spec.stop, sprt_walk) {
-                sprt_report = Some(crate::tournament::sprt_report(&sprt, walk, spec.games()));
+                sprt_report = Some(crate::tournament::sprt_report(&sprt, walk, kept_games, spec.games()));
             }
         }
         None => {

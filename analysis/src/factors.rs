@@ -2,9 +2,11 @@
 //! level in the rows (rule set, information source, observability, target, engine,
 //! belief, shaping, budget, agent, opponent), the games, mean score
 //! difference with its 95% interval and win/tie share of each level,
-//! marginal over the other factors. One accumulator per (factor, level).
-
-use std::collections::BTreeMap;
+//! marginal over the other factors. One accumulator per (factor, level),
+//! the levels in the order the rows first show them: the rows come in game
+//! order, so that is the spec's order (rule sets, then each factor's list).
+//! A grid of named agents has its own factors (rule set, observability,
+//! agent, opponent): the settings each agent brings are not levels of it.
 
 use serde::{Deserialize, Serialize};
 
@@ -80,7 +82,8 @@ impl Ord for Level {
 
 #[derive(Debug, Default)]
 pub(crate) struct FactorAcc {
-    levels: BTreeMap<(usize, Level), (Moments, u64)>,
+    /// Per factor, its levels in first-seen order.
+    levels: [Vec<(Level, Moments, u64)>; FACTORS.len()],
 }
 
 impl FactorAcc {
@@ -109,11 +112,25 @@ impl FactorAcc {
             r.agent.clone().map(Level::Name),
             r.opponent.clone().map(Level::Name),
         ];
+        // Named agents: the grid's factors are the rule set, observability,
+        // agent and opponent; source, target, engine, belief, shaping and
+        // budget are the agents' own settings.
+        let agents = r.agent.is_some();
         for (k, level) in levels.into_iter().enumerate() {
+            if agents && !matches!(FACTORS[k], "rules" | "observability" | "agent" | "opponent") {
+                continue;
+            }
             if let Some(level) = level {
-                let e = self.levels.entry((k, level)).or_default();
-                e.0.add(r.score_diff as f64);
-                e.1 += r.win_or_tie as u64;
+                let list = &mut self.levels[k];
+                let i = match list.iter().position(|(l, _, _)| *l == level) {
+                    Some(i) => i,
+                    None => {
+                        list.push((level, Moments::default(), 0));
+                        list.len() - 1
+                    }
+                };
+                list[i].1.add(r.score_diff as f64);
+                list[i].2 += r.win_or_tie as u64;
             }
         }
     }
@@ -122,11 +139,11 @@ impl FactorAcc {
     pub(crate) fn finish(&self) -> Vec<FactorLevel> {
         let mut out = Vec::new();
         for (k, name) in FACTORS.iter().enumerate() {
-            let levels: Vec<_> = self.levels.iter().filter(|((f, _), _)| *f == k).collect();
+            let levels = &self.levels[k];
             if levels.len() < 2 {
                 continue;
             }
-            for ((_, level), (m, wins)) in levels {
+            for (level, m, wins) in levels {
                 let t = stats::paired_test(m);
                 out.push(FactorLevel {
                     factor: name.to_string(),

@@ -31,7 +31,7 @@ pub const THESIS_JSON: &str = include_str!("../data/thesis.json");
 /// Why a report could not be built.
 #[derive(Debug, thiserror::Error)]
 pub enum ReportError {
-    #[error("{0}")]
+    #[error(transparent)]
     Io(#[from] jobs::IoError),
     #[error("{path}: {message}")]
     File { path: std::path::PathBuf, message: String },

@@ -182,21 +182,29 @@ fn tournament_table(t: &crate::TournamentReport) -> String {
     let _ = writeln!(
         s,
         "{:<4} {:<20} {:>8} {:>19} {:>8} {:>7} {:>8}",
-        "rank", "agent", "Elo", "95% interval", "games", "score", "LOS"
+        "rank", "agent", "BT Elo", "95% interval", "games", "score", "LOS"
     );
     for (i, r) in t.ratings.iter().enumerate() {
         let _ = writeln!(
             s,
-            "{:<4} {:<20} {:>8.1} {:>19} {:>8} {:>6.1}% {:>8}",
+            "{:<4} {:<20} {:>8} {:>19} {:>8} {:>6.1}% {:>8}",
             i + 1,
             r.name,
-            r.elo,
-            format!("[{:.1}, {:.1}]", r.ci_low, r.ci_high),
+            crate::tournament::f1(r.elo),
+            format!(
+                "[{}, {}]",
+                crate::tournament::f1(r.ci_low),
+                crate::tournament::f1(r.ci_high)
+            ),
             r.games,
             100.0 * r.score,
             r.los_next.map_or("-".into(), |l| format!("{:.1}%", 100.0 * l))
         );
     }
+    let _ = writeln!(
+        s,
+        "(BT Elo: Bradley-Terry ratings over every game, the pool's mean at 0)"
+    );
     let _ = writeln!(
         s,
         "\n{:<20} {:<20} {:>7} {:>17} {:>11} {:>22}",
@@ -217,8 +225,10 @@ fn tournament_table(t: &crate::TournamentReport) -> String {
     if let Some(sp) = &t.sprt {
         let _ = writeln!(
             s,
-            "\nSPRT: {:?} after {} pairs ({} of {} games), LLR {:.3} in [{:.3}, {:.3}]",
-            sp.verdict, sp.pairs, sp.games, sp.grid_games, sp.llr, sp.lower, sp.upper
+            "\nSPRT: {}; {} of the grid's {} games kept",
+            sp.line(),
+            sp.kept_games,
+            sp.grid_games
         );
     }
     s

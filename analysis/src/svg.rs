@@ -459,16 +459,24 @@ pub fn panels(title: &str, x_label: &str, y_label: &str, log_x: bool, data: &[Pa
             );
         }
         let xt = if log_x {
-            (x0.ceil() as i64..=x1.floor() as i64)
-                .map(|k| k as f64)
-                .collect::<Vec<_>>()
+            let decades: Vec<f64> = (x0.ceil() as i64..=x1.floor() as i64).map(|k| k as f64).collect();
+            if !decades.is_empty() {
+                decades
+            } else {
+                // No power of ten in view: tick the data's own x values
+                // (e.g. the budgets), so the axis is never bare.
+                let mut xs: Vec<f64> = p.series.iter().flat_map(|(_, v)| v.iter().map(|q| fx(q.x))).collect();
+                xs.sort_by(f64::total_cmp);
+                xs.dedup();
+                xs
+            }
         } else {
             nice_ticks(x0, x1, 4)
         };
         let xstep = if xt.len() > 1 { xt[1] - xt[0] } else { 1.0 };
         for v in &xt {
             let label = if log_x {
-                let n = 10f64.powf(*v);
+                let n = (10f64.powf(*v) * 1000.0).round() / 1000.0;
                 if n >= 1e6 {
                     format!("{}M", n / 1e6)
                 } else if n >= 1e3 {
@@ -561,4 +569,167 @@ pub fn panels(title: &str, x_label: &str, y_label: &str, log_x: bool, data: &[Pa
     }
     s.push_str("</svg>\n");
     s
+}
+
+/// One line over x (drawn in order, thinned to at most 2,000 points), with
+/// labelled horizontal reference lines; x ticks are whole numbers (x
+/// counts something, e.g. pairs played).
+pub fn line_chart(title: &str, x_label: &str, y_label: &str, line: &[(f64, f64)], hlines: &[(String, f64)]) -> String {
+    let mut s = header(title, W, H);
+    let x1 = line.iter().map(|p| p.0).fold(1.0f64, f64::max);
+    let x0 = line.iter().map(|p| p.0).fold(0.0f64, f64::min);
+    let ys = line.iter().map(|p| p.1).chain(hlines.iter().map(|h| h.1));
+    let (mut y0, mut y1) = ys.fold((0.0f64, 0.0f64), |(l, h), y| (l.min(y), h.max(y)));
+    let ypad = ((y1 - y0) * 0.08).max(0.5);
+    y0 -= ypad;
+    y1 += ypad;
+    let (ax, ay, aw, ah) = (LEFT, TOP, W - LEFT - RIGHT - 110.0, H - TOP - BOTTOM + 30.0);
+    let px = |x: f64| ax + (x - x0) / (x1 - x0) * aw;
+    let py = |y: f64| ay + (y1 - y) / (y1 - y0) * ah;
+    let _ = writeln!(
+        s,
+        r##"<rect x="{ax}" y="{ay}" width="{aw}" height="{ah}" fill="none" stroke="#888"/>"##
+    );
+    let yt = nice_ticks(y0, y1, 6);
+    let ystep = if yt.len() > 1 { yt[1] - yt[0] } else { 1.0 };
+    for v in &yt {
+        let (stroke, width) = if *v == 0.0 { ("#000", 1.2) } else { ("#ddd", 0.6) };
+        let _ = writeln!(
+            s,
+            r#"<line x1="{ax}" y1="{:.1}" x2="{}" y2="{:.1}" stroke="{stroke}" stroke-width="{width}"/>"#,
+            py(*v),
+            ax + aw,
+            py(*v)
+        );
+        let _ = writeln!(
+            s,
+            r#"<text x="{}" y="{:.1}" text-anchor="end">{}</text>"#,
+            ax - 4.0,
+            py(*v) + 4.0,
+            tick_label(*v, ystep)
+        );
+    }
+    let mut xt: Vec<f64> = nice_ticks(x0, x1, 6).into_iter().filter(|v| v.fract() == 0.0).collect();
+    if xt.len() < 2 {
+        xt = vec![x0.ceil(), x1.floor()];
+        xt.dedup();
+    }
+    for v in &xt {
+        let _ = writeln!(
+            s,
+            r#"<line x1="{:.1}" y1="{}" x2="{:.1}" y2="{}" stroke="black"/>"#,
+            px(*v),
+            ay + ah,
+            px(*v),
+            ay + ah + 4.0
+        );
+        let _ = writeln!(
+            s,
+            r#"<text x="{:.1}" y="{}" text-anchor="middle">{}</text>"#,
+            px(*v),
+            ay + ah + 18.0,
+            *v as i64
+        );
+    }
+    let _ = writeln!(
+        s,
+        r#"<text x="{}" y="{}" text-anchor="middle">{}</text>"#,
+        ax + aw / 2.0,
+        ay + ah + 40.0,
+        esc(x_label)
+    );
+    let _ = writeln!(
+        s,
+        r#"<text x="18" y="{}" text-anchor="middle" transform="rotate(-90 18 {})">{}</text>"#,
+        ay + ah / 2.0,
+        ay + ah / 2.0,
+        esc(y_label)
+    );
+    for (k, (name, y)) in hlines.iter().enumerate() {
+        let c = COLORS[(k + 1) % COLORS.len()];
+        let _ = writeln!(
+            s,
+            r#"<line x1="{ax}" y1="{:.1}" x2="{}" y2="{:.1}" stroke="{c}" stroke-width="1.5" stroke-dasharray="6 4"/>"#,
+            py(*y),
+            ax + aw,
+            py(*y)
+        );
+        let _ = writeln!(
+            s,
+            r#"<text x="{}" y="{:.1}" fill="{c}">{}</text>"#,
+            ax + aw + 6.0,
+            py(*y) + 4.0,
+            esc(name)
+        );
+    }
+    let stride = line.len().div_ceil(2000).max(1);
+    let pts: Vec<String> = line
+        .iter()
+        .enumerate()
+        .filter(|(i, _)| i % stride == 0 || *i + 1 == line.len())
+        .map(|(_, (x, y))| format!("{:.1},{:.1}", px(*x), py(*y)))
+        .collect();
+    let _ = writeln!(
+        s,
+        r#"<polyline points="{}" fill="none" stroke="{}" stroke-width="2"/>"#,
+        pts.join(" "),
+        COLORS[0]
+    );
+    s.push_str("</svg>\n");
+    s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn labels(svg: &str) -> Vec<String> {
+        svg.split("<text")
+            .skip(1)
+            .filter_map(|t| Some(t.split_once('>')?.1.split_once('<')?.0.to_string()))
+            .collect()
+    }
+
+    #[test]
+    fn a_log_axis_within_one_decade_ticks_the_data() {
+        let pt = |x: f64| Point {
+            x,
+            y: 1.0,
+            lo: 0.5,
+            hi: 1.5,
+        };
+        let svg = panels(
+            "t",
+            "nodes",
+            "gain",
+            true,
+            &[Panel {
+                title: "p".into(),
+                series: vec![("a".into(), vec![pt(200.0), pt(500.0)])],
+            }],
+        );
+        let l = labels(&svg);
+        assert!(
+            l.contains(&"200".to_string()) && l.contains(&"500".to_string()),
+            "{l:?}"
+        );
+    }
+
+    #[test]
+    fn a_line_chart_has_whole_number_x_ticks_and_its_reference_lines() {
+        let line: Vec<(f64, f64)> = (0..=3).map(|i| (i as f64, i as f64 * 0.9)).collect();
+        let svg = line_chart(
+            "t",
+            "pairs",
+            "LLR",
+            &line,
+            &[("upper".into(), 2.94), ("lower".into(), -2.94)],
+        );
+        let l = labels(&svg);
+        for t in ["0", "1", "2", "3", "upper", "lower", "pairs", "LLR"] {
+            assert!(l.contains(&t.to_string()), "{t} in {l:?}");
+        }
+        assert!(!l.iter().any(|t| t.contains(".5")), "{l:?}");
+        assert_eq!(svg.matches("stroke-dasharray").count(), 2);
+    }
 }

@@ -81,13 +81,34 @@ pub struct SprtReport {
     #[serde(deserialize_with = "nan_from_null")]
     pub llr: f64,
     pub pairs: u64,
-    /// Games the test used (two a pair), and games the full grid holds.
+    /// Games the test used (two a pair, up to the deciding one), games the
+    /// experiment kept (every shard up to the one holding the deciding
+    /// pair) and games the full grid holds.
     pub games: u64,
+    #[serde(default)]
+    pub kept_games: u64,
     pub grid_games: u64,
     pub penta: [u64; 5],
     /// Elo of the agent over the opponent with its 95% interval.
     pub elo: [f64; 3],
+    /// The LLR after every pair, in game order.
     pub trace: Vec<TracePoint>,
+}
+
+impl SprtReport {
+    /// One line: `LLR 6.29 (bounds -2.94, +2.94): H1 accepted after 18
+    /// pairs (36 games)`.
+    pub fn line(&self) -> String {
+        format!(
+            "LLR {:.2} (bounds {:+.2}, {:+.2}): {} after {} pairs ({} games)",
+            self.llr,
+            self.lower,
+            self.upper,
+            self.verdict.words(),
+            self.pairs,
+            self.games
+        )
+    }
 }
 
 /// Two agents against one opponent on the same deals and seatings: the
@@ -451,9 +472,9 @@ fn invert(mut a: Vec<Vec<f64>>) -> Option<Vec<Vec<f64>>> {
 }
 
 /// The SPRT part of the report from the pairs of the shards it walked.
-pub(crate) fn sprt_report(sprt: &jobs::Sprt, walk: jobs::sprt::Walk, grid_games: u64) -> SprtReport {
+pub(crate) fn sprt_report(sprt: &jobs::Sprt, walk: jobs::sprt::Walk, kept_games: u64, grid_games: u64) -> SprtReport {
     let (lower, upper) = sprt.bounds();
-    let total = walk.total;
+    let total = *walk.total();
     let (e, lo, hi) = if total.pairs() > 0 {
         total.elo()
     } else {
@@ -471,9 +492,10 @@ pub(crate) fn sprt_report(sprt: &jobs::Sprt, walk: jobs::sprt::Walk, grid_games:
         lower,
         upper,
         verdict: walk.verdict,
-        llr: walk.trace.last().map_or(0.0, |t| t.llr),
+        llr: walk.llr,
         pairs: total.pairs(),
         games: 2 * total.pairs(),
+        kept_games,
         grid_games,
         penta: total.penta,
         elo: [e, lo, hi],
@@ -486,8 +508,28 @@ fn penta_text(p: &[u64; 5]) -> String {
     p.iter().map(u64::to_string).collect::<Vec<_>>().join(" / ")
 }
 
-fn f1(x: f64) -> String {
-    if x.is_finite() { format!("{x:+.1}") } else { "-".into() }
+/// `x` rounded to one decimal, signed, never `-0.0`; `-` when not finite.
+pub(crate) fn f1(x: f64) -> String {
+    if x.is_finite() {
+        format!("{:+.1}", no_negative_zero((x * 10.0).round() / 10.0))
+    } else {
+        "-".into()
+    }
+}
+
+/// `x`, with `-0.0` (and anything that rounds to it) as `0.0`.
+pub(crate) fn no_negative_zero(x: f64) -> f64 {
+    if x == 0.0 { 0.0 } else { x }
+}
+
+/// A note for Elo values at the clamp (a score of 0 or 1 has no finite
+/// Elo), or nothing.
+pub(crate) fn clamp_note(values: &[f64]) -> &'static str {
+    if values.iter().any(|v| v.abs() >= jobs::sprt::ELO_CLAMP) {
+        " (clipped at +-1000: a score of 0 or 1 has no finite Elo)"
+    } else {
+        ""
+    }
 }
 
 /// The tournament's Markdown: headline, Elo table, pairings, SPRT.
@@ -532,8 +574,9 @@ pub(crate) fn markdown(t: &TournamentReport) -> String {
     s.push_str(
         "\n### Pairings\n\nThe agent's side against the opponent's, per game: wins, ties and losses, the mean score \
          difference with its 95% interval; over paired deals (each deal played with the sides swapped) the \
-         pentanomial counts (pairs scoring 0, 1/2, 1, 3/2, 2 of 2 points) and the pairing's Elo (a pair one \
-         observation).\n\n| agent | opponent | observe | games | W / T / L | mean diff [95%] | pairs 0 / .5 / 1 / 1.5 / 2 | Elo [95%] |\n|---|---|---|---|---|---|---|---|\n",
+         pentanomial counts (pairs scoring 0, 1/2, 1, 3/2, 2 of 2 points) and the pairing's logistic Elo of the \
+         agent over its opponent (a pair one observation; \"clipped\": a bound at +-1000, where a score of 0 or 1 \
+         has no finite Elo).\n\n| agent | opponent | observe | games | W / T / L | mean diff [95%] | pairs 0 / .5 / 1 / 1.5 / 2 | Elo [95%] |\n|---|---|---|---|---|---|---|---|\n",
     );
     for p in &t.pairings {
         s.push_str(&format!(
@@ -549,8 +592,13 @@ pub(crate) fn markdown(t: &TournamentReport) -> String {
             p.ci_low,
             p.ci_high,
             penta_text(&p.penta),
-            p.elo
-                .map_or("-".into(), |e| format!("{} [{}, {}]", f1(e[0]), f1(e[1]), f1(e[2])))
+            p.elo.map_or("-".into(), |e| format!(
+                "{} [{}, {}]{}",
+                f1(e[0]),
+                f1(e[1]),
+                f1(e[2]),
+                if clamp_note(&e).is_empty() { "" } else { " (clipped)" }
+            ))
         ));
     }
     if !t.comparisons.is_empty() {
@@ -594,26 +642,25 @@ pub(crate) fn markdown(t: &TournamentReport) -> String {
             Verdict::Undecided => "**undecided**: the grid ran out before either bound".into(),
         };
         s.push_str(&format!(
-            "\n### Sequential test (SPRT)\n\n{verdict}. H0: {} = {}, H1: {} = {}, alpha = {}, beta = {}; the LLR \
-             {:.3} against the bounds [{:.3}, {:.3}] after {} pairs ({} of the grid's {} games; the test is \
-             evaluated after each shard, in order). Pentanomial counts {}; Elo {} [{}, {}]. `sprt.svg` plots the \
-             LLR's trace.\n",
+            "\n### Sequential test (SPRT)\n\n{verdict}. H0: {} = {}, H1: {} = {}, alpha = {}, beta = {}: {} \
+             (the pentanomial GSPRT, evaluated after every pair in game order). The experiment kept {} of the \
+             grid's {} games: every shard up to the one holding the deciding pair. Pentanomial counts {}; the \
+             pairs' logistic Elo of the agent over its opponent {} [{}, {}]{}. `sprt.svg` plots the LLR over the \
+             pairs.\n",
             what,
             sp.h0,
             what,
             sp.h1,
             sp.alpha,
             sp.beta,
-            sp.llr,
-            sp.lower,
-            sp.upper,
-            sp.pairs,
-            sp.games,
+            sp.line(),
+            sp.kept_games,
             sp.grid_games,
             penta_text(&sp.penta),
             f1(sp.elo[0]),
             f1(sp.elo[1]),
-            f1(sp.elo[2])
+            f1(sp.elo[2]),
+            clamp_note(&sp.elo)
         ));
     }
     s.push('\n');
@@ -626,7 +673,7 @@ pub(crate) fn csv(t: &TournamentReport) -> String {
         "agent,opponent,observability,games,wins,ties,losses,mean_score_diff,ci_low,ci_high,penta0,penta1,penta2,penta3,penta4,elo,elo_low,elo_high\n",
     );
     for p in &t.pairings {
-        let e = p.elo.unwrap_or([f64::NAN; 3]);
+        let e = p.elo.unwrap_or([f64::NAN; 3]).map(no_negative_zero);
         s.push_str(&format!(
             "{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n",
             p.agent,
@@ -660,9 +707,9 @@ pub(crate) fn elo_csv(t: &TournamentReport) -> String {
             "{},{},{},{},{},{},{},{}\n",
             i + 1,
             r.name,
-            r.elo,
-            r.ci_low,
-            r.ci_high,
+            no_negative_zero(r.elo),
+            no_negative_zero(r.ci_low),
+            no_negative_zero(r.ci_high),
             r.games,
             r.score,
             r.los_next.map_or(String::new(), |l| l.to_string())
@@ -686,49 +733,36 @@ pub(crate) fn elo_plot(t: &TournamentReport) -> String {
     crate::svg::bars("Bradley-Terry Elo (pool mean 0, 95% intervals)", "Elo", &bars)
 }
 
-/// sprt.svg: the LLR after each shard against the pairs so far, with the
-/// bounds.
+/// sprt.svg: the LLR after every pair as a line over the pairs played,
+/// the two bounds as horizontal lines.
 pub(crate) fn sprt_plot(sp: &SprtReport) -> String {
-    let pts: Vec<crate::svg::Point> = sp
-        .trace
-        .iter()
-        .map(|p| crate::svg::Point {
-            x: p.pairs as f64,
-            y: p.llr,
-            lo: p.llr,
-            hi: p.llr,
-        })
+    let line: Vec<(f64, f64)> = std::iter::once((0.0, 0.0))
+        .chain(sp.trace.iter().map(|p| (p.pairs as f64, p.llr)))
         .collect();
-    let flat = |y: f64| {
-        let last = sp.trace.last().map_or(1.0, |p| p.pairs as f64);
-        let first = sp.trace.first().map_or(0.0, |p| p.pairs as f64);
-        vec![
-            crate::svg::Point {
-                x: first,
-                y,
-                lo: y,
-                hi: y,
-            },
-            crate::svg::Point {
-                x: last,
-                y,
-                lo: y,
-                hi: y,
-            },
-        ]
-    };
-    crate::svg::panels(
-        "SPRT: LLR after each shard",
+    crate::svg::line_chart(
+        &format!("SPRT: LLR after every pair ({})", sp.verdict.words()),
         "pairs played",
         "LLR",
-        false,
-        &[crate::svg::Panel {
-            title: format!("verdict: {:?}", sp.verdict).to_lowercase(),
-            series: vec![
-                ("LLR".into(), pts),
-                ("accept H1".into(), flat(sp.upper)),
-                ("accept H0".into(), flat(sp.lower)),
-            ],
-        }],
+        &line,
+        &[
+            (format!("accept H1 ({:+.2})", sp.upper), sp.upper),
+            (format!("accept H0 ({:+.2})", sp.lower), sp.lower),
+        ],
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn elo_text_has_no_negative_zero_and_marks_the_clamp() {
+        assert_eq!(f1(-0.0), "+0.0");
+        assert_eq!(f1(-0.04), "+0.0");
+        assert_eq!(f1(-0.06), "-0.1");
+        assert_eq!(f1(f64::NAN), "-");
+        assert_eq!(format!("{}", no_negative_zero(-0.0)), "0");
+        assert!(clamp_note(&[12.0, 1000.0]).contains("clipped"));
+        assert_eq!(clamp_note(&[12.0, -999.0]), "");
+    }
 }

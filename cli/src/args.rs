@@ -4,35 +4,47 @@ use anyhow::{Result, bail};
 use clap::Args;
 use engine::{Belief, Blocked, DepthLimit, Lead, Rules, RulesConfig, SearchConfig, WorldCount};
 
-/// The rule set, flag by flag (defaults: the thesis rules).
+/// The rule set, flag by flag (defaults: the thesis rules). Each is
+/// `None` unless given, so that a command can tell a flag given with its
+/// default value from one left out.
 #[derive(Debug, Clone, Args)]
 pub struct RulesArgs {
-    /// Play with the double-N set (1-9).
-    #[arg(long, default_value_t = 3, value_name = "N")]
-    pub set: u8,
-    /// Tiles dealt to each seat.
-    #[arg(long, default_value_t = 3)]
-    pub hand: u8,
-    /// Tiles left in the boneyard (2 * hand + boneyard = tiles in the set).
-    #[arg(long, default_value_t = 4)]
-    pub boneyard: u8,
-    /// Who opens: highest-double, player or target.
-    #[arg(long, default_value = "highest-double")]
-    pub lead: Lead,
-    /// Scoring of a blocked game: difference or none.
-    #[arg(long, default_value = "difference")]
-    pub blocked: Blocked,
+    /// Play with the double-N set (1-9) [default: 3].
+    #[arg(long, value_name = "N")]
+    pub set: Option<u8>,
+    /// Tiles dealt to each seat [default: 3].
+    #[arg(long)]
+    pub hand: Option<u8>,
+    /// Tiles left in the boneyard (2 * hand + boneyard = tiles in the set) [default: 4].
+    #[arg(long)]
+    pub boneyard: Option<u8>,
+    /// Who opens: highest-double, player or target [default: highest-double].
+    #[arg(long)]
+    pub lead: Option<Lead>,
+    /// Scoring of a blocked game: difference or none [default: difference].
+    #[arg(long)]
+    pub blocked: Option<Blocked>,
 }
 
 impl RulesArgs {
     pub fn rules(&self) -> Result<Rules> {
+        let t = RulesConfig::default();
         Ok(Rules::new(RulesConfig {
-            set: self.set,
-            hand: self.hand,
-            boneyard: self.boneyard,
-            lead: self.lead,
-            blocked: self.blocked,
+            set: self.set.unwrap_or(t.set),
+            hand: self.hand.unwrap_or(t.hand),
+            boneyard: self.boneyard.unwrap_or(t.boneyard),
+            lead: self.lead.unwrap_or(t.lead),
+            blocked: self.blocked.unwrap_or(t.blocked),
         })?)
+    }
+
+    /// Whether any flag was given.
+    pub fn any_given(&self) -> bool {
+        self.set.is_some()
+            || self.hand.is_some()
+            || self.boneyard.is_some()
+            || self.lead.is_some()
+            || self.blocked.is_some()
     }
 }
 

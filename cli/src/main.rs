@@ -1,5 +1,27 @@
 //! `muggins`: the command-line front end of the search core.
 
+// Standard output goes through `out`: these two shadow the standard
+// `println!` and `print!` in every module of this crate (defined before
+// them), so a closed pipe (`muggins play ... | head -3`) ends the process
+// quietly instead of panicking.
+
+/// `println!` through [`out::print`]: see `out.rs`.
+macro_rules! println {
+    () => {
+        $crate::out::print(format_args!(""), true)
+    };
+    ($($arg:tt)*) => {
+        $crate::out::print(format_args!($($arg)*), true)
+    };
+}
+
+/// `print!` through [`out::print`]: see `out.rs`.
+macro_rules! print {
+    ($($arg:tt)*) => {
+        $crate::out::print(format_args!($($arg)*), false)
+    };
+}
+
 mod args;
 mod bench;
 mod bench_beliefs;
@@ -9,6 +31,7 @@ mod cluster;
 mod fit_eval;
 mod fit_predict;
 mod openspiel;
+mod out;
 mod play;
 mod play_full;
 mod report;
@@ -85,8 +108,26 @@ fn main() -> ExitCode {
     match result {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
-            eprintln!("error: {e:#}");
+            eprintln!("error: {}", error_text(&e));
             ExitCode::from(2)
         }
     }
+}
+
+/// An error and its causes on one line, leaving out a cause whose text the
+/// line already holds (an error that prints its source would else repeat
+/// the path and the OS error).
+fn error_text(e: &anyhow::Error) -> String {
+    let mut line = String::new();
+    for cause in e.chain() {
+        let text = cause.to_string();
+        if line.contains(&text) {
+            continue;
+        }
+        if !line.is_empty() {
+            line.push_str(": ");
+        }
+        line.push_str(&text);
+    }
+    line
 }

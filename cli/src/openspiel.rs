@@ -52,7 +52,7 @@ fn replay(args: ReplayArgs) -> Result<()> {
         Game::Team => Preset::Team,
     });
     let stdin = std::io::stdin().lock();
-    let mut out = std::io::BufWriter::new(std::io::stdout().lock());
+    let mut out = crate::out::stdout();
     for (n, line) in stdin.lines().enumerate() {
         let line = line.context("reading stdin")?;
         if line.trim().is_empty() {

@@ -20,7 +20,7 @@ pub struct PlayArgs {
     #[arg(long)]
     pub state: u64,
     /// Repeat number (picks the boneyard order and the random target's draws).
-    #[arg(long, default_value_t = 1)]
+    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u64).range(1..))]
     pub repeat: u64,
     /// Experiment seed.
     #[arg(long, default_value_t = 2014)]
@@ -57,12 +57,13 @@ pub struct PlayArgs {
     pub teams: Option<bool>,
     /// With --preset all-fives: play a match of hands until a side reaches
     /// this score (default: one hand).
-    #[arg(long = "match", value_name = "TO", requires = "preset")]
+    #[arg(long = "match", value_name = "TO", requires = "preset", value_parser = clap::value_parser!(u32).range(1..))]
     pub match_to: Option<u32>,
     /// With --preset: the player of seat 0 and its partner: a strategy
     /// (random, scorer, defender, heaviest) or a search (mstar or
     /// expectimax, with --depth N moves or --budget N nodes; for all-fives
-    /// also ismcts, with --budget).
+    /// also ismcts, with --budget), or dominai (seed 002's player, with
+    /// --observability partial).
     #[arg(long, default_value = "heaviest", requires = "preset")]
     pub agent: AgentArg,
     /// With --preset all-fives: nodes per world of a decision (iterative
@@ -113,10 +114,7 @@ pub struct PlayArgs {
 
 pub fn run(args: PlayArgs) -> Result<()> {
     if let Some(preset) = args.preset {
-        let r = &args.rules;
-        let thesis = engine::Rules::thesis();
-        let t = thesis.config();
-        if (r.set, r.hand, r.boneyard, r.lead, r.blocked) != (t.set, t.hand, t.boneyard, t.lead, t.blocked) {
+        if args.rules.any_given() {
             bail!(
                 "--set/--hand/--boneyard/--lead/--blocked are the thesis rules' flags; with --preset {preset} use --seats and --teams"
             );
@@ -215,11 +213,15 @@ pub fn run(args: PlayArgs) -> Result<()> {
             );
         }
         let agent = match (args.agent, depth) {
-            (AgentArg::Fixed(t), _) if depth != engine::DepthLimit::Unlimited || budget > 0 || worlds > 0 => bail!(
-                "--depth/--budget/--worlds: --agent {} plays a fixed strategy; they go with --agent mstar, \
-                 expectimax or ismcts",
-                t.name()
-            ),
+            (AgentArg::Fixed(t), _)
+                if depth != engine::DepthLimit::Unlimited || budget > 0 || worlds > 0 || learned =>
+            {
+                bail!(
+                    "--depth/--budget/--worlds/--eval learned: --agent {} plays a fixed strategy; they go with --agent \
+                     mstar, expectimax or ismcts",
+                    t.name()
+                )
+            }
             (AgentArg::Fixed(FullTarget::Searcher), _) => {
                 bail!("--agent searcher: the searcher is a target; for seat 0 use --agent expectimax --depth N")
             }

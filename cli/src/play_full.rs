@@ -380,7 +380,19 @@ fn print_open_hand(rules: &FullRules, hand: &Value) {
         );
     }
     println!();
+    let seats = rules.seats() as u64;
+    let mut next: Option<u64> = None;
     for play in hand["plays"].as_array().into_iter().flatten() {
+        // A seat with no tile that fits passes (OpenSpiel skips it): the
+        // seats between the last mover and this one passed.
+        let seat = play["seat"].as_u64().unwrap_or_default();
+        if let Some(mut s) = next {
+            while s != seat {
+                println!("  seat {s}  passes (no tile fits)");
+                s = (s + 1) % seats;
+            }
+        }
+        next = Some((seat + 1) % seats);
         let covers = match play["covers"].as_u64() {
             Some(p) => format!("on {p}"),
             None => "opens".into(),

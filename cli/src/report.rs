@@ -6,7 +6,18 @@ use anyhow::{Result, bail};
 
 pub fn run(dir: &Path) -> Result<()> {
     check_experiment_dir(dir)?;
-    let out = analysis::write_report(dir)?;
+    let out = analysis::write_report(dir).map_err(|e| match &e {
+        analysis::ReportError::Io(jobs::IoError::Io { path, source })
+            if source.kind() == std::io::ErrorKind::NotFound =>
+        {
+            anyhow::anyhow!(
+                "{} is missing: the report reads every partition; run the experiment again (`muggins run SPEC`, with \
+                 the same --out) and it plays the missing games and rebuilds the report",
+                path.display()
+            )
+        }
+        _ => e.into(),
+    })?;
     println!("{}", out.join("report.md").display());
     Ok(())
 }
@@ -14,6 +25,17 @@ pub fn run(dir: &Path) -> Result<()> {
 /// Refuses a directory that is not an experiment's (one with `games/`),
 /// naming the experiment directories inside it when it is a results root.
 fn check_experiment_dir(dir: &Path) -> Result<()> {
+    if dir.is_file() {
+        let parent = dir
+            .parent()
+            .filter(|p| !p.as_os_str().is_empty())
+            .unwrap_or(Path::new("."));
+        bail!(
+            "{} is a file, not a directory: give the experiment directory that holds it, {}",
+            dir.display(),
+            parent.display()
+        );
+    }
     if !dir.is_dir() {
         bail!(
             "{}: no such directory: give an experiment directory, <results>/<experiment>",

@@ -1,6 +1,6 @@
 //! `muggins solve`: exact values of starting states under full observation.
 
-use std::io::{BufWriter, Write};
+use std::io::Write;
 
 use anyhow::{Context, Result};
 use clap::Args;
@@ -42,8 +42,7 @@ pub fn run(args: SolveArgs) -> Result<()> {
         .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
         .max(1);
     let values = solve(&rules, config, args.engine, &states, threads, args.prune);
-    let stdout = std::io::stdout().lock();
-    let mut out = BufWriter::new(stdout);
+    let mut out = crate::out::stdout();
     writeln!(out, "state,value")?;
     for (s, v) in states.iter().zip(values) {
         // Adding 0.0 turns -0.0 into 0.0.

@@ -6,8 +6,8 @@ use std::path::{Path, PathBuf};
 
 use jobs::Spec;
 use jobs::layout::{
-    ExperimentDir, GAMES_DIR, MANIFEST, Owner, RESULTS_MARKER, SUCCESS, Stage, confine, create_confined_dir,
-    file_digest,
+    ExperimentDir, GAMES_DIR, MANIFEST, Owner, PathError, RESULTS_MARKER, SUCCESS, Stage, confine, confine_name,
+    create_confined_dir, file_digest, is_plain_file,
 };
 
 use crate::service::Shared;
@@ -65,6 +65,9 @@ pub fn submit(shared: &Shared, spec: &Spec, text: &str) -> Result<(String, bool)
             dir.display()
         )));
     }
+    // This coordinator's own record of the experiment claims the directory
+    // too (its owner record may have been deleted).
+    let ours = users.iter().any(|(other, _)| *other == id);
     for (other, state) in users {
         if other != id && (state == ExpState::Running || (owner.is_none() && dir.exists())) {
             return Err(StoreError::Conflict(format!(
@@ -74,8 +77,13 @@ pub fn submit(shared: &Shared, spec: &Spec, text: &str) -> Result<(String, bool)
             )));
         }
     }
-    create_confined_dir(root, &ExperimentDir::new(&spec.output).file(GAMES_DIR))
-        .map_err(|e| invalid(format!("output = {:?}: {e}", spec.output)))?;
+    let games = ExperimentDir::new(&spec.output).file(GAMES_DIR);
+    let confined = |e| invalid(format!("output = {:?}: {e}", spec.output));
+    if owner.is_none() && !ours {
+        confine(root, &games).map_err(confined)?;
+        refuse_foreign_files(&dir, &spec.output)?;
+    }
+    create_confined_dir(root, &games).map_err(confined)?;
     if owner.is_none() {
         let me = Owner {
             id: id.clone(),
@@ -91,6 +99,36 @@ pub fn submit(shared: &Shared, spec: &Spec, text: &str) -> Result<(String, bool)
         verify(shared, &id)?;
     }
     Ok((id, created))
+}
+
+/// How many of the files found in an unowned output directory are named.
+const FOREIGN_SHOWN: usize = 3;
+
+/// An output directory no experiment owns (no owner record) is taken only
+/// when it holds nothing but directories: files there were not written by
+/// muggins, would sit among its partitions (a `games/*.parquet` glob reads
+/// them) and are never deleted, so the directory is refused naming a few.
+fn refuse_foreign_files(dir: &Path, output: &str) -> Result<(), StoreError> {
+    let (found, more) = jobs::layout::files_under(dir, FOREIGN_SHOWN)
+        .map_err(|e| invalid(format!("output = {output:?}: reading {}: {e}", dir.display())))?;
+    if found.is_empty() {
+        return Ok(());
+    }
+    let mut names: Vec<String> = found
+        .iter()
+        .map(|f| Path::new(output).join(f).display().to_string())
+        .collect();
+    if more {
+        names.push("...".into());
+    }
+    Err(StoreError::Conflict(format!(
+        "output = {output:?}: {} already exists and holds files muggins did not write ({}) and no owner record {}: \
+         an experiment's output directory must be new or empty; give this spec another output, or move those files \
+         away",
+        dir.display(),
+        names.join(", "),
+        jobs::layout::OWNER_FILE
+    )))
 }
 
 /// Checks that every placed done task of `id` still has its file (with the
@@ -110,22 +148,30 @@ pub fn verify(shared: &Shared, id: &str) -> Result<(), StoreError> {
     let moves = spec.as_ref().is_some_and(|s| s.output_moves);
     let hands = spec.as_ref().is_some_and(|s| s.writes_hands());
     let out = ExperimentDir::new(&e.output);
-    // Check tasks write no file.
+    let gone = confine(root, &e.output).map_or(true, |d| !d.is_dir());
+    // A file is there only as itself: a symbolic link at its name is not
+    // it (its task runs again, and the rename replaces the link).
     for t in tasks
         .iter()
         .filter(|t| t.placed && Stage::parse(&t.stage) != Some(Stage::Check))
     {
-        let there = confine(root, &t.final_file)
+        let there = confine_name(root, &t.final_file)
             .ok()
-            .and_then(|p| std::fs::metadata(p).ok())
+            .and_then(|p| std::fs::symlink_metadata(p).ok())
             .is_some_and(|m| m.is_file() && t.file_bytes.is_none_or(|b| b == m.len()));
         let games = Stage::parse(&t.stage) == Some(Stage::Games);
-        let side = |wanted: bool, file: String| !wanted || !games || confine(root, &file).is_ok_and(|p| p.is_file());
+        let side = |wanted: bool, file: String| {
+            !wanted || !games || confine_name(root, &file).is_ok_and(|p| is_plain_file(&p))
+        };
         let moves_there = side(moves, out.moves_partition(t.shard)) && side(hands, out.hands_partition(t.shard));
         if !there || !moves_there {
-            tracing::warn!(experiment = %id, task = %t.task_id, file = %t.final_file, "file missing; its task runs again");
             lost.push(t.task_id.clone());
         }
+    }
+    if gone && !lost.is_empty() {
+        tracing::info!(experiment = %id, output = %e.output, tasks = lost.len(), "the experiment's directory is gone: starting it over");
+    } else if let Some(first) = lost.first() {
+        tracing::warn!(experiment = %id, tasks = lost.len(), first = %first, "files missing; their tasks run again");
     }
     let dir = confine(root, &e.output).map_err(invalid)?;
     if !lost.is_empty() {
@@ -147,23 +193,57 @@ pub fn place(shared: &Shared, id: &str) -> Result<(), String> {
     let root = &shared.config.results;
     let unplaced = shared.store().done_tasks(id, true).map_err(|e| e.to_string())?;
     let mut lost = Vec::new();
+    // A partition that cannot be put at its name (its directory leads out
+    // of the results root, a directory is at the name): the completion
+    // counts as a failure of its task, whose temporary file is removed, and
+    // the task runs again; one that keeps failing fails its experiment,
+    // naming the path. Whether the experiment failed.
+    let unplaceable = |t: &crate::store::DoneTask, why: String| -> Result<bool, String> {
+        let error = format!("the partition {:?} cannot be put in place: {why}", t.final_file);
+        tracing::error!(task = %t.task_id, %error, "partition not placed; task runs again");
+        if let Ok(tmp) = confine_name(root, &t.temp_file) {
+            let _ = std::fs::remove_file(tmp);
+        }
+        let failed = shared
+            .store()
+            .fail_done(id, &t.task_id, &error)
+            .map_err(|e| e.to_string())?;
+        if failed {
+            tracing::error!(task = %t.task_id, %error, "task failed for good; experiment failed");
+        }
+        Ok(failed)
+    };
     for t in unplaced {
-        let (fin, tmp) = match (confine(root, &t.final_file), confine(root, &t.temp_file)) {
+        // The final name is a rename's target: a symbolic link there is
+        // replaced, never written through.
+        let (fin, tmp) = match (confine_name(root, &t.final_file), confine(root, &t.temp_file)) {
             (Ok(f), Ok(t)) => (f, t),
+            (Err(e @ (PathError::Root { .. } | PathError::Io { .. })), _)
+            | (_, Err(e @ (PathError::Root { .. } | PathError::Io { .. }))) => {
+                // The disk may be back on the next sweep.
+                tracing::warn!(task = %t.task_id, error = %e, "partition path unreadable; placed later");
+                continue;
+            }
             (Err(e), _) | (_, Err(e)) => {
-                tracing::error!(task = %t.task_id, error = %e, "partition path refused; task runs again");
-                lost.push(t.task_id);
+                if unplaceable(&t, e.to_string())? {
+                    return Ok(());
+                }
                 continue;
             }
         };
-        if fin.is_file() {
+        if is_plain_file(&fin) {
             shared.store().mark_placed(id, &t.task_id).map_err(|e| e.to_string())?;
-        } else if tmp.is_file() {
+        } else if is_plain_file(&tmp) {
             if now_ms() - t.completed_ms > RENAME_GRACE_MS {
                 match jobs::durable_rename(&tmp, &fin) {
                     Ok(()) => tracing::warn!(task = %t.task_id, "renamed a completed partition its worker left behind"),
-                    Err(e) if fin.is_file() => tracing::debug!(error = %e, "the worker renamed it first"),
-                    Err(e) => return Err(e.to_string()),
+                    Err(e) if is_plain_file(&fin) => tracing::debug!(error = %e, "the worker renamed it first"),
+                    Err(e) => {
+                        if unplaceable(&t, e.to_string())? {
+                            return Ok(());
+                        }
+                        continue;
+                    }
                 }
                 shared.store().mark_placed(id, &t.task_id).map_err(|e| e.to_string())?;
             }
@@ -192,6 +272,28 @@ pub enum Refusal {
     /// The file is missing or not what the worker said: counted as a failure
     /// of that worker, and the task runs again.
     File(String),
+}
+
+/// Removes the temporary partition a refused completion names, when the
+/// name is one of the task's shard (a hidden `.part-NNNNN.*` file directly
+/// in its partitions directory: the completing lease's, or a stale lease's
+/// of the same task) and it is inside the results root; anything else is
+/// left alone.
+pub fn discard_temp(root: &Path, t: &CompletionTarget, temp_file: &str) {
+    let Some(stage) = Stage::parse(&t.stage) else { return };
+    if !ExperimentDir::new(&t.output).is_temp_partition_of(stage, t.shard, temp_file) {
+        return;
+    }
+    if let Ok(path) = confine_name(root, temp_file)
+        && std::fs::symlink_metadata(&path).is_ok()
+    {
+        match std::fs::remove_file(&path) {
+            Ok(()) => tracing::debug!(file = %temp_file, "a refused completion's temporary file removed"),
+            Err(e) => {
+                tracing::warn!(file = %temp_file, error = %e, "cannot remove a refused completion's temporary file")
+            }
+        }
+    }
 }
 
 /// What a completion reports.
@@ -250,8 +352,9 @@ pub fn check_completion(
         if stage != Stage::Games || !wanted {
             continue;
         }
-        let path = confine(root, &file).map_err(|e| Refusal::Request(e.to_string()))?;
-        if !path.is_file() {
+        // Its name was checked; what is on disk there is the worker's doing.
+        let path = confine_name(root, &file).map_err(|e| Refusal::File(e.to_string()))?;
+        if !is_plain_file(&path) {
             return Err(Refusal::File(format!(
                 "worker {} completed task {} without its {what} table {file:?} under the results root {}",
                 c.worker_id,
@@ -305,7 +408,9 @@ pub fn check_completion(
             c.file_sha256
         )));
     }
-    let path = confine(root, c.temp_file).map_err(|e| Refusal::Request(e.to_string()))?;
+    // The name was checked above: a path that leads out of the results
+    // root now (a link on the way) is the disk's state, a file refusal.
+    let path = confine(root, c.temp_file).map_err(|e| Refusal::File(e.to_string()))?;
     let shown = display_root(root);
     let (bytes, sha256) = match file_digest(&path) {
         Ok(d) => d,
@@ -385,11 +490,11 @@ pub fn chunks_in(root: &Path, chunks: Vec<ReportedChunk>) -> Result<Vec<crate::s
         .collect()
 }
 
-/// The pair statistics of a games partition (`[stop] sprt`), as the text
-/// the store keeps.
+/// The pairs of a games partition in game order (`[stop] sprt`), as the
+/// text the store keeps.
 pub fn pair_stats(root: &Path, file: &str) -> Result<String, String> {
     let path = confine(root, file).map_err(|e| e.to_string())?;
     let rows = jobs::read_partition(&path).map_err(|e| e.to_string())?;
-    let stats = jobs::sprt::shard_stats(rows.iter().map(|(_, r)| r));
-    Ok(serde_json::to_string(&stats).expect("pair statistics serialise"))
+    let pairs = jobs::sprt::ShardPairs::of_rows(rows.iter().map(|(_, r)| r));
+    Ok(serde_json::to_string(&pairs).expect("pairs serialise"))
 }

@@ -78,14 +78,10 @@ pub fn render(shared: &Shared) -> String {
         &mut out,
         "muggins_tasks",
         "gauge",
-        "Tasks of all experiments by stage and state.",
+        "Tasks of all experiments by stage and state (abandoned: unfinished tasks of an experiment that no longer runs).",
     );
     for (stage, state, n) in tasks {
-        let _ = writeln!(
-            out,
-            "muggins_tasks{{stage=\"{stage}\",state=\"{}\"}} {n}",
-            state.as_str()
-        );
+        let _ = writeln!(out, "muggins_tasks{{stage=\"{stage}\",state=\"{state}\"}} {n}");
     }
     family(&mut out, "muggins_experiments", "gauge", "Experiments by state.");
     for (state, n) in experiments {

@@ -446,8 +446,14 @@ fn complete(shared: &Shared, r: &CompleteTaskRequest) -> Result<CompleteOutcome,
             }
             outcome
         }
-        Err(Refusal::Request(reason)) => CompleteOutcome::Refused(reason),
+        // A refused completion's temporary file is never renamed: removed
+        // here, whether or not its worker is still there to do it.
+        Err(Refusal::Request(reason)) => {
+            crate::files::discard_temp(&shared.config.results, &target, &r.temp_file);
+            CompleteOutcome::Refused(reason)
+        }
         Err(Refusal::File(reason)) => {
+            crate::files::discard_temp(&shared.config.results, &target, &r.temp_file);
             let failed = shared
                 .store()
                 .fail(&r.worker_id, &r.task_id, &r.lease_token, &reason, true, false)?;

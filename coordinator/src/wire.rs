@@ -17,6 +17,11 @@ impl Shared {
         let (rate, eta) = {
             let mut all = self.samples.lock().unwrap_or_else(|p| p.into_inner());
             let s = all.entry(e.id.clone()).or_default();
+            // Games lost (their tasks run again) make the count go back:
+            // the rate starts over from here.
+            if s.back().is_some_and(|&(_, g)| g > e.games_done) {
+                s.clear();
+            }
             if s.back().is_none_or(|&(t, g)| g != e.games_done || now - t > 1000) {
                 s.push_back((now, e.games_done));
             }
@@ -26,7 +31,7 @@ impl Shared {
             let (t0, g0) = s[0];
             let dt = (now - t0) as f64 / 1000.0;
             let rate = if dt >= 0.5 {
-                (e.games_done - g0) as f64 / dt
+                e.games_done.saturating_sub(g0) as f64 / dt
             } else {
                 0.0
             };

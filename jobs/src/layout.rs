@@ -107,6 +107,72 @@ pub fn confine(root: &Path, relative: &str) -> Result<PathBuf, PathError> {
     Ok(joined)
 }
 
+/// `root/relative` as a name a file is put at (by a rename) or removed
+/// from: its directory is confined as by [`confine`], but whatever is at
+/// the name itself is not followed. A symbolic link there, even one
+/// leading outside the root, is fine: rename(2) and unlink(2) replace or
+/// remove the link itself and never write through it. Whether a file is
+/// at the name is [`is_plain_file`]'s to say (a link is none).
+pub fn confine_name(root: &Path, relative: &str) -> Result<PathBuf, PathError> {
+    let p = Path::new(relative);
+    let (Some(name), Some(parent)) = (p.file_name(), p.parent()) else {
+        return Err(PathError::NotRelative(relative.to_string()));
+    };
+    if p.components().any(|c| !matches!(c, Component::Normal(_))) {
+        return Err(PathError::NotRelative(relative.to_string()));
+    }
+    let dir = match parent.to_str() {
+        Some("") => {
+            root.canonicalize().map_err(|source| PathError::Root {
+                root: root.to_path_buf(),
+                source,
+            })?;
+            root.to_path_buf()
+        }
+        Some(parent) => confine(root, parent)?,
+        None => return Err(PathError::NotRelative(relative.to_string())),
+    };
+    Ok(dir.join(name))
+}
+
+/// Whether `path` is a regular file itself, not a symbolic link to one.
+pub fn is_plain_file(path: &Path) -> bool {
+    std::fs::symlink_metadata(path).is_ok_and(|m| m.file_type().is_file())
+}
+
+/// The first `limit` entries under `dir` that are not directories (files,
+/// symbolic links, anything else), as paths relative to `dir` in sorted
+/// order, and whether there are more. Links to directories are not
+/// followed: a link is an entry. A missing `dir` holds nothing.
+pub fn files_under(dir: &Path, limit: usize) -> std::io::Result<(Vec<PathBuf>, bool)> {
+    fn walk(dir: &Path, rel: &Path, limit: usize, found: &mut Vec<PathBuf>) -> std::io::Result<bool> {
+        let mut entries = match std::fs::read_dir(dir) {
+            Ok(d) => d
+                .map(|e| e.map(|e| e.file_name()))
+                .collect::<std::io::Result<Vec<_>>>()?,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(false),
+            Err(e) => return Err(e),
+        };
+        entries.sort();
+        for name in entries {
+            let (path, rel) = (dir.join(&name), rel.join(&name));
+            if std::fs::symlink_metadata(&path)?.is_dir() {
+                if walk(&path, &rel, limit, found)? {
+                    return Ok(true);
+                }
+            } else if found.len() == limit {
+                return Ok(true);
+            } else {
+                found.push(rel);
+            }
+        }
+        Ok(false)
+    }
+    let mut found = Vec::new();
+    let more = walk(dir, Path::new(""), limit, &mut found)?;
+    Ok((found, more))
+}
+
 /// Creates `root/relative` as a directory (and its parents), confined to `root`.
 pub fn create_confined_dir(root: &Path, relative: &str) -> Result<PathBuf, PathError> {
     let dir = confine(root, relative)?;
@@ -375,6 +441,17 @@ impl ExperimentDir {
         };
         path.strip_prefix(&format!("{}/{dir}/", self.output))
             .is_some_and(|n| n.starts_with('.') && !n.contains('/') && !n.ends_with(".parquet") && !n.contains(".."))
+    }
+
+    /// Whether `path` may name a hidden partition of shard `shard` of
+    /// `stage`, as [`temp_partition`](Self::temp_partition) names them
+    /// (whatever the tag).
+    pub fn is_temp_partition_of(&self, stage: Stage, shard: u64, path: &str) -> bool {
+        self.is_temp_partition(stage, path)
+            && path
+                .rsplit('/')
+                .next()
+                .is_some_and(|n| n.starts_with(&format!("{TEMP_PREFIX}{shard:05}.")))
     }
 
     /// The file a fit or report task completes with (`hash`: the model's).

@@ -69,6 +69,13 @@ pub(crate) fn resolve(root: &Path, relative: &str) -> Result<PathBuf, TaskError>
     layout::confine(root, relative).map_err(|e| TaskError::Path(e.to_string()))
 }
 
+/// A name to put a file at under the results root: its directory confined,
+/// whatever is at the name itself (a link) replaced by the rename, never
+/// written through.
+fn resolve_name(root: &Path, relative: &str) -> Result<PathBuf, TaskError> {
+    layout::confine_name(root, relative).map_err(|e| TaskError::Path(e.to_string()))
+}
+
 /// Where a games task's committed chunks go: the work pushes each one, the
 /// heartbeats send them, and the completion sends those still unsent.
 pub(crate) type ChunkSink = Arc<std::sync::Mutex<Vec<ChunkRec>>>;
@@ -98,11 +105,11 @@ pub(crate) fn prepare(
             // games partition is written, so a completed shard has both (such
             // a shard is played whole: its chunks would need moves too).
             let hands_path = match spec.writes_hands() {
-                true => Some(resolve(results, &a.dir.hands_partition(shard.index))?),
+                true => Some(resolve_name(results, &a.dir.hands_partition(shard.index))?),
                 false => None,
             };
             if spec.output_moves {
-                let moves_path = resolve(results, &a.dir.moves_partition(shard.index))?;
+                let moves_path = resolve_name(results, &a.dir.moves_partition(shard.index))?;
                 return Ok(Box::new(move |progress, cancel| {
                     let mut played = executor.run_with_extras(&spec, shard, model.as_deref(), progress, cancel)?;
                     tamper(&mut played.rows);
@@ -272,14 +279,16 @@ fn report(spec: &Spec, dir: &Path, cancel: &AtomicBool) -> Result<Output, Halt> 
     if let Some(sprt) = &spec.stop {
         // The SPRT ended the games where it decided: the partitions up to
         // that shard are the experiment's (the same walk as the coordinator's).
-        let mut walk = jobs::sprt::Walk::new(*sprt);
+        let mut walk = jobs::sprt::Walk::untraced(*sprt);
         let mut kept = parts.len();
         for (k, p) in parts.iter().enumerate() {
             if !p.exists() {
                 break;
             }
             let rows = jobs::read_partition(p).map_err(|e| TaskError::Io(e.to_string()))?;
-            if walk.step(&jobs::sprt::shard_stats(rows.iter().map(|(_, r)| r))) != jobs::sprt::Verdict::Undecided {
+            if walk.step(&jobs::sprt::ShardPairs::of_rows(rows.iter().map(|(_, r)| r)))
+                != jobs::sprt::Verdict::Undecided
+            {
                 kept = k + 1;
                 break;
             }

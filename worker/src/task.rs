@@ -294,7 +294,11 @@ async fn finish(
         .map_err(|s| TaskError::Complete(s.message().to_string()))?
         .into_inner();
     if !reply.accepted {
-        tracing::warn!(task = %a.lease.task_id, reason = %reply.reason, "completion refused; output discarded");
+        if reply.reason.starts_with(jobs::sprt::STOPPED) {
+            tracing::info!(task = %a.lease.task_id, reason = %reply.reason, "the SPRT stopped the experiment; these games are not needed");
+        } else {
+            tracing::warn!(task = %a.lease.task_id, reason = %reply.reason, "completion refused; output discarded");
+        }
         if w.renames {
             let _ = std::fs::remove_file(&w.path);
         }
@@ -306,11 +310,14 @@ async fn finish(
         std::process::exit(86);
     }
     if w.renames {
-        let fin = resolve(&config.results, &reply.final_file)?;
+        // A rename's target: a symbolic link at the name is replaced, never
+        // written through, wherever it leads.
+        let fin = jobs::layout::confine_name(&config.results, &reply.final_file)
+            .map_err(|e| TaskError::Path(e.to_string()))?;
         match jobs::durable_rename(&w.path, &fin) {
             Ok(()) => {}
             // The coordinator may have finished the rename for us.
-            Err(_) if fin.exists() && !w.path.exists() => {}
+            Err(_) if jobs::layout::is_plain_file(&fin) && !w.path.exists() => {}
             Err(e) => return Err(TaskError::Rename(e.to_string())),
         }
     }

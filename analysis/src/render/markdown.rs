@@ -110,8 +110,16 @@ fn headline(r: &Report) -> String {
     if let Some(t) = &r.tournament {
         return match (t.ratings.first(), &t.sprt) {
             (_, Some(sp)) => format!(
-                "**Headline:** the SPRT says {:?} after {} pairs ({} of the grid's {} games); Elo {:+.1} [{:+.1}, {:+.1}].\n",
-                sp.verdict, sp.pairs, sp.games, sp.grid_games, sp.elo[0], sp.elo[1], sp.elo[2]
+                "**Headline:** SPRT {}, {} of the grid's {} games kept; the pairs' logistic Elo of the agent over its \
+                 opponent {:+.1} [{:+.1}, {:+.1}]{} (the Agents section's Bradley-Terry Elo is relative to the pool's \
+                 mean, so it is about half of this for two agents).\n",
+                sp.line(),
+                sp.kept_games,
+                sp.grid_games,
+                sp.elo[0],
+                sp.elo[1],
+                sp.elo[2],
+                crate::tournament::clamp_note(&sp.elo)
             ),
             (Some(best), None) => format!(
                 "**Headline:** {} leads the pool of {} at {:+.1} Elo [{:+.1}, {:+.1}] (section Agents).\n",

@@ -58,8 +58,12 @@ pub fn report_files(r: &Report) -> Vec<(&'static str, String)> {
             ("scores.csv", csv::scores(r)),
             ("wins.csv", csv::wins(r)),
             ("paired.csv", csv::paired(r)),
-            ("thesis_comparison.csv", csv::thesis_comparison(r)),
         ]);
+        // Only under the thesis's rules is there a thesis to compare with
+        // (a full-game run would get a header alone).
+        if !thesis::comparison(r).is_empty() {
+            files.push(("thesis_comparison.csv", csv::thesis_comparison(r)));
+        }
     }
     if let Some(cl) = &r.classifier {
         files.push(("classifier.csv", csv::classifier(cl)));

@@ -798,3 +798,38 @@ fn a_grid_of_one_belief_gets_its_m_star_versus_expectimax_cells_whatever_the_bel
     rows.iter().for_each(|r| acc.add("d6", r));
     assert!(acc.finish(None).cells.is_empty());
 }
+
+#[test]
+fn by_factor_keeps_the_rows_order_and_an_agents_grid_lists_only_its_own_factors() {
+    use engine::full::FullTarget::Thesis;
+    use engine::{PlayerEngine::MStar as MS, TargetKind};
+    use jobs::Source::Oracle as OR;
+    // The spec listed target = ["scorer", "random"]: scorer's games first.
+    let mut rows = Vec::new();
+    for (i, t) in [TargetKind::Scorer, TargetKind::Random].into_iter().enumerate() {
+        for s in 0..3 {
+            let mut r = row(OR, MS, s, s as i32 - 1, s > 0, (0, 0), "m");
+            r.game_index = (i * 3) as u64 + s;
+            r.target = Thesis(t);
+            rows.push(r);
+        }
+    }
+    let r = analysis::build_from_rows("x", &rows, None);
+    let levels: Vec<&str> = r
+        .factors
+        .iter()
+        .filter(|l| l.factor == "target")
+        .map(|l| l.level.as_str())
+        .collect();
+    assert_eq!(levels, ["scorer", "random"]);
+    // Named agents: the opponent's kind and each agent's settings are not
+    // factors of the grid.
+    for (k, r) in rows.iter_mut().enumerate() {
+        r.agent = Some(if k % 2 == 0 { "a" } else { "b" }.into());
+        r.opponent = Some("random".into());
+        r.budget = Some(100 * (k as u64 % 3));
+    }
+    let r = analysis::build_from_rows("x", &rows, None);
+    let factors: std::collections::BTreeSet<&str> = r.factors.iter().map(|l| l.factor.as_str()).collect();
+    assert_eq!(factors.into_iter().collect::<Vec<_>>(), ["agent"]);
+}

@@ -217,11 +217,16 @@ pub fn status(a: StatusArgs) -> Result<()> {
 }
 
 pub fn cancel(a: CancelArgs) -> Result<()> {
+    // The id is checked here, not by clap: with MUGGINS_TOKEN set, clap's
+    // usage line would show --token as if it were required.
+    let Some(id) = a.id.clone() else {
+        anyhow::bail!("cancel needs the experiment's id: muggins cancel ID (`muggins status` lists them)");
+    };
     runtime()?.block_on(async {
         let (mut c, rpc) = a.url.open().await?;
-        let e = match c.cancel_experiment(CancelExperimentRequest { id: a.id.clone() }).await {
+        let e = match c.cancel_experiment(CancelExperimentRequest { id: id.clone() }).await {
             Ok(e) => e.into_inner(),
-            Err(s) => return Err(rpc.experiment_error(&mut c, &a.id, s).await),
+            Err(s) => return Err(rpc.experiment_error(&mut c, &id, s).await),
         };
         println!("{}", describe(&e));
         Ok(())

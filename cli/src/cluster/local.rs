@@ -189,7 +189,7 @@ fn progress_line(e: &Experiment, elapsed: Duration) -> String {
         elapsed.as_secs_f64()
     );
     if stage == jobs::layout::Stage::Games.name() {
-        line.push_str(&format!(", {:.0} games/s", e.games_per_second));
+        line.push_str(&format!(", {}", rate_text(e.games_per_second)));
         if e.eta_seconds >= 0.0 {
             line.push_str(&format!(", ETA {:.0} s", e.eta_seconds));
         }
@@ -277,6 +277,15 @@ async fn drive(url: &str, text: &str) -> Result<Experiment> {
     let secs = started.elapsed().as_secs_f64();
     // The rate counts only the games played by this run.
     let played = last.games_done.saturating_sub(done_before);
+    if played == 0 && last.state == ExperimentState::Succeeded as i32 {
+        eprintln!(
+            "{} {}: already complete, {} (files checked; nothing to play)",
+            last.id,
+            state_name(last.state),
+            plural(last.games_done, "game")
+        );
+        return Ok(last);
+    }
     let note = if played == last.games_done {
         String::new()
     } else {

@@ -145,7 +145,8 @@ pub struct StatusArgs {
 
 #[derive(Debug, Args)]
 pub struct CancelArgs {
-    pub id: String,
+    /// The experiment's id (`muggins status` lists them).
+    pub id: Option<String>,
     #[command(flatten)]
     pub url: CoordinatorUrl,
 }
@@ -210,6 +211,22 @@ fn state_name(s: i32) -> &'static str {
     }
 }
 
+/// An experiment's recent rate (the coordinator's, over its last 30 s) as
+/// shown: `- games/s` when no game finished in that window, or when the
+/// number is not a rate at all.
+fn rate_text(games_per_second: f64) -> String {
+    let r = games_per_second;
+    if !(r.is_finite() && r > 0.0) {
+        "- games/s".into()
+    } else if r >= 10.0 {
+        format!("{r:.0} games/s")
+    } else if r >= 1.0 {
+        format!("{r:.1} games/s")
+    } else {
+        format!("{r:.2} games/s")
+    }
+}
+
 fn describe(e: &Experiment) -> String {
     let tasks: Vec<String> = e
         .stages
@@ -231,13 +248,13 @@ fn describe(e: &Experiment) -> String {
         String::new()
     };
     let mut s = format!(
-        "{}  {}  {}/{} ({:.1}%), {:.0} games/s{eta}; {}",
+        "{}  {}  {}/{} ({:.1}%), {}{eta}; {}",
         e.id,
         state_name(e.state),
         e.games_done,
         plural(e.games_total, "game"),
         100.0 * e.games_done as f64 / e.games_total.max(1) as f64,
-        e.games_per_second,
+        rate_text(e.games_per_second),
         tasks.join(", ")
     );
     if e.checks_passed + e.checks_failed > 0 {

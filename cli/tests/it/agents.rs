@@ -48,7 +48,7 @@ fn manifest(dir: &Dir, name: &str) -> jobs::Manifest {
 fn an_sprt_stops_leasing_where_it_decides_and_keeps_exactly_those_games() {
     let (one, two) = (Dir::new(), Dir::new());
     let out = run(&two, SPRT, "2");
-    assert!(out.contains("SPRT: H1 after"), "{out}");
+    assert!(out.contains("): H1 accepted after"), "{out}");
     run(&one, SPRT, "1");
     let (m1, m2) = (manifest(&one, "sprt"), manifest(&two, "sprt"));
     let grid = jobs::Spec::from_toml(SPRT).unwrap().games();
@@ -75,15 +75,20 @@ fn an_sprt_stops_leasing_where_it_decides_and_keeps_exactly_those_games() {
     // The games directory holds exactly the kept partitions, nothing after.
     let parts = jobs::partitions(&two.join("sprt")).unwrap();
     assert_eq!(parts.len() as u64, kept, "{parts:?}");
-    // The report: the verdict, the trace ending past the upper bound at
-    // the last shard kept (and not before it), the games used.
+    // The report: the verdict, the trace (one point a pair, in game order)
+    // ending past the upper bound at the deciding pair and not before, in
+    // the last shard kept; the games the test used and kept.
     let r: serde_json::Value = serde_json::from_str(&two.read("sprt/report/report.json")).unwrap();
     let s = &r["tournament"]["sprt"];
     assert_eq!(s["verdict"], "h1", "{s}");
-    assert_eq!(s["games"].as_u64(), Some(m2.games));
+    assert_eq!(s["kept_games"].as_u64(), Some(m2.games));
     assert_eq!(s["grid_games"].as_u64(), Some(grid));
     let trace = s["trace"].as_array().unwrap();
-    assert_eq!(trace.len() as u64, kept);
+    let pairs = s["pairs"].as_u64().unwrap();
+    assert_eq!(trace.len() as u64, pairs);
+    assert_eq!(s["games"].as_u64(), Some(2 * pairs));
+    assert_eq!(trace.last().unwrap()["shard"].as_u64(), Some(kept - 1));
+    assert!(m2.games < 2 * pairs + 10, "{} games kept for {pairs} pairs", m2.games);
     let upper = s["upper"].as_f64().unwrap();
     assert!(trace.last().unwrap()["llr"].as_f64().unwrap() >= upper);
     assert!(
@@ -91,11 +96,90 @@ fn an_sprt_stops_leasing_where_it_decides_and_keeps_exactly_those_games() {
             .iter()
             .all(|t| t["llr"].as_f64().unwrap() < upper)
     );
+    // The trace is the test walked over the kept rows pair by pair.
+    let sprt = jobs::Spec::from_toml(SPRT).unwrap().stop.unwrap();
+    let mut walk = jobs::sprt::Walk::new(sprt);
+    for p in &parts {
+        let rows = jobs::read_partition(p).unwrap();
+        walk.step(&jobs::sprt::ShardPairs::of_rows(rows.iter().map(|(_, r)| r)));
+    }
+    assert_eq!(walk.trace.len(), trace.len());
+    for (a, b) in walk.trace.iter().zip(trace) {
+        assert!((a.llr - b["llr"].as_f64().unwrap()).abs() < 1e-12);
+    }
     assert!(two.join("sprt/report/sprt.svg").exists());
     let md = two.read("sprt/report/report.md");
     assert!(
         md.contains("### Sequential test (SPRT)") && md.contains("**H1 accepted**"),
         "{md}"
+    );
+}
+
+/// The issue's example: M* (2,000 nodes, 8 worlds, partial observation)
+/// against the random strategy on 4,000 deals with H1 = 30 Elo and the
+/// default shards: the experiment keeps at most max(2 x, x + 64) games for
+/// a crossing after x games, the same rows with 1 worker and with 2, and
+/// the plot draws the LLR as a line over the pairs with the bounds.
+const CLEAR: &str = r#"
+name = "clear"
+seed = 23
+[rules]
+preset = "all-fives"
+[grid]
+information_source = ["oracle"]
+observability = ["partial"]
+starting_states = "spread:4000"
+repeats = 1
+agents = ["mstar"]
+opponents = ["random"]
+[agents.mstar]
+engine = "mstar"
+budget = 2000
+worlds = 8
+[stop]
+sprt = { elo0 = 0, elo1 = 30, alpha = 0.05, beta = 0.05 }
+"#;
+
+#[test]
+fn a_clear_result_stops_within_a_task_of_the_pair_where_the_test_decides() {
+    let (one, two) = (Dir::new(), Dir::new());
+    run(&two, CLEAR, "2");
+    run(&one, CLEAR, "1");
+    let (m1, m2) = (manifest(&one, "clear"), manifest(&two, "clear"));
+    let r: serde_json::Value = serde_json::from_str(&two.read("clear/report/report.json")).unwrap();
+    let s = &r["tournament"]["sprt"];
+    assert_eq!(s["verdict"], "h1", "{s}");
+    let crossing = s["games"].as_u64().unwrap();
+    assert!(
+        m2.games <= (2 * crossing).max(crossing + 64),
+        "{} games kept for a crossing after {crossing}",
+        m2.games
+    );
+    let sums = |m: &jobs::Manifest| m.shards.iter().map(|s| s.checksum.clone()).collect::<Vec<_>>();
+    assert_eq!(sums(&m1), sums(&m2), "the same rows with 1 and 2 workers");
+    let svg = two.read("clear/report/sprt.svg");
+    assert!(svg.contains("<polyline"), "the LLR is a line");
+    assert!(svg.contains("stroke-dasharray"), "the bounds are horizontal lines");
+    assert!(!svg.contains(".5</text>"), "integer ticks: {svg}");
+}
+
+#[test]
+fn two_identical_agents_accept_h0() {
+    let dir = Dir::new();
+    let text = SPRT
+        .replace("name = \"sprt\"", "name = \"same\"")
+        .replace("opponents = [\"random\"]", "opponents = [\"twin\"]")
+        .replace("[stop]", "[agents.twin]\nengine = \"expectimax\"\n[stop]")
+        .replace("elo1 = 60", "elo1 = 30");
+    let out = run(&dir, &text, "2");
+    assert!(out.contains("): H0 accepted after"), "{out}");
+    let r: serde_json::Value = serde_json::from_str(&dir.read("same/report/report.json")).unwrap();
+    let s = &r["tournament"]["sprt"];
+    assert_eq!(s["verdict"], "h0", "{s}");
+    assert_eq!(
+        s["penta"][2].as_u64(),
+        s["pairs"].as_u64(),
+        "every pair one win each: {s}"
     );
 }
 

@@ -293,6 +293,7 @@ fn muggins_run_writes_the_dataset_and_a_summary() {
         .replace("name = \"smoke\"", "name = \"local\"")
         .replace("\"0-299\"", "\"0-49\"")
         .replace(r#"["oracle", "classifier", "bayes"]"#, r#"["oracle"]"#);
+    let text = without_classifier(&text);
     let spec = dir.create_spec(&text);
     let out = dir.join("res");
     let o = TestCommand::new(&["run"])
@@ -381,6 +382,7 @@ fn muggins_run_threads_are_the_total_and_two_runs_never_share_a_directory() {
     let text = jobs::SMOKE_SPEC
         .replace("\"0-299\"", "\"0-9\"")
         .replace(r#"["oracle", "classifier", "bayes"]"#, r#"["oracle"]"#);
+    let text = without_classifier(&text);
     let spec = dir.create_spec(&text);
     TestCommand::new(&["run"])
         .arg(&spec)
@@ -442,4 +444,42 @@ fn a_worker_with_another_results_directory_stops_naming_both() {
     for part in [ours.to_str().unwrap(), theirs.to_str().unwrap(), "--results"] {
         assert!(err.contains(part), "{err} lacks {part}");
     }
+}
+
+#[test]
+fn status_shows_no_rate_while_no_game_finishes() {
+    let dir = Dir::new();
+    let port = free_port();
+    let _coord = coordinator(port, dir.path(), 30);
+    let spec = dir.create_spec(SLOW_SPEC);
+    let id = submit(port, &spec);
+    let url = format!("http://127.0.0.1:{port}");
+    // No worker: nothing finishes, so there is no rate to show (not `0
+    // games/s`, and never a number made of games that went back).
+    std::thread::sleep(Duration::from_millis(600));
+    for args in [
+        vec!["status", &id, "--coordinator", &url],
+        vec!["status", "--coordinator", &url],
+    ] {
+        let text = TestCommand::new(&args).stdout();
+        assert!(text.contains(", - games/s"), "{text}");
+        assert!(!text.contains(" 0 games/s"), "{text}");
+    }
+}
+
+/// A spec's text without its `[classifier]` table (a grid without the
+/// classifier source refuses one).
+fn without_classifier(text: &str) -> String {
+    let mut out = String::new();
+    let mut skipping = false;
+    for l in text.lines() {
+        if l.starts_with('[') {
+            skipping = l.trim() == "[classifier]";
+        }
+        if !skipping {
+            out.push_str(l);
+            out.push('\n');
+        }
+    }
+    out
 }

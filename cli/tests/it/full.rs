@@ -321,11 +321,11 @@ fn muggins_run_plays_the_shipped_all_fives_spec_end_to_end() {
     }
     let md = dir.read("all-fives/report/report.md");
     assert!(md.contains("no thesis table") && !md.contains("| thesis |"), "{md}");
-    assert_eq!(
-        dir.read("all-fives/report/thesis_comparison.csv").lines().count(),
-        1,
-        "a header only"
+    assert!(
+        !dir.join("all-fives/report/thesis_comparison.csv").exists(),
+        "no header-only thesis comparison for the full game"
     );
+    assert!(dir.join("all-fives/report/scores.csv").exists());
 }
 
 #[test]
@@ -717,4 +717,23 @@ hands = 60
     let before = dir.read("shaping/report/report.json");
     TestCommand::new(&["report"]).arg(&exp).stdout();
     assert_eq!(dir.read("shaping/report/report.json"), before);
+}
+
+#[test]
+fn a_block_hand_shows_each_pass_so_the_seats_take_turns() {
+    let mut passes = 0;
+    for state in ["7", "11", "23", "99"] {
+        let out = TestCommand::new(&["play", "--preset", "block", "--state", state]).stdout();
+        let seats: Vec<u64> = out
+            .lines()
+            .filter(|l| l.starts_with("  seat ") && !l.contains("): "))
+            .map(|l| l.split_whitespace().nth(1).unwrap().parse().unwrap())
+            .collect();
+        assert!(seats.len() > 4, "{out}");
+        for w in seats.windows(2) {
+            assert_eq!(w[1], (w[0] + 1) % 2, "a seat plays twice in a row:\n{out}");
+        }
+        passes += out.matches("passes (no tile fits)").count();
+    }
+    assert!(passes > 0, "some hand has a pass");
 }

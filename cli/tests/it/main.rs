@@ -7,6 +7,8 @@ mod faults;
 mod full;
 mod messages;
 mod openspiel;
+mod outputs;
+mod pipes;
 mod report;
 mod util;
 

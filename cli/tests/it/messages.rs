@@ -334,3 +334,47 @@ fn pythons_grpcio_reflection_client_finds_the_service() {
     );
     assert!(out.lines().any(|l| l == "muggins.v1.Coordinator"), "{out}");
 }
+
+#[test]
+fn cancel_without_an_id_asks_for_it_and_never_shows_the_token_as_required() {
+    let err = refused(
+        &["cancel"],
+        &[("MUGGINS_TOKEN", TOKEN)],
+        &["cancel needs the experiment's id", "muggins status"],
+        &["--token <TOKEN>", TOKEN],
+    );
+    assert!(!err.contains("Usage"), "{err}");
+}
+
+#[test]
+fn play_refuses_settings_that_would_change_nothing() {
+    for (args, parts) in [
+        (
+            &["play", "--preset", "all-fives", "--state", "5", "--set", "3"][..],
+            &["--set", "--seats"][..],
+        ),
+        (
+            &["play", "--preset", "all-fives", "--state", "5", "--match", "0"][..],
+            &["--match", "0"][..],
+        ),
+        (&["play", "--state", "5", "--repeat", "0"][..], &["--repeat", "0"][..]),
+        (
+            &[
+                "play",
+                "--preset",
+                "all-fives",
+                "--state",
+                "5",
+                "--eval",
+                "learned",
+                "--agent",
+                "heaviest",
+            ][..],
+            &["--eval learned", "fixed strategy"][..],
+        ),
+    ] {
+        refused(args, &[], parts, &["panicked"]);
+    }
+    let help = TestCommand::new(&["play", "--help"]).stdout();
+    assert!(help.contains("dominai"), "{help}");
+}

@@ -169,3 +169,26 @@ fn a_rules_factor_gets_a_column_cells_per_rule_set_and_a_by_factor_line_duckdb_a
         );
     }
 }
+
+#[test]
+fn a_report_with_a_missing_partition_names_it_once_and_says_how_to_rebuild() {
+    let dir = Dir::new();
+    let spec = dir.create_spec(&jobs::SMOKE_SPEC.replace("\"0-299\"", "\"0-59\""));
+    TestCommand::new(&["run"])
+        .arg(&spec)
+        .arg("--out")
+        .arg(dir.path())
+        .stdout();
+    std::fs::remove_file(dir.join("smoke/games/part-00000.parquet")).unwrap();
+    let err = TestCommand::new(&["report"]).arg(dir.join("smoke")).assert_err(&[
+        "part-00000.parquet",
+        "is missing",
+        "muggins run",
+    ]);
+    assert_eq!(err.matches("part-00000.parquet").count(), 1, "{err}");
+    assert!(!err.contains("os error 2"), "{err}");
+    // A file of the experiment directory is named as a file, not "no such directory".
+    TestCommand::new(&["report"])
+        .arg(dir.join("smoke/_SUCCESS"))
+        .assert_err(&["is a file, not a directory", "smoke"]);
+}

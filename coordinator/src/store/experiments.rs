@@ -7,6 +7,10 @@ use rusqlite::{Connection, OptionalExtension, params};
 
 use super::{ExpState, ExperimentRow, Result, StageRow, Store, StoreError, TaskState, now_ms};
 
+/// The `muggins_tasks` state of an unfinished task of an experiment that
+/// no longer runs.
+pub const ABANDONED: &str = "abandoned";
+
 impl Store {
     /// The other experiments writing to `output`, with their states.
     pub fn experiments_with_output(&self, output: &str) -> Result<Vec<(String, ExpState)>> {
@@ -265,13 +269,36 @@ impl Store {
         unseal_in(&self.conn, id)
     }
 
-    /// (stage, state, count) over all experiments.
-    pub fn task_counts(&self) -> Result<Vec<(String, TaskState, u64)>> {
-        let mut q = self
-            .conn
-            .prepare("SELECT stage, state, COUNT(*) FROM tasks GROUP BY stage, state ORDER BY stage, state")?;
-        let rows = q.query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get::<_, i64>(2)? as u64)))?;
-        Ok(rows.collect::<std::result::Result<_, _>>()?)
+    /// (stage, state, count) over all experiments. A task of an experiment
+    /// that is no longer running (cancelled, failed, or succeeded while a
+    /// task was still open) that never finished counts as `abandoned`, not
+    /// `pending` or `leased`: nothing will run it, so an autoscaler reading
+    /// pending and leased tasks scales the workers to zero.
+    pub fn task_counts(&self) -> Result<Vec<(String, &'static str, u64)>> {
+        let mut q = self.conn.prepare(
+            "SELECT t.stage, CASE WHEN e.state != ?1 AND t.state IN (?2, ?3) THEN ?4 ELSE t.state END AS s, COUNT(*)
+             FROM tasks t JOIN experiments e ON e.id = t.experiment_id GROUP BY t.stage, s ORDER BY t.stage, s",
+        )?;
+        let rows = q.query_map(
+            params![ExpState::Running, TaskState::Pending, TaskState::Leased, ABANDONED],
+            |r| {
+                Ok((
+                    r.get::<_, String>(0)?,
+                    r.get::<_, String>(1)?,
+                    r.get::<_, i64>(2)? as u64,
+                ))
+            },
+        )?;
+        let state = |s: &str| {
+            TaskState::ALL
+                .iter()
+                .map(|t| t.as_str())
+                .find(|t| *t == s)
+                .unwrap_or(ABANDONED)
+        };
+        Ok(rows
+            .map(|r| r.map(|(stage, s, n)| (stage, state(&s), n)))
+            .collect::<std::result::Result<_, _>>()?)
     }
 
     /// (state, count) of experiments.

@@ -34,6 +34,7 @@ impl Store {
     /// coordinator`).
     pub fn lease(&mut self, worker: &str, lease_ms: i64) -> Result<Option<LeasedTask>> {
         let now = now_ms();
+        let games_stage = Stage::Games.name();
         let tx = self.conn.transaction()?;
         if Self::is_bad(&tx, worker)? {
             return Ok(None);
@@ -57,23 +58,33 @@ impl Store {
                 |r| r.get(0),
             )?;
             let Some(stage) = stage else { continue };
+            let stop = *self
+                .stops
+                .entry(experiment_id.clone())
+                .or_insert_with(|| jobs::Spec::from_toml(&spec_toml).ok().and_then(|s| s.stop));
+            let last_shard = match stop {
+                Some(_) => Self::stop_window(&tx, &experiment_id, now)?,
+                None => i64::MAX,
+            };
             let pick = |sql: &str, state: TaskState| -> Result<Option<Candidate>> {
                 Ok(tx
                     .prepare_cached(sql)?
-                    .query_row(params![state, experiment_id, stage, now, worker], |r| {
-                        Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?, r.get(5)?))
-                    })
+                    .query_row(
+                        params![state, experiment_id, stage, now, worker, last_shard, games_stage],
+                        |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?, r.get(5)?)),
+                    )
                     .optional()?)
             };
             let pending = pick(
                 "SELECT seq, task_id, stage, shard, first_game, games FROM tasks
-                 WHERE state = ?1 AND experiment_id = ?2 AND stage_seq = ?3
+                 WHERE state = ?1 AND experiment_id = ?2 AND stage_seq = ?3 AND (stage != ?7 OR shard <= ?6)
                    AND (avoid_worker IS NULL OR instr(avoid_worker, ?5 || char(10)) = 0 OR avoid_until_ms < ?4) ORDER BY seq LIMIT 1",
                 TaskState::Pending,
             )?;
             let expired = pick(
                 "SELECT seq, task_id, stage, shard, first_game, games FROM tasks
                  WHERE state = ?1 AND experiment_id = ?2 AND stage_seq = ?3 AND lease_expires_ms < ?4
+                   AND (stage != ?7 OR shard <= ?6)
                    AND (avoid_worker IS NULL OR instr(avoid_worker, ?5 || char(10)) = 0 OR avoid_until_ms < ?4)
                  ORDER BY lease_expires_ms LIMIT 1",
                 TaskState::Leased,
@@ -151,6 +162,47 @@ impl Store {
         )?;
         tx.commit()?;
         Ok(Some(task))
+    }
+
+    /// `[stop] sprt`: the last games shard a lease may take now. Shards are
+    /// leased in order and no further than the leases in flight past the
+    /// first shard not done (`F + L`), so when the test decides at most one
+    /// task per worker has been played past the stopping point (a worker
+    /// that ran ahead waits for the shards before it).
+    fn stop_window(tx: &Transaction<'_>, id: &str, now: i64) -> Result<i64> {
+        let games = Stage::Games.name();
+        let first: Option<i64> = tx.query_row(
+            "SELECT MIN(shard) FROM tasks WHERE experiment_id = ?1 AND stage = ?2 AND state != ?3",
+            params![id, games, TaskState::Done],
+            |r| r.get(0),
+        )?;
+        let Some(first) = first else { return Ok(i64::MAX) };
+        let leased: i64 = tx.query_row(
+            "SELECT COUNT(*) FROM tasks WHERE experiment_id = ?1 AND stage = ?2 AND state = ?3 AND lease_expires_ms >= ?4",
+            params![id, games, TaskState::Leased, now],
+            |r| r.get(0),
+        )?;
+        Ok(first + leased)
+    }
+
+    /// Why a games task this coordinator no longer has is gone, when an
+    /// SPRT that decided before its shard dropped it.
+    fn stopped_by_sprt(&self, task_id: &str) -> Option<String> {
+        if Stage::of_task_id(task_id) != Some(Stage::Games) {
+            return None;
+        }
+        let shard: u64 = task_id.rsplit_once('-')?.1.parse().ok()?;
+        self.walks.iter().find_map(|(id, w)| {
+            let k = w.decided_at()?;
+            (k < shard).then(|| {
+                format!(
+                    "{}: the SPRT of experiment {id} decided ({}) in shard {k}, so task {task_id}'s games \
+                     are not needed",
+                    jobs::sprt::STOPPED,
+                    w.verdict.words()
+                )
+            })
+        })
     }
 
     fn leased_by<'a>(tx: &Transaction<'a>, task_id: &str, token: &str) -> Result<Option<(String, ExpState)>> {
@@ -238,9 +290,11 @@ impl Store {
             )
             .optional()?;
         Ok(match found {
-            None => Err(format!(
-                "stale lease: task {task_id} is not leased with this token (it expired and was leased again, or is finished)"
-            )),
+            None => Err(self.stopped_by_sprt(task_id).unwrap_or_else(|| {
+                format!(
+                    "stale lease: task {task_id} is not leased with this token (it expired and was leased again, or is finished)"
+                )
+            })),
             Some((state, t)) if state != ExpState::Running => {
                 Err(format!("experiment {} is {}", t.experiment_id, state.as_str()))
             }
@@ -335,30 +389,40 @@ impl Store {
     }
 
     /// `[stop] sprt`: walks the games tasks done in shard order (up to the
-    /// first one not done) through the test; once it decides at shard `k`,
-    /// the games tasks after `k` are removed, whatever their state, and the
-    /// experiment's games are those kept. Returns the shard and the files
-    /// of removed tasks that were done (to delete), or `None` while the
-    /// test has not decided. Deciding again changes nothing.
+    /// first one not done), pair by pair, through the test; once it
+    /// decides in shard `k`, the games tasks after `k` are removed, whatever
+    /// their state, and the experiment's games are those kept. Returns the
+    /// shard and the files of removed tasks that were done (to delete), or
+    /// `None` while the test has not decided. The walk so far is kept per
+    /// experiment, so each shard is read once; deciding again changes
+    /// nothing.
     pub fn sprt_stop(&mut self, id: &str, sprt: &jobs::Sprt) -> Result<Option<(u64, Vec<String>)>> {
         let tx = self.conn.transaction()?;
         let games = Stage::Games.name();
-        let done: Vec<(TaskState, Option<String>)> = tx
-            .prepare_cached("SELECT state, stats FROM tasks WHERE experiment_id = ?1 AND stage = ?2 ORDER BY shard")?
-            .query_map(params![id, games], |r| Ok((r.get(0)?, r.get(1)?)))?
-            .collect::<std::result::Result<_, _>>()?;
-        let prefix = done
-            .iter()
-            .map_while(|(state, stats)| match state {
-                TaskState::Done => stats.as_deref().and_then(|t| serde_json::from_str(t).ok()),
-                _ => None,
-            })
-            .collect::<Vec<_>>();
-        let (trace, _, verdict) = jobs::sprt::walk(sprt, prefix);
-        if verdict == jobs::sprt::Verdict::Undecided {
-            return Ok(None);
+        let walk = self
+            .walks
+            .entry(id.to_string())
+            .or_insert_with(|| jobs::sprt::Walk::untraced(*sprt));
+        if walk.verdict == jobs::sprt::Verdict::Undecided {
+            let mut q = tx.prepare_cached(
+                "SELECT state, stats FROM tasks WHERE experiment_id = ?1 AND stage = ?2 AND shard >= ?3 ORDER BY shard",
+            )?;
+            let mut rows = q.query(params![id, games, walk.shards as i64])?;
+            while let Some(r) = rows.next()? {
+                let (state, stats): (TaskState, Option<String>) = (r.get(0)?, r.get(1)?);
+                let pairs = match state {
+                    TaskState::Done => stats.and_then(|t| serde_json::from_str::<jobs::sprt::ShardPairs>(&t).ok()),
+                    _ => None,
+                };
+                let Some(pairs) = pairs else { break };
+                if walk.step(&pairs) != jobs::sprt::Verdict::Undecided {
+                    break;
+                }
+            }
         }
-        let k = trace.last().expect("a decision has a trace").shard;
+        let Some(k) = walk.decided_at() else {
+            return Ok(None);
+        };
         let files: Vec<String> = tx
             .prepare_cached(
                 "SELECT temp_file, final_file FROM tasks WHERE experiment_id = ?1 AND stage = ?2 AND shard > ?3 AND state = ?4",
@@ -412,6 +476,31 @@ impl Store {
             tx.commit()?;
             return Ok(FailOutcome::Released);
         }
+        if Self::count_failure(&tx, &exp, task_id, worker, error, retryable)? {
+            tx.commit()?;
+            return Ok(FailOutcome::TaskFailed);
+        }
+        tx.execute(
+            "UPDATE tasks SET state = ?4, lease_token = NULL, lease_worker = NULL, error = ?3
+             WHERE experiment_id = ?1 AND task_id = ?2",
+            params![exp, task_id, error, TaskState::Pending],
+        )?;
+        tx.commit()?;
+        Ok(FailOutcome::Requeued)
+    }
+
+    /// Records a failure of `task_id` by `worker`; once it is one too many
+    /// (not retryable, or [`MAX_WORKER_FAILURES`] workers, or
+    /// [`MAX_FAILURES`] failures), the task and its experiment fail, and
+    /// `true` is returned. The caller commits.
+    pub(super) fn count_failure(
+        tx: &Transaction<'_>,
+        exp: &str,
+        task_id: &str,
+        worker: &str,
+        error: &str,
+        retryable: bool,
+    ) -> Result<bool> {
         let now = now_ms();
         tx.execute(
             "INSERT INTO task_failures (experiment_id, task_id, worker_id, error, retryable, at_ms) VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
@@ -437,16 +526,33 @@ impl Store {
                 "UPDATE experiments SET state = ?4, error = ?2, updated_ms = ?3 WHERE id = ?1 AND state = ?5",
                 params![exp, why, now, ExpState::Failed, ExpState::Running],
             )?;
-            tx.commit()?;
-            return Ok(FailOutcome::TaskFailed);
         }
-        tx.execute(
-            "UPDATE tasks SET state = ?4, lease_token = NULL, lease_worker = NULL, error = ?3
-             WHERE experiment_id = ?1 AND task_id = ?2",
-            params![exp, task_id, error, TaskState::Pending],
-        )?;
+        Ok(give_up)
+    }
+
+    /// A done task whose file could not be put in place (the coordinator
+    /// found its name unusable): a failure of the worker that completed
+    /// it, like any other; the task runs again with what depends on it
+    /// (`requeue_lost`), or, when that was one failure too many, the task
+    /// and its experiment fail. Returns whether they failed.
+    pub fn fail_done(&mut self, id: &str, task_id: &str, error: &str) -> Result<bool> {
+        let tx = self.conn.transaction()?;
+        let worker: Option<Option<String>> = tx
+            .query_row(
+                "SELECT lease_worker FROM tasks WHERE experiment_id = ?1 AND task_id = ?2 AND state = ?3",
+                params![id, task_id, TaskState::Done],
+                |r| r.get(0),
+            )
+            .optional()?;
+        let Some(worker) = worker else {
+            return Ok(false);
+        };
+        let failed = Self::count_failure(&tx, id, task_id, worker.as_deref().unwrap_or("unknown"), error, true)?;
         tx.commit()?;
-        Ok(FailOutcome::Requeued)
+        if !failed {
+            self.requeue_lost(id, &[task_id.to_string()])?;
+        }
+        Ok(failed)
     }
 
     /// The done tasks of a running experiment whose every task is done and

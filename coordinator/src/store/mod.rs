@@ -255,6 +255,11 @@ pub enum FailOutcome {
 #[derive(Debug)]
 pub struct Store {
     conn: Connection,
+    /// Each running experiment's `[stop] sprt` (`None`: it has none), read
+    /// from its spec once; and the test's walk over its done shards so
+    /// far. One entry per experiment, never per game or task.
+    stops: std::collections::HashMap<String, Option<jobs::Sprt>>,
+    walks: std::collections::HashMap<String, jobs::sprt::Walk>,
 }
 
 const SCHEMA: &str = "
@@ -386,7 +391,11 @@ impl Store {
         conn.pragma_update(None, "foreign_keys", "ON").map_err(explain)?;
         conn.execute_batch(SCHEMA).map_err(explain)?;
         migrate(&conn).map_err(explain)?;
-        Ok(Store { conn })
+        Ok(Store {
+            conn,
+            stops: Default::default(),
+            walks: Default::default(),
+        })
     }
 
     /// The journal mode in force (for tests: "wal").

@@ -123,7 +123,9 @@ async fn thirty_and_more_bad_inputs_get_clear_errors_and_the_server_keeps_servin
         ),
         (SPEC.replace("games = 20", "games = 0"), "shards.games = 0"),
         (
-            format!("{SPEC}[classifier]\nholdout = 1.5\n").replace("[shards]\ngames = 20\n", ""),
+            format!("{SPEC}[classifier]\nholdout = 1.5\n")
+                .replace("[shards]\ngames = 20\n", "")
+                .replace(r#"["oracle"]"#, r#"["oracle", "classifier"]"#),
             "classifier.holdout = 1.5",
         ),
         (format!("{SPEC}# {}\n", "x".repeat(2 << 20)), "at most 1048576 bytes"),

@@ -8,7 +8,7 @@ use std::time::Duration;
 use proto::*;
 
 use crate::jobs_e2e::work_until_idle;
-use crate::{SPEC, client, completion, fail, get, lease, lease_request, start, start_config, submit};
+use crate::{SPEC, client, complete, completion, fail, get, lease, lease_request, start, start_config, submit};
 
 async fn wait_for(what: &str, mut f: impl AsyncFnMut() -> bool) {
     for _ in 0..200 {
@@ -444,5 +444,159 @@ async fn a_games_completion_without_its_moves_table_is_refused_when_the_spec_ask
         games_done_tasks(&get(&mut c, &t.experiment_id).await) == 0
     })
     .await;
+    s.stop().await;
+}
+
+#[tokio::test]
+async fn a_completion_through_a_link_out_of_the_root_counts_as_a_failure_and_its_temp_file_goes() {
+    let outside = tempfile::tempdir().unwrap();
+    let mut s = start(Duration::from_secs(30)).await;
+    let mut c = client(&s.url).await;
+    let e = submit(&mut c, SPEC).await;
+    let root = s.results();
+    // A refused completion's temporary file is removed by the coordinator
+    // (a row count that is not the task's; a file not what was reported).
+    let t = lease(&mut c, &s, "w1").await.unwrap();
+    let temp = format!("{}/games/.part-{:05}.rows.tmp", t.output, t.shard);
+    std::fs::write(root.join(&temp), b"a partition").unwrap();
+    let r = c
+        .complete_task(completion(&s, "w1", &t, t.games + 1, "x", &temp))
+        .await
+        .unwrap()
+        .into_inner();
+    assert!(!r.accepted && r.reason.contains("rows"), "{}", r.reason);
+    assert!(!root.join(&temp).exists(), "the refused completion's file is left");
+    // Another shard's file, named by a refused completion, is not its to remove.
+    let other = format!("{}/games/.part-{:05}.rows.tmp", t.output, t.shard + 1);
+    std::fs::write(root.join(&other), b"another shard's partition").unwrap();
+    let r = c
+        .complete_task(completion(&s, "w1", &t, t.games + 1, "x", &other))
+        .await
+        .unwrap()
+        .into_inner();
+    assert!(!r.accepted);
+    assert!(root.join(&other).is_file(), "another shard's file was removed");
+    let temp = format!("{}/games/.part-{:05}.sha.tmp", t.output, t.shard);
+    std::fs::write(root.join(&temp), b"what the worker wrote").unwrap();
+    let req = completion(&s, "w1", &t, t.games, "x", &temp);
+    std::fs::write(root.join(&temp), b"what the disk holds now").unwrap();
+    let r = c.complete_task(req).await.unwrap().into_inner();
+    assert!(!r.accepted && r.reason.contains("SHA-256"), "{}", r.reason);
+    assert!(!root.join(&temp).exists(), "the refused completion's file is left");
+    // The games directory swapped for a link out of the root after the
+    // lease: each completion through it is refused, counts against its
+    // worker, and the third worker's ends the experiment; the file out
+    // there is never touched.
+    std::fs::remove_dir_all(root.join("tiny/games")).unwrap();
+    std::os::unix::fs::symlink(outside.path(), root.join("tiny/games")).unwrap();
+    for (i, w) in ["w1", "w2", "w3"].iter().enumerate() {
+        let t = lease(&mut c, &s, w).await.unwrap();
+        let name = format!(".part-{:05}.{w}.tmp", t.shard);
+        std::fs::write(outside.path().join(&name), b"x").unwrap();
+        let temp = format!("{}/games/{name}", t.output);
+        let r = c
+            .complete_task(completion(&s, w, &t, t.games, "x", &temp))
+            .await
+            .unwrap()
+            .into_inner();
+        assert!(
+            !r.accepted && r.reason.contains("outside the results root"),
+            "{}",
+            r.reason
+        );
+        assert_eq!(std::fs::read(outside.path().join(&name)).unwrap(), b"x");
+        let now = get(&mut c, &e.id).await;
+        let want = if i < 2 {
+            ExperimentState::Running
+        } else {
+            ExperimentState::Failed
+        };
+        assert_eq!(now.state, want as i32, "after {} refusals: {}", i + 1, now.error);
+    }
+    let failed = get(&mut c, &e.id).await;
+    assert!(
+        failed.error.contains("3 workers") && failed.error.contains("outside the results root"),
+        "{}",
+        failed.error
+    );
+    s.stop().await;
+}
+
+#[tokio::test]
+async fn a_partition_that_cannot_be_put_in_place_counts_as_a_failure_and_ends_the_experiment() {
+    let mut s = start(Duration::from_secs(30)).await;
+    let mut c = client(&s.url).await;
+    let e = submit(&mut c, SPEC).await;
+    let root = s.results();
+    // A directory (not ours) at the partition's name: no rename can put the
+    // file there. Each completion is accepted, its worker dies before the
+    // rename, and the coordinator's rename fails.
+    let mut shard = None;
+    for (i, w) in ["w1", "w2", "w3"].iter().enumerate() {
+        let t = lease(&mut c, &s, w).await.unwrap();
+        assert_eq!(*shard.get_or_insert(t.shard), t.shard, "the same task runs again first");
+        let blocker = root.join(format!("{}/games/part-{:05}.parquet/x", t.output, t.shard));
+        std::fs::create_dir_all(blocker.parent().unwrap()).unwrap();
+        std::fs::write(&blocker, b"not a partition").unwrap();
+        let temp = format!("{}/games/.part-{:05}.{w}.tmp", t.output, t.shard);
+        std::fs::write(root.join(&temp), b"a partition").unwrap();
+        let r = c
+            .complete_task(completion(&s, w, &t, t.games, "x", &temp))
+            .await
+            .unwrap()
+            .into_inner();
+        assert!(r.accepted, "{}", r.reason);
+        let last = i == 2;
+        wait_for("the failed placement to count", async || {
+            let now = get(&mut c, &e.id).await;
+            if last {
+                now.state == ExperimentState::Failed as i32
+            } else {
+                games_done_tasks(&now) == 0 && now.state == ExperimentState::Running as i32
+            }
+        })
+        .await;
+        assert!(!root.join(&temp).exists(), "the unplaced temporary file is left");
+        assert_eq!(std::fs::read(&blocker).unwrap(), b"not a partition");
+    }
+    let failed = get(&mut c, &e.id).await;
+    assert!(
+        failed.error.contains("3 workers") && failed.error.contains("part-00000.parquet"),
+        "{}",
+        failed.error
+    );
+    s.stop().await;
+}
+
+#[tokio::test]
+async fn the_rate_never_goes_absurd_when_done_games_are_lost() {
+    let mut s = start(Duration::from_secs(30)).await;
+    let mut c = client(&s.url).await;
+    let e = submit(&mut c, SPEC).await;
+    let t = lease(&mut c, &s, "w").await.unwrap();
+    let r = complete(&mut c, &s, &t, &t.lease_token).await;
+    assert!(r.accepted, "{}", r.reason);
+    let fin = s.results().join(&r.final_file);
+    wait_for("the coordinator to place the partition", async || fin.is_file()).await;
+    // A restarted coordinator's first sample of the rate has these games...
+    s.stop().await;
+    let dir = std::mem::replace(&mut s.dir, tempfile::tempdir().unwrap());
+    let mut s = crate::start_in(dir, Duration::from_secs(30)).await;
+    let mut c = client(&s.url).await;
+    assert_eq!(get(&mut c, &e.id).await.games_done, t.games);
+    tokio::time::sleep(Duration::from_millis(600)).await;
+    // ...then they are lost (their file deleted): the count goes back.
+    std::fs::remove_file(&fin).unwrap();
+    let mut seen = Vec::new();
+    wait_for("the lost partition's task to run again", async || {
+        let now = get(&mut c, &e.id).await;
+        seen.push(now.games_per_second);
+        now.games_done == 0
+    })
+    .await;
+    for _ in 0..3 {
+        seen.push(get(&mut c, &e.id).await.games_per_second);
+    }
+    assert!(seen.iter().all(|r| r.is_finite() && (0.0..1e4).contains(r)), "{seen:?}");
     s.stop().await;
 }

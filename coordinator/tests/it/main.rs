@@ -558,6 +558,46 @@ async fn metrics_count_tasks_games_workers_and_refusals() {
     s.stop().await;
 }
 
+/// The KEDA rule's query in deploy/kubernetes/keda/scaledobject.yaml,
+/// `sum(muggins_tasks{state=~"pending|leased"})`, over a scrape.
+fn keda_demand(text: &str) -> f64 {
+    let rule = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../deploy/kubernetes/keda/scaledobject.yaml"
+    ))
+    .unwrap();
+    assert!(
+        rule.contains(r#"sum(muggins_tasks{state=~"pending|leased"})"#),
+        "{rule}"
+    );
+    text.lines()
+        .filter(|l| {
+            l.starts_with("muggins_tasks{") && (l.contains(r#"state="pending""#) || l.contains(r#"state="leased""#))
+        })
+        .map(|l| l.rsplit(' ').next().unwrap().parse::<f64>().unwrap())
+        .sum()
+}
+
+#[tokio::test]
+async fn a_cancelled_experiments_tasks_are_not_pending_so_workers_scale_to_zero() {
+    let mut s = start(Duration::from_secs(30)).await;
+    let mut c = client(&s.url).await;
+    let e = submit(&mut c, SPEC).await;
+    let _held = lease(&mut c, &s, "worker-a").await.unwrap();
+    assert!(keda_demand(&scrape(s.metrics).await) > 0.0);
+    c.cancel_experiment(CancelExperimentRequest { id: e.id.clone() })
+        .await
+        .unwrap();
+    let text = scrape(s.metrics).await;
+    assert_eq!(keda_demand(&text), 0.0, "{text}");
+    assert!(
+        metric(&text, "muggins_tasks{stage=\"games\",state=\"abandoned\"}") >= 3.0,
+        "{text}"
+    );
+    assert!(!text.contains(r#"state="pending""#), "{text}");
+    s.stop().await;
+}
+
 #[tokio::test]
 async fn tls_with_rustls_serves_clients_that_trust_the_certificate() {
     let ck = rcgen::generate_simple_self_signed(vec!["localhost".to_string()]).unwrap();

@@ -135,7 +135,7 @@ pub enum SprtOn {
 }
 
 /// The keys of an `[agents.NAME]` table.
-const AGENT_KEYS: [&str; 10] = [
+pub(super) const AGENT_KEYS: &[&str] = &[
     "engine",
     "table_mb",
     "strategy",
@@ -389,7 +389,7 @@ fn agent_of(name: &str, mut t: Table, d: &Defaults) -> Result<Agent, SpecError> 
             ));
         }
     };
-    no_unknown(&t, &p, &AGENT_KEYS)?;
+    no_unknown(&t, &p, AGENT_KEYS)?;
     Ok(Agent {
         name: name.to_string(),
         play,

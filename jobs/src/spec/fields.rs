@@ -32,10 +32,7 @@ pub(super) fn path(prefix: &str, key: &str) -> String {
 
 pub(super) fn no_unknown(t: &Table, prefix: &str, allowed: &[&str]) -> Result<(), SpecError> {
     if let Some(k) = t.keys().find(|k| !allowed.contains(&k.as_str())) {
-        return Err(SpecError::UnknownKey {
-            key: path(prefix, k),
-            hint: format!(" (expected one of: {})", allowed.join(", ")),
-        });
+        return Err(super::keys::unknown(prefix, k, allowed));
     }
     Ok(())
 }

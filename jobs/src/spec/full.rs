@@ -52,7 +52,7 @@ impl Default for FullSearch {
 }
 
 /// The keys `[search]` of an All-Fives spec takes.
-const FULL_SEARCH_KEYS: [&str; 15] = [
+pub(super) const FULL_SEARCH_KEYS: &[&str] = &[
     "partner",
     "depth",
     "budget",
@@ -101,16 +101,7 @@ pub(super) fn take_full_search(
         };
         return Err(bad(&format!("search.{k}"), v, why));
     }
-    if fives && let Some(k) = t.keys().find(|k| !FULL_SEARCH_KEYS.contains(&k.as_str())) {
-        return Err(bad(
-            &format!("search.{k}"),
-            t[k.as_str()].clone(),
-            format!(
-                "unknown key; [search] of all-fives takes {}",
-                FULL_SEARCH_KEYS.join(", ")
-            ),
-        ));
-    }
+    // Unknown keys were refused before any value was read (spec/keys.rs).
     let mut budgets = Vec::new();
     match t.remove("budget") {
         None => {}
@@ -299,6 +290,11 @@ pub(super) fn take_shaping(t: &mut Option<Table>, grid: &GridSpec) -> Result<Vec
     let Some(t) = t.as_mut() else {
         return Ok(vec![ShapingLevel::NONE]);
     };
+    let given: Vec<(&str, Value)> = SHAPING_KEYS
+        .iter()
+        .filter(|k| **k != "shaping")
+        .filter_map(|k| t.get(*k).map(|v| (*k, v.clone())))
+        .collect();
     let mut p = ShapingParams::default();
     if let Some(v) = take_int(t, "search", "top_n")? {
         p.top_n = int_in("search.top_n", v, 1, 64)? as u8;
@@ -349,6 +345,7 @@ pub(super) fn take_shaping(t: &mut Option<Table>, grid: &GridSpec) -> Result<Vec
         })
         .collect::<Result<_, _>>()?,
     };
+    unread_shaping_settings(&given, &shapings)?;
     let mut out = Vec::new();
     for s in &shapings {
         let shaping = shaping_of(s, &p).map_err(|why| bad("search.shaping", format!("\"{s}\""), why))?;
@@ -373,6 +370,42 @@ pub(super) fn take_shaping(t: &mut Option<Table>, grid: &GridSpec) -> Result<Vec
         ));
     }
     Ok(out)
+}
+
+/// Refuses a shaping setting that no listed shaping reads (a setting that
+/// changes nothing is a mistake, not a default), naming what would read it.
+fn unread_shaping_settings(given: &[(&str, Value)], shapings: &[String]) -> Result<(), SpecError> {
+    let reads = |key: &str| -> &'static [&'static str] {
+        match key {
+            "top_n" | "epsilon" => &["prune"],
+            "likely" | "extend" | "reduce" => &["asymmetric"],
+            _ => &["prune", "asymmetric", "expect"],
+        }
+    };
+    for (key, v) in given {
+        let readers = reads(key);
+        if !shapings.iter().any(|s| readers.contains(&s.as_str())) {
+            let listed = shapings
+                .iter()
+                .map(|s| format!("\"{s}\""))
+                .collect::<Vec<_>>()
+                .join(", ");
+            return Err(bad(
+                &format!("search.{key}"),
+                v,
+                format!(
+                    "is read only by shaping = {}; the grid's shapings ({listed}) do not read it: remove it, or add \
+                     such a shaping to search.shaping",
+                    readers
+                        .iter()
+                        .map(|r| format!("\"{r}\""))
+                        .collect::<Vec<_>>()
+                        .join(" or ")
+                ),
+            ));
+        }
+    }
+    Ok(())
 }
 
 /// The most training hands a strategy `[prediction] hands` may ask for.

@@ -15,6 +15,7 @@ mod agents;
 mod canonical;
 mod fields;
 mod full;
+mod keys;
 mod rulesets;
 mod sections;
 mod states;
@@ -259,6 +260,7 @@ impl Spec {
         let mut root: Table = text
             .parse()
             .map_err(|e: toml::de::Error| SpecError::Syntax(e.to_string().trim().to_string()))?;
+        keys::check_all(&root)?;
         let name = take_str(&mut root, "", "name")?.ok_or_else(|| missing("name", "every experiment has a name"))?;
         check_name("name", &name)?;
         let seed =
@@ -364,7 +366,17 @@ impl Spec {
         // A partner plays in the partnerships of the rule sets that have them.
         let teams = sets.iter().find(|s| s.config.teams).map(|s| &s.config);
         let partner = full::take_partner(&mut search_table, teams.or(full_config.as_ref()))?;
+        let target_depth = search_table.as_ref().and_then(|t| t.get("target_depth")).cloned();
         let (full_search, budgets) = full::take_full_search(&mut search_table, full_config.as_ref())?;
+        if let Some(v) = target_depth
+            && !grid.target.contains(&FullTarget::Searcher)
+        {
+            return Err(bad(
+                "search.target_depth",
+                v,
+                "is the searcher target's depth; grid.target does not list \"searcher\": remove it, or add that target",
+            ));
+        }
         grid.budget = budgets;
         grid.shaping = full::take_shaping(&mut search_table, &grid)?;
         let mut search = parse_search(search_table, &rules)?;
@@ -456,7 +468,18 @@ impl Spec {
                 ),
             ));
         }
-        let classifier = parse_classifier(take_table(&mut root, "", "classifier")?)?;
+        let classifier_table = take_table(&mut root, "", "classifier")?;
+        if let Some(t) = &classifier_table
+            && !grid.information_source.contains(&Source::Classifier)
+        {
+            return Err(bad(
+                "classifier",
+                t.keys().next().map_or("{}".to_string(), |k| k.clone()),
+                "trains the classifier source; grid.information_source does not list \"classifier\": remove \
+                 [classifier], or add that source",
+            ));
+        }
+        let classifier = parse_classifier(classifier_table)?;
         check_classifier_fits(&classifier)?;
         let stop = agents::parse_stop(take_table(&mut root, "", "stop")?, pool.as_ref())?;
         if stop.is_some() && !sets.is_empty() {
@@ -503,10 +526,28 @@ impl Spec {
             rule_sets: rule_sets.unwrap_or_default(),
         };
         let mut spec = spec;
+        let stop_cap = crate::sprt::MAX_STOP_SHARD_GAMES;
         spec.shard_games = match shard_size {
+            // `[stop] sprt`: small shards, so a decision wastes little
+            // (crate::sprt::MAX_STOP_SHARD_GAMES).
+            sections::ShardSize::Default if spec.stop.is_some() => stop_cap,
+            sections::ShardSize::Default => DEFAULT_SHARD_GAMES,
+            sections::ShardSize::Games(g) if spec.stop.is_some() && g > stop_cap => {
+                return Err(bad(
+                    "shards.games",
+                    g as i64,
+                    format!(
+                        "with [stop] sprt a shard holds at most {stop_cap} games ({} pairs), so that when the test \
+                         decides at most one task per worker was played past that point; give at most {stop_cap} \
+                         or leave [shards] out",
+                        stop_cap / 2
+                    ),
+                ));
+            }
             sections::ShardSize::Games(g) => g,
             sections::ShardSize::Minutes(m) => {
-                ((m * 60.0 / spec.estimated_game_secs()).round() as u64).clamp(1, MAX_SHARD_GAMES)
+                let g = ((m * 60.0 / spec.estimated_game_secs()).round() as u64).clamp(1, MAX_SHARD_GAMES);
+                if spec.stop.is_some() { g.min(stop_cap) } else { g }
             }
         };
         if spec.pool.as_ref().is_some_and(|p| p.paired) && spec.shard_games % 2 == 1 {

@@ -7,7 +7,7 @@ use toml::{Table, Value};
 
 use super::fields::{bad, int_in, missing, no_unknown, path, take_int, take_str};
 use super::states::parse_states;
-use super::{ClassifierSpec, DEFAULT_SHARD_GAMES, GridSpec, MAX_SHARD_GAMES, Source, SpecError, StateSet};
+use super::{ClassifierSpec, GridSpec, MAX_SHARD_GAMES, Source, SpecError, StateSet};
 
 pub(super) fn parse_rules(t: Option<Table>) -> Result<RulesConfig, SpecError> {
     let mut r = RulesConfig::default();
@@ -279,13 +279,15 @@ pub(super) fn check_classifier_fits(c: &ClassifierSpec) -> Result<(), SpecError>
 /// estimated cost of a game (see `Spec::estimated_game_secs`) to take
 /// about that long on one core.
 pub(super) enum ShardSize {
+    /// No `[shards]` table (or an empty one): the default size.
+    Default,
     Games(u64),
     Minutes(f64),
 }
 
 pub(super) fn parse_shards(t: Option<Table>) -> Result<ShardSize, SpecError> {
     let Some(mut t) = t else {
-        return Ok(ShardSize::Games(DEFAULT_SHARD_GAMES));
+        return Ok(ShardSize::Default);
     };
     let games = take_int(&mut t, "shards", "games")?;
     let minutes = match t.remove("minutes") {
@@ -312,7 +314,7 @@ pub(super) fn parse_shards(t: Option<Table>) -> Result<ShardSize, SpecError> {
         )),
         (None, Some(m)) if m.is_finite() && (0.1..=1440.0).contains(&m) => Ok(ShardSize::Minutes(m)),
         (None, Some(m)) => Err(bad("shards.minutes", m, "must be between 0.1 and 1440 (a day)")),
-        (None, None) => Ok(ShardSize::Games(DEFAULT_SHARD_GAMES)),
+        (None, None) => Ok(ShardSize::Default),
     }
 }
 

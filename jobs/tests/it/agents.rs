@@ -1,6 +1,6 @@
 //! Named agents, paired seat-swapped deals and the SPRT's arithmetic.
 
-use jobs::sprt::{PairStats, Verdict, elo_score, logistic_elo, shard_stats, walk};
+use jobs::sprt::shard_stats;
 use jobs::{AgentPlay, Format, GameRow, Spec, SpecError};
 
 use crate::run_all;
@@ -220,62 +220,6 @@ fn sprt_specs_read_and_refuse_by_name() {
         diff.hash(),
         "the test is part of the experiment"
     );
-}
-
-#[test]
-fn the_llr_matches_the_normal_approximation_worked_by_hand() {
-    // 10 pairs: 2 x 0.5, 5 x 1, 3 x 1.5 points of 2. As pair scores /2:
-    // x = 0.25 (2), 0.5 (5), 0.75 (3): mean 0.525,
-    // E[x^2] = (2 x 0.0625 + 5 x 0.25 + 3 x 0.5625) / 10 = 0.30625,
-    // var = 0.30625 - 0.525^2 = 0.030625.
-    let s = PairStats {
-        penta: [0, 2, 5, 3, 0],
-        ..Default::default()
-    };
-    let t = jobs::Sprt {
-        on: jobs::SprtOn::Elo,
-        h0: 0.0,
-        h1: 20.0,
-        alpha: 0.05,
-        beta: 0.05,
-    };
-    let (s0, s1) = (0.5, 1.0 / (1.0 + 10f64.powf(-20.0 / 400.0)));
-    let want = 10.0 * (s1 - s0) * (2.0 * 0.525 - s0 - s1) / (2.0 * 0.030625);
-    assert!((t.llr(&s) - want).abs() < 1e-12, "{} vs {want}", t.llr(&s));
-    let (lo, hi) = t.bounds();
-    assert!((lo - (0.05f64 / 0.95).ln()).abs() < 1e-15 && (hi - (0.95f64 / 0.05).ln()).abs() < 1e-15);
-    assert!((logistic_elo(elo_score(37.0)) - 37.0).abs() < 1e-9);
-    assert!((s.score() - 0.525).abs() < 1e-15);
-}
-
-#[test]
-fn the_walk_stops_at_the_first_shard_whose_llr_crosses_and_not_before() {
-    let t = jobs::Sprt {
-        on: jobs::SprtOn::Elo,
-        h0: 0.0,
-        h1: 50.0,
-        alpha: 0.05,
-        beta: 0.05,
-    };
-    // A planted difference: the agent wins 3 pairs in 4 outright, loses 1.
-    let shard = PairStats {
-        penta: [1, 0, 0, 0, 3],
-        ..Default::default()
-    };
-    let (trace, total, v) = walk(&t, std::iter::repeat_n(shard, 100));
-    assert_eq!(v, Verdict::H1);
-    let k = trace.len();
-    assert!(k < 100 && k > 1, "decided after {k} shards");
-    assert!(trace[k - 1].llr >= t.bounds().1 && trace[k - 2].llr < t.bounds().1);
-    assert_eq!(total.pairs(), 4 * k as u64);
-    // No difference at all: the LLR falls to the lower bound.
-    let even = PairStats {
-        penta: [1, 0, 2, 0, 1],
-        ..Default::default()
-    };
-    assert_eq!(walk(&t, std::iter::repeat_n(even, 1000)).2, Verdict::H0);
-    // Too few pairs to say anything.
-    assert_eq!(walk(&t, [shard]).2, Verdict::Undecided);
 }
 
 #[test]

@@ -17,7 +17,7 @@ boneyard = 7
 lead = "player"
 blocked = "none"
 [grid]
-information_source = ["bayes", "oracle"]
+information_source = ["bayes", "oracle", "classifier"]
 observability = ["partial"]
 target = ["defender", "random"]
 starting_states = [5, 3, 9]
@@ -76,12 +76,12 @@ fn the_shipped_specs_keep_their_hashes() {
 fn every_variant_keeps_its_canonical_form() {
     check(
         VARIANTS,
-        r#"{"name":"variants-a","seed":9223372036854775807,"output":"deep/dir/a","rules":{"set":4,"hand":4,"boneyard":7,"lead":"player","blocked":"none"},"grid":{"information_source":["bayes","oracle"],"observability":["partial"],"target":["defender","random"],"starting_states":[5,3,9],"engine":["expectimax"],"repeats":3},"search":{"worlds":{"Sample":8},"belief":"Uniform","depth":{"Turns":4}},"classifier":{"kind":"random-forest","samples":1000,"compare_samples":[1000,2000],"folds":3,"holdout":0.125},"shard_games":7}"#,
-        "91ddc741374a11d17ba610f7aa4508db351eb9ffa69a395a48278290db2d3697",
+        r#"{"name":"variants-a","seed":9223372036854775807,"output":"deep/dir/a","rules":{"set":4,"hand":4,"boneyard":7,"lead":"player","blocked":"none"},"grid":{"information_source":["bayes","oracle","classifier"],"observability":["partial"],"target":["defender","random"],"starting_states":[5,3,9],"engine":["expectimax"],"repeats":3},"search":{"worlds":{"Sample":8},"belief":"Uniform","depth":{"Turns":4}},"classifier":{"kind":"random-forest","samples":1000,"compare_samples":[1000,2000],"folds":3,"holdout":0.125},"shard_games":7}"#,
+        "b6bbe40a17698f3b80709435d52c90497c6edafbe035a2484abe34191da04fe3",
     );
     check(
         &variants_b(),
-        r#"{"name":"variants-a","seed":9223372036854775807,"output":"deep/dir/a","rules":{"set":4,"hand":4,"boneyard":7,"lead":"target","blocked":"none"},"grid":{"information_source":["bayes","oracle"],"observability":["partial"],"target":["defender","random"],"starting_states":{"first":2,"last":6},"engine":["expectimax"],"repeats":3},"search":{"worlds":"All","belief":"Uniform","depth":"Unlimited"},"classifier":{"kind":"mda","samples":1000,"compare_samples":[1000,2000],"folds":3,"holdout":0.3},"shard_games":7}"#,
-        "b02049546c2ba86d8981519e0969d8bfeab7415622c68ee81c0e1548d5d85714",
+        r#"{"name":"variants-a","seed":9223372036854775807,"output":"deep/dir/a","rules":{"set":4,"hand":4,"boneyard":7,"lead":"target","blocked":"none"},"grid":{"information_source":["bayes","oracle","classifier"],"observability":["partial"],"target":["defender","random"],"starting_states":{"first":2,"last":6},"engine":["expectimax"],"repeats":3},"search":{"worlds":"All","belief":"Uniform","depth":"Unlimited"},"classifier":{"kind":"mda","samples":1000,"compare_samples":[1000,2000],"folds":3,"holdout":0.3},"shard_games":7}"#,
+        "2d06805db92918e5b2cf4bca619060b0795cdc35b59d94ef6c8b80396e03c763",
     );
 }

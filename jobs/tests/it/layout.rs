@@ -26,6 +26,10 @@ fn an_experiment_directory_names_every_file() {
     assert_eq!(temp, "out/x/games/.part-00003.abc.tmp");
     assert!(d.is_temp_partition(Stage::Games, &temp));
     assert!(!d.is_temp_partition(Stage::Samples, &temp));
+    assert!(d.is_temp_partition_of(Stage::Games, 3, &temp));
+    assert!(!d.is_temp_partition_of(Stage::Games, 4, &temp));
+    assert!(!d.is_temp_partition_of(Stage::Games, 3, "out/x/games/.part-000033.t.tmp"));
+    assert!(!d.is_temp_partition_of(Stage::Games, 3, "out/x/games/.other-00003.t.tmp"));
     for bad in [
         "out/x/games/part-00003.parquet",
         "out/x/games/../.p",
@@ -62,4 +66,59 @@ fn confinement_resolves_symbolic_links() {
     for bad in ["", "/abs", "a/../b", "./a"] {
         assert!(confine(root.path(), bad).is_err(), "{bad:?}");
     }
+}
+
+#[test]
+fn a_name_to_put_a_file_at_is_confined_by_its_directory_not_by_a_link_there() {
+    use jobs::layout::{confine_name, is_plain_file};
+    let root = tempfile::tempdir().unwrap();
+    let outside = tempfile::tempdir().unwrap();
+    let precious = outside.path().join("precious");
+    std::fs::write(&precious, b"precious").unwrap();
+    std::fs::create_dir_all(root.path().join("exp/games")).unwrap();
+    let link = root.path().join("exp/games/part-00000.parquet");
+    std::os::unix::fs::symlink(&precious, &link).unwrap();
+    // `confine` refuses the link (reading through it leaves the root)...
+    assert!(confine(root.path(), "exp/games/part-00000.parquet").is_err());
+    // ...but it is a fine name to rename a file to: the rename replaces the
+    // link itself.
+    let at = confine_name(root.path(), "exp/games/part-00000.parquet").unwrap();
+    assert_eq!(at, link);
+    assert!(!is_plain_file(&at), "a link is not a file at the name");
+    let tmp = root.path().join("exp/games/.part-00000.t.tmp");
+    std::fs::write(&tmp, b"rows").unwrap();
+    jobs::durable_rename(&tmp, &at).unwrap();
+    assert!(is_plain_file(&at));
+    assert_eq!(std::fs::read(&at).unwrap(), b"rows");
+    assert_eq!(std::fs::read(&precious).unwrap(), b"precious", "never written through");
+    // Its directory is still confined, and the name must be plain.
+    std::os::unix::fs::symlink(outside.path(), root.path().join("exp/out")).unwrap();
+    let e = confine_name(root.path(), "exp/out/part-00000.parquet")
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("outside the results root"), "{e}");
+    for bad in ["", "/abs", "a/../b", "./a", "exp/.."] {
+        assert!(confine_name(root.path(), bad).is_err(), "{bad:?}");
+    }
+    assert_eq!(confine_name(root.path(), "top").unwrap(), root.path().join("top"));
+}
+
+#[test]
+fn files_under_a_directory_are_listed_in_order_without_following_links() {
+    use jobs::layout::files_under;
+    let root = tempfile::tempdir().unwrap();
+    let d = root.path().join("out");
+    assert_eq!(files_under(&d, 3).unwrap(), (vec![], false), "a missing directory");
+    std::fs::create_dir_all(d.join("games/empty")).unwrap();
+    assert_eq!(files_under(&d, 3).unwrap(), (vec![], false), "only directories");
+    std::fs::write(d.join("games/part-00007.parquet"), b"text").unwrap();
+    std::fs::write(d.join("README.txt"), b"read me").unwrap();
+    std::os::unix::fs::symlink(root.path(), d.join("games/loop")).unwrap();
+    let (found, more) = files_under(&d, 3).unwrap();
+    let found: Vec<_> = found.iter().map(|p| p.to_str().unwrap().to_string()).collect();
+    assert_eq!(found, ["README.txt", "games/loop", "games/part-00007.parquet"]);
+    assert!(!more);
+    let (found, more) = files_under(&d, 2).unwrap();
+    assert_eq!(found.len(), 2);
+    assert!(more);
 }

@@ -4,9 +4,11 @@ mod agents;
 mod evals;
 mod exec;
 mod hash;
+mod keys;
 mod layout;
 mod rules;
 mod spec;
+mod sprt;
 
 use std::sync::atomic::{AtomicBool, AtomicU64};
 

@@ -55,7 +55,13 @@ fn the_shipped_specs_are_valid() {
     );
     let beyond = Spec::from_toml(jobs::BEYOND_SPEC).unwrap();
     assert_eq!(beyond.games(), 1_814_400);
-    let oracle_only = Spec::from_toml(&MYERS2014_SPEC.replace(r#"["oracle", "classifier"]"#, r#"["oracle"]"#)).unwrap();
+    let oracle_text = MYERS2014_SPEC.replace(r#"["oracle", "classifier"]"#, r#"["oracle"]"#);
+    // [classifier] trains the classifier source alone: refused without it.
+    let e = Spec::from_toml(&oracle_text).unwrap_err();
+    assert_eq!(e.key(), Some("classifier"), "{e}");
+    let oracle_text = oracle_text.split("[classifier]").next().unwrap().to_string()
+        + &oracle_text[oracle_text.find("[shards]").unwrap()..];
+    let oracle_only = Spec::from_toml(&oracle_text).unwrap();
     assert!(!oracle_only.needs_classifier());
     assert_eq!(oracle_only.games(), 604_800);
 }
@@ -141,18 +147,28 @@ fn invalid_specs_are_refused_with_the_key_and_value() {
             vec!["unknown key `shards.size`"],
         ),
         (
-            format!("{BASE}[classifier]\nholdout = 1.5\n"),
+            format!(
+                "{}[classifier]\nholdout = 1.5\n",
+                BASE.replace(r#"["oracle"]"#, r#"["oracle", "classifier"]"#)
+            ),
             vec!["classifier.holdout = 1.5"],
         ),
         (
-            format!("{BASE}[classifier]\nkind = \"svm\"\n"),
+            format!(
+                "{}[classifier]\nkind = \"svm\"\n",
+                BASE.replace(r#"["oracle"]"#, r#"["oracle", "classifier"]"#)
+            ),
             vec!["classifier.kind = \"svm\""],
         ),
         (
             with("repeats = 1000000").replace("\"0-9\"", "\"all\""),
             vec!["grid = 4200000000 games", "at most 100000000"],
         ),
-        (BASE.replace("[grid]", "grid = 3\n[x]"), vec!["grid = 3", "table"]),
+        (
+            "name = \"x\"\nseed = 1\ngrid = 3\n".to_string(),
+            vec!["grid = 3", "table"],
+        ),
+        (BASE.replace("[grid]", "[x]\n[grid]"), vec!["unknown key `x`"]),
         ("x".repeat(2 << 20), vec!["spec = 2097152 bytes"]),
     ];
     assert!(cases.len() >= 15);
@@ -372,7 +388,12 @@ fn a_grid_without_starting_states_plays_every_starting_state_of_the_rules() {
 
 #[test]
 fn a_classifier_that_could_never_fit_is_refused_up_front() {
-    let clf = |body: &str| format!("{BASE}[classifier]\n{body}\n");
+    let clf = |body: &str| {
+        format!(
+            "{}[classifier]\n{body}\n",
+            BASE.replace(r#"["oracle"]"#, r#"["oracle", "classifier"]"#)
+        )
+    };
     for (body, key, parts) in [
         (
             "samples = 100\nholdout = 0.95\nfolds = 20\ncompare_samples = [100]",
@@ -632,7 +653,7 @@ fn a_full_game_spec_refuses_what_it_cannot_run_naming_key_and_value() {
         ),
         (
             ALL_FIVES.replace("depth = 2", "depth = 2\nbudjet = 100"),
-            vec!["search.budjet = 100", "unknown key", "budget", "table_mb"],
+            vec!["search.budjet", "unknown key", "did you mean `budget`", "table_mb"],
         ),
         (
             ALL_FIVES.replace("[\"mstar\", \"expectimax\"]", "[\"ismcts\"]"),
@@ -682,10 +703,15 @@ fn a_full_game_spec_refuses_what_it_cannot_run_naming_key_and_value() {
 
 #[test]
 fn an_all_fives_spec_reads_its_search_settings() {
-    let s = Spec::from_toml(&ALL_FIVES.replace("[\"full\"]", "[\"full\", \"partial\"]").replace(
-        "depth = 2",
-        "budget = 20000\nworlds = 16\ntable_mb = 32\nevaluation = \"learned\"\ntarget_depth = 3",
-    ))
+    let s = Spec::from_toml(
+        &ALL_FIVES
+            .replace("[\"full\"]", "[\"full\", \"partial\"]")
+            .replace(
+                "depth = 2",
+                "budget = 20000\nworlds = 16\ntable_mb = 32\nevaluation = \"learned\"\ntarget_depth = 3",
+            )
+            .replace("target = [\"scorer\"]", "target = [\"scorer\", \"searcher\"]"),
+    )
     .unwrap();
     let f = s.full.expect("a full-game spec");
     assert_eq!(
