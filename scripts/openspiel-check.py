@@ -132,7 +132,7 @@ def roundtrip(muggins, name, preset, n, seed):
         deal = rng.randrange(count)
         agents = ["random", "heaviest"][i % 2]
         out = subprocess.run(
-            [muggins, "play", "--preset", preset, "--state", str(deal), "--repeat", str(i), "--agent", agents,
+            [muggins, "play", "--preset", preset, "--state", str(deal), "--repeat", str(i + 1), "--agent", agents,
              "--target", "random", "--json"],
             capture_output=True, text=True, check=True,
         ).stdout

@@ -41,6 +41,10 @@ pub struct CellReport {
     pub information_source: Source,
     pub observability: Observability,
     pub target: FullTarget,
+    /// The node budget, where the grid lists several (each its own cell);
+    /// absent otherwise.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub budget: Option<u64>,
     pub mstar: EngineSummary,
     pub expectimax: EngineSummary,
     /// ISMCTS's games in this cell (full-game specs that ask for it), apart
@@ -158,7 +162,8 @@ struct PairAcc {
 }
 
 /// A cell of the grid, ordered as Table 6: observability (full first), then
-/// source, then target (with a rules factor, the rule set first).
+/// source, then target in the spec's order (with a rules factor, the rule
+/// set first).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 struct CellKey {
     /// The rule set: 0 without a rules factor, else 1 + its place in
@@ -166,16 +171,23 @@ struct CellKey {
     rules: u16,
     source: Source,
     observability: Observability,
+    /// The target's place in `Accumulator::targets` (the spec's order, as
+    /// the rows first show them).
+    target_order: u16,
     target: FullTarget,
+    /// The node budget where the grid lists several (`[search] budget =
+    /// [...]`), 0 otherwise: each budget is a cell of its own.
+    budget: u64,
 }
 
 impl CellKey {
-    fn rank(&self) -> (u16, bool, Source, FullTarget) {
+    fn rank(&self) -> (u16, bool, Source, u16, u64) {
         (
             self.rules,
             self.observability == Observability::Partial,
             self.source,
-            self.target,
+            self.target_order,
+            self.budget,
         )
     }
 }
@@ -192,8 +204,9 @@ impl PartialOrd for CellKey {
     }
 }
 
-/// (observability, target, starting state, repeat) of an Expectimax game.
-type EmKey = (Observability, FullTarget, u64, u32);
+/// (observability, target, budget, starting state, repeat) of an
+/// Expectimax game.
+type EmKey = (Observability, FullTarget, u64, u64, u32);
 
 /// Folds rows into the report's numbers.
 #[derive(Debug, Default)]
@@ -218,6 +231,8 @@ pub struct Accumulator {
     factors: crate::factors::FactorAcc,
     /// The rule sets of a rules factor, as the rows name them.
     rule_sets: Vec<String>,
+    /// The targets in the order the rows first show them (the spec's).
+    targets: Vec<FullTarget>,
 }
 
 fn moves_hash(moves: &str) -> u64 {
@@ -268,11 +283,20 @@ impl Accumulator {
                 }
             },
         };
+        let target_order = match self.targets.iter().position(|t| *t == r.target) {
+            Some(i) => i as u16,
+            None => {
+                self.targets.push(r.target);
+                self.targets.len() as u16 - 1
+            }
+        };
         let cell = CellKey {
             rules,
             source: r.information_source,
             observability: r.observability,
+            target_order,
             target: r.target,
+            budget: r.budget.unwrap_or(0),
         };
         let mstar = r.engine == engine::PlayerEngine::MStar;
         let e = match r.engine {
@@ -309,7 +333,7 @@ impl Accumulator {
             }
         }
         if !mstar {
-            let k = (r.observability, r.target, r.starting_state, r.repeat);
+            let k = (r.observability, r.target, cell.budget, r.starting_state, r.repeat);
             let h = moves_hash(&r.moves);
             match self.em_seen.get(&k) {
                 Some(&(src, s, mh)) if src != cell.source => {
@@ -354,6 +378,7 @@ impl Accumulator {
                     information_source: cell.source,
                     observability: cell.observability,
                     target: cell.target,
+                    budget: (cell.budget > 0).then_some(cell.budget),
                     mstar: m.summary(),
                     expectimax: e.summary(),
                     ismcts: self.ismcts.get(&cell).map(EngineAcc::summary),
@@ -441,7 +466,9 @@ pub fn build(dir: &Path) -> Result<Report, ReportError> {
                 path: dir.join(jobs::layout::OWNER_FILE),
                 message: format!("its spec is invalid: {e}"),
             })?;
-            game = spec.full.map(|f| describe_game(&f, &spec.rule_sets, &spec.search));
+            game = spec
+                .full
+                .map(|f| describe_game(&f, &spec.rule_sets, &spec.search, &spec.grid.budget));
             seed = Some(spec.seed);
             acc.set_belief_levels(spec.grid.belief.len());
             acc.shaping.pairing.levels = spec.grid.shaping.len();
@@ -537,7 +564,7 @@ fn read_json<T: serde::de::DeserializeOwned>(path: &Path) -> Result<Option<T>, R
 /// "all-fives: 2 seats of 7, one hand a game, search depth 2"; with a rules
 /// factor, each rule set by name ("rules two (all-fives: ...) and four
 /// (...)").
-fn describe_game(f: &jobs::FullSpec, sets: &[jobs::RuleSet], search: &engine::SearchConfig) -> String {
+fn describe_game(f: &jobs::FullSpec, sets: &[jobs::RuleSet], search: &engine::SearchConfig, budgets: &[u64]) -> String {
     let per = match f.match_to {
         Some(to) => format!("a match to {to} a game"),
         None => "one hand a game".into(),
@@ -548,7 +575,13 @@ fn describe_game(f: &jobs::FullSpec, sets: &[jobs::RuleSet], search: &engine::Se
     };
     let mut extra = String::new();
     let fs = &f.search;
-    if fs.budget > 0 {
+    if budgets.len() > 1 {
+        let list: Vec<String> = budgets.iter().map(u64::to_string).collect();
+        extra.push_str(&format!(
+            ", budgets of {} nodes (a grid factor: each table is split by budget)",
+            list.join(", ")
+        ));
+    } else if fs.budget > 0 {
         extra.push_str(&format!(", budget {} nodes", fs.budget));
     }
     if let engine::WorldCount::Sample(k) = search.worlds {

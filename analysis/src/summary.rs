@@ -39,12 +39,31 @@ pub fn summary_table(r: &Report) -> String {
         .map(|n| n.len().max(5))
         .max();
     let set_col = |name: Option<&str>| set_width.map_or(String::new(), |w| format!("{:<w$} ", name.unwrap_or("")));
+    // With a budget factor, a column for the budget.
+    let budgets = r.cells.iter().any(|c| c.budget.is_some());
+    let budget_col = |b: Option<String>| {
+        if budgets {
+            format!("{:>8} ", b.unwrap_or_default())
+        } else {
+            String::new()
+        }
+    };
+    let shaping_budgets = r.shaping.iter().any(|b| b.budget.is_some());
+    let shaping_budget_col = |b: Option<String>| {
+        if shaping_budgets {
+            format!("{:>8} ", b.unwrap_or_default())
+        } else {
+            String::new()
+        }
+    };
     rows.sort_by_key(|&(c, e, _)| {
         (
             sets.iter().position(|x| *x == c.rules.as_deref()),
             c.information_source,
             c.observability == Observability::Partial,
-            c.target,
+            // Targets in the spec's order: the cells' (the rows') order.
+            r.cells.iter().position(|x| x.target == c.target),
+            c.budget,
             match e {
                 PlayerEngine::Expectimax => 0,
                 PlayerEngine::MStar => 1,
@@ -61,8 +80,9 @@ pub fn summary_table(r: &Report) -> String {
     } else {
         let _ = writeln!(
             s,
-            "{}{:<10} {:<8} {:<9} {:<10} {:>9} {:>11} {:>10} {:>9}",
+            "{}{}{:<10} {:<8} {:<9} {:<10} {:>9} {:>11} {:>10} {:>9}",
             set_col(Some("rules")),
+            budget_col(Some("budget".into())),
             "source",
             "observe",
             "target",
@@ -81,8 +101,9 @@ pub fn summary_table(r: &Report) -> String {
         };
         let _ = writeln!(
             s,
-            "{}{:<10} {:<8} {:<9} {:<10} {:>9} {:>11.4} {:>10} {:>9}",
+            "{}{}{:<10} {:<8} {:<9} {:<10} {:>9} {:>11.4} {:>10} {:>9}",
             set_col(c.rules.as_deref()),
+            budget_col(c.budget.map(|b| b.to_string())),
             c.information_source.name(),
             c.observability.to_string(),
             c.target.to_string(),
@@ -99,8 +120,9 @@ pub fn summary_table(r: &Report) -> String {
         }
         let _ = writeln!(
             s,
-            "{}{:<8} {:<9} {:<10} {:<24} {:>7} {:>11} {:>8} {:>11} {:>14}",
+            "{}{}{:<8} {:<9} {:<10} {:<24} {:>7} {:>11} {:>8} {:>11} {:>14}",
             set_col(Some("rules")),
+            shaping_budget_col(Some("budget".into())),
             "observe",
             "target",
             "engine",
@@ -121,8 +143,9 @@ pub fn summary_table(r: &Report) -> String {
             });
             let _ = writeln!(
                 s,
-                "{}{:<8} {:<9} {:<10} {:<24} {:>7} {:>11.4} {:>8} {:>11.0} {:>14}",
+                "{}{}{:<8} {:<9} {:<10} {:<24} {:>7} {:>11.4} {:>8} {:>11.0} {:>14}",
                 set_col(b.rules.as_deref()),
+                shaping_budget_col(b.budget.map(|x| x.to_string())),
                 b.observability.to_string(),
                 b.target.to_string(),
                 b.engine.to_string(),

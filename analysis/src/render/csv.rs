@@ -17,11 +17,13 @@ fn table(header: &str, rows: impl IntoIterator<Item = String>) -> String {
 }
 
 /// A cell's key columns: information_source, observability, target (with
-/// a rules factor, the rule set first).
+/// a rules factor, the rule set first; with a budget factor, the budget
+/// after the rule set).
 fn key(c: &CellReport) -> String {
     let rules = c.rules.as_ref().map_or(String::new(), |n| format!("{n},"));
+    let budget = c.budget.map_or(String::new(), |b| format!("{b},"));
     format!(
-        "{rules}{},{},{}",
+        "{rules}{budget}{},{},{}",
         c.information_source.name(),
         c.observability,
         c.target
@@ -29,15 +31,35 @@ fn key(c: &CellReport) -> String {
 }
 
 /// A per-cell table's header, with a `rules` column first when the cells
-/// have a rule set.
+/// have a rule set, and a `budget` column when they have budgets.
 fn cell_header(r: &Report, header: &str) -> String {
+    let budget = if r.cells.iter().any(|c| c.budget.is_some()) {
+        "budget,"
+    } else {
+        ""
+    };
     match r.cells.iter().any(|c| c.rules.is_some()) {
-        true => format!("rules,{header}"),
-        false => header.to_string(),
+        true => format!("rules,{budget}{header}"),
+        false => format!("{budget}{header}"),
     }
 }
 
 /// A number as JSON writes it (shortest round-trip form; NaN as `null`).
+/// A share (an accuracy) to 6 decimals, trailing zeros dropped: a count
+/// over a count, without float noise like `0.3675000000000001`.
+fn fraction(x: f64) -> String {
+    if !x.is_finite() {
+        return String::new();
+    }
+    let s = format!("{x:.6}");
+    let s = s.trim_end_matches('0').trim_end_matches('.');
+    if s.is_empty() || s == "-" {
+        "0".into()
+    } else {
+        s.to_string()
+    }
+}
+
 fn json_number(x: f64) -> String {
     serde_json::Value::from(x).to_string()
 }
@@ -130,22 +152,34 @@ pub(super) fn thesis_comparison(r: &Report) -> String {
 pub(super) fn classifier(cl: &ClassifierReport) -> String {
     let t = thesis::published();
     table(
-        "kind,samples,holdout,cv_accuracy,accuracy,thesis_accuracy,thesis_table,fit_ms,predict_ms,confusion",
-        evaluations(cl).into_iter().map(|(_, e)| {
+        "kind,samples,holdout,cv_accuracy,accuracy,thesis_accuracy,thesis_table,fit_ms,predict_ms,confusion,role",
+        evaluations(cl).into_iter().map(|(chosen, e)| {
             let th = thesis::classifier(&t, e);
             format!(
-                "{},{},{},{},{},{},{},{},{},\"{}\"",
+                "{},{},{},{},{},{},{},{},{},\"{}\",{}",
                 e.kind,
                 e.samples,
                 e.holdout,
-                json_number(e.cv_accuracy),
-                json_number(e.accuracy),
+                fraction(e.cv_accuracy),
+                fraction(e.accuracy),
                 th.map_or(String::new(), |x| x["accuracy"].to_string()),
                 th.map_or(String::new(), |x| x["table"].to_string()),
                 json_number(e.fit_ms),
                 json_number(e.predict_ms),
-                confusion_json(&e.confusion)
+                confusion_json(&e.confusion),
+                if chosen { "model" } else { "comparison" }
             )
         }),
     )
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn shares_have_no_float_noise() {
+        assert_eq!(super::fraction(0.3675000000000001), "0.3675");
+        assert_eq!(super::fraction(0.7), "0.7");
+        assert_eq!(super::fraction(1.0), "1");
+        assert_eq!(super::fraction(0.0), "0");
+    }
 }

@@ -4,7 +4,6 @@
 use std::fmt::Write as _;
 
 use engine::Observability;
-use engine::full::FullTarget;
 use jobs::Source;
 use jobs::training::Report as ClassifierReport;
 use serde_json::Value;
@@ -14,28 +13,41 @@ use crate::build::{CellReport, Consistency, Report};
 
 /// Quadrants in Table 6 order, then any others (bayes); with a rules
 /// factor, per rule set in the grid's order.
-fn quadrants(r: &Report) -> Vec<(Option<&str>, Observability, Source)> {
-    let mut q: Vec<(Option<&str>, Observability, Source)> = Vec::new();
+/// A quadrant's key: rule set, observability, source and budget (where the
+/// grid lists several).
+type QuadrantKey<'a> = (Option<&'a str>, Observability, Source, Option<u64>);
+
+fn quadrants(r: &Report) -> Vec<QuadrantKey<'_>> {
+    let mut q: Vec<QuadrantKey> = Vec::new();
     for c in &r.cells {
-        let k = (c.rules.as_deref(), c.observability, c.information_source);
+        let k = (c.rules.as_deref(), c.observability, c.information_source, c.budget);
         if !q.contains(&k) {
             q.push(k);
         }
     }
     // The rule sets in the grid's order, sorted within.
     let order = r.rule_sets();
-    q.sort_by_key(|&(rules, o, s)| {
+    q.sort_by_key(|&(rules, o, s, b)| {
         (
             order.iter().position(|x| *x == rules),
             s == Source::Bayes,
             o == Observability::Partial,
             s,
+            b,
         )
     });
     q
 }
 
-fn quadrant_title(r: &Report, rules: Option<&str>, o: Observability, s: Source) -> String {
+fn quadrant_title(r: &Report, rules: Option<&str>, o: Observability, s: Source, budget: Option<u64>) -> String {
+    let title = quadrant_title_of(r, rules, o, s);
+    match budget {
+        Some(b) => format!("{title}, budget {b} nodes"),
+        None => title,
+    }
+}
+
+fn quadrant_title_of(r: &Report, rules: Option<&str>, o: Observability, s: Source) -> String {
     if let Some(n) = rules {
         return format!("Rule set {n} — {o} observation, {} source (no thesis table)", s.name());
     }
@@ -176,14 +188,13 @@ fn consistency(c: &Consistency) -> String {
 
 /// One quadrant's two tables (scores, then wins and ties), one column pair
 /// per target; empty if the quadrant has no cells.
-fn quadrant(r: &Report, t: &Value, (rules, o, src): (Option<&str>, Observability, Source)) -> String {
-    let cells: Vec<&CellReport> = FullTarget::ALL
+fn quadrant(r: &Report, t: &Value, (rules, o, src, budget): QuadrantKey) -> String {
+    // The quadrant's cells, in the report's (the spec's) target order.
+    let cells: Vec<&CellReport> = r
+        .cells
         .iter()
-        .chain(&[FullTarget::Searcher])
-        .filter_map(|&tg| {
-            r.cells.iter().find(|c| {
-                c.rules.as_deref() == rules && c.observability == o && c.information_source == src && c.target == tg
-            })
+        .filter(|c| {
+            c.rules.as_deref() == rules && c.observability == o && c.information_source == src && c.budget == budget
         })
         .collect();
     if cells.is_empty() {
@@ -199,7 +210,7 @@ fn quadrant(r: &Report, t: &Value, (rules, o, src): (Option<&str>, Observability
     let head = format!("{head}\n{sep}");
     format!(
         "## {}\n\n{}{}{}",
-        quadrant_title(r, rules, o, src),
+        quadrant_title(r, rules, o, src, budget),
         score_table(&cells, t, label, &head),
         win_table(&cells, t, label, &head),
         ismcts_table(&cells)
@@ -349,12 +360,13 @@ fn classifier(cl: &ClassifierReport, t: &Value) -> String {
         s,
         "| kind | samples | held out | CV accuracy | holdout accuracy | thesis accuracy (table) | fit ms | predict ms | confusion (rows actual R/S/D) |\n|---|---|---|---|---|---|---|---|---|"
     );
-    for (_, e) in evaluations(cl) {
+    for (chosen, e) in evaluations(cl) {
         let th = thesis::classifier(t, e);
         let _ = writeln!(
             s,
-            "| {} | {} | {} | {:.3} | {:.3} | {} | {:.1} | {:.1} | {} |",
+            "| {}{} | {} | {} | {:.3} | {:.3} | {} | {:.1} | {:.1} | {} |",
             e.kind,
+            if chosen { " (the grid's model)" } else { "" },
             e.samples,
             e.holdout,
             e.cv_accuracy,

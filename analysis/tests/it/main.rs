@@ -428,7 +428,13 @@ fn a_report_shows_the_classifier_report() {
     let lines: Vec<&str> = csv.lines().collect();
     assert_eq!(lines.len(), 4, "{csv}");
     assert!(lines[1].starts_with("mda,8000,1600,0.625,0.7,"), "{csv}");
-    assert!(lines[2].ends_with(",120.0,0.25,\"[[3,1,0],[0,2,2],[1,0,3]]\""), "{csv}");
+    assert!(
+        lines[2].ends_with(",120.0,0.25,\"[[3,1,0],[0,2,2],[1,0,3]]\",comparison"),
+        "{csv}"
+    );
+    assert!(lines[0].ends_with(",role") && lines[3].ends_with(",model"), "{csv}");
+    assert_eq!(csv.matches(",model").count(), 1, "one row is the grid's model: {csv}");
+    assert!(md.contains(" (the grid's model) |"), "{md}");
     let svg = std::fs::read_to_string(out.join("confusion.svg")).unwrap();
     assert!(svg.contains("chosen: mda 8000"), "{svg}");
 }
@@ -822,6 +828,9 @@ fn by_factor_keeps_the_rows_order_and_an_agents_grid_lists_only_its_own_factors(
         .map(|l| l.level.as_str())
         .collect();
     assert_eq!(levels, ["scorer", "random"]);
+    // The cells (scores.csv, the run summary) keep that order too.
+    let cells: Vec<String> = r.cells.iter().map(|c| c.target.to_string()).collect();
+    assert_eq!(cells, ["scorer", "random"]);
     // Named agents: the opponent's kind and each agent's settings are not
     // factors of the grid.
     for (k, r) in rows.iter_mut().enumerate() {
@@ -832,4 +841,34 @@ fn by_factor_keeps_the_rows_order_and_an_agents_grid_lists_only_its_own_factors(
     let r = analysis::build_from_rows("x", &rows, None);
     let factors: std::collections::BTreeSet<&str> = r.factors.iter().map(|l| l.factor.as_str()).collect();
     assert_eq!(factors.into_iter().collect::<Vec<_>>(), ["agent"]);
+}
+
+#[test]
+fn a_budget_factor_splits_the_cells_instead_of_pooling_them() {
+    use engine::PlayerEngine::{Expectimax as EM, MStar as MS};
+    use jobs::Source::Oracle as OR;
+    let mut rows = Vec::new();
+    for (k, budget) in [500u64, 1000].into_iter().enumerate() {
+        for s in 0..4u64 {
+            for e in [MS, EM] {
+                let mut r = row(OR, e, s, if e == MS { 2 } else { k as i32 }, true, (0, 0), "m");
+                r.game_index = 100 * k as u64 + 10 * s + e as u64;
+                r.budget = Some(budget);
+                rows.push(r);
+            }
+        }
+    }
+    let r = analysis::build_from_rows("x", &rows, None);
+    let budgets: Vec<Option<u64>> = r.cells.iter().map(|c| c.budget).collect();
+    assert_eq!(budgets, [Some(500), Some(1000)]);
+    assert!(r.cells.iter().all(|c| c.paired.n == 4), "4 deals a budget, not 8 pooled");
+    let files = analysis::report_files(&r);
+    let get = |n: &str| &files.iter().find(|(f, _)| *f == n).unwrap().1;
+    assert!(get("scores.csv").starts_with("budget,information_source,"), "{}", get("scores.csv"));
+    assert!(get("paired.csv").lines().nth(1).unwrap().starts_with("500,oracle,full,scorer,"));
+    let md = get("report.md");
+    assert!(md.contains("budget 500 nodes") && md.contains("budget 1000 nodes"), "{md}");
+    let table = analysis::summary_table(&r);
+    assert!(table.lines().next().unwrap().contains("budget"), "{table}");
+    assert!(table.contains("     500 ") && table.contains("    1000 "), "{table}");
 }

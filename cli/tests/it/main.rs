@@ -3,6 +3,7 @@
 mod agents;
 mod chunks;
 mod cluster;
+mod docs;
 mod faults;
 mod full;
 mod messages;
