@@ -60,6 +60,7 @@ impl Shared {
                     tasks_done: s.done,
                     tasks_running: s.running,
                     tasks_failed: s.failed,
+                    waiting_until_unix_ms: s.waiting_until_ms.map_or(0, |t| t.max(0) as u64),
                 })
                 .collect(),
             error: e.error.clone(),

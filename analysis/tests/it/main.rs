@@ -861,13 +861,29 @@ fn a_budget_factor_splits_the_cells_instead_of_pooling_them() {
     let r = analysis::build_from_rows("x", &rows, None);
     let budgets: Vec<Option<u64>> = r.cells.iter().map(|c| c.budget).collect();
     assert_eq!(budgets, [Some(500), Some(1000)]);
-    assert!(r.cells.iter().all(|c| c.paired.n == 4), "4 deals a budget, not 8 pooled");
+    assert!(
+        r.cells.iter().all(|c| c.paired.n == 4),
+        "4 deals a budget, not 8 pooled"
+    );
     let files = analysis::report_files(&r);
     let get = |n: &str| &files.iter().find(|(f, _)| *f == n).unwrap().1;
-    assert!(get("scores.csv").starts_with("budget,information_source,"), "{}", get("scores.csv"));
-    assert!(get("paired.csv").lines().nth(1).unwrap().starts_with("500,oracle,full,scorer,"));
+    assert!(
+        get("scores.csv").starts_with("budget,information_source,"),
+        "{}",
+        get("scores.csv")
+    );
+    assert!(
+        get("paired.csv")
+            .lines()
+            .nth(1)
+            .unwrap()
+            .starts_with("500,oracle,full,scorer,")
+    );
     let md = get("report.md");
-    assert!(md.contains("budget 500 nodes") && md.contains("budget 1000 nodes"), "{md}");
+    assert!(
+        md.contains("budget 500 nodes") && md.contains("budget 1000 nodes"),
+        "{md}"
+    );
     let table = analysis::summary_table(&r);
     assert!(table.lines().next().unwrap().contains("budget"), "{table}");
     assert!(table.contains("     500 ") && table.contains("    1000 "), "{table}");

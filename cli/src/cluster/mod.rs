@@ -227,19 +227,38 @@ fn rate_text(games_per_second: f64) -> String {
     }
 }
 
+/// What a stage's pending cross-check waits for: a worker other than the
+/// one that played its games, until any worker may take it.
+fn waiting_note(until_ms: u64) -> Option<String> {
+    if until_ms == 0 {
+        return None;
+    }
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_millis() as u64);
+    let secs = until_ms.saturating_sub(now).div_ceil(1000);
+    Some(format!(
+        " [waiting for a worker other than the one that played its games; any worker takes it in {secs} s]"
+    ))
+}
+
 fn describe(e: &Experiment) -> String {
     let tasks: Vec<String> = e
         .stages
         .iter()
         .map(|s| {
-            format!(
+            let mut t = format!(
                 "{} {}/{} ({} running, {} failed)",
                 s.name,
                 s.tasks_done,
                 plural(s.tasks_total, "task"),
                 s.tasks_running,
                 s.tasks_failed
-            )
+            );
+            if let Some(note) = waiting_note(s.waiting_until_unix_ms) {
+                t.push_str(&note);
+            }
+            t
         })
         .collect();
     let eta = if e.eta_seconds >= 0.0 && e.state == ExperimentState::Running as i32 {

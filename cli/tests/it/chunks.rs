@@ -179,3 +179,26 @@ fn a_worker_whose_games_are_wrong_is_found_by_cross_checks_and_its_work_redone()
         .stdout();
     assert!(status.contains("bad workers") && status.contains("broken"), "{status}");
 }
+
+#[test]
+fn a_lone_workers_cross_check_says_what_it_waits_for_and_until_when() {
+    let dir = Dir::new();
+    let port = free_port();
+    let _coord = coordinator_with(port, dir.path(), 2, &["--check-fraction", "1"]);
+    let id = submit(port, &dir.create_spec(FAST));
+    let results = dir.join("results");
+    let _lone = worker_command(port, &results, 1).args(["--id", "lone"]).spawn();
+    wait_for("a check task waiting for another worker", 120, || {
+        experiment(port, &id)
+            .stages
+            .iter()
+            .any(|s| s.name == "check" && s.waiting_until_unix_ms > 0)
+    });
+    let url = format!("http://127.0.0.1:{port}");
+    let out = crate::util::TestCommand::new(&["status", &id, "--coordinator", &url]).stdout();
+    assert!(
+        out.contains("check ") && out.contains("waiting for a worker other than the one that played its games"),
+        "{out}"
+    );
+    assert!(out.contains("any worker takes it in "), "{out}");
+}

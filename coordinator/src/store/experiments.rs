@@ -144,12 +144,21 @@ impl Store {
                     COALESCE(SUM(t.state = ?2), 0),
                     COALESCE(SUM(t.state = ?3), 0),
                     COALESCE(SUM(t.state = ?4), 0),
-                    COALESCE(SUM(CASE WHEN t.state = ?2 THEN t.games WHEN t.state = ?3 THEN t.games_done ELSE 0 END), 0)
+                    COALESCE(SUM(CASE WHEN t.state = ?2 THEN t.games WHEN t.state = ?3 THEN t.games_done ELSE 0 END), 0),
+                    MAX(CASE WHEN t.state = ?5 AND t.avoid_worker IS NOT NULL AND t.avoid_until_ms > ?6
+                             THEN t.avoid_until_ms END)
              FROM stages s LEFT JOIN tasks t ON t.experiment_id = s.experiment_id AND t.stage = s.name
              WHERE s.experiment_id = ?1 GROUP BY s.name ORDER BY s.seq, s.rowid",
         )?;
         let rows = q.query_map(
-            params![id, TaskState::Done, TaskState::Leased, TaskState::Failed],
+            params![
+                id,
+                TaskState::Done,
+                TaskState::Leased,
+                TaskState::Failed,
+                TaskState::Pending,
+                now_ms()
+            ],
             |r| {
                 Ok((
                     StageRow {
@@ -158,6 +167,7 @@ impl Store {
                         done: r.get::<_, i64>(2)? as u64,
                         running: r.get::<_, i64>(3)? as u64,
                         failed: r.get::<_, i64>(4)? as u64,
+                        waiting_until_ms: r.get(6)?,
                     },
                     r.get::<_, i64>(5)? as u64,
                 ))

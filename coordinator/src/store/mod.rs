@@ -139,6 +139,10 @@ pub struct StageRow {
     pub done: u64,
     pub running: u64,
     pub failed: u64,
+    /// The latest time (Unix ms) until which a pending task of the stage
+    /// waits for a worker other than the one that played its games (a
+    /// cross-check); `None` when none waits.
+    pub waiting_until_ms: Option<i64>,
 }
 
 #[derive(Clone, Debug)]
