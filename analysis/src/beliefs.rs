@@ -72,16 +72,32 @@ pub(crate) struct BeliefAcc {
     pub(crate) pairing: Pairing<(Cell, u64, u32), (Cell, Belief)>,
 }
 
+/// The beliefs' table only where it compares something: two beliefs or
+/// more among its rows (one belief alone would repeat the main table), or
+/// the DominAI engine's games (which have no other table); else nothing.
+pub(crate) fn comparing(rows: Vec<BeliefSummary>) -> Vec<BeliefSummary> {
+    let first = rows.first().map(|r| r.belief);
+    let compares = rows.iter().any(|r| Some(r.belief) != first);
+    if compares || rows.iter().any(|r| r.engine == PlayerEngine::Dominai) {
+        rows
+    } else {
+        Vec::new()
+    }
+}
+
 impl BeliefAcc {
     /// Whether a row belongs here: every row of a grid with several
     /// beliefs (a `uniform` hand may have had no decision to score), else a
     /// belief other than `uniform`, the DominAI engine, or a decision scored
     /// against the hidden tiles.
+    /// A belief applies only where worlds are sampled: full-observation
+    /// rows never belong here.
     pub(crate) fn wants(&self, r: &jobs::GameRow) -> bool {
-        self.pairing.levels > 1
-            || r.belief != Belief::Uniform
-            || r.engine == PlayerEngine::Dominai
-            || r.belief_log_loss.is_some()
+        r.observability == engine::Observability::Partial
+            && (self.pairing.levels > 1
+                || r.belief != Belief::Uniform
+                || r.engine == PlayerEngine::Dominai
+                || r.belief_log_loss.is_some())
     }
 
     pub(crate) fn add(&mut self, r: &jobs::GameRow) {

@@ -397,7 +397,7 @@ impl Accumulator {
             consistency: self.consistency,
             classifier,
             game: None,
-            beliefs: self.beliefs.finish(),
+            beliefs: crate::beliefs::comparing(self.beliefs.finish()),
             shaping: self.shaping.finish(),
             prediction: None,
             tournament: self

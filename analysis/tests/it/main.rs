@@ -888,3 +888,36 @@ fn a_budget_factor_splits_the_cells_instead_of_pooling_them() {
     assert!(table.lines().next().unwrap().contains("budget"), "{table}");
     assert!(table.contains("     500 ") && table.contains("    1000 "), "{table}");
 }
+
+#[test]
+fn one_belief_gets_no_beliefs_table_and_full_observation_never_enters_it() {
+    use engine::{Belief, Observability, PlayerEngine::MStar as MS};
+    let mut rows = Vec::new();
+    for (k, obs) in [Observability::Full, Observability::Partial].into_iter().enumerate() {
+        for s in 0..3u64 {
+            let mut r = row(jobs::Source::Oracle, MS, s, 1, true, (0, 0), "m");
+            r.game_index = 10 * k as u64 + s;
+            r.observability = obs;
+            r.belief = Belief::Model;
+            r.belief_log_loss = (obs == Observability::Partial).then_some(1.5);
+            rows.push(r);
+        }
+    }
+    let r = analysis::build_from_rows("x", &rows, None);
+    assert!(r.beliefs.is_empty(), "one belief compares nothing: {:?}", r.beliefs);
+    assert!(!analysis::summary_table(&r).contains("belief"));
+    // Two beliefs: the table, of partial-observation rows only.
+    let mut two = rows.clone();
+    for mut r in rows {
+        r.game_index += 100;
+        r.belief = Belief::Uniform;
+        two.push(r);
+    }
+    let r = analysis::build_from_rows("x", &two, None);
+    assert!(!r.beliefs.is_empty());
+    assert!(
+        r.beliefs.iter().all(|b| b.observability == Observability::Partial),
+        "{:?}",
+        r.beliefs
+    );
+}
