@@ -148,7 +148,7 @@ pub fn verify(shared: &Shared, id: &str) -> Result<(), StoreError> {
     let moves = spec.as_ref().is_some_and(|s| s.output_moves);
     let hands = spec.as_ref().is_some_and(|s| s.writes_hands());
     let out = ExperimentDir::new(&e.output);
-    let gone = confine(root, &e.output).map_or(true, |d| !d.is_dir());
+    let mut checked = 0usize;
     // A file is there only as itself: a symbolic link at its name is not
     // it (its task runs again, and the rename replaces the link).
     for t in tasks
@@ -164,12 +164,15 @@ pub fn verify(shared: &Shared, id: &str) -> Result<(), StoreError> {
             !wanted || !games || confine_name(root, &file).is_ok_and(|p| is_plain_file(&p))
         };
         let moves_there = side(moves, out.moves_partition(t.shard)) && side(hands, out.hands_partition(t.shard));
+        checked += 1;
         if !there || !moves_there {
             lost.push(t.task_id.clone());
         }
     }
-    if gone && !lost.is_empty() {
-        tracing::info!(experiment = %id, output = %e.output, tasks = lost.len(), "the experiment's directory is gone: starting it over");
+    // Every file gone (the directory was deleted, as the docs suggest to
+    // start over): that is a fresh start, not a loss to warn of.
+    if !lost.is_empty() && lost.len() == checked {
+        tracing::info!(experiment = %id, output = %e.output, tasks = lost.len(), "none of the experiment's files are there: starting it over");
     } else if let Some(first) = lost.first() {
         tracing::warn!(experiment = %id, tasks = lost.len(), first = %first, "files missing; their tasks run again");
     }

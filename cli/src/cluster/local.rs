@@ -222,7 +222,12 @@ async fn drive(url: &str, text: &str) -> Result<Experiment> {
         .map_err(|s| anyhow::anyhow!("{}", s.message()))?
         .into_inner();
     let e = r.experiment.context("no experiment returned")?;
-    if !r.created {
+    if !r.created && e.games_done == 0 && e.state == ExperimentState::Running as i32 {
+        eprintln!(
+            "starting experiment {} over (none of its games are in its directory)",
+            e.id
+        );
+    } else if !r.created {
         eprintln!(
             "resuming experiment {} ({} of {} games already done, files checked)",
             e.id, e.games_done, e.games_total

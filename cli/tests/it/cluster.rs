@@ -483,3 +483,36 @@ fn without_classifier(text: &str) -> String {
     }
     out
 }
+
+#[test]
+fn running_again_says_already_complete_and_a_deleted_directory_starts_over_quietly() {
+    let dir = Dir::new();
+    let text = without_classifier(
+        &jobs::SMOKE_SPEC
+            .replace("\"0-299\"", "\"0-19\"")
+            .replace(r#"["oracle", "classifier", "bayes"]"#, r#"["oracle"]"#),
+    );
+    let spec = dir.create_spec(&text);
+    let run = || {
+        TestCommand::new(&["run"])
+            .arg(&spec)
+            .arg("--out")
+            .arg(dir.path())
+            .env_remove("MUGGINS_LOG")
+            .success()
+    };
+    run();
+    let again = run().stderr;
+    assert!(
+        again.contains("already complete, 240 games (files checked; nothing to play)"),
+        "{again}"
+    );
+    assert!(!again.contains("0 games/s"), "{again}");
+    std::fs::remove_dir_all(dir.join("smoke")).unwrap();
+    let over = run().stderr;
+    assert!(
+        over.contains("starting experiment smoke-") && over.contains(" over "),
+        "{over}"
+    );
+    assert!(!over.contains("WARN"), "{over}");
+}
