@@ -365,6 +365,29 @@ fn tick_label(v: f64, step: f64) -> String {
     }
 }
 
+/// Horizontal grid lines at the y ticks `yt` across the plot area (`ax`
+/// wide `aw`), zero darker, with their labels left of it.
+fn y_grid(s: &mut String, (ax, aw): (f64, f64), yt: Vec<f64>, py: impl Fn(f64) -> f64) {
+    let ystep = if yt.len() > 1 { yt[1] - yt[0] } else { 1.0 };
+    for v in &yt {
+        let (stroke, width) = if *v == 0.0 { ("#000", 1.2) } else { ("#ddd", 0.6) };
+        let _ = writeln!(
+            s,
+            r#"<line x1="{ax}" y1="{:.1}" x2="{}" y2="{:.1}" stroke="{stroke}" stroke-width="{width}"/>"#,
+            py(*v),
+            ax + aw,
+            py(*v)
+        );
+        let _ = writeln!(
+            s,
+            r#"<text x="{}" y="{:.1}" text-anchor="end">{}</text>"#,
+            ax - 4.0,
+            py(*v) + 4.0,
+            tick_label(*v, ystep)
+        );
+    }
+}
+
 /// One point of a series: x, y and y's 95% interval.
 #[derive(Clone, Copy, Debug)]
 pub struct Point {
@@ -439,25 +462,7 @@ pub fn panels(title: &str, x_label: &str, y_label: &str, log_x: bool, data: &[Pa
             s,
             r##"<rect x="{ax}" y="{ay}" width="{aw}" height="{ah}" fill="none" stroke="#888"/>"##
         );
-        let yt = nice_ticks(y0, y1, 5);
-        let ystep = if yt.len() > 1 { yt[1] - yt[0] } else { 1.0 };
-        for v in &yt {
-            let (stroke, width) = if *v == 0.0 { ("#000", 1.2) } else { ("#ddd", 0.6) };
-            let _ = writeln!(
-                s,
-                r#"<line x1="{ax}" y1="{:.1}" x2="{}" y2="{:.1}" stroke="{stroke}" stroke-width="{width}"/>"#,
-                py(*v),
-                ax + aw,
-                py(*v)
-            );
-            let _ = writeln!(
-                s,
-                r#"<text x="{}" y="{:.1}" text-anchor="end">{}</text>"#,
-                ax - 4.0,
-                py(*v) + 4.0,
-                tick_label(*v, ystep)
-            );
-        }
+        y_grid(&mut s, (ax, aw), nice_ticks(y0, y1, 5), py);
         let xt = if log_x {
             let decades: Vec<f64> = (x0.ceil() as i64..=x1.floor() as i64).map(|k| k as f64).collect();
             if !decades.is_empty() {
@@ -590,25 +595,7 @@ pub fn line_chart(title: &str, x_label: &str, y_label: &str, line: &[(f64, f64)]
         s,
         r##"<rect x="{ax}" y="{ay}" width="{aw}" height="{ah}" fill="none" stroke="#888"/>"##
     );
-    let yt = nice_ticks(y0, y1, 6);
-    let ystep = if yt.len() > 1 { yt[1] - yt[0] } else { 1.0 };
-    for v in &yt {
-        let (stroke, width) = if *v == 0.0 { ("#000", 1.2) } else { ("#ddd", 0.6) };
-        let _ = writeln!(
-            s,
-            r#"<line x1="{ax}" y1="{:.1}" x2="{}" y2="{:.1}" stroke="{stroke}" stroke-width="{width}"/>"#,
-            py(*v),
-            ax + aw,
-            py(*v)
-        );
-        let _ = writeln!(
-            s,
-            r#"<text x="{}" y="{:.1}" text-anchor="end">{}</text>"#,
-            ax - 4.0,
-            py(*v) + 4.0,
-            tick_label(*v, ystep)
-        );
-    }
+    y_grid(&mut s, (ax, aw), nice_ticks(y0, y1, 6), py);
     let mut xt: Vec<f64> = nice_ticks(x0, x1, 6).into_iter().filter(|v| v.fract() == 0.0).collect();
     if xt.len() < 2 {
         xt = vec![x0.ceil(), x1.floor()];

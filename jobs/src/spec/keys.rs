@@ -7,7 +7,7 @@ use toml::{Table, Value};
 use super::SpecError;
 
 /// The top level.
-const ROOT: &[&str] = &[
+pub(super) const ROOT: &[&str] = &[
     "name",
     "seed",
     "output",
@@ -30,7 +30,7 @@ pub(super) const RULES: &[&str] = &[
 /// `[grid]`, with or without named agents and rule sets.
 /// (`preset`, `seats`, `teams`, `partnerships`, `hand` and `set` are let
 /// through: the grid refuses them with the recipe for a rule set.)
-const GRID: &[&str] = &[
+pub(super) const GRID: &[&str] = &[
     "preset",
     "seats",
     "teams",

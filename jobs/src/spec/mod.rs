@@ -491,24 +491,7 @@ impl Spec {
             ));
         }
         let shard_size = parse_shards(take_table(&mut root, "", "shards")?)?;
-        no_unknown(
-            &root,
-            "",
-            &[
-                "name",
-                "seed",
-                "output",
-                "rules",
-                "grid",
-                "search",
-                "classifier",
-                "shards",
-                "match",
-                "prediction",
-                "agents",
-                "stop",
-            ],
-        )?;
+        no_unknown(&root, "", keys::ROOT)?;
         let spec = Spec {
             name,
             seed,

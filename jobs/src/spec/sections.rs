@@ -114,18 +114,7 @@ pub(super) fn parse_grid(mut t: Table, count: u64, deals: Option<&str>) -> Resul
         )
     })?;
     let repeats = int_in("grid.repeats", repeats, 1, 1_000_000)? as u32;
-    no_unknown(
-        &t,
-        "grid",
-        &[
-            "information_source",
-            "observability",
-            "target",
-            "starting_states",
-            "engine",
-            "repeats",
-        ],
-    )?;
+    no_unknown(&t, "grid", super::keys::GRID)?;
     Ok(GridSpec {
         belief: vec![Belief::Uniform],
         shaping: vec![super::full::ShapingLevel::NONE],
