@@ -94,15 +94,18 @@ impl BeliefAcc {
     /// rows never belong here.
     pub(crate) fn wants(&self, r: &jobs::GameRow) -> bool {
         r.observability == engine::Observability::Partial
+            && r.belief.is_some()
             && (self.pairing.levels > 1
-                || r.belief != Belief::Uniform
+                || r.belief != Some(Belief::Uniform)
                 || r.engine == PlayerEngine::Dominai
                 || r.belief_log_loss.is_some())
     }
 
+    /// Adds a row [`wants`](Self::wants) (one with a belief).
     pub(crate) fn add(&mut self, r: &jobs::GameRow) {
+        let Some(belief) = r.belief else { return };
         let cell = (r.rules.clone(), r.observability, r.target, r.engine);
-        let a = self.cells.entry((cell.clone(), r.belief)).or_default();
+        let a = self.cells.entry((cell.clone(), belief)).or_default();
         a.diff.add(r.score_diff as f64);
         a.wins += r.win_or_tie as u64;
         if let Some(x) = r.belief_log_loss {
@@ -116,7 +119,7 @@ impl BeliefAcc {
         }
         self.pairing.add(
             (cell.clone(), r.starting_state, r.repeat),
-            (r.belief != Belief::Uniform).then_some((cell, r.belief)),
+            (belief != Belief::Uniform).then_some((cell, belief)),
             r.score_diff,
             r.win_or_tie,
         );

@@ -233,6 +233,8 @@ pub struct Accumulator {
     rule_sets: Vec<String>,
     /// The targets in the order the rows first show them (the spec's).
     targets: Vec<FullTarget>,
+    /// The spec, when its grid lists several beliefs (`set_grid_beliefs`).
+    grid_spec: Option<Box<jobs::Spec>>,
 }
 
 fn moves_hash(moves: &str) -> u64 {
@@ -249,7 +251,8 @@ impl Accumulator {
             self.experiment = experiment.to_string();
         }
         self.games += 1;
-        self.workers.add(r);
+        let belief = self.belief_of(r);
+        self.workers.add(r, belief);
         self.factors.add(r);
         if r.agent.is_some() {
             // Named agents: their own tables (the thesis's cells compare
@@ -261,13 +264,13 @@ impl Accumulator {
             self.beliefs.add(r);
         }
         if self.shaping.wants(r) {
-            self.shaping.add(r);
+            self.shaping.add(r, belief);
         }
         // The M*-versus-Expectimax cells: of the grid's one belief, or of
         // `uniform` when the grid varies the belief (the beliefs' section
         // compares the others with it).
         let one_belief = self.beliefs.pairing.levels == 1;
-        if (r.belief != engine::Belief::Uniform && !one_belief)
+        if (belief != engine::Belief::Uniform && !one_belief)
             || r.engine == engine::PlayerEngine::Dominai
             || r.shaping != jobs::ShapingLevel::NONE
         {
@@ -414,6 +417,22 @@ impl Accumulator {
     pub fn set_belief_levels(&mut self, levels: usize) {
         self.beliefs.pairing.levels = levels;
     }
+
+    /// Tells the accumulator the grid's beliefs in order, so that a
+    /// full-observation row (which names no belief: no world is sampled)
+    /// is counted once although the grid plays it once per belief level.
+    pub fn set_grid_beliefs(&mut self, spec: &jobs::Spec) {
+        self.grid_spec = (spec.grid.belief.len() > 1).then(|| Box::new(spec.clone()));
+    }
+
+    /// A row's belief coordinate: its own, else (full observation) the
+    /// grid's at its game index, else `uniform`.
+    fn belief_of(&self, r: &jobs::GameRow) -> engine::Belief {
+        r.belief.unwrap_or_else(|| match &self.grid_spec {
+            Some(spec) => jobs::coords(spec, r.game_index).belief,
+            None => engine::Belief::Uniform,
+        })
+    }
 }
 
 /// The report of rows already in memory (tests, tools).
@@ -471,6 +490,7 @@ pub fn build(dir: &Path) -> Result<Report, ReportError> {
                 .map(|f| describe_game(&f, &spec.rule_sets, &spec.search, &spec.grid.budget));
             seed = Some(spec.seed);
             acc.set_belief_levels(spec.grid.belief.len());
+            acc.set_grid_beliefs(&spec);
             acc.shaping.pairing.levels = spec.grid.shaping.len();
             if let Some(pool) = &spec.pool {
                 acc.tournament.paired = pool.paired;

@@ -103,7 +103,7 @@ impl FactorAcc {
                 PlayerEngine::Ismcts => "ismcts",
                 PlayerEngine::Dominai => "dominai",
             })),
-            Some(Level::Static(r.belief.name())),
+            r.belief.map(|b| Level::Static(b.name())),
             Some(match r.shaping == jobs::ShapingLevel::NONE {
                 true => Level::Static("none"),
                 false => Level::Name(r.shaping.name()),

@@ -83,7 +83,9 @@ impl ShapingAcc {
         self.pairing.levels > 1 || r.shaping != ShapingLevel::NONE || r.budget.is_some()
     }
 
-    pub(crate) fn add(&mut self, r: &jobs::GameRow) {
+    /// Adds a row; `belief` is its grid coordinate (a full-observation row
+    /// names none, but the grid plays it once per belief level).
+    pub(crate) fn add(&mut self, r: &jobs::GameRow, belief: engine::Belief) {
         let cell = (r.rules.clone(), r.observability, r.target, r.engine, r.budget);
         let name = r.shaping.name();
         self.shaped |= r.shaping != ShapingLevel::NONE;
@@ -92,7 +94,7 @@ impl ShapingAcc {
         a.nodes.add(r.nodes as f64);
         a.wins += r.win_or_tie as u64;
         self.pairing.add(
-            (cell.clone(), r.belief, r.starting_state, r.repeat),
+            (cell.clone(), belief, r.starting_state, r.repeat),
             (r.shaping != ShapingLevel::NONE).then_some((cell, name)),
             r.score_diff,
             r.win_or_tie,

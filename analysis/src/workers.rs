@@ -111,7 +111,8 @@ impl WorkerAcc {
         (a..b).contains(&game).then_some(w)
     }
 
-    pub(crate) fn add(&mut self, r: &jobs::GameRow) {
+    /// Adds a row; `belief` is its grid coordinate (see `shaping.rs`).
+    pub(crate) fn add(&mut self, r: &jobs::GameRow, belief: engine::Belief) {
         let Some(w) = self.worker_of(r.game_index) else {
             return;
         };
@@ -121,7 +122,7 @@ impl WorkerAcc {
             r.observability,
             r.target,
             r.engine,
-            r.belief,
+            belief,
             r.shaping,
             r.budget,
             r.agent.clone(),

@@ -65,8 +65,9 @@ pub struct GameRow {
     /// between runs.
     pub elapsed_us: u64,
     /// Where the player's partial-observation worlds came from (a grid
-    /// coordinate; `uniform` unless the spec says otherwise).
-    pub belief: engine::Belief,
+    /// coordinate; `uniform` unless the spec says otherwise); `None` under
+    /// full observation, where no world is sampled.
+    pub belief: Option<engine::Belief>,
     /// Full game, partial observation: the mean over the agent side's
     /// searched decisions of the belief's log loss on the hidden tiles
     /// (`None` elsewhere).
@@ -119,7 +120,7 @@ impl GameRow {
             nodes: 0,
             moves: String::new(),
             elapsed_us: 0,
-            belief: c.belief,
+            belief: (c.observability == engine::Observability::Partial).then_some(c.belief),
             belief_log_loss: None,
             belief_brier: None,
             belief_ess: None,
@@ -133,17 +134,17 @@ impl GameRow {
     }
 
     /// The row's deterministic content as one line (everything but
-    /// elapsed_us; the belief columns only when not `uniform` and empty, the
+    /// elapsed_us; the belief columns only when not `uniform` (or absent) and empty, the
     /// shaping only when not `none`, so that rows written before them keep
     /// their checksums).
     pub fn canonical_line(&self) -> String {
         let mut belief = String::new();
-        if self.belief != engine::Belief::Uniform || self.belief_log_loss.is_some() {
+        if self.belief.is_some_and(|b| b != engine::Belief::Uniform) || self.belief_log_loss.is_some() {
             // Floats by their bits: the line is exact.
             let bits = |x: Option<f64>| x.map_or("-".to_string(), |x| format!("{:016x}", x.to_bits()));
             belief = format!(
                 ",{},{},{},{}",
-                self.belief.name(),
+                self.belief.map_or("-", |b| b.name()),
                 bits(self.belief_log_loss),
                 bits(self.belief_brier),
                 bits(self.belief_ess)

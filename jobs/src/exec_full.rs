@@ -470,8 +470,8 @@ fn mean(scores: &[&engine::full::BeliefScore], f: impl Fn(&engine::full::BeliefS
 /// The DominAI engine's worlds are its own matrices, whatever the grid's
 /// belief: its rows say so.
 fn with_belief(mut row: GameRow) -> GameRow {
-    if row.engine == PlayerEngine::Dominai {
-        row.belief = engine::Belief::Dominai;
+    if row.engine == PlayerEngine::Dominai && row.belief.is_some() {
+        row.belief = Some(engine::Belief::Dominai);
     }
     row
 }

@@ -17,7 +17,7 @@ use parquet::file::properties::WriterProperties;
 use crate::exec::GameRow;
 
 /// Bumped whenever a column is added, removed or changes meaning.
-pub const SCHEMA_VERSION: u32 = 5;
+pub const SCHEMA_VERSION: u32 = 6;
 
 /// The columns of `games/part-*.parquet`, in order (see docs/schema.md).
 pub fn schema() -> SchemaRef {
@@ -45,7 +45,7 @@ pub fn schema() -> SchemaRef {
         f("nodes", DataType::Int64),
         f("moves", DataType::Utf8),
         f("elapsed_us", DataType::Int64),
-        f("belief", DataType::Utf8),
+        Field::new("belief", DataType::Utf8, true),
         Field::new("belief_log_loss", DataType::Float64, true),
         Field::new("belief_brier", DataType::Float64, true),
         Field::new("belief_ess", DataType::Float64, true),
@@ -133,7 +133,9 @@ pub fn to_batch(experiment: &str, rows: &[GameRow]) -> RecordBatch {
         i64s(&|r| r.nodes as i64),
         s(&|r| r.moves.clone()),
         i64s(&|r| r.elapsed_us as i64),
-        s(&|r| r.belief.name().to_string()),
+        Arc::new(StringArray::from(
+            rows.iter().map(|r| r.belief.map(|b| b.name())).collect::<Vec<_>>(),
+        )),
         Arc::new(Float64Array::from(
             rows.iter().map(|r| r.belief_log_loss).collect::<Vec<_>>(),
         )),
@@ -293,10 +295,11 @@ pub fn read_partition(path: &Path) -> Result<Vec<(String, GameRow)>, IoError> {
         );
         let at = |c: Option<&Float64Array>, i: usize| c.and_then(|c| (!c.is_null(i)).then(|| c.value(i)));
         for i in 0..b.num_rows() {
+            let observability: engine::Observability = parse(path, "observability", obs.value(i), |v| v.parse().ok())?;
             let row = GameRow {
                 game_index: idx.value(i) as u64,
                 information_source: parse(path, "information_source", src.value(i), |v| v.parse().ok())?,
-                observability: parse(path, "observability", obs.value(i), |v| v.parse().ok())?,
+                observability,
                 target: parse(path, "target", tgt.value(i), |v| v.parse().ok())?,
                 starting_state: state.value(i) as u64,
                 engine: parse(path, "engine", eng.value(i), |v| v.parse().ok())?,
@@ -323,9 +326,12 @@ pub fn read_partition(path: &Path) -> Result<Vec<(String, GameRow)>, IoError> {
                 nodes: nodes.value(i) as u64,
                 moves: moves.value(i).to_string(),
                 elapsed_us: el.value(i) as u64,
+                // Before schema 2 every row was `uniform`; before schema 6
+                // full-observation rows named the grid's belief too.
                 belief: match belief {
-                    None => engine::Belief::Uniform,
-                    Some(c) => parse(path, "belief", c.value(i), |v| v.parse().ok())?,
+                    None => (observability == engine::Observability::Partial).then_some(engine::Belief::Uniform),
+                    Some(c) if c.is_null(i) => None,
+                    Some(c) => Some(parse(path, "belief", c.value(i), |v| v.parse().ok())?),
                 },
                 belief_log_loss: at(ll, i),
                 belief_brier: at(brier, i),

@@ -137,7 +137,7 @@ fn row(
         nodes: 4,
         moves: moves.into(),
         elapsed_us: 1,
-        belief: engine::Belief::Uniform,
+        belief: None,
         belief_log_loss: None,
         belief_brier: None,
         belief_ess: None,
@@ -453,7 +453,7 @@ fn the_beliefs_table_pairs_each_belief_with_uniform_on_the_same_deals() {
             "m",
         );
         r.observability = engine::Observability::Partial;
-        r.belief = belief;
+        r.belief = Some(belief);
         r.belief_log_loss = Some(ll);
         r.belief_brier = Some(ll / 2.0);
         r.belief_ess = (belief == Belief::Model).then_some(10.0 + state as f64);
@@ -507,7 +507,7 @@ fn the_beliefs_table_pairs_each_belief_with_uniform_on_the_same_deals() {
     let mut acc = analysis::Accumulator::default();
     acc.set_belief_levels(3);
     for mut r in rows {
-        if r.belief == Belief::Uniform && r.starting_state == 2 {
+        if r.belief == Some(Belief::Uniform) && r.starting_state == 2 {
             r.belief_log_loss = None;
             r.belief_brier = None;
         }
@@ -783,7 +783,8 @@ fn a_grid_of_one_belief_gets_its_m_star_versus_expectimax_cells_whatever_the_bel
             [PlayerEngine::MStar, PlayerEngine::Expectimax].map(|e| {
                 let d = if e == PlayerEngine::MStar { 5 } else { 2 } + s as i32;
                 jobs::GameRow {
-                    belief: Belief::Model,
+                    observability: engine::Observability::Partial,
+                    belief: Some(Belief::Model),
                     ..row(jobs::Source::Oracle, e, s, d, true, (0, 0), "")
                 }
             })
@@ -898,7 +899,7 @@ fn one_belief_gets_no_beliefs_table_and_full_observation_never_enters_it() {
             let mut r = row(jobs::Source::Oracle, MS, s, 1, true, (0, 0), "m");
             r.game_index = 10 * k as u64 + s;
             r.observability = obs;
-            r.belief = Belief::Model;
+            r.belief = (obs == Observability::Partial).then_some(Belief::Model);
             r.belief_log_loss = (obs == Observability::Partial).then_some(1.5);
             rows.push(r);
         }
@@ -910,7 +911,7 @@ fn one_belief_gets_no_beliefs_table_and_full_observation_never_enters_it() {
     let mut two = rows.clone();
     for mut r in rows {
         r.game_index += 100;
-        r.belief = Belief::Uniform;
+        r.belief = r.belief.map(|_| Belief::Uniform);
         two.push(r);
     }
     let r = analysis::build_from_rows("x", &two, None);

@@ -567,13 +567,13 @@ belief = ["uniform", "constraints", "dominai", "model"]
         let ll = r.belief_log_loss.expect("partial rows score their belief");
         assert!(ll > 0.0 && ll.is_finite(), "{r:?}");
         assert!(r.belief_brier.unwrap() > 0.0);
-        assert_eq!(r.belief_ess.is_some(), r.belief == engine::Belief::Model);
+        assert_eq!(r.belief_ess.is_some(), r.belief == Some(engine::Belief::Model));
     }
     // Paired: every belief plays the same six deals.
     for b in engine::Belief::ALL {
         let mut states: Vec<u64> = rows
             .iter()
-            .filter(|r| r.belief == b)
+            .filter(|r| r.belief == Some(b))
             .map(|r| r.starting_state)
             .collect();
         states.sort();
@@ -648,7 +648,7 @@ repeats = 1
     let csv = dir.read("dteam/report/beliefs.csv");
     assert!(csv.contains("partial,heaviest,dominai,dominai,10,"), "{csv}");
     for r in jobs::read_partition(&dir.join("dteam/games/part-00000.parquet")).unwrap() {
-        assert_eq!(r.1.belief, engine::Belief::Dominai);
+        assert_eq!(r.1.belief, Some(engine::Belief::Dominai));
         assert!(r.1.belief_log_loss.unwrap() > 0.0);
     }
 }

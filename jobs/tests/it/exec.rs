@@ -447,3 +447,51 @@ games = {shard_games}
         assert_eq!((&r.moves, r.nodes), (&p.0, p.1), "{}", r.shaping.name());
     }
 }
+
+/// A belief applies only where worlds are sampled: full-observation rows
+/// name none (null in Parquet), partial ones the grid's, and the
+/// checksums of the thesis's rows (uniform either way) are unchanged.
+#[test]
+fn full_observation_rows_name_no_belief() {
+    let text = r#"
+name = "b"
+seed = 5
+[rules]
+preset = "all-fives"
+[grid]
+information_source = ["oracle"]
+observability = ["full", "partial"]
+target = ["scorer"]
+starting_states = "spread:3"
+engine = ["expectimax"]
+repeats = 1
+[search]
+depth = 2
+worlds = 2
+belief = "constraints"
+"#;
+    let s = Spec::from_toml(text).unwrap();
+    let rows = crate::run_all(&s);
+    assert!(rows.iter().any(|r| r.observability == engine::Observability::Full));
+    for r in &rows {
+        match r.observability {
+            engine::Observability::Full => assert_eq!(r.belief, None, "{r:?}"),
+            engine::Observability::Partial => assert_eq!(r.belief, Some(engine::Belief::Constraints), "{r:?}"),
+        }
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("part-00000.parquet");
+    write_partition(&path, "b", &rows).unwrap();
+    let back: Vec<GameRow> = read_partition(&path).unwrap().into_iter().map(|(_, r)| r).collect();
+    assert_eq!(back, rows);
+    // The thesis: uniform, whose rows never named their belief in the
+    // checksum, so a full-observation row's checksum line is as before.
+    let thesis = spec(100);
+    for r in run_all(&thesis, 1)
+        .iter()
+        .filter(|r| r.observability == engine::Observability::Full)
+    {
+        assert_eq!(r.belief, None);
+        assert!(!r.canonical_line().contains("uniform"));
+    }
+}
