@@ -41,21 +41,7 @@ pub fn summary_table(r: &Report) -> String {
     let set_col = |name: Option<&str>| set_width.map_or(String::new(), |w| format!("{:<w$} ", name.unwrap_or("")));
     // With a budget factor, a column for the budget.
     let budgets = r.cells.iter().any(|c| c.budget.is_some());
-    let budget_col = |b: Option<String>| {
-        if budgets {
-            format!("{:>8} ", b.unwrap_or_default())
-        } else {
-            String::new()
-        }
-    };
-    let shaping_budgets = r.shaping.iter().any(|b| b.budget.is_some());
-    let shaping_budget_col = |b: Option<String>| {
-        if shaping_budgets {
-            format!("{:>8} ", b.unwrap_or_default())
-        } else {
-            String::new()
-        }
-    };
+    let budget_col = |b: Option<String>| budget_cell(budgets, b);
     rows.sort_by_key(|&(c, e, _)| {
         (
             sets.iter().position(|x| *x == c.rules.as_deref()),
@@ -118,45 +104,7 @@ pub fn summary_table(r: &Report) -> String {
         if !s.is_empty() {
             s.push('\n');
         }
-        let _ = writeln!(
-            s,
-            "{}{}{:<8} {:<9} {:<10} {:<24} {:>7} {:>11} {:>8} {:>11} {:>14}",
-            set_col(Some("rules")),
-            shaping_budget_col(Some("budget".into())),
-            "observe",
-            "target",
-            "engine",
-            "shaping",
-            "games",
-            "mean diff",
-            "win/tie",
-            "nodes/game",
-            "gain vs none"
-        );
-        for b in &r.shaping {
-            let gain = b.score_gain.as_ref().map_or("-".to_string(), |t| {
-                if t.all_equal() {
-                    // Every paired game came out the same: nothing was shaped.
-                    return "identical".to_string();
-                }
-                format!("{:+.2}{}", t.mean, if t.significant { "*" } else { "" })
-            });
-            let _ = writeln!(
-                s,
-                "{}{}{:<8} {:<9} {:<10} {:<24} {:>7} {:>11.4} {:>8} {:>11.0} {:>14}",
-                set_col(b.rules.as_deref()),
-                shaping_budget_col(b.budget.map(|x| x.to_string())),
-                b.observability.to_string(),
-                b.target.to_string(),
-                b.engine.to_string(),
-                b.shaping,
-                b.games,
-                b.mean_score_diff,
-                b.wins_or_ties,
-                b.mean_nodes,
-                gain
-            );
-        }
+        s.push_str(&shaping_table(r, &set_col));
     }
     if !r.beliefs.is_empty() {
         if !s.is_empty() {
@@ -195,6 +143,62 @@ pub fn summary_table(r: &Report) -> String {
                 gain
             );
         }
+    }
+    s
+}
+
+/// A budget column's cell (8 wide) when the table has budgets, else nothing.
+fn budget_cell(on: bool, b: Option<String>) -> String {
+    if on {
+        format!("{:>8} ", b.unwrap_or_default())
+    } else {
+        String::new()
+    }
+}
+
+/// The shaping levels, one line each, with their paired gain over `none`.
+fn shaping_table(r: &Report, set_col: &dyn Fn(Option<&str>) -> String) -> String {
+    let mut s = String::new();
+    let budgets = r.shaping.iter().any(|b| b.budget.is_some());
+    let shaping_budget_col = |b: Option<String>| budget_cell(budgets, b);
+    let _ = writeln!(
+        s,
+        "{}{}{:<8} {:<9} {:<10} {:<24} {:>7} {:>11} {:>8} {:>11} {:>14}",
+        set_col(Some("rules")),
+        shaping_budget_col(Some("budget".into())),
+        "observe",
+        "target",
+        "engine",
+        "shaping",
+        "games",
+        "mean diff",
+        "win/tie",
+        "nodes/game",
+        "gain vs none"
+    );
+    for b in &r.shaping {
+        let gain = b.score_gain.as_ref().map_or("-".to_string(), |t| {
+            if t.all_equal() {
+                // Every paired game came out the same: nothing was shaped.
+                return "identical".to_string();
+            }
+            format!("{:+.2}{}", t.mean, if t.significant { "*" } else { "" })
+        });
+        let _ = writeln!(
+            s,
+            "{}{}{:<8} {:<9} {:<10} {:<24} {:>7} {:>11.4} {:>8} {:>11.0} {:>14}",
+            set_col(b.rules.as_deref()),
+            shaping_budget_col(b.budget.map(|x| x.to_string())),
+            b.observability.to_string(),
+            b.target.to_string(),
+            b.engine.to_string(),
+            b.shaping,
+            b.games,
+            b.mean_score_diff,
+            b.wins_or_ties,
+            b.mean_nodes,
+            gain
+        );
     }
     s
 }

@@ -164,47 +164,6 @@ impl Store {
         Ok(Some(task))
     }
 
-    /// `[stop] sprt`: the last games shard a lease may take now. Shards are
-    /// leased in order and no further than the leases in flight past the
-    /// first shard not done (`F + L`), so when the test decides at most one
-    /// task per worker has been played past the stopping point (a worker
-    /// that ran ahead waits for the shards before it).
-    fn stop_window(tx: &Transaction<'_>, id: &str, now: i64) -> Result<i64> {
-        let games = Stage::Games.name();
-        let first: Option<i64> = tx.query_row(
-            "SELECT MIN(shard) FROM tasks WHERE experiment_id = ?1 AND stage = ?2 AND state != ?3",
-            params![id, games, TaskState::Done],
-            |r| r.get(0),
-        )?;
-        let Some(first) = first else { return Ok(i64::MAX) };
-        let leased: i64 = tx.query_row(
-            "SELECT COUNT(*) FROM tasks WHERE experiment_id = ?1 AND stage = ?2 AND state = ?3 AND lease_expires_ms >= ?4",
-            params![id, games, TaskState::Leased, now],
-            |r| r.get(0),
-        )?;
-        Ok(first + leased)
-    }
-
-    /// Why a games task this coordinator no longer has is gone, when an
-    /// SPRT that decided before its shard dropped it.
-    fn stopped_by_sprt(&self, task_id: &str) -> Option<String> {
-        if Stage::of_task_id(task_id) != Some(Stage::Games) {
-            return None;
-        }
-        let shard: u64 = task_id.rsplit_once('-')?.1.parse().ok()?;
-        self.walks.iter().find_map(|(id, w)| {
-            let k = w.decided_at()?;
-            (k < shard).then(|| {
-                format!(
-                    "{}: the SPRT of experiment {id} decided ({}) in shard {k}, so task {task_id}'s games \
-                     are not needed",
-                    jobs::sprt::STOPPED,
-                    w.verdict.words()
-                )
-            })
-        })
-    }
-
     fn leased_by<'a>(tx: &Transaction<'a>, task_id: &str, token: &str) -> Result<Option<(String, ExpState)>> {
         Ok(tx
             .query_row(
@@ -386,71 +345,6 @@ impl Store {
             check,
             checks_added,
         })
-    }
-
-    /// `[stop] sprt`: walks the games tasks done in shard order (up to the
-    /// first one not done), pair by pair, through the test; once it
-    /// decides in shard `k`, the games tasks after `k` are removed, whatever
-    /// their state, and the experiment's games are those kept. Returns the
-    /// shard and the files of removed tasks that were done (to delete), or
-    /// `None` while the test has not decided. The walk so far is kept per
-    /// experiment, so each shard is read once; deciding again changes
-    /// nothing.
-    pub fn sprt_stop(&mut self, id: &str, sprt: &jobs::Sprt) -> Result<Option<(u64, Vec<String>)>> {
-        let tx = self.conn.transaction()?;
-        let games = Stage::Games.name();
-        let walk = self
-            .walks
-            .entry(id.to_string())
-            .or_insert_with(|| jobs::sprt::Walk::untraced(*sprt));
-        if walk.verdict == jobs::sprt::Verdict::Undecided {
-            let mut q = tx.prepare_cached(
-                "SELECT state, stats FROM tasks WHERE experiment_id = ?1 AND stage = ?2 AND shard >= ?3 ORDER BY shard",
-            )?;
-            let mut rows = q.query(params![id, games, walk.shards as i64])?;
-            while let Some(r) = rows.next()? {
-                let (state, stats): (TaskState, Option<String>) = (r.get(0)?, r.get(1)?);
-                let pairs = match state {
-                    TaskState::Done => stats.and_then(|t| serde_json::from_str::<jobs::sprt::ShardPairs>(&t).ok()),
-                    _ => None,
-                };
-                let Some(pairs) = pairs else { break };
-                if walk.step(&pairs) != jobs::sprt::Verdict::Undecided {
-                    break;
-                }
-            }
-        }
-        let Some(k) = walk.decided_at() else {
-            return Ok(None);
-        };
-        let files: Vec<String> = tx
-            .prepare_cached(
-                "SELECT temp_file, final_file FROM tasks WHERE experiment_id = ?1 AND stage = ?2 AND shard > ?3 AND state = ?4",
-            )?
-            .query_map(params![id, games, k as i64, TaskState::Done], |r| {
-                Ok([r.get::<_, Option<String>>(0)?, r.get::<_, Option<String>>(1)?])
-            })?
-            .collect::<std::result::Result<Vec<_>, _>>()?
-            .into_iter()
-            .flatten()
-            .flatten()
-            .collect();
-        tx.execute(
-            "DELETE FROM tasks WHERE experiment_id = ?1 AND stage IN (?2, ?4) AND shard > ?3",
-            params![id, games, k as i64, Stage::Check.name()],
-        )?;
-        tx.execute(
-            "DELETE FROM chunks WHERE experiment_id = ?1 AND shard > ?2",
-            params![id, k as i64],
-        )?;
-        tx.execute(
-            "UPDATE experiments SET games_total =
-                (SELECT COALESCE(SUM(games), 0) FROM tasks WHERE experiment_id = ?1 AND stage = ?2), updated_ms = ?3
-             WHERE id = ?1",
-            params![id, games, now_ms()],
-        )?;
-        tx.commit()?;
-        Ok(Some((k, files)))
     }
 
     pub fn fail(

@@ -9,6 +9,7 @@
 mod chunks;
 mod experiments;
 mod leasing;
+mod sprt;
 
 pub use chunks::{CheckOutcome, ChunkIn};
 
