@@ -11,8 +11,8 @@
 
 use std::collections::BTreeMap;
 
-use engine::full::FullTarget;
 use engine::{Belief, Observability, PlayerEngine};
+use full::FullTarget;
 use serde::{Deserialize, Serialize};
 
 use crate::nan_from_null;

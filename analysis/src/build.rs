@@ -6,7 +6,7 @@ use std::collections::{BTreeMap, HashMap};
 use std::path::Path;
 
 use engine::Observability;
-use engine::full::FullTarget;
+use full::FullTarget;
 use jobs::Source;
 use jobs::training::Report as ClassifierReport;
 use serde::{Deserialize, Deserializer, Serialize};

@@ -10,8 +10,8 @@
 
 use std::collections::BTreeMap;
 
-use engine::full::FullTarget;
 use engine::{Observability, PlayerEngine};
+use full::FullTarget;
 use jobs::ShapingLevel;
 use serde::{Deserialize, Serialize};
 
@@ -233,8 +233,7 @@ pub(crate) fn prediction_markdown(p: &jobs::predictors::PredictionReport) -> Str
           and the nodes that search needs against a full one (branching: the mean plays).\n\n\
           | model | target | d = 4: N | nodes / full | d = 8: N | nodes / full |\n|---|---|---|---|---|---|\n";
     for h in &p.holdout {
-        let cell = |d: u32| match engine::full::predict::confidence_nodes(&h.top_n, h.mean_plays, h.mean_plays, d, 0.9)
-        {
+        let cell = |d: u32| match full::predict::confidence_nodes(&h.top_n, h.mean_plays, h.mean_plays, d, 0.9) {
             Some((n, nodes, full)) => format!("{n} | {nodes:.0} / {full:.0}"),
             None => "- | not reached".to_string(),
         };

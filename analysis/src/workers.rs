@@ -76,7 +76,7 @@ type Cell = (
     Option<String>,
     jobs::Source,
     engine::Observability,
-    engine::full::FullTarget,
+    full::FullTarget,
     engine::PlayerEngine,
     engine::Belief,
     jobs::ShapingLevel,

@@ -245,7 +245,7 @@ pub fn run(args: BenchArgs) -> Result<()> {
 /// thread, from a fixed seed (`scripts/openspiel-bench.py` sets these beside
 /// OpenSpiel's Python games).
 fn playouts_bench(runs: usize) -> Result<()> {
-    use engine::full::{FullConfig, FullRules, Preset, fives_playouts, playouts};
+    use full::{FullConfig, FullRules, Preset, fives_playouts, playouts};
     const GAMES: u64 = 1_000_000;
     println!();
     println!(
@@ -291,7 +291,7 @@ fn playouts_bench(runs: usize) -> Result<()> {
 /// first hand of a match), to a fixed depth: a node count that checks move
 /// generation and making moves, and their speed on one core.
 fn perft_bench(runs: usize) -> Result<()> {
-    use engine::full::{FivesPosition, FullConfig, FullRules, Opening, deal_from_index, fives_perft};
+    use full::{FivesPosition, FullConfig, FullRules, Opening, deal_from_index, fives_perft};
     const DEPTH: u8 = 8;
     let rules = FullRules::new(FullConfig::all_fives(2)).expect("the preset's defaults are valid");
     let starts: Vec<FivesPosition> = (0..64u64)

@@ -7,18 +7,18 @@
 use std::time::Instant;
 
 use anyhow::Result;
-use engine::full::{
+use engine::{Belief, TargetKind};
+use full::{
     Constraints, FivesPosition, FullConfig, FullRules, FullTarget, HOLDERS, Marginals, Observation, Seen, WorldSampler,
     deal_from_index, hand_decisions,
 };
-use engine::{Belief, TargetKind};
 
 use crate::bench::median;
 
 /// Decisions of `hands` seeded hands played by `defender`.
 fn decisions(rules: &FullRules, hands: u64) -> Vec<(FivesPosition, Seen)> {
     let defender = FullTarget::Thesis(TargetKind::Defender);
-    let deals = engine::full::deal_count(rules).expect("double-6 deals fit");
+    let deals = full::deal_count(rules).expect("double-6 deals fit");
     let mut out = Vec::new();
     for d in 0..hands {
         let hands = deal_from_index(rules, (d * 2_654_435_761) % deals).expect("a deal index");

@@ -6,7 +6,7 @@ use std::time::Instant;
 
 use anyhow::{Result, bail};
 use engine::TargetKind;
-use engine::full::{
+use full::{
     AlphaBeta, Evaluation, FivesPosition, FivesTable, FullAgent, FullConfig, FullEngine, FullRules, FullTarget,
     IsmctsTree, Limits, MatchOptions, Opening, SearchSettings, Seen, deal_from_index, fixed_choice, play_match_with,
 };
@@ -169,8 +169,8 @@ pub fn run(runs: usize) -> Result<()> {
             nodes = 0;
             for (i, p) in starts[..n].iter().enumerate() {
                 let mut rng = engine::seed::keyed_rng(2026, i as u64, 0, b"benchmct", 0);
-                let mut sampler = engine::full::WorldSampler::default();
-                let models = [engine::full::FullTarget::Searcher; 4];
+                let mut sampler = full::WorldSampler::default();
+                let models = [full::FullTarget::Searcher; 4];
                 let seen = Seen::default();
                 sampler.prepare(&rules, p, p.mover, &seen, engine::Belief::Uniform, &models, 1, &mut rng);
                 nodes += tree.decide(&rules, p, budget, Some(&mut sampler), &mut rng).nodes;
@@ -200,8 +200,8 @@ pub fn run(runs: usize) -> Result<()> {
             worlds: 16,
             learned,
             belief: engine::Belief::Uniform,
-            shaping: engine::full::Shaping::None,
-            predictor: engine::full::predict::PredictModel::Logit,
+            shaping: full::Shaping::None,
+            predictor: full::predict::PredictModel::Logit,
         })
     };
     let rows = [

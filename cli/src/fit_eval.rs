@@ -7,7 +7,7 @@ use std::path::PathBuf;
 
 use anyhow::{Context, Result, bail};
 use clap::Args;
-use engine::full::{EvalTraining, default_training};
+use full::{EvalTraining, default_training};
 
 #[derive(Debug, Args)]
 pub struct FitEvalArgs {

@@ -9,7 +9,7 @@ use std::path::PathBuf;
 
 use anyhow::{Context, Result, bail};
 use clap::Args;
-use engine::full::predict::{PredictTraining, Predictors, TOP_N, confidence_nodes, default_predict_training};
+use full::predict::{PredictTraining, Predictors, TOP_N, confidence_nodes, default_predict_training};
 
 #[derive(Debug, Args)]
 pub struct FitPredictArgs {

@@ -7,7 +7,7 @@ use std::io::{BufRead, Write};
 
 use anyhow::{Context, Result};
 use clap::{Args, Subcommand, ValueEnum};
-use engine::full::{FullRules, Preset, openspiel};
+use full::{FullRules, Preset, openspiel};
 use serde_json::{Value, json};
 
 /// What `muggins openspiel` does.

@@ -4,11 +4,11 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result, bail};
 use clap::Args;
-use engine::full::{FullAgent, FullEngine, FullTarget, Preset};
 use engine::{
     Deal, GameConfig, GameRecord, InfoSource, LocalTable, Move, Observability, PlayerEngine, Rules, Searcher, TileSet,
     play_game,
 };
+use full::{FullAgent, FullEngine, FullTarget, Preset};
 use serde_json::json;
 
 use crate::args::{RulesArgs, SearchArgs, parse_depth};
@@ -71,7 +71,7 @@ pub struct PlayArgs {
     #[arg(long, requires = "preset")]
     pub budget: Option<u64>,
     /// With --preset all-fives: the transposition table's megabytes.
-    #[arg(long, requires = "preset", default_value_t = engine::full::DEFAULT_TABLE_MB)]
+    #[arg(long, requires = "preset", default_value_t = full::DEFAULT_TABLE_MB)]
     pub table_mb: u32,
     /// With --preset all-fives: leaves valued by the score so far (score) or
     /// the shipped learned evaluation (learned).
@@ -101,7 +101,7 @@ pub struct PlayArgs {
     #[arg(long, requires = "preset", default_value_t = 1)]
     pub reduce: u8,
     /// With --target searcher: its Expectimax depth.
-    #[arg(long, requires = "preset", default_value_t = engine::full::DEFAULT_TARGET_DEPTH)]
+    #[arg(long, requires = "preset", default_value_t = full::DEFAULT_TARGET_DEPTH)]
     pub target_depth: u8,
     #[command(flatten)]
     pub search: SearchArgs,
@@ -181,11 +181,11 @@ pub fn run(args: PlayArgs) -> Result<()> {
             );
         }
         let shaping = jobs::shaping_of(&args.shaping, &params).map_err(|why| anyhow::anyhow!("--shaping: {why}"))?;
-        let predictor: engine::full::predict::PredictModel = args
+        let predictor: full::predict::PredictModel = args
             .predictor
             .parse()
             .map_err(|why| anyhow::anyhow!("--predictor: {why}"))?;
-        if shaping != engine::full::Shaping::None
+        if shaping != full::Shaping::None
             && (!fives || !matches!(args.agent, AgentArg::Search(FullEngine::MStar | FullEngine::Expectimax)))
         {
             bail!(
@@ -196,7 +196,7 @@ pub fn run(args: PlayArgs) -> Result<()> {
         if !fives && (budget > 0 || learned) {
             bail!("--budget/--eval: {preset} is searched to a fixed --depth; they apply to --preset all-fives");
         }
-        let need = engine::full::FivesTable::mb_for_budget(budget);
+        let need = full::FivesTable::mb_for_budget(budget);
         if budget > 0 && args.table_mb < need {
             bail!(
                 "--table-mb {}: --budget {budget} needs at least {need} MB so that no entry is ever replaced",
@@ -232,14 +232,14 @@ pub fn run(args: PlayArgs) -> Result<()> {
             (AgentArg::Search(FullEngine::Dominai), _) if args.observability == Observability::Full => {
                 bail!("--agent dominai plays from its own hand and its matrices: add --observability partial")
             }
-            (AgentArg::Search(FullEngine::Dominai), _) => FullAgent::Search(engine::full::SearchSettings {
+            (AgentArg::Search(FullEngine::Dominai), _) => FullAgent::Search(full::SearchSettings {
                 engine: FullEngine::Dominai,
                 depth: 254,
                 budget,
                 worlds: 0,
                 learned: false,
                 belief: engine::Belief::Dominai,
-                shaping: engine::full::Shaping::None,
+                shaping: full::Shaping::None,
                 predictor,
             }),
             (AgentArg::Search(FullEngine::Ismcts), _) if budget == 0 => {
@@ -250,7 +250,7 @@ pub fn run(args: PlayArgs) -> Result<()> {
                  look ahead (e.g. --depth 3), or --budget N nodes",
                 e.name()
             ),
-            (AgentArg::Search(e), d) => FullAgent::Search(engine::full::SearchSettings {
+            (AgentArg::Search(e), d) => FullAgent::Search(full::SearchSettings {
                 engine: e,
                 depth: match d {
                     engine::DepthLimit::Turns(n) => n,

@@ -4,11 +4,11 @@
 //! block and team).
 
 use anyhow::{Result, bail};
-use engine::full::{
+use engine::{TargetKind, TileSet};
+use full::{
     self, FivesPosition, FullAction, FullAgent, FullConfig, FullMove, FullRules, FullTarget, HandEnd, HandRecord,
     MAX_SEATS, MatchRecord, Preset, openspiel,
 };
-use engine::{TargetKind, TileSet};
 use serde_json::{Value, json};
 
 /// What `--preset` play was asked for.

@@ -241,7 +241,7 @@ impl Board {
     /// play (fits in 31 bits). Facts that can no longer matter are left out so
     /// that transpositions meet.
     #[inline]
-    pub(crate) fn code(&self) -> u64 {
+    pub fn code(&self) -> u64 {
         let end = |e: End| (e.pip as u64) | (e.double as u64) << 4 | (e.covered as u64) << 5;
         // Whether Left/Right are covered matters only while a centre spinner
         // waits to open; the number of tiles on the board follows from the hands.

@@ -11,7 +11,6 @@
 mod board;
 mod deal;
 mod features;
-pub mod full;
 mod game;
 mod position;
 mod rules;
@@ -34,6 +33,6 @@ pub use position::{Action, ActionList, Position, Seat, Step};
 pub use rules::{Blocked, Lead, Rules, RulesConfig, RulesError};
 pub use search::{Decision, DepthLimit, PlayerView, SearchConfig, Searcher, TIE_EPSILON};
 pub use table::{DEFAULT_TABLE_CAP, Key, LocalTable, SharedTable, ValueStore};
-pub use targets::{EngineKind, OpponentModel, TargetKind, target_choice};
-pub use tiles::{PipTable, TileSet, tile_name};
+pub use targets::{EngineKind, OpponentModel, TargetKind, myopic_choice, target_choice};
+pub use tiles::{PipTable, TileSet, bit, bits, tile_name};
 pub use worlds::{Belief, World, WorldCount, Worlds};

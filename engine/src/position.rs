@@ -79,13 +79,16 @@ impl Default for ActionList {
 }
 
 impl ActionList {
+    /// Appends an action (the list holds at most 64; the engines' move
+    /// generators never exceed that).
     #[inline]
-    pub(crate) fn push(&mut self, a: Action) {
+    pub fn push(&mut self, a: Action) {
         self.items[self.len as usize] = a;
         self.len += 1;
     }
+    /// Empties the list, for reuse without allocating.
     #[inline]
-    pub(crate) fn clear(&mut self) {
+    pub fn clear(&mut self) {
         self.len = 0;
     }
     /// Number of actions held (at most 64).

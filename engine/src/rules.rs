@@ -285,3 +285,10 @@ fn binom(n: u32, k: u32) -> u64 {
     }
     c as u64
 }
+
+impl crate::tiles::PipTable for Rules {
+    #[inline]
+    fn pips(&self, tile: u8) -> (u8, u8) {
+        Rules::pips(self, tile)
+    }
+}

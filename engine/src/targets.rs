@@ -6,9 +6,11 @@ use std::str::FromStr;
 
 use serde::{Deserialize, Serialize};
 
+use crate::board::Board;
 use crate::features::Features;
 use crate::position::{Action, Position};
 use crate::rules::Rules;
+use crate::tiles::PipTable;
 
 /// A target type: a fixed opponent strategy, and the M* model of one.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
@@ -115,13 +117,22 @@ impl FromStr for EngineKind {
 /// For `Random` it returns `None`: the caller draws from the target's stream.
 #[inline]
 pub fn target_choice(rules: &Rules, kind: TargetKind, pos: &Position, actions: &[Action]) -> Option<usize> {
+    myopic_choice(rules, kind, &pos.board, actions)
+}
+
+/// The myopic targets' play on any board (the thesis's and the full
+/// game's): the scorer takes the most points, then the highest count; the
+/// defender the most defense, then the lowest count; ties keep the first
+/// action in canonical order. `None` for `Random`.
+#[inline]
+pub fn myopic_choice(rules: &impl PipTable, kind: TargetKind, board: &Board, actions: &[Action]) -> Option<usize> {
     if kind == TargetKind::Random {
         return None;
     }
     let mut best = 0usize;
     let mut best_key = (i64::MIN, i64::MIN);
     for (i, a) in actions.iter().enumerate() {
-        let mut board = pos.board;
+        let mut board = *board;
         board.play(rules, a.tile, a.loc);
         let count = board.count() as i64;
         let key = match kind {

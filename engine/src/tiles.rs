@@ -6,7 +6,7 @@ pub type TileSet = u64;
 
 /// Iterates the indices of a tile set in ascending order.
 #[inline]
-pub(crate) fn bits(mut set: TileSet) -> impl Iterator<Item = u8> {
+pub fn bits(mut set: TileSet) -> impl Iterator<Item = u8> {
     std::iter::from_fn(move || {
         if set == 0 {
             None
@@ -18,8 +18,9 @@ pub(crate) fn bits(mut set: TileSet) -> impl Iterator<Item = u8> {
     })
 }
 
+/// The set holding just `tile`.
 #[inline]
-pub(crate) const fn bit(tile: u8) -> TileSet {
+pub const fn bit(tile: u8) -> TileSet {
     1u64 << tile
 }
 
@@ -44,18 +45,4 @@ pub fn tile_name(pips: (u8, u8)) -> String {
 pub trait PipTable {
     /// The two pips of `tile`, low pip first.
     fn pips(&self, tile: u8) -> (u8, u8);
-}
-
-impl PipTable for crate::rules::Rules {
-    #[inline]
-    fn pips(&self, tile: u8) -> (u8, u8) {
-        crate::rules::Rules::pips(self, tile)
-    }
-}
-
-impl PipTable for crate::full::FullRules {
-    #[inline]
-    fn pips(&self, tile: u8) -> (u8, u8) {
-        crate::full::FullRules::pips(self, tile)
-    }
 }

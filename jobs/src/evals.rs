@@ -5,7 +5,7 @@
 
 use std::sync::OnceLock;
 
-use engine::full::{EvalTraining, LinearEval, fit_linear_eval};
+use full::{EvalTraining, LinearEval, fit_linear_eval};
 use sha2::{Digest, Sha256};
 
 /// The shipped evaluation's file, as `muggins fit-eval` wrote it.

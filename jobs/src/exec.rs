@@ -4,11 +4,11 @@ use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::Instant;
 
-use engine::full::FullTarget;
 use engine::{
     Ending, GameConfig, InfoSource, LocalTable, Observability, PlayerEngine, RulesConfig, Searcher, Seat, play_game,
     play_game_recorded,
 };
+use full::FullTarget;
 use sha2::{Digest, Sha256};
 
 use crate::grid::{Shard, coords};

@@ -17,12 +17,12 @@
 
 use std::time::Instant;
 
-use engine::full::{
+use engine::{DepthLimit, Ending, Observability, PlayerEngine, Seat, WorldCount};
+use full::{
     FivesPosition, FullAction, FullAgent, FullEngine, FullMove, FullPosition, FullRules, HandEnd, MAX_SEATS,
     MatchOptions, OPENING, OpenHandRecord, Preset, SearchSettings, deal_from_index, openspiel, play_match_with,
     play_open_hand,
 };
-use engine::{DepthLimit, Ending, Observability, PlayerEngine, Seat, WorldCount};
 
 use crate::exec::{ExecError, GameRow};
 use crate::grid::GameCoords;
@@ -35,7 +35,7 @@ pub(crate) fn play(
     spec: &Spec,
     full: &FullSpec,
     c: &GameCoords,
-    predictors: Option<&engine::full::predict::Predictors>,
+    predictors: Option<&full::predict::Predictors>,
 ) -> Result<(GameRow, Vec<MoveRow>, Vec<HandRow>), ExecError> {
     let rules = spec.full_rules(c.rules).expect("a full-game spec");
     if c.shaping != crate::spec::ShapingLevel::NONE && predictors.is_none() {
@@ -231,7 +231,7 @@ fn named(spec: &Spec, c: &GameCoords, mut row: GameRow) -> GameRow {
 /// The per-move rows of a grid point's hands: each play with the legal
 /// plays before it, the count and the sides' points of the hand after it,
 /// and for the agent side's searched decisions the search's values.
-fn full_moves(rules: &FullRules, index: u64, hands: &[engine::full::HandRecord]) -> Vec<MoveRow> {
+fn full_moves(rules: &FullRules, index: u64, hands: &[full::HandRecord]) -> Vec<MoveRow> {
     let mut out: Vec<MoveRow> = Vec::new();
     let mut list = engine::ActionList::default();
     for (h, hand) in hands.iter().enumerate() {
@@ -274,7 +274,7 @@ fn full_moves(rules: &FullRules, index: u64, hands: &[engine::full::HandRecord])
 /// and `66L` (a play; `+10` when the count scored, `*15` a domino's points),
 /// `d23` (a draw) or `-` (a pass; `*20` when it blocked the hand and scored),
 /// e.g. `h1 0:66L 1:36L+15 0:d14 ... h2 ...`.
-pub fn moves_text(rules: &FullRules, hands: &[engine::full::HandRecord]) -> String {
+pub fn moves_text(rules: &FullRules, hands: &[full::HandRecord]) -> String {
     let mut out = Vec::new();
     for (i, h) in hands.iter().enumerate() {
         out.push(format!("h{}", i + 1));
@@ -412,7 +412,7 @@ fn open_moves(rules: &FullRules, index: u64, h: &OpenHandRecord) -> Vec<MoveRow>
 /// A match's hands as the per-hand table's rows, from the agent's side
 /// (`c.agent_side`): points and running totals of each side (the other
 /// side: the best of the others with three or four separate seats).
-fn hand_rows(rules: &FullRules, c: &GameCoords, hands: &[engine::full::HandRecord]) -> Vec<HandRow> {
+fn hand_rows(rules: &FullRules, c: &GameCoords, hands: &[full::HandRecord]) -> Vec<HandRow> {
     let mine = c.agent_side;
     let mut totals = [0u32; MAX_SEATS];
     let other = |scores: &[u32; MAX_SEATS]| {
@@ -462,7 +462,7 @@ fn best_opponent(rules: &FullRules, scores: &[u32; MAX_SEATS]) -> u32 {
 }
 
 /// The mean of `f` over the decisions' belief scores that have it.
-fn mean(scores: &[&engine::full::BeliefScore], f: impl Fn(&engine::full::BeliefScore) -> Option<f64>) -> Option<f64> {
+fn mean(scores: &[&full::BeliefScore], f: impl Fn(&full::BeliefScore) -> Option<f64>) -> Option<f64> {
     let v: Vec<f64> = scores.iter().filter_map(|s| f(s)).collect();
     (!v.is_empty()).then(|| v.iter().sum::<f64>() / v.len() as f64)
 }

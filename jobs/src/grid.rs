@@ -6,8 +6,8 @@
 //! the games [k * G, min((k + 1) * G, N)). A game's result depends only on its
 //! coordinates, never on the shard that holds it.
 
-use engine::full::FullTarget;
 use engine::{Belief, Observability, PlayerEngine};
+use full::FullTarget;
 
 use crate::spec::{AgentPlay, Source, Spec, StateSet};
 

@@ -5,8 +5,8 @@
 
 use std::sync::OnceLock;
 
-use engine::full::predict::fit_predictors;
-pub use engine::full::predict::{PredictTraining, Predictors};
+use full::predict::fit_predictors;
+pub use full::predict::{PredictTraining, Predictors};
 
 /// The shipped predictors' file, as `muggins fit-predict` wrote it.
 pub const SHIPPED_PREDICTORS_JSON: &str = include_str!("../predictors/fives-double6.json");
@@ -84,7 +84,7 @@ pub struct PredictionReport {
     /// The artifact's SHA-256.
     pub hash: String,
     /// Held-out top-N and log loss per model and strategy.
-    pub holdout: Vec<engine::full::predict::PredictScore>,
+    pub holdout: Vec<full::predict::PredictScore>,
 }
 
 impl PredictionReport {

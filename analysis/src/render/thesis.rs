@@ -2,7 +2,7 @@
 //! numbers beside them.
 
 use engine::Observability;
-use engine::full::FullTarget;
+use full::FullTarget;
 use jobs::Source;
 use jobs::training::Evaluation;
 use serde::ser::{Serialize, SerializeStruct, Serializer};

@@ -119,7 +119,7 @@ fn row(
         game_index: state * 10 + engine as u64 + 100 * source as u64,
         information_source: source,
         observability: engine::Observability::Full,
-        target: engine::full::FullTarget::Thesis(engine::TargetKind::Scorer),
+        target: full::FullTarget::Thesis(engine::TargetKind::Scorer),
         starting_state: state,
         engine,
         repeat: 1,
@@ -523,8 +523,8 @@ fn the_beliefs_table_pairs_each_belief_with_uniform_on_the_same_deals() {
 
 #[test]
 fn the_shaping_table_pairs_each_shaping_with_plain_search_at_its_budget_and_plots_them() {
-    use engine::full::Shaping;
-    use engine::full::predict::PredictModel;
+    use full::Shaping;
+    use full::predict::PredictModel;
     let level = |shaping: Shaping| jobs::ShapingLevel {
         shaping,
         predictor: PredictModel::Logit,
@@ -808,8 +808,8 @@ fn a_grid_of_one_belief_gets_its_m_star_versus_expectimax_cells_whatever_the_bel
 
 #[test]
 fn by_factor_keeps_the_rows_order_and_an_agents_grid_lists_only_its_own_factors() {
-    use engine::full::FullTarget::Thesis;
     use engine::{PlayerEngine::MStar as MS, TargetKind};
+    use full::FullTarget::Thesis;
     use jobs::Source::Oracle as OR;
     // The spec listed target = ["scorer", "random"]: scorer's games first.
     let mut rows = Vec::new();

@@ -1,16 +1,10 @@
 //! Integration tests of the search core (one test binary, one module per area).
 
-mod alphabeta;
-mod beliefs;
 mod board;
 mod deals;
 mod determinism;
-mod dominai;
 mod features;
-mod fives;
-mod full;
 mod games;
-mod predict;
 mod pruning;
 mod rules;
 mod search;

@@ -5,8 +5,8 @@
 //! (sequential stopping of an A-versus-B experiment). See docs/specs.md,
 //! "Agents, tournaments and stopping".
 
-use engine::full::FullTarget;
 use engine::{Belief, DepthLimit, PlayerEngine, SearchConfig, WorldCount};
+use full::FullTarget;
 use toml::{Table, Value};
 
 use super::SpecError;
@@ -314,7 +314,7 @@ fn agent_of(name: &str, mut t: Table, d: &Defaults) -> Result<Agent, SpecError> 
                     let shaping = shaping_of(&s, &ShapingParams::default())
                         .map_err(|why| bad(&key("shaping"), format!("\"{s}\""), why))?;
                     let predictor = match take_str(&mut t, &p, "predictor")? {
-                        None => engine::full::predict::PredictModel::Logit,
+                        None => full::predict::PredictModel::Logit,
                         Some(m) => m
                             .parse()
                             .map_err(|why| bad(&key("predictor"), format!("\"{m}\""), why))?,
@@ -333,7 +333,7 @@ fn agent_of(name: &str, mut t: Table, d: &Defaults) -> Result<Agent, SpecError> 
                 Some(v) => int_in(&key("table_mb"), v, 1, 65_536)? as u32,
                 None => d.full.table_mb,
             };
-            let need = engine::full::FivesTable::mb_for_budget(budget);
+            let need = full::FivesTable::mb_for_budget(budget);
             if budget > 0 && table_mb < need {
                 return Err(bad(
                     &key("table_mb"),
@@ -594,8 +594,8 @@ pub(super) fn parse_stop(t: Option<Table>, pool: Option<&Pool>) -> Result<Option
 }
 
 /// Named agents play two sides: refuses rules with any other number.
-pub(super) fn two_sides(config: &engine::full::FullConfig) -> Result<(), SpecError> {
-    let sides = engine::full::FullRules::new(*config).map_or(0, |r| r.sides());
+pub(super) fn two_sides(config: &full::FullConfig) -> Result<(), SpecError> {
+    let sides = full::FullRules::new(*config).map_or(0, |r| r.sides());
     if sides != 2 {
         return Err(bad(
             "grid.agents",

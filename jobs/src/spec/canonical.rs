@@ -4,8 +4,8 @@
 //! Rust field or variant never changes an experiment's hash (and id);
 //! `jobs/tests/it/hash.rs` pins the shipped specs' hashes.
 
-use engine::full::{FivesBlocked, FivesLead, FullTarget};
 use engine::{Belief, Blocked, DepthLimit, Lead, Observability, PlayerEngine, TargetKind, WorldCount};
+use full::{FivesBlocked, FivesLead, FullTarget};
 use sha2::{Digest, Sha256};
 
 use super::{Spec, StateSet};
@@ -116,7 +116,7 @@ impl Spec {
             } else if fs.budget > 0 {
                 let _ = write!(full_search, ",\"budget\":{}", fs.budget);
             }
-            if fs.table_mb != engine::full::DEFAULT_TABLE_MB {
+            if fs.table_mb != full::DEFAULT_TABLE_MB {
                 let _ = write!(full_search, ",\"table_mb\":{}", fs.table_mb);
             }
             if fs.learned {
@@ -126,7 +126,7 @@ impl Spec {
                     text(crate::evals::shipped_eval_hash())
                 );
             }
-            if fs.target_depth != engine::full::DEFAULT_TARGET_DEPTH {
+            if fs.target_depth != full::DEFAULT_TARGET_DEPTH {
                 let _ = write!(full_search, ",\"target_depth\":{}", fs.target_depth);
             }
             // The shaping's levels with their parameters and the training of
@@ -134,10 +134,10 @@ impl Spec {
             if g.shaping != [super::ShapingLevel::NONE] {
                 let level = |l: &super::ShapingLevel| {
                     let params = match l.shaping {
-                        engine::full::Shaping::Prune { top_n, epsilon_ppm } => {
+                        full::Shaping::Prune { top_n, epsilon_ppm } => {
                             format!(",\"top_n\":{top_n},\"epsilon_ppm\":{epsilon_ppm}")
                         }
-                        engine::full::Shaping::Asymmetric { likely, extend, reduce } => {
+                        full::Shaping::Asymmetric { likely, extend, reduce } => {
                             format!(",\"likely\":{likely},\"extend\":{extend},\"reduce\":{reduce}")
                         }
                         _ => String::new(),
@@ -166,10 +166,7 @@ impl Spec {
         };
         // Present only with named agents, so that the specs before them keep their hashes.
         let pool = self.pool.as_ref().map_or(String::new(), |p| {
-            let table_mb = self
-                .full
-                .as_ref()
-                .map_or(engine::full::DEFAULT_TABLE_MB, |f| f.search.table_mb);
+            let table_mb = self.full.as_ref().map_or(full::DEFAULT_TABLE_MB, |f| f.search.table_mb);
             p.canonical(self.stop.as_ref(), table_mb)
         });
         let mut out = String::new();
@@ -217,7 +214,7 @@ impl Spec {
 }
 
 /// A full-game rule set's knobs as JSON members (no braces), in one order.
-fn full_knobs(k: &engine::full::FullConfig) -> String {
+fn full_knobs(k: &full::FullConfig) -> String {
     let text = |s: &str| serde_json::to_string(s).expect("a string serialises");
     let blocked = match k.blocked {
         FivesBlocked::Opponents => "opponents",

@@ -2,9 +2,9 @@
 //! `team`) with its knobs, and `[match]`. A spec without a preset, or with
 //! `preset = "thesis"`, is the thesis's and reads exactly as before.
 
-use engine::full::predict::{PredictModel, PredictTraining, default_predict_training};
-use engine::full::{FivesBlocked, FivesLead, FullConfig, FullRules, FullTarget, Preset, Shaping};
 use engine::{DepthLimit, Observability, PlayerEngine, SearchConfig, TargetKind, WorldCount};
+use full::predict::{PredictModel, PredictTraining, default_predict_training};
+use full::{FivesBlocked, FivesLead, FullConfig, FullRules, FullTarget, Preset, Shaping};
 use toml::{Table, Value};
 
 use super::fields::{bad, int_in, no_unknown, take_int, take_str};
@@ -44,9 +44,9 @@ impl Default for FullSearch {
     fn default() -> Self {
         FullSearch {
             budget: 0,
-            table_mb: engine::full::DEFAULT_TABLE_MB,
+            table_mb: full::DEFAULT_TABLE_MB,
             learned: false,
-            target_depth: engine::full::DEFAULT_TARGET_DEPTH,
+            target_depth: full::DEFAULT_TARGET_DEPTH,
         }
     }
 }
@@ -152,7 +152,7 @@ pub(super) fn take_full_search(
             ));
         }
     }
-    let need = engine::full::FivesTable::mb_for_budget(f.budget);
+    let need = full::FivesTable::mb_for_budget(f.budget);
     if f.budget > 0 && f.table_mb < need {
         return Err(bad(
             "search.table_mb",

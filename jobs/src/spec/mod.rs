@@ -6,7 +6,7 @@
 
 use std::fmt;
 
-use engine::full::{FullRules, FullTarget, deal_count};
+use ::full::{FullRules, FullTarget, deal_count};
 use engine::{Observability, PlayerEngine, Rules, RulesConfig, SearchConfig};
 use serde::Serialize;
 use toml::Table;
@@ -233,7 +233,7 @@ pub struct Spec {
     pub output_moves: bool,
     /// `[prediction]`: how the fit stage trains the opponent-move
     /// predictors, when the grid shapes its search (else `None`).
-    pub prediction: Option<engine::full::predict::PredictTraining>,
+    pub prediction: Option<::full::predict::PredictTraining>,
     /// `[agents]` with `[grid] agents`: the named agents and who plays whom
     /// (then the grid is observability x deal x repeat x pairing x seat).
     pub pool: Option<Pool>,
@@ -336,7 +336,7 @@ impl Spec {
         let pool_keys = agents::take_pool_keys(&mut grid_table)?;
         if match_to.is_some() || pool_keys.is_some() {
             let what = if match_to.is_some() { "[match]" } else { "named agents" };
-            if let Some(s) = sets.iter().find(|s| s.config.preset != engine::full::Preset::AllFives) {
+            if let Some(s) = sets.iter().find(|s| s.config.preset != ::full::Preset::AllFives) {
                 return Err(bad(
                     &format!("rules.{}.preset", s.name),
                     format!("\"{}\"", s.config.preset),
@@ -345,7 +345,7 @@ impl Spec {
             }
         }
         if pool_keys.is_some() {
-            if preset != Some(engine::full::Preset::AllFives) {
+            if preset != Some(::full::Preset::AllFives) {
                 return Err(bad(
                     "grid.agents",
                     "[...]",
@@ -445,7 +445,7 @@ impl Spec {
                         ));
                     }
                 }
-                if grid.target.contains(&engine::full::FullTarget::Searcher) {
+                if grid.target.contains(&::full::FullTarget::Searcher) {
                     return Err(bad(
                         "grid.target",
                         "\"searcher\"",
@@ -679,7 +679,7 @@ impl Spec {
     pub fn writes_hands(&self) -> bool {
         self.full
             .as_ref()
-            .is_some_and(|f| f.match_to.is_some() && f.config.preset == engine::full::Preset::AllFives)
+            .is_some_and(|f| f.match_to.is_some() && f.config.preset == ::full::Preset::AllFives)
     }
 
     /// Whether the experiment has a fit stage.

@@ -5,7 +5,7 @@
 //! partnerships are knobs of a rule set, so they vary the same way. See
 //! docs/specs.md, "Rules as a factor".
 
-use engine::full::{FullConfig, FullRules, Preset, deal_count};
+use full::{FullConfig, FullRules, Preset, deal_count};
 use toml::{Table, Value};
 
 use super::SpecError;

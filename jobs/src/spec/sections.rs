@@ -1,8 +1,8 @@
 //! The spec's sections, one parser each: `[rules]`, `[grid]`, `[search]`,
 //! `[classifier]` and `[shards]`.
 
-use engine::full::FullTarget;
 use engine::{Belief, Blocked, DepthLimit, Lead, Observability, PlayerEngine, RulesConfig, SearchConfig, TargetKind};
+use full::FullTarget;
 use toml::{Table, Value};
 
 use super::fields::{bad, int_in, missing, no_unknown, path, take_int, take_str};
@@ -324,7 +324,7 @@ pub(super) fn parse_output(mut t: Table) -> Result<(Option<String>, bool), SpecE
 /// one the rules can use; more than `uniform` needs partial observation.
 pub(super) fn take_beliefs(
     t: &mut Option<Table>,
-    full: Option<&engine::full::FullConfig>,
+    full: Option<&full::FullConfig>,
     grid: &GridSpec,
 ) -> Result<Vec<Belief>, SpecError> {
     let Some(v) = t.as_mut().and_then(|t| t.remove("belief")) else {
@@ -362,7 +362,7 @@ pub(super) fn take_beliefs(
                      \"all-fives\"",
                 ));
             }
-            (Some(p), b) if p != engine::full::Preset::AllFives && b != Belief::Uniform => {
+            (Some(p), b) if p != full::Preset::AllFives && b != Belief::Uniform => {
                 return Err(bad(
                     key,
                     &item,

@@ -1,7 +1,7 @@
 //! The learned evaluation's artifact: the shipped one is what its recorded
 //! training run fits, byte for byte; a foreign artifact is refused.
 
-use engine::full::default_training;
+use full::default_training;
 use jobs::evals::{SHIPPED_EVAL_JSON, eval_hash, fit_eval, parse_eval, shipped_eval, shipped_eval_hash};
 
 #[test]
@@ -36,7 +36,7 @@ fn an_artifact_with_other_features_is_refused() {
 
 #[test]
 fn the_shipped_predictors_are_what_their_training_run_fits() {
-    use engine::full::predict::default_predict_training;
+    use full::predict::default_predict_training;
     use jobs::predictors::{SHIPPED_PREDICTORS_JSON, fit, parse_predictors, shipped_predictors};
     let shipped = shipped_predictors();
     assert_eq!(shipped.training, default_predict_training());

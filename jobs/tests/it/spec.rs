@@ -224,7 +224,7 @@ fn grid_order_is_table_12_with_repeat_fastest() {
     let per_target = 4200 * 2 * 12;
     assert_eq!(
         coords(&s, per_target).target,
-        engine::full::FullTarget::Thesis(engine::TargetKind::Scorer)
+        full::FullTarget::Thesis(engine::TargetKind::Scorer)
     );
     let last = coords(&s, s.games() - 1);
     assert_eq!(last.information_source, Source::Classifier);
@@ -234,7 +234,7 @@ fn grid_order_is_table_12_with_repeat_fastest() {
         (last.observability, last.target, last.starting_state, last.repeat),
         (
             engine::Observability::Partial,
-            engine::full::FullTarget::Thesis(engine::TargetKind::Defender),
+            full::FullTarget::Thesis(engine::TargetKind::Defender),
             4199,
             12
         )
@@ -783,7 +783,7 @@ fn a_partner_is_the_agent_unless_the_spec_names_a_strategy() {
     let agent = Spec::from_toml(&teams.replace("depth = 2", "depth = 2\npartner = \"agent\"")).unwrap();
     assert_eq!(agent.id(), same.id(), "partner = \"agent\" is the default");
     let heavy = Spec::from_toml(&teams.replace("depth = 2", "depth = 2\npartner = \"heaviest\"")).unwrap();
-    assert_eq!(heavy.full.unwrap().partner, Some(engine::full::FullTarget::Heaviest));
+    assert_eq!(heavy.full.unwrap().partner, Some(full::FullTarget::Heaviest));
     assert!(
         heavy
             .canonical_json()
@@ -944,8 +944,8 @@ fn a_spread_of_starting_states_covers_the_deals_evenly_without_repeats() {
 
 #[test]
 fn shaping_is_read_as_levels_of_a_grid_factor() {
-    use engine::full::Shaping;
-    use engine::full::predict::PredictModel;
+    use full::Shaping;
+    use full::predict::PredictModel;
     use jobs::ShapingLevel;
     let text = ALL_FIVES.replace(
         "depth = 2",
@@ -975,7 +975,7 @@ fn shaping_is_read_as_levels_of_a_grid_factor() {
             .contains(r#""shaping":[{"level":"none"},{"level":"prune/logit","top_n":3,"epsilon_ppm":50000}"#)
     );
     // The fit stage trains the predictors: at the defaults, the shipped ones.
-    assert_eq!(s.prediction, Some(engine::full::predict::default_predict_training()));
+    assert_eq!(s.prediction, Some(full::predict::default_predict_training()));
     assert!(s.needs_predictors() && s.needs_fit() && !s.needs_classifier());
     assert!(
         s.canonical_json()

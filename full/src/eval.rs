@@ -12,15 +12,15 @@
 use rand_chacha::ChaCha20Rng;
 use serde::{Deserialize, Serialize};
 
-use crate::board::Loc;
-use crate::position::ActionList;
-use crate::seed::keyed_rng;
-use crate::tiles::{TileSet, bits};
+use engine::ActionList;
+use engine::Loc;
+use engine::seed::keyed_rng;
+use engine::{TileSet, bits};
 
 use super::deal::{below, random_deal};
 use super::fives::{FivesPosition, Opening};
-use super::game::{FullTarget, full_choice};
 use super::rules::{FullRules, MAX_SEATS};
+use super::targets::{FullTarget, full_choice};
 
 /// The names of the features, in the order of a [`LinearEval`]'s weights.
 pub const FEATURES: [&str; 16] = [
@@ -235,8 +235,8 @@ fn self_play_samples(rules: &FullRules, rng: &mut ChaCha20Rng, out: &mut Vec<([f
     // The deterministic strategies only: random play ends hands unlike
     // anything a search meets.
     const PLAYERS: [FullTarget; 3] = [
-        FullTarget::Thesis(crate::targets::TargetKind::Scorer),
-        FullTarget::Thesis(crate::targets::TargetKind::Defender),
+        FullTarget::Thesis(engine::TargetKind::Scorer),
+        FullTarget::Thesis(engine::TargetKind::Defender),
         FullTarget::Heaviest,
     ];
     let strategies: [FullTarget; MAX_SEATS] =

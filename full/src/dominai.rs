@@ -5,9 +5,9 @@
 //! it leaves vague, and what was chosen; the aim is a faithful baseline,
 //! not an improved one.
 
-use crate::board::Board;
-use crate::position::{Action, ActionList};
-use crate::tiles::{TileSet, bits};
+use engine::Board;
+use engine::{Action, ActionList};
+use engine::{TileSet, bits};
 
 use super::belief::{HOLDERS, Marginals, Observation};
 use super::fives::FivesPosition;
@@ -607,7 +607,7 @@ fn decide(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::full::FullConfig;
+    use crate::FullConfig;
 
     #[test]
     fn the_reports_absolute_probabilities() {

@@ -1,7 +1,7 @@
 //! The full game's block and team presets: deal indices both ways, OpenSpiel's
 //! action ids, tiles conserved and OpenSpiel's scoring in random hands.
 
-use engine::full::{
+use full::{
     self, FullAction, FullActions, FullConfig, FullPosition, FullRules, HandEnd, OPENING, Preset, deal_count,
     deal_from_index, deal_index, openspiel,
 };

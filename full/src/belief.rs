@@ -13,8 +13,8 @@
 
 use rand_core::RngCore;
 
-use crate::board::Loc;
-use crate::tiles::{TileSet, bits};
+use engine::Loc;
+use engine::{TileSet, bits};
 
 use super::fives::FivesPosition;
 use super::rules::{FullRules, MAX_SEATS};

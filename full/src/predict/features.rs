@@ -13,9 +13,9 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::board::{Board, Loc};
-use crate::position::{Action, ActionList};
-use crate::tiles::bit;
+use engine::bit;
+use engine::{Action, ActionList};
+use engine::{Board, Loc};
 
 use super::super::fives::FivesPosition;
 use super::super::rules::FullRules;

@@ -18,9 +18,9 @@ mod nb;
 
 use serde::{Deserialize, Serialize};
 
-use crate::position::{Action, ActionList};
-use crate::seed::keyed_rng;
-use crate::targets::TargetKind;
+use engine::TargetKind;
+use engine::seed::keyed_rng;
+use engine::{Action, ActionList};
 
 pub use dbn::{DBN_MAX_ITERATIONS, DBN_STATES, Dbn, StateBelief};
 pub use features::{
@@ -32,10 +32,10 @@ pub use nb::{NB_KEEP, NaiveBayes, chi2};
 
 use super::deal::random_deal;
 use super::fives::{FivesPosition, Opening};
-use super::game::{FullTarget, full_choice};
-use super::ismcts::Seen;
 use super::rules::{FullConfig, FullRules, MAX_SEATS};
 use super::search::{FullEngine, FullSearcher};
+use super::seen::Seen;
+use super::targets::{FullTarget, full_choice};
 
 /// The strategies the models learn, in order: the fixed targets and the
 /// `searcher` (a searching agent: Expectimax to [`TRAINING_SEARCH_DEPTH`]);
@@ -51,7 +51,7 @@ pub const TYPES: [FullTarget; 5] = [
 
 /// The depth of the searching agent whose plays the models learn (the
 /// `searcher` target's default depth).
-pub const TRAINING_SEARCH_DEPTH: u8 = super::game::DEFAULT_TARGET_DEPTH;
+pub const TRAINING_SEARCH_DEPTH: u8 = super::targets::DEFAULT_TARGET_DEPTH;
 
 /// The index of the pooled model.
 pub const POOLED: usize = TYPES.len();

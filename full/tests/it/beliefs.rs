@@ -2,12 +2,12 @@
 //! brute-force enumeration, its sampler against the exact distribution, and
 //! the `model` belief's weights.
 
-use engine::full::{
+use engine::seed::{below, keyed_rng};
+use engine::{ActionList, Belief, TargetKind};
+use full::{
     BONEYARD, Constraints, FivesPosition, FullConfig, FullRules, FullTarget, HOLDERS, Marginals, Observation, Opening,
     Seen, WorldSampler, model_weight, random_deal, scores, tiles_of as bits,
 };
-use engine::seed::{below, keyed_rng};
-use engine::{ActionList, Belief, TargetKind};
 use rand_chacha::ChaCha20Rng;
 
 fn rules(set: u8, seats: u8) -> FullRules {
@@ -310,7 +310,7 @@ fn the_model_belief_learns_what_a_scorer_did_not_play() {
             }
             pos.actions(&r, &mut list);
             let i = if pos.mover == 1 {
-                engine::full::fixed_choice(&r, scorer, &pos, list.as_slice()).unwrap()
+                full::fixed_choice(&r, scorer, &pos, list.as_slice()).unwrap()
             } else {
                 below(&mut rng, list.len() as u64) as usize
             };

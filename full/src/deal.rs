@@ -4,7 +4,7 @@
 
 use rand_core::RngCore;
 
-use crate::tiles::{TileSet, bit, bits};
+use engine::{TileSet, bit, bits};
 
 use super::position::{FullActions, FullPosition};
 use super::rules::{FullRules, MAX_SEATS};

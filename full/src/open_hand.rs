@@ -1,84 +1,18 @@
-//! Depth-limited Expectimax and M* for OpenSpiel's block and team games
-//! under full observation ([`FullSearcher::choose_open`]), and a hand of
-//! them played by agents.
-//!
-//! The agent's side maximises its return; each opponent minimises it
-//! (Expectimax) or follows its model (M*: `heaviest` plays its heaviest
-//! tile, `random` is the uniform average over its plays; a searching
-//! opponent is modelled as `random`). Depth counts plays; at depth 0 a
-//! position is worth the return the agent's side would get if the hand were
-//! blocked there. Ties within 1e-9 go to the first play in OpenSpiel's id
-//! order. There are no chance nodes after the deal.
+//! A block or team hand (OpenSpiel's games) played to its end by agents:
+//! the game loop of the open-hand presets, above the agents' layer.
 
 use rand_chacha::ChaCha20Rng;
 
-use crate::seed::below;
-use crate::tiles::TileSet;
+use engine::TileSet;
+use engine::seed::below;
 
+use super::agent::{FullAgent, models};
 use super::belief::Observation;
 use super::dominai::dominai_decide_block;
-use super::game::FullTarget;
 use super::position::{FullAction, FullActions, FullPosition, HandEnd};
 use super::rules::{FullRules, MAX_SEATS};
-use super::search::{FullAgent, FullDecision, FullEngine, FullSearcher, best_of, models};
-
-/// The heaviest play (pip total, then high pip; the first among equals).
-pub fn heaviest_play(rules: &FullRules, actions: &[FullAction]) -> usize {
-    heaviest(rules, actions.iter().map(|a| a.tile))
-}
-
-/// The index of the heaviest of `tiles` (pip total, then high pip; the first
-/// among equals): the `heaviest` strategy of every preset.
-pub(super) fn heaviest(rules: &FullRules, tiles: impl IntoIterator<Item = u8>) -> usize {
-    let key = |t: u8| {
-        let (a, b) = rules.pips(t);
-        (a + b, b)
-    };
-    let mut best = (0, (0, 0));
-    for (i, t) in tiles.into_iter().enumerate() {
-        if i == 0 || key(t) > best.1 {
-            best = (i, key(t));
-        }
-    }
-    best.0
-}
-
-/// [`FullSearcher`] on block and team hands.
-impl FullSearcher<'_> {
-    /// The mover's play among its legal plays (two or more) in a block or
-    /// team hand.
-    pub fn choose_open(&mut self, pos: &FullPosition) -> FullDecision {
-        let mut list = FullActions::default();
-        pos.actions(self.rules, &mut list);
-        let start = self.nodes;
-        let mut d = best_of(list.len(), |i| {
-            let mut next = *pos;
-            next.play(self.rules, list.as_slice()[i]);
-            self.open_value(&next, self.depth - 1)
-        });
-        d.nodes = self.nodes - start;
-        d
-    }
-
-    fn open_value(&mut self, pos: &FullPosition, depth: u8) -> f64 {
-        self.nodes += 1;
-        let rules = self.rules;
-        if pos.end.is_some() || depth == 0 {
-            // Partners share a return: the side's index is one of its seats.
-            return pos.pip_returns(rules)[self.side as usize] as f64;
-        }
-        let mut list = FullActions::default();
-        pos.actions(rules, &mut list);
-        // Heaviest plays its play; random, and any model block has no count
-        // for, is the uniform average.
-        let model_play = |model| (model == FullTarget::Heaviest).then(|| heaviest_play(rules, list.as_slice()));
-        self.decision(pos.mover, list.len(), model_play, |s, i| {
-            let mut next = *pos;
-            next.play(rules, list.as_slice()[i]);
-            s.open_value(&next, depth - 1)
-        })
-    }
-}
+use super::search::{FullDecision, FullEngine, FullSearcher};
+use super::targets::{FullTarget, heaviest_play};
 
 /// A block or team hand played to its end.
 #[derive(Clone, Debug, PartialEq)]
@@ -132,7 +66,7 @@ pub fn play_open_hand(
                 let limit = if settings.budget > 0 {
                     settings.budget
                 } else {
-                    super::game::DOMINAI_NODES
+                    super::agent::DOMINAI_NODES
                 };
                 let d = dominai_decide_block(rules, &pos, &obs, plays.len() as u32, rules.seats() as u32, limit);
                 if rules.side(seat) == rules.side(0) {

@@ -2,9 +2,9 @@
 //! arms, the count), drawing until able to play, passing, and the hand's
 //! scoring; sides are seats or partnerships.
 
-use crate::board::{Board, Loc};
-use crate::position::{Action, ActionList};
-use crate::tiles::{TileSet, bit, bits};
+use engine::{Action, ActionList};
+use engine::{Board, Loc};
+use engine::{TileSet, bit, bits};
 
 use super::position::HandEnd;
 use super::rules::{FivesBlocked, FivesLead, FullRules, MAX_SEATS};

@@ -11,12 +11,12 @@
 //! pure function of the position, the rules and these settings. The same
 //! searcher serves block and team (`block_search.rs`).
 
-use crate::position::ActionList;
-use crate::tiles::bits;
+use engine::ActionList;
+use engine::bits;
 
 use super::fives::FivesPosition;
-use super::game::{FullTarget, fixed_choice};
 use super::rules::{FullRules, MAX_SEATS};
+use super::targets::{FullTarget, fixed_choice};
 
 /// Values closer than this are equal.
 pub const FULL_TIE_EPSILON: f64 = 1e-9;
@@ -44,114 +44,6 @@ impl FullEngine {
             FullEngine::MStar => "mstar",
             FullEngine::Ismcts => "ismcts",
             FullEngine::Dominai => "dominai",
-        }
-    }
-}
-
-/// A seat's player in the full game: a fixed strategy, or a search.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum FullAgent {
-    /// Plays a fixed strategy.
-    Fixed(FullTarget),
-    /// Searches with these settings.
-    Search(SearchSettings),
-}
-
-/// How a searching seat searches.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub struct SearchSettings {
-    /// Expectimax, M* or ISMCTS.
-    pub engine: FullEngine,
-    /// The deepest search, in plays and draws (1-254; iterative deepening
-    /// stops here if the budget has not stopped it first).
-    pub depth: u8,
-    /// Nodes per world of a decision (ISMCTS: per decision, times the
-    /// worlds); 0: no budget, search to `depth`.
-    pub budget: u64,
-    /// Worlds sampled per decision under partial observation (PIMC); 0: full
-    /// observation (the true position).
-    pub worlds: u16,
-    /// Whether depth-limited leaves use the learned evaluation (else the
-    /// score so far).
-    pub learned: bool,
-    /// Where the worlds of a partial-observation decision come from.
-    pub belief: crate::Belief,
-    /// How opponents' nodes are shaped by a prediction of their play
-    /// (Expectimax and M*; docs/prediction.md).
-    pub shaping: super::alphabeta::Shaping,
-    /// The model that predicts the opponents' plays for the shaping.
-    pub predictor: super::predict::PredictModel,
-}
-
-impl SearchSettings {
-    /// A search of `engine` to `depth` under full observation, no budget,
-    /// leaves valued by the score so far.
-    pub fn fixed(engine: FullEngine, depth: u8) -> SearchSettings {
-        SearchSettings {
-            engine,
-            depth,
-            budget: 0,
-            worlds: 0,
-            learned: false,
-            belief: crate::Belief::Uniform,
-            shaping: super::alphabeta::Shaping::None,
-            predictor: super::predict::PredictModel::Logit,
-        }
-    }
-
-    /// The shaping's name with its model and parameters, e.g.
-    /// `prune(logit, top 2)`; `none` when plain.
-    pub fn shaping_name(&self) -> String {
-        use super::alphabeta::Shaping;
-        let m = self.predictor.name();
-        match self.shaping {
-            s if s.is_plain() => "none".to_string(),
-            Shaping::Prune { top_n, epsilon_ppm } if epsilon_ppm > 0 => {
-                format!("prune({m}, top {top_n}, p >= {})", epsilon_ppm as f64 / 1e6)
-            }
-            Shaping::Prune { top_n, .. } => format!("prune({m}, top {top_n})"),
-            Shaping::Asymmetric { likely, extend, reduce } => {
-                format!("asymmetric({m}, top {likely} +{extend}, others -{reduce})")
-            }
-            _ => format!("expect({m})"),
-        }
-    }
-}
-
-impl FullAgent {
-    /// A short name: the strategy's, or `mstar/3`, `expectimax/2` (a fixed
-    /// depth), or `mstar (20000 nodes, 16 worlds, learned, model)`, or
-    /// `dominai`.
-    pub fn name(self) -> String {
-        match self {
-            FullAgent::Fixed(t) => t.name().to_string(),
-            FullAgent::Search(s) => {
-                let reach = if s.budget > 0 {
-                    format!("{} nodes", s.budget)
-                } else {
-                    format!("depth {}", s.depth)
-                };
-                let worlds = if s.worlds > 0 {
-                    format!(", {} worlds", s.worlds)
-                } else {
-                    String::new()
-                };
-                let eval = if s.learned { ", learned" } else { "" };
-                let mut belief = if s.belief != crate::Belief::Uniform && s.worlds > 0 {
-                    format!(", {}", s.belief.name())
-                } else {
-                    String::new()
-                };
-                if !s.shaping.is_plain() {
-                    belief = format!("{belief}, {}", s.shaping_name());
-                }
-                match (s.engine, s.budget, s.worlds, s.learned) {
-                    (FullEngine::Dominai, 0, _, _) => "dominai".to_string(),
-                    (FullEngine::Dominai, b, _, _) => format!("dominai ({b} nodes)"),
-                    (_, 0, 0, false) if belief.is_empty() => format!("{}/{}", s.engine.name(), s.depth),
-                    _ => format!("{} ({reach}{worlds}{eval}{belief})", s.engine.name()),
-                }
-            }
         }
     }
 }
@@ -198,15 +90,6 @@ pub struct FullSearcher<'a> {
     /// Each seat's strategy, as M* models it (the agent's own seats unused).
     models: [FullTarget; MAX_SEATS],
     pub(super) nodes: u64,
-}
-
-/// What a searching seat takes the other seats to play: their strategies,
-/// a searching seat being modelled as `searcher` (it minimises).
-pub(super) fn models(agents: &[FullAgent; MAX_SEATS]) -> [FullTarget; MAX_SEATS] {
-    std::array::from_fn(|s| match agents[s] {
-        FullAgent::Fixed(t) => t,
-        FullAgent::Search(_) => FullTarget::Searcher,
-    })
 }
 
 impl<'a> FullSearcher<'a> {

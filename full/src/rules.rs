@@ -3,8 +3,8 @@
 
 use std::fmt;
 
-use crate::rules::RulesError;
-use crate::tiles::{TileSet, bit};
+use engine::RulesError;
+use engine::{TileSet, bit};
 
 /// Most seats at a table.
 pub const MAX_SEATS: usize = 4;
@@ -384,5 +384,12 @@ impl FullRules {
     pub fn tile_name(&self, tile: u8) -> String {
         let (a, b) = self.pips(tile);
         format!("{a}-{b}")
+    }
+}
+
+impl engine::PipTable for FullRules {
+    #[inline]
+    fn pips(&self, tile: u8) -> (u8, u8) {
+        FullRules::pips(self, tile)
     }
 }

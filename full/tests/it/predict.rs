@@ -5,14 +5,12 @@
 use std::process::Command;
 use std::sync::OnceLock;
 
-use engine::full::predict::{
+use engine::seed::keyed_rng;
+use full::predict::{
     BINARY_FEATURES, Dbn, Decision, LOGIT_L2, Logit, NaiveBayes, PLAY_FEATURE_COUNT, POOLED, PredictModel,
     PredictTraining, Predictor, Predictors, TOP_N, TYPES, fit_predictors, logit_objective, predict_decisions, rank_of,
 };
-use engine::full::{
-    AlphaBeta, Evaluation, FivesPosition, FivesTable, FullEngine, FullRules, FullTarget, Limits, Shaping,
-};
-use engine::seed::keyed_rng;
+use full::{AlphaBeta, Evaluation, FivesPosition, FivesTable, FullEngine, FullRules, FullTarget, Limits, Shaping};
 
 use super::alphabeta::{position, rules};
 use engine::{ActionList, TargetKind};

@@ -1,13 +1,13 @@
 //! Seed 002's DominAI: its matrices against the exact belief, and its player.
 
-use engine::full::{
+use engine::seed::keyed_rng;
+use engine::{Belief, TargetKind};
+use full::{
     BONEYARD, Constraints, DominaiMatrices, FivesPosition, FullActions, FullAgent, FullConfig, FullEngine,
     FullPosition, FullRules, FullTarget, HOLDERS, MAX_SEATS, Marginals, MatchOptions, Observation, Preset,
     SearchSettings, Seen, dominai_decide, dominai_decide_block, hand_decisions, heaviest_play, play_match_with,
     random_deal, scores, tiles_of,
 };
-use engine::seed::keyed_rng;
-use engine::{Belief, TargetKind};
 
 /// Decisions of seeded hands played by `defender` in every seat (which
 /// runs seats out of suits): the position and what was seen.
@@ -259,7 +259,7 @@ fn redeal(
         pool.extend(tiles_of(hands[s]));
     }
     for i in (1..pool.len()).rev() {
-        pool.swap(i, engine::full::below(rng, i as u32 + 1) as usize);
+        pool.swap(i, full::below(rng, i as u32 + 1) as usize);
     }
     let mut out = *hands;
     let mut rest = pool.into_iter();
@@ -352,8 +352,8 @@ fn dominai() -> FullAgent {
         worlds: 0,
         learned: false,
         belief: Belief::Dominai,
-        shaping: engine::full::Shaping::None,
-        predictor: engine::full::predict::PredictModel::Logit,
+        shaping: full::Shaping::None,
+        predictor: full::predict::PredictModel::Logit,
     })
 }
 
@@ -367,7 +367,7 @@ fn dominai_plays_partnership_all_fives_reproducibly_and_beats_the_heaviest_tile(
     assert_eq!(a, play_match_with(&rules, 5, 123_456, 1, &agents, 0, &opts).unwrap());
     assert!(a.hands[0].nodes > 0);
     let (mut won, mut lost, mut n) = (0, 0, 0);
-    let deals = engine::full::deal_count(&rules).unwrap();
+    let deals = full::deal_count(&rules).unwrap();
     for d in 0..100u64 {
         // Deals spread over the whole index space (consecutive indices keep
         // most low tiles in the hands).
@@ -383,7 +383,7 @@ fn dominai_plays_partnership_all_fives_reproducibly_and_beats_the_heaviest_tile(
 
 #[test]
 fn dominai_plays_team_hands_from_its_own_hand_reproducibly_and_beats_random_play() {
-    use engine::full::{Preset, play_open_hand};
+    use full::{Preset, play_open_hand};
     let rules = FullRules::preset(Preset::Team);
     for (name, other) in [
         ("random", FullAgent::Fixed(FullTarget::Thesis(TargetKind::Random))),

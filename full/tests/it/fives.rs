@@ -1,11 +1,11 @@
 //! All Fives for 2 to 4 seats: thousands of seeded matches by every target,
 //! with the invariants of the rules, and hand-worked scoring examples.
 
-use engine::full::{
+use engine::{Action, Loc, TargetKind};
+use full::{
     FivesBlocked, FivesLead, FivesPosition, FullAgent, FullConfig, FullMove, FullRules, FullTarget, HandEnd, MAX_SEATS,
     Opening, deal_count, play_match, round_to_five,
 };
-use engine::{Action, Loc, TargetKind};
 
 fn tile(rules: &FullRules, a: u8, b: u8) -> u8 {
     (0..rules.tile_count())
@@ -73,7 +73,7 @@ fn seeded_matches_by_every_target_keep_the_rules() {
                             assert!(hand.hands[want.leader as usize] & (1 << t) != 0);
                             let (a, b) = rules.pips(t);
                             for s in 0..rules.seats() as usize {
-                                for u in engine::full::tiles_of(hand.hands[s]) {
+                                for u in full::tiles_of(hand.hands[s]) {
                                     let (c, d) = rules.pips(u);
                                     assert!((a == b, a + b, b) >= (c == d, c + d, d), "{u} beats the forced {t}");
                                 }
@@ -370,7 +370,7 @@ fn knobs_that_contradict_are_refused_naming_both() {
     assert_eq!(e.field, "hand");
     let e = FullRules::new(FullConfig {
         hand: 5,
-        ..FullConfig::preset(engine::full::Preset::Block)
+        ..FullConfig::preset(full::Preset::Block)
     })
     .unwrap_err();
     assert_eq!(e.field, "hand");
@@ -385,7 +385,7 @@ fn knobs_that_contradict_are_refused_naming_both() {
 fn a_depth_limited_search_beats_the_fixed_strategies() {
     // The same 300 deals and streams: seat 0 searches (M* with the oracle,
     // or Expectimax) or plays heaviest / random, against a scorer.
-    use engine::full::{FullEngine, SearchSettings};
+    use full::{FullEngine, SearchSettings};
     let rules = FullRules::new(FullConfig::all_fives(2)).unwrap();
     let target = FullAgent::Fixed(FullTarget::Thesis(TargetKind::Scorer));
     let mean = |agent: FullAgent| {
@@ -417,13 +417,13 @@ fn a_depth_limited_search_beats_the_fixed_strategies() {
 
 #[test]
 fn perft_counts_every_move_and_the_fast_move_generator_matches_the_rules() {
-    use engine::full::{deal_from_index, fives_perft};
+    use full::{deal_from_index, fives_perft};
     // The straightforward generator: every tile in hand at every open
     // location whose pip it shows (the forced opening aside).
     fn naive(rules: &FullRules, pos: &FivesPosition) -> Vec<Action> {
         let open = pos.board.open_locations();
         let mut out = Vec::new();
-        for t in engine::full::tiles_of(pos.hands[pos.mover as usize]) {
+        for t in full::tiles_of(pos.hands[pos.mover as usize]) {
             if pos.board.is_empty() {
                 if pos.forced.is_none_or(|f| f == t) {
                     out.push(Action {
@@ -452,7 +452,7 @@ fn perft_counts_every_move_and_the_fast_move_generator_matches_the_rules() {
                 next.pass(rules);
                 return walk(rules, &next, depth - 1, checked);
             }
-            return engine::full::tiles_of(pos.boneyard)
+            return full::tiles_of(pos.boneyard)
                 .map(|t| {
                     let mut next = *pos;
                     next.draw(t);

@@ -24,17 +24,17 @@
 //! value is exact (a world's values can be averaged, and the row's
 //! alternatives are true values).
 
-use crate::board::Loc;
-use crate::position::ActionList;
-use crate::tiles::bits;
+use engine::ActionList;
+use engine::Loc;
+use engine::bits;
 
 use super::eval::Evaluation;
 use super::fives::FivesPosition;
-use super::game::{FullTarget, fixed_choice};
 use super::predict::Predictor;
 use super::rules::{FullRules, MAX_SEATS};
 use super::search::{FullDecision, FullEngine, best_of};
 use super::table::{Bound, Entry, FivesTable, position_key};
+use super::targets::{FullTarget, fixed_choice};
 
 /// How far one world's search may go.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -195,7 +195,7 @@ impl<'a> AlphaBeta<'a> {
                 && (self.engine != FullEngine::MStar
                     || matches!(
                         self.models[s as usize],
-                        FullTarget::Thesis(crate::targets::TargetKind::Random) | FullTarget::Searcher
+                        FullTarget::Thesis(engine::TargetKind::Random) | FullTarget::Searcher
                     ))
         });
         if !shaping.is_plain() && branching {
@@ -503,7 +503,7 @@ impl<'a> AlphaBeta<'a> {
         &mut self,
         predictor: &Predictor<'_>,
         pos: &FivesPosition,
-        acts: &[crate::position::Action],
+        acts: &[engine::Action],
         node: Node,
         depth: u8,
         alpha: f64,

@@ -3,7 +3,7 @@
 //! then the low pip covered, then the high pip; 77 per seat for double-6),
 //! its chance actions (the tile dealt), and replaying an OpenSpiel history.
 
-use crate::tiles::{TileSet, bit};
+use engine::{TileSet, bit};
 
 use super::position::{FullAction, FullActions, FullPosition, OPENING};
 use super::rules::{DealOrder, FullRules, MAX_SEATS};

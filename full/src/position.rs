@@ -6,7 +6,7 @@
 //! with no play is skipped (there is no pass action), and the hand ends when
 //! a hand empties or nobody can play.
 
-use crate::tiles::{TileSet, bit, bits};
+use engine::{TileSet, bit, bits};
 
 use super::rules::{FullRules, MAX_SEATS};
 

@@ -20,16 +20,16 @@
 
 use rand_core::RngCore;
 
-use crate::Belief;
-use crate::position::ActionList;
-use crate::tiles::{TileSet, bits};
+use engine::ActionList;
+use engine::Belief;
+use engine::{TileSet, bits};
 
 use super::belief::{BONEYARD, Constraints, HOLDERS, Marginals, Observation, world_of};
 use super::deal::below;
 use super::fives::FivesPosition;
-use super::game::{FullTarget, fixed_choice};
-use super::ismcts::Seen;
 use super::rules::{FullRules, MAX_SEATS};
+use super::seen::Seen;
+use super::targets::{FullTarget, fixed_choice};
 
 /// How well a belief placed the hidden tiles at one decision (against
 /// where they truly were): averaged over the hidden tiles.
@@ -352,7 +352,7 @@ pub fn hand_decisions(
         }
         out.push((pos, seen.clone()));
         pos.actions(rules, &mut list);
-        let i = super::game::full_choice(rules, strategy, &pos, list.as_slice(), rng);
+        let i = super::targets::full_choice(rules, strategy, &pos, list.as_slice(), rng);
         seen.played(&pos, list.as_slice()[i]);
         pos.play(rules, list.as_slice()[i]);
     }

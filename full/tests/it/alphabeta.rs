@@ -1,13 +1,13 @@
 //! The full game's search: pruning keeps every value, the table never
 //! changes a result, budgets are deterministic, worlds are consistent.
 
-use engine::full::{
+use engine::seed::{below, keyed_rng};
+use engine::{ActionList, Belief, TargetKind};
+use full::{
     AlphaBeta, Bound, Entry, Evaluation, FivesPosition, FivesTable, FullAgent, FullConfig, FullEngine, FullRules,
     FullSearcher, FullTarget, IsmctsTree, Limits, MatchOptions, Opening, SearchSettings, Seen, WorldSampler,
     fit_linear_eval, play_match_with, random_deal,
 };
-use engine::seed::{below, keyed_rng};
-use engine::{ActionList, Belief, TargetKind};
 
 pub(crate) fn rules(set: u8, seats: u8, teams: bool) -> FullRules {
     let mut c = FullConfig::all_fives(seats);
@@ -141,7 +141,7 @@ fn pruned_values_equal_plain_values_on_double_4_and_double_6() {
 
 #[test]
 fn the_learned_evaluation_keeps_pruning_exact() {
-    let eval = fit_linear_eval(&engine::full::EvalTraining {
+    let eval = fit_linear_eval(&full::EvalTraining {
         seed: 1,
         hands: 300,
         seats: 2,
@@ -306,8 +306,8 @@ fn ismcts_is_a_pure_function_of_its_stream_and_beats_random_play() {
         worlds: 1,
         learned: false,
         belief: Belief::Uniform,
-        shaping: engine::full::Shaping::None,
-        predictor: engine::full::predict::PredictModel::Logit,
+        shaping: full::Shaping::None,
+        predictor: full::predict::PredictModel::Logit,
     });
     let random = FullAgent::Fixed(FullTarget::Thesis(TargetKind::Random));
     let mut diff = 0i64;
@@ -337,8 +337,8 @@ fn a_match_is_the_same_whatever_the_table_size() {
         worlds: 4,
         learned: false,
         belief: Belief::Uniform,
-        shaping: engine::full::Shaping::None,
-        predictor: engine::full::predict::PredictModel::Logit,
+        shaping: full::Shaping::None,
+        predictor: full::predict::PredictModel::Logit,
     });
     let target = FullAgent::Fixed(FullTarget::Thesis(TargetKind::Defender));
     let agents = [agent, target, agent, target];

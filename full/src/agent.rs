@@ -1,0 +1,338 @@
+//! The seats' players: a fixed strategy or a search ([`FullAgent`]), how a
+//! search is set ([`SearchSettings`]), the scratch a searching seat reuses,
+//! and one searched decision ([`search_decision`]) dispatched to the engine
+//! the settings name (alpha-beta, ISMCTS, DominAI), with the worlds of its
+//! belief under partial observation. The game loops (`game.rs`,
+//! `open_hand.rs`) sit above this layer; the engines below it.
+
+use rand_chacha::ChaCha20Rng;
+
+use super::alphabeta::{AlphaBeta, Limits};
+use super::eval::{Evaluation, LinearEval};
+use super::fives::FivesPosition;
+use super::ismcts::IsmctsTree;
+use super::rules::{FullRules, MAX_SEATS};
+use super::search::{FullDecision, FullEngine};
+use super::seen::Seen;
+use super::table::FivesTable;
+use super::targets::{DEFAULT_TARGET_DEPTH, FullTarget};
+use super::worlds::{BeliefScore, WorldSampler};
+
+/// A seat's player in the full game: a fixed strategy, or a search.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum FullAgent {
+    /// Plays a fixed strategy.
+    Fixed(FullTarget),
+    /// Searches with these settings.
+    Search(SearchSettings),
+}
+
+/// How a searching seat searches.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct SearchSettings {
+    /// Expectimax, M* or ISMCTS.
+    pub engine: FullEngine,
+    /// The deepest search, in plays and draws (1-254; iterative deepening
+    /// stops here if the budget has not stopped it first).
+    pub depth: u8,
+    /// Nodes per world of a decision (ISMCTS: per decision, times the
+    /// worlds); 0: no budget, search to `depth`.
+    pub budget: u64,
+    /// Worlds sampled per decision under partial observation (PIMC); 0: full
+    /// observation (the true position).
+    pub worlds: u16,
+    /// Whether depth-limited leaves use the learned evaluation (else the
+    /// score so far).
+    pub learned: bool,
+    /// Where the worlds of a partial-observation decision come from.
+    pub belief: engine::Belief,
+    /// How opponents' nodes are shaped by a prediction of their play
+    /// (Expectimax and M*; docs/prediction.md).
+    pub shaping: super::alphabeta::Shaping,
+    /// The model that predicts the opponents' plays for the shaping.
+    pub predictor: super::predict::PredictModel,
+}
+
+impl SearchSettings {
+    /// A search of `engine` to `depth` under full observation, no budget,
+    /// leaves valued by the score so far.
+    pub fn fixed(engine: FullEngine, depth: u8) -> SearchSettings {
+        SearchSettings {
+            engine,
+            depth,
+            budget: 0,
+            worlds: 0,
+            learned: false,
+            belief: engine::Belief::Uniform,
+            shaping: super::alphabeta::Shaping::None,
+            predictor: super::predict::PredictModel::Logit,
+        }
+    }
+
+    /// The shaping's name with its model and parameters, e.g.
+    /// `prune(logit, top 2)`; `none` when plain.
+    pub fn shaping_name(&self) -> String {
+        use super::alphabeta::Shaping;
+        let m = self.predictor.name();
+        match self.shaping {
+            s if s.is_plain() => "none".to_string(),
+            Shaping::Prune { top_n, epsilon_ppm } if epsilon_ppm > 0 => {
+                format!("prune({m}, top {top_n}, p >= {})", epsilon_ppm as f64 / 1e6)
+            }
+            Shaping::Prune { top_n, .. } => format!("prune({m}, top {top_n})"),
+            Shaping::Asymmetric { likely, extend, reduce } => {
+                format!("asymmetric({m}, top {likely} +{extend}, others -{reduce})")
+            }
+            _ => format!("expect({m})"),
+        }
+    }
+}
+
+impl FullAgent {
+    /// A short name: the strategy's, or `mstar/3`, `expectimax/2` (a fixed
+    /// depth), or `mstar (20000 nodes, 16 worlds, learned, model)`, or
+    /// `dominai`.
+    pub fn name(self) -> String {
+        match self {
+            FullAgent::Fixed(t) => t.name().to_string(),
+            FullAgent::Search(s) => {
+                let reach = if s.budget > 0 {
+                    format!("{} nodes", s.budget)
+                } else {
+                    format!("depth {}", s.depth)
+                };
+                let worlds = if s.worlds > 0 {
+                    format!(", {} worlds", s.worlds)
+                } else {
+                    String::new()
+                };
+                let eval = if s.learned { ", learned" } else { "" };
+                let mut belief = if s.belief != engine::Belief::Uniform && s.worlds > 0 {
+                    format!(", {}", s.belief.name())
+                } else {
+                    String::new()
+                };
+                if !s.shaping.is_plain() {
+                    belief = format!("{belief}, {}", s.shaping_name());
+                }
+                match (s.engine, s.budget, s.worlds, s.learned) {
+                    (FullEngine::Dominai, 0, _, _) => "dominai".to_string(),
+                    (FullEngine::Dominai, b, _, _) => format!("dominai ({b} nodes)"),
+                    (_, 0, 0, false) if belief.is_empty() => format!("{}/{}", s.engine.name(), s.depth),
+                    _ => format!("{} ({reach}{worlds}{eval}{belief})", s.engine.name()),
+                }
+            }
+        }
+    }
+}
+
+/// What a searching seat takes the other seats to play: their strategies,
+/// a searching seat being modelled as `searcher` (it minimises).
+pub(crate) fn models(agents: &[FullAgent; MAX_SEATS]) -> [FullTarget; MAX_SEATS] {
+    std::array::from_fn(|s| match agents[s] {
+        FullAgent::Fixed(t) => t,
+        FullAgent::Search(_) => FullTarget::Searcher,
+    })
+}
+
+/// What the searching seats of a match use besides their settings.
+#[derive(Clone, Copy, Debug)]
+pub struct MatchOptions<'a> {
+    /// The learned evaluation (needed by settings with `learned`).
+    pub eval: Option<&'a LinearEval>,
+    /// The transposition table's memory, in megabytes (one table per match
+    /// being played; a budgeted search takes no more than its budget needs).
+    pub table_mb: u32,
+    /// The depth of a `searcher` target's Expectimax.
+    pub target_depth: u8,
+    /// The opponent-move predictors (needed by settings with a shaping).
+    pub predictors: Option<&'a super::predict::Predictors>,
+    /// The side whose searched decisions the record keeps (nodes, values,
+    /// belief scores): 0, the agent's side, unless a paired game seated the
+    /// agent at side 1.
+    pub agent_side: u8,
+}
+
+/// The table's default size in megabytes, per thread playing.
+pub const DEFAULT_TABLE_MB: u32 = 64;
+
+impl Default for MatchOptions<'_> {
+    fn default() -> Self {
+        MatchOptions {
+            eval: None,
+            table_mb: DEFAULT_TABLE_MB,
+            target_depth: DEFAULT_TARGET_DEPTH,
+            predictors: None,
+            agent_side: 0,
+        }
+    }
+}
+
+/// The table and tree searching seats reuse through a match.
+#[derive(Debug)]
+pub struct Scratch {
+    table: FivesTable,
+    tree: IsmctsTree,
+    sampler: WorldSampler,
+    worlds: Vec<FivesPosition>,
+    marginals: Box<super::belief::Marginals>,
+}
+
+impl Scratch {
+    /// Scratch for `agents` within `table_mb` megabytes: a budgeted search's
+    /// table is sized to its budget (the largest of the agents').
+    pub fn for_agents(agents: &[FullAgent], table_mb: u32) -> Scratch {
+        Scratch {
+            table: FivesTable::with_slots(Self::slots_for(agents, table_mb)),
+            tree: IsmctsTree::default(),
+            sampler: WorldSampler::default(),
+            worlds: Vec::new(),
+            marginals: Box::new([[0.0; super::belief::HOLDERS]; 64]),
+        }
+    }
+
+    /// Runs `f` with this thread's scratch for `agents`, kept from one match
+    /// to the next (one table per thread, not one allocation per match).
+    /// What a search finds in it does not depend on what it held: the table
+    /// is emptied before every world of every decision, the tree before
+    /// every decision.
+    pub fn with_thread_scratch<R>(agents: &[FullAgent], table_mb: u32, f: impl FnOnce(&mut Scratch) -> R) -> R {
+        thread_local! {
+            static SCRATCH: std::cell::RefCell<Option<Scratch>> = const { std::cell::RefCell::new(None) };
+        }
+        let slots = Self::slots_for(agents, table_mb);
+        SCRATCH.with(|cell| {
+            // A reentrant call (not made by muggins) gets scratch of its own.
+            let Ok(mut held) = cell.try_borrow_mut() else {
+                return f(&mut Scratch::for_agents(agents, table_mb));
+            };
+            if held.as_ref().is_none_or(|s| s.table.capacity() != slots) {
+                // Free the old table before making the new one.
+                *held = None;
+                *held = Some(Scratch::for_agents(agents, table_mb));
+            }
+            f(held.as_mut().expect("set above"))
+        })
+    }
+
+    /// The table's slots for `agents` within `table_mb` megabytes.
+    fn slots_for(agents: &[FullAgent], table_mb: u32) -> usize {
+        let budgets: Vec<u64> = agents
+            .iter()
+            .filter_map(|a| match a {
+                FullAgent::Search(s) if s.engine != FullEngine::Ismcts => Some(s.budget),
+                _ => None,
+            })
+            .collect();
+        let budget = if budgets.contains(&0) {
+            0
+        } else {
+            budgets.iter().copied().max().unwrap_or(1)
+        };
+        FivesTable::slots_for(budget, table_mb)
+    }
+}
+
+impl FullAgent {
+    /// The agent a target seat is: its fixed strategy, or for `searcher`
+    /// Expectimax to `depth` under full observation.
+    pub fn target(t: FullTarget, depth: u8) -> FullAgent {
+        match t {
+            FullTarget::Searcher => FullAgent::Search(SearchSettings::fixed(FullEngine::Expectimax, depth)),
+            t => FullAgent::Fixed(t),
+        }
+    }
+}
+
+/// The searched decision of `seat` (the mover, two or more plays) at `pos`
+/// (the true position; under partial observation only what the seat may
+/// know of it is used: its worlds come from its belief given `seen`), with
+/// how well the belief placed the hidden tiles (partial observation only).
+#[allow(clippy::too_many_arguments)]
+pub fn search_decision(
+    rules: &FullRules,
+    pos: &FivesPosition,
+    seen: &Seen,
+    settings: SearchSettings,
+    models: [FullTarget; MAX_SEATS],
+    opts: &MatchOptions,
+    scratch: &mut Scratch,
+    rng: &mut ChaCha20Rng,
+) -> (FullDecision, Option<BeliefScore>) {
+    let seat = pos.mover;
+    let k = settings.worlds as usize;
+    if settings.engine == FullEngine::Dominai {
+        // Its matrices are its belief, whatever `belief` says.
+        scratch
+            .sampler
+            .prepare(rules, pos, seat, seen, engine::Belief::Dominai, &models, 1, rng);
+        let score = belief_score(scratch, pos);
+        let obs = *scratch.sampler.observation();
+        let limit = if settings.budget > 0 {
+            settings.budget
+        } else {
+            DOMINAI_NODES
+        };
+        let turns = seen.plays().count() as u32;
+        let d = super::dominai::dominai_decide(rules, pos, &obs, turns, rules.seats() as u32, limit);
+        return (d, Some(score));
+    }
+    let partial = k > 0;
+    if partial {
+        scratch
+            .sampler
+            .prepare(rules, pos, seat, seen, settings.belief, &models, k, rng);
+    }
+    let score = partial.then(|| belief_score(scratch, pos));
+    if settings.engine == FullEngine::Ismcts {
+        let budget = settings.budget.max(1) * k.max(1) as u64;
+        let sampler = partial.then_some(&mut scratch.sampler);
+        return (scratch.tree.decide(rules, pos, budget, sampler, rng), score);
+    }
+    let eval = if settings.learned {
+        Evaluation::Learned(
+            opts.eval
+                .expect("a learned evaluation is given with settings that use it"),
+        )
+    } else {
+        Evaluation::Score
+    };
+    let limits = Limits {
+        depth: settings.depth.max(1),
+        budget: settings.budget,
+    };
+    let predictor = (!settings.shaping.is_plain()).then(|| {
+        let set = opts
+            .predictors
+            .expect("the predictors are given with settings that shape the search");
+        let mut p = super::predict::Predictor::new(set, settings.predictor, &models);
+        // The DBN's evidence: each seat's plays so far, as the table saw them.
+        p.observe(rules, seen);
+        p
+    });
+    let mut ab = AlphaBeta::new(rules, seat, settings.engine, models, eval, &mut scratch.table);
+    if let Some(p) = &predictor {
+        ab = ab.shaped(settings.shaping, p);
+    }
+    if !partial {
+        return (ab.decide(&[*pos], limits), None);
+    }
+    scratch.sampler.worlds(k, rng, &mut scratch.worlds);
+    (ab.decide(&scratch.worlds, limits), score)
+}
+
+/// The node cap of a DominAI decision without a budget.
+pub const DOMINAI_NODES: u64 = 200_000;
+
+/// The log loss and Brier score of the prepared belief's marginals against
+/// where the hidden tiles of `pos` are.
+fn belief_score(scratch: &mut Scratch, pos: &FivesPosition) -> BeliefScore {
+    scratch.sampler.marginals(&mut scratch.marginals);
+    let obs = scratch.sampler.observation();
+    let (log_loss, brier) = super::belief::scores(obs, &scratch.marginals, &obs.holders_in(pos));
+    BeliefScore {
+        log_loss,
+        brier,
+        ess: scratch.sampler.ess(),
+    }
+}

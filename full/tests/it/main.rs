@@ -1,0 +1,9 @@
+//! The full game's tests: rules and scoring (All Fives, block, team), the
+//! searches, beliefs, DominAI and the move predictors.
+
+mod alphabeta;
+mod beliefs;
+mod dominai;
+mod fives;
+mod game;
+mod predict;
