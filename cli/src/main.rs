@@ -24,9 +24,6 @@ macro_rules! print {
 
 mod args;
 mod bench;
-mod bench_beliefs;
-mod bench_coordinator;
-mod bench_double6;
 mod cluster;
 mod fit_eval;
 mod fit_predict;

@@ -10,7 +10,7 @@ use jobs::layout::{
     create_confined_dir, file_digest, is_plain_file,
 };
 
-use crate::service::Shared;
+use crate::shared::Shared;
 use crate::store::{CompletionTarget, ExpState, StoreError, now_ms};
 
 /// How long after a completion the coordinator waits for the worker's own

@@ -7,7 +7,9 @@
 
 mod files;
 mod metrics;
+mod metrics_http;
 mod service;
+mod shared;
 mod store;
 mod sweeper;
 mod wire;
@@ -44,7 +46,7 @@ impl std::fmt::Debug for Token {
 /// Refuses requests without the configured bearer token, comparing in
 /// constant time.
 #[derive(Clone, Debug)]
-struct CheckToken(Token, Arc<service::Shared>);
+struct CheckToken(Token, Arc<shared::Shared>);
 
 impl tonic::service::Interceptor for CheckToken {
     fn call(&mut self, req: tonic::Request<()>) -> Result<tonic::Request<()>, tonic::Status> {
@@ -199,7 +201,7 @@ pub async fn serve_with_metrics(
     let (stop_tx, stop_rx) = tokio::sync::watch::channel(false);
     let metrics_task = metrics.map(|l| {
         let mut rx = stop_rx.clone();
-        tokio::spawn(metrics::serve(l, Arc::clone(service.shared()), async move {
+        tokio::spawn(metrics_http::serve(l, Arc::clone(service.shared()), async move {
             let _ = rx.wait_for(|v| *v).await;
         }))
     });

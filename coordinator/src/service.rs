@@ -1,8 +1,8 @@
 //! The gRPC service: the only place that turns errors into `Status`.
 
-use std::collections::{HashMap, VecDeque};
+use std::collections::HashMap;
 use std::pin::Pin;
-use std::sync::{Arc, Mutex, MutexGuard};
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use proto::coordinator_server::Coordinator;
@@ -13,25 +13,8 @@ use tonic::{Request, Response, Status};
 use crate::Config;
 use crate::metrics::Metrics;
 use crate::store::{CompleteOutcome, FailOutcome, HeartbeatOutcome, Store, StoreError};
-use crate::wire::{check_len, require, status, truncate_chars};
-
-/// State shared by the service and the sweeper.
-#[derive(Debug)]
-pub struct Shared {
-    pub store: Mutex<Store>,
-    pub config: Config,
-    /// Recent (time, games done) samples per experiment, for rates and ETAs.
-    pub(crate) samples: Mutex<HashMap<String, VecDeque<(i64, u64)>>>,
-    pub metrics: crate::metrics::Metrics,
-    /// The content of the results root's marker file, which workers must echo.
-    pub marker: String,
-}
-
-impl Shared {
-    pub fn store(&self) -> MutexGuard<'_, Store> {
-        self.store.lock().unwrap_or_else(|e| e.into_inner())
-    }
-}
+use crate::shared::Shared;
+use crate::wire::{check_len, require, status, task_to_proto, truncate_chars};
 
 /// The coordinator's gRPC service.
 #[derive(Clone, Debug)]
@@ -205,32 +188,7 @@ impl Coordinator for CoordinatorService {
                 Metrics::inc(&self.shared.metrics.lease_expiries);
                 tracing::warn!(task = %t.task_id, experiment = %t.experiment_id, "lease expired; task leased again");
             }
-            Task {
-                experiment_id: t.experiment_id,
-                task_id: t.task_id,
-                stage: t.stage,
-                shard: t.shard,
-                first_game: t.first_game,
-                games: t.games,
-                spec_toml: t.spec_toml,
-                spec_hash: t.spec_hash,
-                output: t.output,
-                lease_token: t.lease_token,
-                lease_ms: self.lease_ms() as u64,
-                model: t.model,
-                chunks: t
-                    .chunks
-                    .into_iter()
-                    .map(|c| proto::Chunk {
-                        first_game: c.first_game,
-                        games: c.games,
-                        checksum: c.checksum,
-                        file: c.file.unwrap_or_default(),
-                        ..Default::default()
-                    })
-                    .collect(),
-                expected_checksum: t.expected_checksum,
-            }
+            task_to_proto(t, self.lease_ms() as u64)
         });
         Ok(Response::new(LeaseTaskResponse {
             task,

@@ -13,7 +13,7 @@ use jobs::layout::{self, Stage};
 use jobs::{Manifest, ShardEntry, Spec};
 
 use crate::files;
-use crate::service::Shared;
+use crate::shared::Shared;
 use crate::store::ExpState;
 
 /// Every this many ticks, placed files are checked to still be there.

@@ -6,8 +6,8 @@
 use proto::{Experiment, ExperimentState};
 use tonic::Status;
 
-use crate::service::Shared;
-use crate::store::{ExpState, ExperimentRow, StoreError, now_ms};
+use crate::shared::Shared;
+use crate::store::{ExpState, ExperimentRow, LeasedTask, StoreError, now_ms};
 
 impl Shared {
     /// An experiment as clients see it, with its rate over the last 30 s and
@@ -138,4 +138,34 @@ pub(crate) fn chunks_from_wire(chunks: &[proto::Chunk]) -> Vec<crate::files::Rep
             file: (!c.file.is_empty()).then(|| (c.file.clone(), c.file_bytes, c.file_sha256.clone())),
         })
         .collect()
+}
+
+/// A leased task as the worker receives it, with the lease's length.
+pub(crate) fn task_to_proto(t: LeasedTask, lease_ms: u64) -> proto::Task {
+    proto::Task {
+        experiment_id: t.experiment_id,
+        task_id: t.task_id,
+        stage: t.stage,
+        shard: t.shard,
+        first_game: t.first_game,
+        games: t.games,
+        spec_toml: t.spec_toml,
+        spec_hash: t.spec_hash,
+        output: t.output,
+        lease_token: t.lease_token,
+        lease_ms,
+        model: t.model,
+        chunks: t
+            .chunks
+            .into_iter()
+            .map(|c| proto::Chunk {
+                first_game: c.first_game,
+                games: c.games,
+                checksum: c.checksum,
+                file: c.file.unwrap_or_default(),
+                ..Default::default()
+            })
+            .collect(),
+        expected_checksum: t.expected_checksum,
+    }
 }

@@ -160,8 +160,3 @@ pub fn cut(n: u64, size: u64) -> Vec<Shard> {
         })
         .collect()
 }
-
-/// The file name of a shard's partition.
-pub fn part_file(shard: u64) -> String {
-    format!("part-{shard:05}.parquet")
-}

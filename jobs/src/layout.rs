@@ -9,7 +9,7 @@ use std::path::{Component, Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
-use crate::parquet_io::{IoError, durable_rename};
+use crate::files::{IoError, durable_rename};
 
 /// The marker file the coordinator keeps at the top of its results root.
 /// Workers read it and send its content when they lease, which proves they
@@ -402,7 +402,7 @@ impl ExperimentDir {
     /// Shard `shard`'s partition of a partition-writing stage.
     pub fn partition(&self, stage: Stage, shard: u64) -> Option<String> {
         let dir = stage.partitions_dir()?;
-        Some(format!("{}/{dir}/{}", self.output, crate::part_file(shard)))
+        Some(format!("{}/{dir}/{}", self.output, part_file(shard)))
     }
 
     /// A committed chunk of games shard `shard`: the rows of games
@@ -412,18 +412,18 @@ impl ExperimentDir {
         format!(
             "{}/{CHUNKS_DIR}/{}/g{first:012}-n{games}.parquet",
             self.output,
-            crate::part_file(shard).trim_end_matches(".parquet")
+            part_file(shard).trim_end_matches(".parquet")
         )
     }
 
     /// Games shard `shard`'s per-hand table (a grid of matches).
     pub fn hands_partition(&self, shard: u64) -> String {
-        format!("{}/{HANDS_DIR}/{}", self.output, crate::part_file(shard))
+        format!("{}/{HANDS_DIR}/{}", self.output, part_file(shard))
     }
 
     /// Games shard `shard`'s per-move table (with `[output] moves = true`).
     pub fn moves_partition(&self, shard: u64) -> String {
-        format!("{}/{MOVES_DIR}/{}", self.output, crate::part_file(shard))
+        format!("{}/{MOVES_DIR}/{}", self.output, part_file(shard))
     }
 
     /// The hidden name a worker writes shard `shard`'s partition under
@@ -462,4 +462,9 @@ impl ExperimentDir {
             Stage::Samples | Stage::Games | Stage::Check => None,
         }
     }
+}
+
+/// The file name of a shard's partition.
+pub fn part_file(shard: u64) -> String {
+    format!("part-{shard:05}.parquet")
 }

@@ -7,28 +7,30 @@
 
 pub mod evals;
 mod exec;
-mod exec_full;
+mod files;
 mod grid;
-mod hands;
 pub mod layout;
 mod manifest;
-mod moves;
 mod parquet_io;
 pub mod predictors;
+mod rows;
 mod spec;
 pub mod sprt;
 pub mod training;
 
-pub use exec::{ExecError, Executor, GameRow, Played, checksum};
-pub use exec_full::moves_text as full_moves_text;
-pub use grid::{GameCoords, Shard, coords, part_file, shards};
-pub use hands::{HandRow, hands_parquet, hands_schema, read_hands};
+pub use exec::moves_text as full_moves_text;
+pub use exec::{Executor, Played};
+pub use files::{IoError, durable_rename};
+pub use grid::{GameCoords, Shard, coords, shards};
+pub use layout::part_file;
 pub use manifest::{ClassifierEntry, Manifest, PredictorsEntry, ShardEntry, write_json_atomic};
-pub use moves::{MoveRow, moves_parquet, moves_schema, read_moves};
+pub use parquet_io::hands::{hands_parquet, hands_schema, read_hands};
+pub use parquet_io::moves::{moves_parquet, moves_schema, read_moves};
 pub use parquet_io::{
-    IoError, SCHEMA_VERSION, durable_rename, partitions, parts_in, read_partition, read_samples, samples_schema,
-    schema, to_batch, write_partition, write_samples,
+    SCHEMA_VERSION, partitions, parts_in, read_partition, read_samples, samples_schema, schema, to_batch,
+    write_partition, write_samples,
 };
+pub use rows::{ExecError, GameRow, HandRow, MoveRow, SampleRow, checksum};
 pub use spec::{
     Agent, AgentPlay, AgentSearch, ClassifierSpec, DEFAULT_SHARD_GAMES, Format, FullSearch, FullSpec, GridSpec,
     MAX_BUDGET, MAX_GAMES, MAX_LISTED_STATES, MAX_OUTPUT_BYTES, MAX_PATH_BYTES, MAX_SHARD_GAMES, MAX_SPEC_BYTES,

@@ -4,7 +4,7 @@ use std::path::Path;
 
 use serde::{Deserialize, Serialize};
 
-use crate::parquet_io::IoError;
+use crate::files::IoError;
 
 /// One shard's partition as recorded in the manifest.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]

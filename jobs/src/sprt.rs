@@ -33,14 +33,10 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
-use crate::exec::GameRow;
+use crate::rows::GameRow;
 use crate::spec::{Sprt, SprtOn};
 
-/// The most games a shard holds under `[stop] sprt`: 16 pairs. The
-/// coordinator leases them in order, and no further ahead of the first
-/// shard not done than the leases in flight, so when the test decides at
-/// most one task per worker has been played past the stopping point.
-pub const MAX_STOP_SHARD_GAMES: u64 = 32;
+pub use crate::spec::MAX_STOP_SHARD_GAMES;
 
 /// How the coordinator's refusal of a completion begins when the SPRT
 /// stopped the experiment before the task's shard (the worker says so

@@ -4,30 +4,14 @@
 use std::time::Instant;
 
 use classifier::{Artifact, Confusion, Forest, ForestParams, Mda, Model, Sample, folds, holdout_split, majority};
-use engine::TargetKind;
 use serde::{Deserialize, Serialize};
 
 use crate::grid::Shard;
+use crate::rows::SampleRow;
 use crate::spec::Spec;
 
 /// Training games per shard of the samples stage.
 pub const TRAINING_SHARD_GAMES: u64 = 10_000;
-
-/// One sample: the features after a target turn of a training game.
-#[derive(Clone, Debug, PartialEq)]
-pub struct SampleRow {
-    /// The training game's index; it picks the pairing `TABLE_9[game % 9]`.
-    pub game: u64,
-    /// The target seat's turn number, 1-based.
-    pub turn: u32,
-    /// The fixed policy the player seat played.
-    pub player_type: TargetKind,
-    /// The target seat's type: the sample's label.
-    pub target_type: TargetKind,
-    /// The features in Table 8's order: points per turn, defense, opponent
-    /// draws per turn, scoring plays per turn, count.
-    pub x: [f64; 5],
-}
 
 /// The shards of the samples stage: the spec's training games, cut into
 /// shards of [`TRAINING_SHARD_GAMES`].

@@ -26,7 +26,7 @@ pub(crate) enum Output {
         checksum: String,
         rows: u64,
     },
-    Samples(Vec<jobs::training::SampleRow>),
+    Samples(Vec<jobs::SampleRow>),
     /// A stage that wrote its own files (fit, report): the file that marks it
     /// done (relative to the experiment directory), its SHA-256 and size, and
     /// a row count.

@@ -21,18 +21,8 @@ impl Spec {
         let text = |s: &str| serde_json::to_string(s).expect("a string serialises");
         let list = |items: Vec<String>| format!("[{}]", items.join(","));
         let names = |items: Vec<&str>| list(items.into_iter().map(text).collect());
-        let r = &self.rules;
         let g = &self.grid;
         let c = &self.classifier;
-        let lead = match r.lead {
-            Lead::HighestDouble => "highest-double",
-            Lead::Player => "player",
-            Lead::Target => "target",
-        };
-        let blocked = match r.blocked {
-            Blocked::Difference => "difference",
-            Blocked::None => "none",
-        };
         let observability = |o: &Observability| match o {
             Observability::Full => "full",
             Observability::Partial => "partial",
@@ -76,9 +66,73 @@ impl Spec {
             DepthLimit::Unlimited => text("Unlimited"),
             DepthLimit::Turns(d) => format!("{{\"Turns\":{d}}}"),
         };
-        // The thesis's rules as they always were; a full-game preset's knobs
-        // instead, with its match (absent from thesis specs, whose hashes stay).
-        let rules = match &self.full {
+        let rules = self.canonical_rules();
+        // Present only with a rules factor, so that the specs before it keep their hashes.
+        let rule_sets = if self.rule_sets.is_empty() {
+            String::new()
+        } else {
+            super::rulesets::canonical(&self.rule_sets, |k| format!("{{{}}}", full_knobs(k)))
+        };
+        let full_search = self.canonical_full_search();
+        // Present only when on, so that the specs written before it keep their hashes.
+        let output = if self.output_moves {
+            ",\"output\":{\"moves\":true}"
+        } else {
+            ""
+        };
+        // Present only with named agents, so that the specs before them keep their hashes.
+        let pool = self.pool.as_ref().map_or(String::new(), |p| {
+            let table_mb = self.full.as_ref().map_or(full::DEFAULT_TABLE_MB, |f| f.search.table_mb);
+            p.canonical(self.stop.as_ref(), table_mb)
+        });
+        let mut out = String::new();
+        let _ = write!(
+            out,
+            "{{\"name\":{},\"seed\":{},\"output\":{},\
+             \"rules\":{},\
+             \"grid\":{{\"information_source\":{},\"observability\":{},\"target\":{},\"starting_states\":{},\
+             \"engine\":{},\"repeats\":{}}},\
+             \"search\":{{\"worlds\":{},\"belief\":{},\"depth\":{}{full_search}}},\
+             \"classifier\":{{\"kind\":{},\"samples\":{},\"compare_samples\":{},\"folds\":{},\"holdout\":{}}},\
+             \"shard_games\":{}{output}{pool}{rule_sets}}}",
+            text(&self.name),
+            self.seed,
+            text(&self.output),
+            rules,
+            names(g.information_source.iter().map(|s| s.name()).collect()),
+            names(g.observability.iter().map(observability).collect()),
+            names(g.target.iter().map(target).collect()),
+            states,
+            names(g.engine.iter().map(player_engine).collect()),
+            g.repeats,
+            worlds,
+            belief,
+            depth,
+            text(&c.kind),
+            c.samples,
+            list(c.compare_samples.iter().map(u64::to_string).collect()),
+            c.folds,
+            serde_json::to_string(&c.holdout).expect("a finite float serialises"),
+            self.shard_games
+        );
+        out
+    }
+
+    /// The thesis's rules as they always were; a full-game preset's knobs
+    /// instead, with its match (absent from thesis specs, whose hashes stay).
+    fn canonical_rules(&self) -> String {
+        let text = |s: &str| serde_json::to_string(s).expect("a string serialises");
+        let r = &self.rules;
+        let lead = match r.lead {
+            Lead::HighestDouble => "highest-double",
+            Lead::Player => "player",
+            Lead::Target => "target",
+        };
+        let blocked = match r.blocked {
+            Blocked::Difference => "difference",
+            Blocked::None => "none",
+        };
+        match &self.full {
             None => format!(
                 "{{\"set\":{},\"hand\":{},\"boneyard\":{},\"lead\":{},\"blocked\":{}}}",
                 r.set,
@@ -95,15 +149,16 @@ impl Spec {
                     .map_or(String::new(), |p| format!(",\"partner\":{}", text(p.name())));
                 format!("{{{}{partner}}},\"match\":{to}", full_knobs(&f.config))
             }
-        };
-        // Present only with a rules factor, so that the specs before it keep their hashes.
-        let rule_sets = if self.rule_sets.is_empty() {
-            String::new()
-        } else {
-            super::rulesets::canonical(&self.rule_sets, |k| format!("{{{}}}", full_knobs(k)))
-        };
-        // The full game's search settings, each present only when not its
-        // default (so that the specs written before them keep their hashes).
+        }
+    }
+
+    /// The full game's search settings, each present only when not its
+    /// default (so that the specs written before them keep their hashes).
+    fn canonical_full_search(&self) -> String {
+        use std::fmt::Write;
+        let text = |s: &str| serde_json::to_string(s).expect("a string serialises");
+        let list = |items: Vec<String>| format!("[{}]", items.join(","));
+        let g = &self.grid;
         let mut full_search = String::new();
         if let Some(f) = &self.full {
             let fs = &f.search;
@@ -158,48 +213,7 @@ impl Spec {
                 }
             }
         }
-        // Present only when on, so that the specs written before it keep their hashes.
-        let output = if self.output_moves {
-            ",\"output\":{\"moves\":true}"
-        } else {
-            ""
-        };
-        // Present only with named agents, so that the specs before them keep their hashes.
-        let pool = self.pool.as_ref().map_or(String::new(), |p| {
-            let table_mb = self.full.as_ref().map_or(full::DEFAULT_TABLE_MB, |f| f.search.table_mb);
-            p.canonical(self.stop.as_ref(), table_mb)
-        });
-        let mut out = String::new();
-        let _ = write!(
-            out,
-            "{{\"name\":{},\"seed\":{},\"output\":{},\
-             \"rules\":{},\
-             \"grid\":{{\"information_source\":{},\"observability\":{},\"target\":{},\"starting_states\":{},\
-             \"engine\":{},\"repeats\":{}}},\
-             \"search\":{{\"worlds\":{},\"belief\":{},\"depth\":{}{full_search}}},\
-             \"classifier\":{{\"kind\":{},\"samples\":{},\"compare_samples\":{},\"folds\":{},\"holdout\":{}}},\
-             \"shard_games\":{}{output}{pool}{rule_sets}}}",
-            text(&self.name),
-            self.seed,
-            text(&self.output),
-            rules,
-            names(g.information_source.iter().map(|s| s.name()).collect()),
-            names(g.observability.iter().map(observability).collect()),
-            names(g.target.iter().map(target).collect()),
-            states,
-            names(g.engine.iter().map(player_engine).collect()),
-            g.repeats,
-            worlds,
-            belief,
-            depth,
-            text(&c.kind),
-            c.samples,
-            list(c.compare_samples.iter().map(u64::to_string).collect()),
-            c.folds,
-            serde_json::to_string(&c.holdout).expect("a finite float serialises"),
-            self.shard_games
-        );
-        out
+        full_search
     }
 
     /// SHA-256 of the canonical JSON, in hex.

@@ -53,7 +53,7 @@ pub(super) const GRID: &[&str] = &[
 /// The other tables: (path, keys).
 const TABLES: &[(&str, &[&str])] = &[
     ("grid", GRID),
-    ("search", super::full::FULL_SEARCH_KEYS),
+    ("search", FULL_SEARCH_KEYS),
     (
         "classifier",
         &["kind", "samples", "compare_samples", "folds", "holdout"],
@@ -146,9 +146,42 @@ pub(super) fn check_all(root: &Table) -> Result<(), SpecError> {
     if let Some(Value::Table(agents)) = root.get("agents") {
         for (name, v) in agents.iter() {
             if let Value::Table(a) = v {
-                check(a, &format!("agents.{name}"), super::agents::AGENT_KEYS)?;
+                check(a, &format!("agents.{name}"), AGENT_KEYS)?;
             }
         }
     }
     Ok(())
 }
+
+/// The keys of an `[agents.NAME]` table.
+pub(super) const AGENT_KEYS: &[&str] = &[
+    "engine",
+    "table_mb",
+    "strategy",
+    "budget",
+    "depth",
+    "worlds",
+    "belief",
+    "evaluation",
+    "shaping",
+    "predictor",
+];
+
+/// The keys `[search]` of an All-Fives spec takes.
+pub(super) const FULL_SEARCH_KEYS: &[&str] = &[
+    "partner",
+    "depth",
+    "budget",
+    "worlds",
+    "evaluation",
+    "table_mb",
+    "target_depth",
+    "belief",
+    "shaping",
+    "predictor",
+    "top_n",
+    "epsilon",
+    "likely",
+    "extend",
+    "reduce",
+];

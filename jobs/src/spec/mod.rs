@@ -6,28 +6,27 @@
 
 use std::fmt;
 
-use ::full::{FullRules, FullTarget, deal_count};
+use ::full::{FullRules, FullTarget};
 use engine::{Observability, PlayerEngine, Rules, RulesConfig, SearchConfig};
 use serde::Serialize;
-use toml::Table;
 
 mod agents;
 mod canonical;
 mod fields;
 mod full;
 mod keys;
+mod parse;
+mod pool;
 mod rulesets;
 mod sections;
+mod shaping;
 mod states;
 
 pub use agents::{Agent, AgentPlay, AgentSearch, Format, Pool, Sprt, SprtOn};
 pub(crate) use canonical::hex;
-use fields::{bad, check_name, check_output, missing, no_unknown, take_int, take_str, take_table};
-pub use full::{FullSearch, FullSpec, MAX_BUDGET, MAX_WORLDS, ShapingLevel, ShapingParams, shaping_of};
+pub use full::{FullSearch, FullSpec, MAX_BUDGET, MAX_WORLDS};
 pub use rulesets::RuleSet;
-use sections::{
-    check_classifier_fits, parse_classifier, parse_grid, parse_output, parse_rules, parse_search, parse_shards,
-};
+pub use shaping::{ShapingLevel, ShapingParams, shaping_of};
 pub use states::{MAX_LISTED_STATES, StateSet};
 
 /// The longest `output` accepted.
@@ -42,6 +41,11 @@ pub const MAX_GAMES: u64 = 100_000_000;
 pub const MAX_SHARD_GAMES: u64 = 1_000_000;
 /// Games per shard unless the spec says otherwise.
 pub const DEFAULT_SHARD_GAMES: u64 = 5040;
+/// The most games a shard holds under `[stop] sprt`: 16 pairs. The
+/// coordinator leases them in order, and no further ahead of the first
+/// shard not done than the leases in flight, so when the test decides at
+/// most one task per worker has been played past the stopping point.
+pub const MAX_STOP_SHARD_GAMES: u64 = 32;
 
 /// A spec that cannot run.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
@@ -171,7 +175,7 @@ pub struct GridSpec {
     /// `[search] shaping` x `predictor` (All Fives): how opponents' nodes
     /// are shaped; several levels make it a factor of the grid (varying
     /// just slower than the engine, faster than the belief).
-    pub shaping: Vec<full::ShapingLevel>,
+    pub shaping: Vec<ShapingLevel>,
     /// `[search] budget` as a list (All Fives): the node budgets, a factor
     /// of the grid varying just slower than the shaping; empty when the
     /// spec gives one budget or none (then every game has
@@ -248,304 +252,9 @@ pub struct Spec {
 }
 
 impl Spec {
-    /// Parses and validates a spec.
+    /// Parses and validates a spec (`parse.rs`).
     pub fn from_toml(text: &str) -> Result<Spec, SpecError> {
-        if text.len() > MAX_SPEC_BYTES {
-            return Err(bad(
-                "spec",
-                format!("{} bytes", text.len()),
-                format!("a spec may be at most {MAX_SPEC_BYTES} bytes"),
-            ));
-        }
-        let mut root: Table = text
-            .parse()
-            .map_err(|e: toml::de::Error| SpecError::Syntax(e.to_string().trim().to_string()))?;
-        keys::check_all(&root)?;
-        let name = take_str(&mut root, "", "name")?.ok_or_else(|| missing("name", "every experiment has a name"))?;
-        check_name("name", &name)?;
-        let seed =
-            take_int(&mut root, "", "seed")?.ok_or_else(|| missing("seed", "the experiment seed, e.g. seed = 2014"))?;
-        let seed = u64::try_from(seed).map_err(|_| bad("seed", seed, "must not be negative"))?;
-        // `output` is the results directory (a string), or the table
-        // `[output]` with `dir` (the same) and `moves` (the per-move table).
-        let (output, output_moves) = match root.remove("output") {
-            None => (None, false),
-            Some(toml::Value::String(o)) => (Some(o), false),
-            Some(toml::Value::Table(t)) => parse_output(t)?,
-            Some(v) => {
-                return Err(bad(
-                    "output",
-                    v,
-                    "must be the results directory (a string), or a table [output] with dir and moves",
-                ));
-            }
-        };
-        let output = match output {
-            Some(o) => {
-                check_output(&o)?;
-                o
-            }
-            None => name.clone(),
-        };
-        let mut rules_table = take_table(&mut root, "", "rules")?;
-        let named_sets = rulesets::take_named(&mut rules_table);
-        let preset = full::take_preset(&mut rules_table)?;
-        let mut grid_table = take_table(&mut root, "", "grid")?
-            .ok_or_else(|| missing("grid", "the [grid] table of levels and factors"))?;
-        for k in ["preset", "seats", "teams", "partnerships", "hand", "set"] {
-            if let Some(v) = grid_table.get(k) {
-                return Err(bad(
-                    &format!("grid.{k}"),
-                    v,
-                    "rules vary as rule sets: define each in a table, e.g. [rules.four] seats = 4 teams = true, and \
-                     list them in grid.rules = [\"two\", \"four\"] (a preset's name alone is a set too)",
-                ));
-            }
-        }
-        let rule_sets = rulesets::parse(grid_table.remove("rules"), named_sets, rules_table.as_ref(), preset)?;
-        let (rules, full_config, count) = match (&rule_sets, preset) {
-            (Some(sets), _) => {
-                let fewest = sets.iter().map(|s| s.deals).min().expect("a factor has a level");
-                (RulesConfig::default(), Some(sets[0].config), fewest)
-            }
-            (None, None) => {
-                let rules = parse_rules(rules_table)?;
-                let checked = Rules::new(rules).map_err(|e| bad(&format!("rules.{}", e.field), &e.value, e.reason))?;
-                (rules, None, checked.starting_states())
-            }
-            (None, Some(p)) => {
-                let config = full::parse_full_rules(p, rules_table)?;
-                let count = FullRules::new(config)
-                    .ok()
-                    .and_then(|r| deal_count(&r))
-                    .ok_or_else(|| {
-                        bad(
-                            "rules",
-                            format!("preset = \"{p}\""),
-                            "has more deals than a u64 can index; use fewer or smaller hands",
-                        )
-                    })?;
-                (RulesConfig::default(), Some(config), count)
-            }
-        };
-        // With a rules factor, the first set stands for the spec's rules
-        // wherever one rule set is read; every set is checked on its own.
-        let preset = full_config.map(|c| c.preset);
-        let sets = rule_sets.as_deref().unwrap_or_default();
-        let match_to = full::parse_match(take_table(&mut root, "", "match")?, preset)?;
-        let pool_keys = agents::take_pool_keys(&mut grid_table)?;
-        if match_to.is_some() || pool_keys.is_some() {
-            let what = if match_to.is_some() { "[match]" } else { "named agents" };
-            if let Some(s) = sets.iter().find(|s| s.config.preset != ::full::Preset::AllFives) {
-                return Err(bad(
-                    &format!("rules.{}.preset", s.name),
-                    format!("\"{}\"", s.config.preset),
-                    format!("{what} play preset = \"all-fives\": every rule set of grid.rules must be all-fives"),
-                ));
-            }
-        }
-        if pool_keys.is_some() {
-            if preset != Some(::full::Preset::AllFives) {
-                return Err(bad(
-                    "grid.agents",
-                    "[...]",
-                    "named agents play [rules] preset = \"all-fives\"",
-                ));
-            }
-            // Placeholders, replaced by the agents' engines and the opponents below.
-            grid_table.insert("engine".into(), toml::Value::Array(vec!["mstar".into()]));
-            grid_table.insert("target".into(), toml::Value::Array(vec!["random".into()]));
-        }
-        let deals = match sets {
-            [] => preset.map(|p| format!("preset = \"{p}\"")),
-            _ => Some("every rule set of grid.rules".to_string()),
-        };
-        let mut grid = parse_grid(grid_table, count, deals.as_deref())?;
-        let mut search_table = take_table(&mut root, "", "search")?;
-        grid.belief = sections::take_beliefs(&mut search_table, full_config.as_ref(), &grid)?;
-        // A partner plays in the partnerships of the rule sets that have them.
-        let teams = sets.iter().find(|s| s.config.teams).map(|s| &s.config);
-        let partner = full::take_partner(&mut search_table, teams.or(full_config.as_ref()))?;
-        let target_depth = search_table.as_ref().and_then(|t| t.get("target_depth")).cloned();
-        let (full_search, budgets) = full::take_full_search(&mut search_table, full_config.as_ref())?;
-        if let Some(v) = target_depth
-            && !grid.target.contains(&FullTarget::Searcher)
-        {
-            return Err(bad(
-                "search.target_depth",
-                v,
-                "is the searcher target's depth; grid.target does not list \"searcher\": remove it, or add that target",
-            ));
-        }
-        grid.budget = budgets;
-        grid.shaping = full::take_shaping(&mut search_table, &grid)?;
-        let mut search = parse_search(search_table, &rules)?;
-        search.belief = grid.belief[0];
-        let agent_tables = take_table(&mut root, "", "agents")?;
-        let pool = match (pool_keys, full_config.as_ref()) {
-            (None, _) => {
-                if let Some(t) = agent_tables {
-                    let k = t.keys().next().cloned().unwrap_or_default();
-                    return Err(bad(
-                        &format!("agents.{k}"),
-                        "{...}",
-                        "named agents play when the grid names them: give grid.agents = [...] and grid.opponents \
-                         (or grid.tournament)",
-                    ));
-                }
-                None
-            }
-            (Some(keys), Some(config)) => {
-                let defaults = agents::Defaults {
-                    search: &search,
-                    full: &full_search,
-                    belief: grid.belief[0],
-                };
-                let pool = agents::build_pool(keys, agent_tables, &defaults)?;
-                if sets.is_empty() {
-                    agents::two_sides(config)?;
-                }
-                for s in sets {
-                    agents::two_sides(&s.config).map_err(|e| in_rule_set(e, &s.name))?;
-                }
-                agents::fit_grid(&pool, &mut grid, partner)?;
-                Some(pool)
-            }
-            (Some(_), None) => unreachable!("refused above: agents need a preset"),
-        };
-        let full = full_config.map(|config| FullSpec {
-            config,
-            match_to,
-            partner,
-            search: full_search,
-        });
-        match &full {
-            Some(f) if sets.is_empty() => {
-                full::check_full_grid(f.config.preset, &grid, &search, &f.search, pool.is_some())?
-            }
-            Some(f) => {
-                for s in sets {
-                    full::check_full_grid(s.config.preset, &grid, &search, &f.search, pool.is_some())
-                        .map_err(|e| in_rule_set(e, &s.name))?;
-                }
-            }
-            None => {
-                for (e, plays) in [
-                    (PlayerEngine::Ismcts, "ismcts plays [rules] preset = \"all-fives\""),
-                    (
-                        PlayerEngine::Dominai,
-                        "dominai plays [rules] preset = \"all-fives\" and \"team\"",
-                    ),
-                ] {
-                    if grid.engine.contains(&e) {
-                        return Err(bad(
-                            "grid.engine",
-                            format!("\"{e}\""),
-                            format!("the thesis is searched by mstar and expectimax; {plays}"),
-                        ));
-                    }
-                }
-                if grid.target.contains(&::full::FullTarget::Searcher) {
-                    return Err(bad(
-                        "grid.target",
-                        "\"searcher\"",
-                        "the thesis's targets are random, scorer and defender; searcher plays [rules] preset = \"all-fives\"",
-                    ));
-                }
-            }
-        }
-        let prediction = full::take_prediction(take_table(&mut root, "", "prediction")?, &grid, full_config.as_ref())?;
-        if prediction.is_some()
-            && let Some(s) = sets.iter().find(|s| s.config.seats != sets[0].config.seats)
-        {
-            return Err(bad(
-                "grid.rules",
-                format!("[\"{}\", \"{}\"]", sets[0].name, s.name),
-                format!(
-                    "the shaped search's predictors are trained for one number of seats; these rule sets have {} and \
-                     {}: give the rule sets of a shaped grid the same seats",
-                    sets[0].config.seats, s.config.seats
-                ),
-            ));
-        }
-        let classifier_table = take_table(&mut root, "", "classifier")?;
-        if let Some(t) = &classifier_table
-            && !grid.information_source.contains(&Source::Classifier)
-        {
-            return Err(bad(
-                "classifier",
-                t.keys().next().map_or("{}".to_string(), |k| k.clone()),
-                "trains the classifier source; grid.information_source does not list \"classifier\": remove \
-                 [classifier], or add that source",
-            ));
-        }
-        let classifier = parse_classifier(classifier_table)?;
-        check_classifier_fits(&classifier)?;
-        let stop = agents::parse_stop(take_table(&mut root, "", "stop")?, pool.as_ref())?;
-        if stop.is_some() && !sets.is_empty() {
-            return Err(bad(
-                "stop.sprt",
-                "{...}",
-                "tests one rule set: the grid plays its rule sets one after another, so the test would decide on \
-                 the first set alone; run one experiment per rule set (or leave out grid.rules)",
-            ));
-        }
-        let shard_size = parse_shards(take_table(&mut root, "", "shards")?)?;
-        no_unknown(&root, "", keys::ROOT)?;
-        let spec = Spec {
-            name,
-            seed,
-            output,
-            rules,
-            grid,
-            search,
-            classifier,
-            shard_games: 0,
-            full,
-            output_moves,
-            prediction,
-            pool,
-            stop,
-            rule_sets: rule_sets.unwrap_or_default(),
-        };
-        let mut spec = spec;
-        let stop_cap = crate::sprt::MAX_STOP_SHARD_GAMES;
-        spec.shard_games = match shard_size {
-            // `[stop] sprt`: small shards, so a decision wastes little
-            // (crate::sprt::MAX_STOP_SHARD_GAMES).
-            sections::ShardSize::Default if spec.stop.is_some() => stop_cap,
-            sections::ShardSize::Default => DEFAULT_SHARD_GAMES,
-            sections::ShardSize::Games(g) if spec.stop.is_some() && g > stop_cap => {
-                return Err(bad(
-                    "shards.games",
-                    g as i64,
-                    format!(
-                        "with [stop] sprt a shard holds at most {stop_cap} games ({} pairs), so that when the test \
-                         decides at most one task per worker was played past that point; give at most {stop_cap} \
-                         or leave [shards] out",
-                        stop_cap / 2
-                    ),
-                ));
-            }
-            sections::ShardSize::Games(g) => g,
-            sections::ShardSize::Minutes(m) => {
-                let g = ((m * 60.0 / spec.estimated_game_secs()).round() as u64).clamp(1, MAX_SHARD_GAMES);
-                if spec.stop.is_some() { g.min(stop_cap) } else { g }
-            }
-        };
-        if spec.pool.as_ref().is_some_and(|p| p.paired) && spec.shard_games % 2 == 1 {
-            // A pair's two games share a shard (the SPRT counts whole pairs).
-            spec.shard_games += 1;
-        }
-        let games = spec.games_u128();
-        if games > MAX_GAMES as u128 {
-            return Err(bad(
-                "grid",
-                format!("{games} games"),
-                format!("a grid may hold at most {MAX_GAMES} games"),
-            ));
-        }
-        Ok(spec)
+        parse::spec(text)
     }
 
     fn games_u128(&self) -> u128 {

@@ -117,7 +117,7 @@ pub(super) fn parse_grid(mut t: Table, count: u64, deals: Option<&str>) -> Resul
     no_unknown(&t, "grid", super::keys::GRID)?;
     Ok(GridSpec {
         belief: vec![Belief::Uniform],
-        shaping: vec![super::full::ShapingLevel::NONE],
+        shaping: vec![super::shaping::ShapingLevel::NONE],
         budget: Vec::new(),
         information_source,
         observability,

@@ -1,217 +1,19 @@
-//! Shard execution on all cores of a worker.
+//! Shard execution on all cores of a worker: the thesis's games here, the
+//! full game's in `full_game.rs`.
 
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::Instant;
 
-use engine::{
-    Ending, GameConfig, InfoSource, LocalTable, Observability, PlayerEngine, RulesConfig, Searcher, Seat, play_game,
-    play_game_recorded,
-};
-use full::FullTarget;
-use sha2::{Digest, Sha256};
+use engine::{GameConfig, InfoSource, LocalTable, RulesConfig, Searcher, Seat, play_game, play_game_recorded};
+
+mod full_game;
+
+pub use full_game::moves_text;
 
 use crate::grid::{Shard, coords};
-use crate::moves::MoveRow;
-use crate::spec::{Source, Spec, hex};
-
-/// One row of the results: a game's coordinates and record.
-#[derive(Clone, Debug, PartialEq)]
-pub struct GameRow {
-    /// Position in the grid, 0-based, Table 12 order (see [`coords`](crate::coords)).
-    pub game_index: u64,
-    /// Where M* takes its model of the target from: oracle, classifier or bayes.
-    pub information_source: Source,
-    /// Whether the player sees the target's hand (full) or not (partial).
-    pub observability: Observability,
-    /// The target seat's type: random, scorer or defender (full game: also heaviest).
-    pub target: FullTarget,
-    /// The deal, as a starting-state index of the spec's rules.
-    pub starting_state: u64,
-    /// The player's decision engine: M* or Expectimax.
-    pub engine: PlayerEngine,
-    /// Repeat number, 1-based; with `starting_state` it keys the game's
-    /// random draws, so rows sharing both are paired across engines.
-    pub repeat: u32,
-    /// The seat that made the first play.
-    pub leader: Seat,
-    /// The player's final points.
-    pub player_score: u32,
-    /// The target's final points.
-    pub target_score: u32,
-    /// `player_score - target_score`.
-    pub score_diff: i32,
-    /// `score_diff >= 0`.
-    pub win_or_tie: bool,
-    /// How the game ended: domino (a hand emptied) or blocked.
-    pub ending: Ending,
-    /// Plays and passes.
-    pub turns: u32,
-    /// Tiles the player drew from the boneyard.
-    pub player_draws: u32,
-    /// Tiles the target drew from the boneyard.
-    pub target_draws: u32,
-    /// Searched M* decisions, each predicting the target's type; 0 for Expectimax.
-    pub predictions: u32,
-    /// Predictions equal to the true target type.
-    pub predictions_correct: u32,
-    /// Positions valued at the roots of the player's searched decisions
-    /// (actions x worlds).
-    pub nodes: u64,
-    /// The move list as space-separated tokens (`T33L` play, `P23R+5` play
-    /// scoring 5, `Td01` draw, `T-` pass).
-    pub moves: String,
-    /// Wall time of the game in microseconds; the only column that differs
-    /// between runs.
-    pub elapsed_us: u64,
-    /// Where the player's partial-observation worlds came from (a grid
-    /// coordinate; `uniform` unless the spec says otherwise); `None` under
-    /// full observation, where no world is sampled.
-    pub belief: Option<engine::Belief>,
-    /// Full game, partial observation: the mean over the agent side's
-    /// searched decisions of the belief's log loss on the hidden tiles
-    /// (`None` elsewhere).
-    pub belief_log_loss: Option<f64>,
-    /// The same decisions' mean Brier score.
-    pub belief_brier: Option<f64>,
-    /// `model` belief: the mean effective sample size of its pools.
-    pub belief_ess: Option<f64>,
-    /// How the search shaped opponents' nodes (a grid coordinate; `none`
-    /// unless the spec says otherwise).
-    pub shaping: crate::spec::ShapingLevel,
-    /// The node budget of the agent's searches, where the spec lists
-    /// several (a grid coordinate); `None` otherwise.
-    pub budget: Option<u64>,
-    /// With named agents (`[grid] agents`): the agent's name; the row's
-    /// player columns are this agent's side, wherever it sat.
-    pub agent: Option<String>,
-    /// With named agents: the opponent's name (an agent or a strategy).
-    pub opponent: Option<String>,
-    /// With named agents: the side the agent sat at, 0 or 1 (paired deals
-    /// play each deal at both; side 0 holds the deal's first hand).
-    pub agent_side: Option<u32>,
-    /// With a rules factor (`[grid] rules`): the rule set's name.
-    pub rules: Option<String>,
-}
-
-impl GameRow {
-    /// A row at the coordinates `c`, its outcome columns empty (the code
-    /// that plays the game fills them in).
-    pub(crate) fn at(c: &crate::grid::GameCoords) -> GameRow {
-        GameRow {
-            game_index: c.game_index,
-            information_source: c.information_source,
-            observability: c.observability,
-            target: c.target,
-            starting_state: c.starting_state,
-            engine: c.engine,
-            repeat: c.repeat,
-            leader: Seat::Player,
-            player_score: 0,
-            target_score: 0,
-            score_diff: 0,
-            win_or_tie: true,
-            ending: Ending::Domino,
-            turns: 0,
-            player_draws: 0,
-            target_draws: 0,
-            predictions: 0,
-            predictions_correct: 0,
-            nodes: 0,
-            moves: String::new(),
-            elapsed_us: 0,
-            belief: (c.observability == engine::Observability::Partial).then_some(c.belief),
-            belief_log_loss: None,
-            belief_brier: None,
-            belief_ess: None,
-            shaping: c.shaping,
-            budget: c.budget,
-            agent: None,
-            opponent: None,
-            agent_side: c.pairing.map(|_| c.agent_side as u32),
-            rules: None,
-        }
-    }
-
-    /// The row's deterministic content as one line (everything but
-    /// elapsed_us; the belief columns only when not `uniform` (or absent) and empty, the
-    /// shaping only when not `none`, so that rows written before them keep
-    /// their checksums).
-    pub fn canonical_line(&self) -> String {
-        let mut belief = String::new();
-        if self.belief.is_some_and(|b| b != engine::Belief::Uniform) || self.belief_log_loss.is_some() {
-            // Floats by their bits: the line is exact.
-            let bits = |x: Option<f64>| x.map_or("-".to_string(), |x| format!("{:016x}", x.to_bits()));
-            belief = format!(
-                ",{},{},{},{}",
-                self.belief.map_or("-", |b| b.name()),
-                bits(self.belief_log_loss),
-                bits(self.belief_brier),
-                bits(self.belief_ess)
-            );
-        }
-        if self.shaping != crate::spec::ShapingLevel::NONE {
-            belief = format!("{belief},shaping={}", self.shaping.name());
-        }
-        if let Some(b) = self.budget {
-            belief = format!("{belief},budget={b}");
-        }
-        if let (Some(a), Some(o), Some(side)) = (&self.agent, &self.opponent, self.agent_side) {
-            belief = format!("{belief},agent={a},opponent={o},side={side}");
-        }
-        if let Some(r) = &self.rules {
-            belief = format!("{belief},rules={r}");
-        }
-        format!(
-            "{},{},{},{},{},{},{},{:?},{},{},{},{},{},{},{},{},{},{},{},{}{belief}\n",
-            self.game_index,
-            self.information_source.name(),
-            self.observability,
-            self.target,
-            self.starting_state,
-            self.engine,
-            self.repeat,
-            self.leader,
-            self.player_score,
-            self.target_score,
-            self.score_diff,
-            self.win_or_tie,
-            self.ending,
-            self.turns,
-            self.player_draws,
-            self.target_draws,
-            self.predictions,
-            self.predictions_correct,
-            self.nodes,
-            self.moves
-        )
-    }
-}
-
-/// SHA-256 (hex) over the canonical lines of `rows` in order.
-pub fn checksum(rows: &[GameRow]) -> String {
-    let mut h = Sha256::new();
-    for r in rows {
-        h.update(r.canonical_line().as_bytes());
-    }
-    hex(&h.finalize())
-}
-
-/// Why a shard did not finish.
-#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
-pub enum ExecError {
-    /// `cancel` was set before every game was played.
-    #[error("the shard was cancelled")]
-    Cancelled,
-    /// A game could not be played; the shard's other threads stop.
-    #[error("game {index}: {message}")]
-    Game {
-        /// The game's index in the grid.
-        index: u64,
-        /// The engine's error, or the classifier source's missing model.
-        message: String,
-    },
-}
+use crate::rows::{ExecError, GameRow, MoveRow};
+use crate::spec::{Source, Spec};
 
 /// Plays shards on a fixed number of threads, keeping one transposition table
 /// per thread between shards of the same rules (values never depend on the
@@ -301,7 +103,7 @@ impl Executor {
         };
         let next = AtomicU64::new(0);
         let failed = AtomicBool::new(false);
-        type Part = (Vec<GameRow>, Vec<MoveRow>, Vec<crate::hands::HandRow>);
+        type Part = (Vec<GameRow>, Vec<MoveRow>, Vec<crate::rows::HandRow>);
         let results: Vec<Result<Part, ExecError>> = std::thread::scope(|scope| {
             let handles: Vec<_> = tables
                 .iter_mut()
@@ -382,7 +184,7 @@ pub struct Played {
     /// `[output] moves = true`: one row per play.
     pub moves: Vec<MoveRow>,
     /// `[match]`: one row per hand.
-    pub hands: Vec<crate::hands::HandRow>,
+    pub hands: Vec<crate::rows::HandRow>,
 }
 
 fn play_one<S: engine::ValueStore>(
@@ -390,10 +192,10 @@ fn play_one<S: engine::ValueStore>(
     searcher: &mut Searcher<S>,
     model: Option<&crate::predictors::Trained>,
     index: u64,
-) -> Result<(GameRow, Vec<MoveRow>, Vec<crate::hands::HandRow>), ExecError> {
+) -> Result<(GameRow, Vec<MoveRow>, Vec<crate::rows::HandRow>), ExecError> {
     let c = coords(spec, index);
     if let Some(full) = &spec.full {
-        return crate::exec_full::play(spec, full, &c, model.and_then(crate::predictors::Trained::predictors));
+        return full_game::play(spec, full, &c, model.and_then(crate::predictors::Trained::predictors));
     }
     searcher.set_belief(c.belief);
     let game = GameConfig {

@@ -10,39 +10,9 @@ use std::sync::Arc;
 use arrow::array::{Array, ArrayRef, Float64Array, Int32Array, Int64Array, RecordBatch, StringArray};
 use arrow::datatypes::{DataType, Field, Schema, SchemaRef};
 
-use crate::parquet_io::{IoError, col};
-
-/// One play of one game.
-#[derive(Clone, Debug, PartialEq)]
-pub struct MoveRow {
-    /// The game's index in the grid.
-    pub game_index: u64,
-    /// The hand, 1-based (always 1 for the thesis and for one-hand grid points).
-    pub hand: u32,
-    /// The play's position among the game's plays, 0-based (draws and passes
-    /// are not counted).
-    pub turn: u32,
-    /// The seat that played: thesis 0 = player, 1 = target; full game the seat
-    /// number (the agent's side holds seat 0).
-    pub seat: u32,
-    /// The play: tile and location, e.g. `33L`.
-    pub action: String,
-    /// The board count after the play.
-    pub count: u32,
-    /// The player's (agent side's) points after the play, this hand.
-    pub player_score: u32,
-    /// The target's (targets' side's) points after the play, this hand.
-    pub target_score: u32,
-    /// Legal plays the seat had.
-    pub legal_actions: u32,
-    /// A searched decision's value of the chosen play (null otherwise).
-    pub value: Option<f64>,
-    /// A searched decision's best value among the other plays: the best
-    /// alternative (null otherwise).
-    pub best_alternative: Option<f64>,
-    /// Positions the search valued for this decision (0 when not searched).
-    pub nodes: u64,
-}
+use crate::files::IoError;
+use crate::parquet_io::col;
+use crate::rows::MoveRow;
 
 /// The columns of `moves/part-*.parquet`, in order.
 pub fn moves_schema() -> SchemaRef {

@@ -2,6 +2,10 @@
 //! (behaviour checksums: a change that alters them changes behaviour) and
 //! speeds, each the median of several runs.
 
+mod beliefs;
+mod coordinator;
+mod double6;
+
 use std::time::{Duration, Instant};
 
 use anyhow::{Result, bail};
@@ -85,7 +89,7 @@ pub fn run(args: BenchArgs) -> Result<()> {
                 Err(anyhow::anyhow!("--{name} {v}: give 0.01 to 3,600 seconds"))
             }
         };
-        return crate::bench_coordinator::run(crate::bench_coordinator::Load {
+        return coordinator::run(coordinator::Load {
             workers: args.workers,
             duration: Duration::from_secs(args.duration),
             heartbeat: secs("heartbeat", args.heartbeat)?,
@@ -101,10 +105,10 @@ pub fn run(args: BenchArgs) -> Result<()> {
         return perft_bench(args.runs);
     }
     if args.suite == Suite::Double6 {
-        return crate::bench_double6::run(args.runs);
+        return double6::run(args.runs);
     }
     if args.suite == Suite::Beliefs {
-        return crate::bench_beliefs::run(args.runs);
+        return beliefs::run(args.runs);
     }
     let all: Vec<u64> = (0..rules.starting_states()).collect();
     let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
@@ -235,8 +239,8 @@ pub fn run(args: BenchArgs) -> Result<()> {
     if args.suite == Suite::All {
         playouts_bench(args.runs)?;
         perft_bench(args.runs)?;
-        crate::bench_double6::run(args.runs)?;
-        crate::bench_beliefs::run(args.runs)?;
+        double6::run(args.runs)?;
+        beliefs::run(args.runs)?;
     }
     Ok(())
 }

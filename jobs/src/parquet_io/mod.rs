@@ -14,7 +14,11 @@ use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
 use parquet::basic::Compression;
 use parquet::file::properties::WriterProperties;
 
-use crate::exec::GameRow;
+use crate::files::{IoError, format, io};
+use crate::rows::GameRow;
+
+pub mod hands;
+pub mod moves;
 
 /// Bumped whenever a column is added, removed or changes meaning.
 pub const SCHEMA_VERSION: u32 = 6;
@@ -56,43 +60,6 @@ pub fn schema() -> SchemaRef {
         Field::new("agent_side", DataType::Int32, true),
         Field::new("rules", DataType::Utf8, true),
     ]))
-}
-
-/// Errors reading or writing partitions, with the path concerned.
-#[derive(Debug, thiserror::Error)]
-pub enum IoError {
-    /// The file system refused an operation.
-    #[error("{path}: {source}")]
-    Io {
-        /// The file or directory concerned.
-        path: PathBuf,
-        /// The operating system's error.
-        source: std::io::Error,
-    },
-    /// The content is wrong: Parquet that cannot be written or read, JSON
-    /// that is not the record expected, a column missing or of the wrong
-    /// type, or a value out of its column's domain.
-    #[error("{path}: {message}")]
-    Format {
-        /// The file concerned.
-        path: PathBuf,
-        /// What is wrong with it.
-        message: String,
-    },
-}
-
-pub(crate) fn io(path: &Path) -> impl FnOnce(std::io::Error) -> IoError + '_ {
-    move |source| IoError::Io {
-        path: path.to_path_buf(),
-        source,
-    }
-}
-
-pub(crate) fn format(path: &Path, e: impl std::fmt::Display) -> IoError {
-    IoError::Format {
-        path: path.to_path_buf(),
-        message: e.to_string(),
-    }
 }
 
 fn seat_name(s: Seat) -> &'static str {
@@ -186,15 +153,6 @@ pub fn write_partition(path: &Path, experiment: &str, rows: &[GameRow]) -> Resul
     let mut file = writer.into_inner().map_err(|e| format(path, e))?;
     file.flush().map_err(io(path))?;
     file.sync_all().map_err(io(path))?;
-    Ok(())
-}
-
-/// Renames `from` to `to` and syncs the directory, so the new name survives a crash.
-pub fn durable_rename(from: &Path, to: &Path) -> Result<(), IoError> {
-    std::fs::rename(from, to).map_err(io(to))?;
-    if let Some(dir) = to.parent() {
-        File::open(dir).and_then(|d| d.sync_all()).map_err(io(dir))?;
-    }
     Ok(())
 }
 
@@ -375,7 +333,7 @@ pub fn samples_schema() -> SchemaRef {
 }
 
 /// Writes training samples to `path` as Parquet and forces it to disk.
-pub fn write_samples(path: &Path, rows: &[crate::training::SampleRow]) -> Result<(), IoError> {
+pub fn write_samples(path: &Path, rows: &[crate::rows::SampleRow]) -> Result<(), IoError> {
     use arrow::array::Float64Array;
     let col = |j: usize| -> ArrayRef { Arc::new(Float64Array::from_iter_values(rows.iter().map(|r| r.x[j]))) };
     let columns: Vec<ArrayRef> = vec![

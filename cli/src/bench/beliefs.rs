@@ -13,7 +13,7 @@ use full::{
     deal_from_index, hand_decisions,
 };
 
-use crate::bench::median;
+use super::median;
 
 /// Decisions of `hands` seeded hands played by `defender`.
 fn decisions(rules: &FullRules, hands: u64) -> Vec<(FivesPosition, Seen)> {

@@ -24,10 +24,8 @@ use full::{
     play_open_hand,
 };
 
-use crate::exec::{ExecError, GameRow};
 use crate::grid::GameCoords;
-use crate::hands::HandRow;
-use crate::moves::MoveRow;
+use crate::rows::{ExecError, GameRow, HandRow, MoveRow};
 use crate::spec::{AgentPlay, FullSpec, Spec};
 
 /// Plays the grid point `c` of a full-game spec.

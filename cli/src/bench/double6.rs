@@ -11,7 +11,7 @@ use full::{
     IsmctsTree, Limits, MatchOptions, Opening, SearchSettings, Seen, deal_from_index, fixed_choice, play_match_with,
 };
 
-use crate::bench::{median, ms};
+use super::{median, ms};
 
 /// The fixed positions: the first hands of 32 deals, each advanced by 0-5
 /// plays of the scorer strategy in every seat, where the mover has two or

@@ -9,37 +9,9 @@ use std::sync::Arc;
 use arrow::array::{ArrayRef, Int32Array, Int64Array, RecordBatch, StringArray};
 use arrow::datatypes::{DataType, Field, Schema, SchemaRef};
 
-use crate::parquet_io::{IoError, col};
-
-/// One hand of one match, read from the agent's side.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct HandRow {
-    /// The match's index in the grid.
-    pub game_index: u64,
-    /// The hand, 1-based.
-    pub hand: u32,
-    /// Whether the agent's side opened the hand.
-    pub player_led: bool,
-    /// Points the agent's side made in the hand.
-    pub player_points: u32,
-    /// Points the other side made (with three or four separate seats, the
-    /// best of the others).
-    pub target_points: u32,
-    /// The agent side's match total after the hand.
-    pub player_total: u32,
-    /// The other side's total after the hand (the best other, as above).
-    pub target_total: u32,
-    /// Whether the hand was blocked (else a hand emptied: domino).
-    pub blocked: bool,
-    /// Plays and passes.
-    pub turns: u32,
-    /// Draws by the agent's side.
-    pub player_draws: u32,
-    /// Draws by the others.
-    pub target_draws: u32,
-    /// Positions the agent side's searches valued in the hand.
-    pub nodes: u64,
-}
+use crate::files::IoError;
+use crate::parquet_io::col;
+use crate::rows::HandRow;
 
 /// The columns of `hands/part-*.parquet`, in order.
 pub fn hands_schema() -> SchemaRef {
