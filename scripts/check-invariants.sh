@@ -67,8 +67,55 @@ if grep -nE "'(pending|leased|done|failed|running|succeeded|cancelled)'" coordin
     fail=1
 fi
 
+# Layout names are spelled only in jobs::layout: no other source spells a
+# results file name, a temporary name, a partition or task-id format as a
+# literal (messages that mention a name in prose are not literals of it).
+# shellcheck disable=SC2046
+if grep -nE '"(part-|model-|\.parquet|\.tmp|tmp|hands\.parquet|report\.md|report\.json|_manifest\.json|_SUCCESS|_workers\.json|_experiment\.json|\.muggins-results|-tiebreak|\.json)"|:05\}|with_extension\(' \
+    $(find */src -name '*.rs' -not -path 'jobs/src/layout.rs' -not -path 'target/*'); then
+    echo "invariant broken: a results name or format spelled outside jobs/src/layout.rs (lines above)"
+    fail=1
+fi
+
+# Store rows become proto messages in one place per edge: the coordinator's
+# wire.rs and the worker's assignment.rs build the messages that carry them
+# (Experiment, Stage, Task, Chunk); the services build only requests and
+# responses around them.
+# shellcheck disable=SC2046
+if grep -nE '\b(proto::)?(Experiment|Stage|Task|Chunk)\s*\{' \
+    $(ls coordinator/src/*.rs coordinator/src/store/*.rs worker/src/*.rs | grep -vE '^(coordinator/src/wire|worker/src/assignment)\.rs$') \
+    | grep -vE '^\S+:\s*//|fn |impl |struct |enum '; then
+    echo "invariant broken: a proto message built from rows outside wire.rs / assignment.rs (lines above)"
+    fail=1
+fi
+
+# ARCHITECTURE.md's codemap names every module: each file under a crate's
+# src/ by its path from src/ (`spec/parse.rs`), a directory module by its
+# directory (`spec/`); the crate roots (lib.rs, main.rs) by their crate.
+missing=""
+for f in $(find */src -name '*.rs' -not -path 'target/*' | sort); do
+    rel=${f#*/src/}
+    case "$rel" in
+        lib.rs | main.rs) continue ;;
+        */mod.rs) name="${rel%mod.rs}" ;;
+        *) name="$rel" ;;
+    esac
+    grep -qF "\`$name" ARCHITECTURE.md || missing="$missing $f"
+done
+if [ -n "$missing" ]; then
+    echo "invariant broken: ARCHITECTURE.md's codemap does not name:$missing"
+    fail=1
+fi
+
+# The house rules (scripts/check-structure.py): no module import cycle, no
+# file over 600 lines, no function over 150, no too_many_arguments allowance.
+if ! python3 scripts/check-structure.py; then
+    fail=1
+fi
+
 if [ "$fail" -ne 0 ]; then
     exit 1
 fi
 echo "engine: pure (no I/O, no clock, no runtime/RPC/columnar dependencies)"
 echo "only jobs uses arrow/parquet; only proto, coordinator, worker and cli use tonic/prost; proto:: only at the edges; no state literal in SQL"
+echo "results names only in jobs::layout; proto messages from rows only in wire.rs / assignment.rs"

@@ -4,7 +4,9 @@
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
-use crate::{Forest, Mda, kind_of};
+use crate::data::{FEATURES, kind_of};
+use crate::forest::Forest;
+use crate::mda::Mda;
 
 /// Bumped whenever the artifact format changes.
 pub const FORMAT: u32 = 1;
@@ -23,7 +25,7 @@ impl Model {
             Model::RandomForest(_) => "random-forest",
         }
     }
-    pub fn predict(&self, x: &[f64; crate::FEATURES]) -> u8 {
+    pub fn predict(&self, x: &[f64; FEATURES]) -> u8 {
         match self {
             Model::Mda(m) => m.predict(x),
             Model::RandomForest(f) => f.predict(x),

@@ -2,7 +2,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::CLASSES;
+use crate::data::CLASSES;
 
 fn shuffled(n: usize, seed: u64, salt: u64) -> Vec<usize> {
     let mut rng = engine::seed::keyed_rng(seed, salt, 0, b"muggclf1", 0);

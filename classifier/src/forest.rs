@@ -8,7 +8,7 @@
 use rand_chacha::ChaCha20Rng;
 use serde::{Deserialize, Serialize};
 
-use crate::{CLASSES, FEATURES, FitError, Sample, check};
+use crate::data::{CLASSES, FEATURES, FitError, Sample, check};
 
 /// How a forest is grown.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]

@@ -4,7 +4,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::{CLASSES, FEATURES, FitError, Sample, check};
+use crate::data::{CLASSES, FEATURES, FitError, Sample, check};
 
 type Vector = [f64; FEATURES];
 type Matrix = [[f64; FEATURES]; FEATURES];

@@ -113,174 +113,221 @@ pub struct PlayArgs {
 }
 
 pub fn run(args: PlayArgs) -> Result<()> {
-    if let Some(preset) = args.preset {
-        if args.rules.any_given() {
-            bail!(
-                "--set/--hand/--boneyard/--lead/--blocked are the thesis rules' flags; with --preset {preset} use --seats and --teams"
-            );
-        }
-        let fives = preset == Preset::AllFives;
-        let dominai = matches!(args.agent, AgentArg::Search(FullEngine::Dominai));
-        let worlds = match (args.observability, args.search.worlds.as_str()) {
-            // DominAI keeps its own matrices: it samples no worlds.
-            (Observability::Partial, "all") if dominai => 0,
-            (Observability::Full, "all") => 0,
-            (Observability::Full, w) => bail!(
-                "--worlds {w}: worlds are sampled under --observability partial; leave --worlds out, or add \
-                 --observability partial"
-            ),
-            (Observability::Partial, _) if !fives => {
-                bail!(
-                    "--observability partial: {preset} is searched under full observation (only --agent dominai \
-                     plays it from its own hand)"
-                )
-            }
-            (Observability::Partial, w) => match w.parse::<u16>() {
-                Ok(k) if (1..=jobs::MAX_WORLDS as u16).contains(&k) => k,
-                _ => bail!(
-                    "--worlds {w:?}: partial observation of the full game samples worlds: give a number from 1 to {}, \
-                     e.g. --worlds 16",
-                    jobs::MAX_WORLDS
-                ),
-            },
-        };
-        let learned = match args.evaluation.as_str() {
-            "score" => false,
-            "learned" => true,
-            other => bail!("--eval {other:?}: expected score or learned"),
-        };
-        let budget = args.budget.unwrap_or(0);
-        if args.budget.is_some() && !(1..=jobs::MAX_BUDGET).contains(&budget) {
-            bail!("--budget {budget}: give 1 to {} nodes", jobs::MAX_BUDGET);
-        }
-        let params = jobs::ShapingParams {
-            top_n: args.top_n,
-            epsilon: args.epsilon,
-            likely: args.likely,
-            extend: args.extend,
-            reduce: args.reduce,
-        };
-        if !(1..=64).contains(&params.top_n) || !(1..=64).contains(&params.likely) {
-            bail!(
-                "--top-n {} / --likely {}: give 1 to 64 plays",
-                params.top_n,
-                params.likely
-            );
-        }
-        if params.extend > 8 || params.reduce > 8 {
-            bail!(
-                "--extend {} / --reduce {}: give 0 to 8 plies",
-                params.extend,
-                params.reduce
-            );
-        }
-        if !(0.0..1.0).contains(&params.epsilon) {
-            bail!(
-                "--epsilon {}: give a probability from 0 up to (not including) 1",
-                params.epsilon
-            );
-        }
-        let shaping = jobs::shaping_of(&args.shaping, &params).map_err(|why| anyhow::anyhow!("--shaping: {why}"))?;
-        let predictor: full::predict::PredictModel = args
-            .predictor
-            .parse()
-            .map_err(|why| anyhow::anyhow!("--predictor: {why}"))?;
-        if shaping != full::Shaping::None
-            && (!fives || !matches!(args.agent, AgentArg::Search(FullEngine::MStar | FullEngine::Expectimax)))
-        {
-            bail!(
-                "--shaping {}: shaping applies to --preset all-fives searched by --agent mstar or expectimax",
-                args.shaping
-            );
-        }
-        if !fives && (budget > 0 || learned) {
-            bail!("--budget/--eval: {preset} is searched to a fixed --depth; they apply to --preset all-fives");
-        }
-        let need = full::FivesTable::mb_for_budget(budget);
-        if budget > 0 && args.table_mb < need {
-            bail!(
-                "--table-mb {}: --budget {budget} needs at least {need} MB so that no entry is ever replaced",
-                args.table_mb
-            );
-        }
-        let depth = parse_depth(&args.search.depth)?;
-        let belief = args.search.belief()?;
-        if belief != engine::Belief::Uniform && worlds == 0 {
-            bail!(
-                "--belief {}: beliefs choose the worlds of partial observation; add --observability partial \
-                 --worlds K",
-                belief.name()
-            );
-        }
-        let agent = match (args.agent, depth) {
-            (AgentArg::Fixed(t), _)
-                if depth != engine::DepthLimit::Unlimited || budget > 0 || worlds > 0 || learned =>
-            {
-                bail!(
-                    "--depth/--budget/--worlds/--eval learned: --agent {} plays a fixed strategy; they go with --agent \
-                     mstar, expectimax or ismcts",
-                    t.name()
-                )
-            }
-            (AgentArg::Fixed(FullTarget::Searcher), _) => {
-                bail!("--agent searcher: the searcher is a target; for seat 0 use --agent expectimax --depth N")
-            }
-            (AgentArg::Fixed(t), _) => FullAgent::Fixed(t),
-            (AgentArg::Search(FullEngine::Ismcts), _) if !fives => {
-                bail!("--agent ismcts plays --preset all-fives; {preset} is searched by mstar and expectimax")
-            }
-            (AgentArg::Search(FullEngine::Dominai), _) if args.observability == Observability::Full => {
-                bail!("--agent dominai plays from its own hand and its matrices: add --observability partial")
-            }
-            (AgentArg::Search(FullEngine::Dominai), _) => FullAgent::Search(full::SearchSettings {
-                engine: FullEngine::Dominai,
-                depth: 254,
-                budget,
-                worlds: 0,
-                learned: false,
-                belief: engine::Belief::Dominai,
-                shaping: full::Shaping::None,
-                predictor,
-            }),
-            (AgentArg::Search(FullEngine::Ismcts), _) if budget == 0 => {
-                bail!("--agent ismcts runs until a node budget is spent: give --budget N, e.g. --budget 20000")
-            }
-            (AgentArg::Search(e), engine::DepthLimit::Unlimited) if budget == 0 && e != FullEngine::Ismcts => bail!(
-                "--agent {}: the full game is too large for an exact search; give --depth N, the plays and draws to \
-                 look ahead (e.g. --depth 3), or --budget N nodes",
-                e.name()
-            ),
-            (AgentArg::Search(e), d) => FullAgent::Search(full::SearchSettings {
-                engine: e,
-                depth: match d {
-                    engine::DepthLimit::Turns(n) => n,
-                    engine::DepthLimit::Unlimited => 254,
-                },
-                budget,
-                worlds,
-                learned,
-                belief,
-                shaping,
-                predictor,
-            }),
-        };
-        return play_full::run(FullPlay {
-            rules: play_full::rules(preset, args.seats, args.teams)?,
-            deal: args.state,
-            seed: args.seed,
-            repeat: args.repeat,
-            agent,
-            target: args.target.unwrap_or(match preset {
-                Preset::AllFives => FullTarget::Thesis(engine::TargetKind::Scorer),
-                Preset::Block | Preset::Team => FullTarget::Thesis(engine::TargetKind::Random),
-            }),
-            match_to: args.match_to,
-            json: args.json,
-            table_mb: args.table_mb,
-            learned,
-            target_depth: args.target_depth,
-        });
+    match args.preset {
+        Some(preset) => run_full(args, preset),
+        None => run_thesis(args),
     }
+}
+
+/// `muggins play --preset`: the full game.
+fn run_full(args: PlayArgs, preset: Preset) -> Result<()> {
+    if args.rules.any_given() {
+        bail!(
+            "--set/--hand/--boneyard/--lead/--blocked are the thesis rules' flags; with --preset {preset} use --seats and --teams"
+        );
+    }
+    let fives = preset == Preset::AllFives;
+    let dominai = matches!(args.agent, AgentArg::Search(FullEngine::Dominai));
+    let worlds = match (args.observability, args.search.worlds.as_str()) {
+        // DominAI keeps its own matrices: it samples no worlds.
+        (Observability::Partial, "all") if dominai => 0,
+        (Observability::Full, "all") => 0,
+        (Observability::Full, w) => bail!(
+            "--worlds {w}: worlds are sampled under --observability partial; leave --worlds out, or add \
+             --observability partial"
+        ),
+        (Observability::Partial, _) if !fives => {
+            bail!(
+                "--observability partial: {preset} is searched under full observation (only --agent dominai \
+                 plays it from its own hand)"
+            )
+        }
+        (Observability::Partial, w) => match w.parse::<u16>() {
+            Ok(k) if (1..=jobs::MAX_WORLDS as u16).contains(&k) => k,
+            _ => bail!(
+                "--worlds {w:?}: partial observation of the full game samples worlds: give a number from 1 to {}, \
+                 e.g. --worlds 16",
+                jobs::MAX_WORLDS
+            ),
+        },
+    };
+    let learned = match args.evaluation.as_str() {
+        "score" => false,
+        "learned" => true,
+        other => bail!("--eval {other:?}: expected score or learned"),
+    };
+    let budget = args.budget.unwrap_or(0);
+    if args.budget.is_some() && !(1..=jobs::MAX_BUDGET).contains(&budget) {
+        bail!("--budget {budget}: give 1 to {} nodes", jobs::MAX_BUDGET);
+    }
+    let (shaping, predictor) = shaping_of(&args, fives)?;
+    if !fives && (budget > 0 || learned) {
+        bail!("--budget/--eval: {preset} is searched to a fixed --depth; they apply to --preset all-fives");
+    }
+    let need = full::FivesTable::mb_for_budget(budget);
+    if budget > 0 && args.table_mb < need {
+        bail!(
+            "--table-mb {}: --budget {budget} needs at least {need} MB so that no entry is ever replaced",
+            args.table_mb
+        );
+    }
+    let depth = parse_depth(&args.search.depth)?;
+    let belief = args.search.belief()?;
+    if belief != engine::Belief::Uniform && worlds == 0 {
+        bail!(
+            "--belief {}: beliefs choose the worlds of partial observation; add --observability partial \
+             --worlds K",
+            belief.name()
+        );
+    }
+    let flags = FullSearchFlags {
+        worlds,
+        budget,
+        learned,
+        belief,
+        shaping,
+        predictor,
+    };
+    let agent = full_agent(&args, preset, depth, flags)?;
+    play_full::run(FullPlay {
+        rules: play_full::rules(preset, args.seats, args.teams)?,
+        deal: args.state,
+        seed: args.seed,
+        repeat: args.repeat,
+        agent,
+        target: args.target.unwrap_or(match preset {
+            Preset::AllFives => FullTarget::Thesis(engine::TargetKind::Scorer),
+            Preset::Block | Preset::Team => FullTarget::Thesis(engine::TargetKind::Random),
+        }),
+        match_to: args.match_to,
+        json: args.json,
+        table_mb: args.table_mb,
+        learned,
+        target_depth: args.target_depth,
+    })
+}
+
+/// The full game's search flags, checked against each other.
+#[derive(Clone, Copy, Debug)]
+struct FullSearchFlags {
+    worlds: u16,
+    budget: u64,
+    learned: bool,
+    belief: engine::Belief,
+    shaping: full::Shaping,
+    predictor: full::predict::PredictModel,
+}
+
+/// `--shaping` with its parameters, and `--predictor`.
+fn shaping_of(args: &PlayArgs, fives: bool) -> Result<(full::Shaping, full::predict::PredictModel)> {
+    let params = jobs::ShapingParams {
+        top_n: args.top_n,
+        epsilon: args.epsilon,
+        likely: args.likely,
+        extend: args.extend,
+        reduce: args.reduce,
+    };
+    if !(1..=64).contains(&params.top_n) || !(1..=64).contains(&params.likely) {
+        bail!(
+            "--top-n {} / --likely {}: give 1 to 64 plays",
+            params.top_n,
+            params.likely
+        );
+    }
+    if params.extend > 8 || params.reduce > 8 {
+        bail!(
+            "--extend {} / --reduce {}: give 0 to 8 plies",
+            params.extend,
+            params.reduce
+        );
+    }
+    if !(0.0..1.0).contains(&params.epsilon) {
+        bail!(
+            "--epsilon {}: give a probability from 0 up to (not including) 1",
+            params.epsilon
+        );
+    }
+    let shaping = jobs::shaping_of(&args.shaping, &params).map_err(|why| anyhow::anyhow!("--shaping: {why}"))?;
+    let predictor: full::predict::PredictModel = args
+        .predictor
+        .parse()
+        .map_err(|why| anyhow::anyhow!("--predictor: {why}"))?;
+    if shaping != full::Shaping::None
+        && (!fives || !matches!(args.agent, AgentArg::Search(FullEngine::MStar | FullEngine::Expectimax)))
+    {
+        bail!(
+            "--shaping {}: shaping applies to --preset all-fives searched by --agent mstar or expectimax",
+            args.shaping
+        );
+    }
+    Ok((shaping, predictor))
+}
+
+/// Seat 0's agent from `--agent` and the search flags already checked.
+fn full_agent(args: &PlayArgs, preset: Preset, depth: engine::DepthLimit, s: FullSearchFlags) -> Result<FullAgent> {
+    let FullSearchFlags {
+        worlds,
+        budget,
+        learned,
+        belief,
+        shaping,
+        predictor,
+    } = s;
+    let fives = preset == Preset::AllFives;
+    Ok(match (args.agent, depth) {
+        (AgentArg::Fixed(t), _) if depth != engine::DepthLimit::Unlimited || budget > 0 || worlds > 0 || learned => {
+            bail!(
+                "--depth/--budget/--worlds/--eval learned: --agent {} plays a fixed strategy; they go with --agent \
+                 mstar, expectimax or ismcts",
+                t.name()
+            )
+        }
+        (AgentArg::Fixed(FullTarget::Searcher), _) => {
+            bail!("--agent searcher: the searcher is a target; for seat 0 use --agent expectimax --depth N")
+        }
+        (AgentArg::Fixed(t), _) => FullAgent::Fixed(t),
+        (AgentArg::Search(FullEngine::Ismcts), _) if !fives => {
+            bail!("--agent ismcts plays --preset all-fives; {preset} is searched by mstar and expectimax")
+        }
+        (AgentArg::Search(FullEngine::Dominai), _) if args.observability == Observability::Full => {
+            bail!("--agent dominai plays from its own hand and its matrices: add --observability partial")
+        }
+        (AgentArg::Search(FullEngine::Dominai), _) => FullAgent::Search(full::SearchSettings {
+            engine: FullEngine::Dominai,
+            depth: 254,
+            budget,
+            worlds: 0,
+            learned: false,
+            belief: engine::Belief::Dominai,
+            shaping: full::Shaping::None,
+            predictor,
+        }),
+        (AgentArg::Search(FullEngine::Ismcts), _) if budget == 0 => {
+            bail!("--agent ismcts runs until a node budget is spent: give --budget N, e.g. --budget 20000")
+        }
+        (AgentArg::Search(e), engine::DepthLimit::Unlimited) if budget == 0 && e != FullEngine::Ismcts => bail!(
+            "--agent {}: the full game is too large for an exact search; give --depth N, the plays and draws to \
+             look ahead (e.g. --depth 3), or --budget N nodes",
+            e.name()
+        ),
+        (AgentArg::Search(e), d) => FullAgent::Search(full::SearchSettings {
+            engine: e,
+            depth: match d {
+                engine::DepthLimit::Turns(n) => n,
+                engine::DepthLimit::Unlimited => 254,
+            },
+            budget,
+            worlds,
+            learned,
+            belief,
+            shaping,
+            predictor,
+        }),
+    })
+}
+
+/// `muggins play` under the thesis rules.
+fn run_thesis(args: PlayArgs) -> Result<()> {
     let target = match args.target.unwrap_or(FullTarget::Thesis(engine::TargetKind::Scorer)) {
         FullTarget::Thesis(k) => k,
         t @ (FullTarget::Heaviest | FullTarget::Searcher) => {
@@ -325,39 +372,14 @@ pub fn run(args: PlayArgs) -> Result<()> {
     let record = play_game(&mut searcher, &game, source)?;
     let deal = Deal::from_index(&rules, args.state).expect("play_game checked the state");
     if args.json {
-        let names = |s: TileSet| -> Vec<String> {
-            (0..rules.tile_count())
-                .filter(|t| s >> t & 1 == 1)
-                .map(|t| rules.tile_name(t))
-                .collect()
-        };
-        let value = json!({
-            "rules": rules.config(),
-            "seed": args.seed,
-            "starting_state": args.state,
-            "repeat": args.repeat,
-            "engine": args.engine,
-            "information_source": args.source.name(),
-            "model_hash": model.as_ref().map(|(_, hash)| hash),
-            "target": target,
-            "observability": args.observability,
-            "deal": { "player": names(deal.player), "target": names(deal.target), "boneyard": names(deal.boneyard) },
-            "leader": record.leader,
-            "player_score": record.player_score,
-            "target_score": record.target_score,
-            "score_diff": record.score_diff,
-            "win_or_tie": record.win_or_tie(),
-            "ending": record.ending,
-            "turns": record.turns,
-            "player_draws": record.player_draws,
-            "target_draws": record.target_draws,
-            "predictions": record.predictions,
-            "predictions_correct": record.predictions_correct,
-            "nodes": record.nodes,
-            "moves": record.moves.iter().map(|m| m.token(&rules)).collect::<Vec<_>>(),
-        });
-        println!("{}", serde_json::to_string_pretty(&value)?);
-        return Ok(());
+        return print_json(
+            &args,
+            &rules,
+            &deal,
+            &record,
+            target,
+            model.as_ref().map(|(_, hash)| hash.as_str()),
+        );
     }
     println!(
         "state {} repeat {} seed {}: {} ({}) against {}, {} observation",
@@ -393,6 +415,50 @@ pub fn run(args: PlayArgs) -> Result<()> {
     Ok(())
 }
 
+/// The thesis game as JSON (`--json`).
+fn print_json(
+    args: &PlayArgs,
+    rules: &Rules,
+    deal: &Deal,
+    record: &engine::GameRecord,
+    target: engine::TargetKind,
+    model_hash: Option<&str>,
+) -> Result<()> {
+    let names = |s: TileSet| -> Vec<String> {
+        (0..rules.tile_count())
+            .filter(|t| s >> t & 1 == 1)
+            .map(|t| rules.tile_name(t))
+            .collect()
+    };
+    let value = json!({
+        "rules": rules.config(),
+        "seed": args.seed,
+        "starting_state": args.state,
+        "repeat": args.repeat,
+        "engine": args.engine,
+        "information_source": args.source.name(),
+        "model_hash": model_hash,
+        "target": target,
+        "observability": args.observability,
+        "deal": { "player": names(deal.player), "target": names(deal.target), "boneyard": names(deal.boneyard) },
+        "leader": record.leader,
+        "player_score": record.player_score,
+        "target_score": record.target_score,
+        "score_diff": record.score_diff,
+        "win_or_tie": record.win_or_tie(),
+        "ending": record.ending,
+        "turns": record.turns,
+        "player_draws": record.player_draws,
+        "target_draws": record.target_draws,
+        "predictions": record.predictions,
+        "predictions_correct": record.predictions_correct,
+        "nodes": record.nodes,
+        "moves": record.moves.iter().map(|m| m.token(rules)).collect::<Vec<_>>(),
+    });
+    println!("{}", serde_json::to_string_pretty(&value)?);
+    Ok(())
+}
+
 /// A model artifact and its hash. A file named `model-<hash>.json`, as the fit stage
 /// writes it, must hold exactly that content; any other name is taken as it is.
 fn load_model(path: &Path) -> Result<(classifier::Artifact, String)> {
@@ -401,7 +467,7 @@ fn load_model(path: &Path) -> Result<(classifier::Artifact, String)> {
     let named = path
         .file_name()
         .and_then(|n| n.to_str())
-        .and_then(|n| n.strip_prefix("model-")?.strip_suffix(".json"))
+        .and_then(jobs::layout::model_hash_of)
         .filter(|h| h.len() == 64 && h.bytes().all(|b| b.is_ascii_hexdigit()));
     let expected = named.map_or_else(|| classifier::sha256_hex(&bytes), str::to_string);
     let artifact = classifier::Artifact::from_bytes(&bytes, &expected).with_context(|| {

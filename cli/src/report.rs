@@ -18,7 +18,7 @@ pub fn run(dir: &Path) -> Result<()> {
         }
         _ => e.into(),
     })?;
-    println!("{}", out.join("report.md").display());
+    println!("{}", out.join(jobs::layout::REPORT_MD_FILE).display());
     Ok(())
 }
 

@@ -12,7 +12,7 @@ use tonic::{Request, Response, Status};
 
 use crate::Config;
 use crate::metrics::Metrics;
-use crate::store::{CompleteOutcome, FailOutcome, HeartbeatOutcome, Store, StoreError};
+use crate::store::{CompleteOutcome, Completed, FailOutcome, HeartbeatOutcome, LeaseRef, Reporter, Store, StoreError};
 use crate::shared::Shared;
 use crate::wire::{check_len, require, status, task_to_proto, truncate_chars};
 
@@ -222,12 +222,17 @@ impl Coordinator for CoordinatorService {
             .shared
             .store()
             .heartbeat(
-                &r.task_id,
-                &r.lease_token,
+                LeaseRef {
+                    task_id: &r.task_id,
+                    token: &r.lease_token,
+                },
                 r.games_done,
                 self.lease_ms(),
-                &r.worker_id,
-                &chunks,
+                &Reporter {
+                    worker: &r.worker_id,
+                    chunks: &chunks,
+                    check_fraction: self.shared.config.check_fraction,
+                },
             )
             .map_err(status)?;
         Ok(Response::new(match outcome {
@@ -380,18 +385,25 @@ fn complete(shared: &Shared, r: &CompleteTaskRequest) -> Result<CompleteOutcome,
     });
     let outcome = match checked {
         Ok((f, stats)) => {
-            let outcome = shared.store().complete(
-                &r.task_id,
-                &r.lease_token,
-                r.rows,
-                &r.checksum,
-                &r.temp_file,
-                &f.final_file,
-                (f.bytes, &f.sha256),
-                f.placed,
-                stats.as_deref(),
-                (&r.worker_id, &chunks, shared.config.check_fraction),
-            )?;
+            let lease = LeaseRef {
+                task_id: &r.task_id,
+                token: &r.lease_token,
+            };
+            let done = Completed {
+                rows: r.rows,
+                checksum: &r.checksum,
+                temp_file: &r.temp_file,
+                final_file: &f.final_file,
+                file: (f.bytes, &f.sha256),
+                placed: f.placed,
+                stats: stats.as_deref(),
+            };
+            let by = Reporter {
+                worker: &r.worker_id,
+                chunks: &chunks,
+                check_fraction: shared.config.check_fraction,
+            };
+            let outcome = shared.store().complete(lease, &done, &by)?;
             if let (Some(sprt), Some(_)) = (sprt, &stats)
                 && let Some((shard, files)) = shared.store().sprt_stop(&target.experiment_id, &sprt)?
             {

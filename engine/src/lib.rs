@@ -35,4 +35,4 @@ pub use search::{Decision, DepthLimit, PlayerView, SearchConfig, Searcher, TIE_E
 pub use table::{DEFAULT_TABLE_CAP, Key, LocalTable, SharedTable, ValueStore};
 pub use targets::{EngineKind, OpponentModel, TargetKind, myopic_choice, target_choice};
 pub use tiles::{PipTable, TileSet, bit, bits, tile_name};
-pub use worlds::{Belief, World, WorldCount, Worlds};
+pub use worlds::{Belief, Unseen, World, WorldCount, Worlds};

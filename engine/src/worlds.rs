@@ -99,6 +99,20 @@ pub struct World {
     pub weight: f64,
 }
 
+/// What the player knows of the tiles it cannot see: which they are, how
+/// many of them the target holds (the rest are the boneyard), and which of
+/// them the target has shown it lacks.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Unseen {
+    /// The tiles the player cannot see: the target's hand and the boneyard.
+    pub tiles: TileSet,
+    /// Number of them in the target's hand.
+    pub target_size: u32,
+    /// Tiles the target has shown it cannot hold (used by
+    /// [`Belief::Constraints`]; empty for none).
+    pub void: TileSet,
+}
+
 /// A reusable list of worlds.
 #[derive(Clone, Debug, Default)]
 pub struct Worlds {
@@ -112,24 +126,19 @@ impl Worlds {
         &self.list
     }
 
-    /// Fills the list with the worlds for `unseen` tiles of which the target
-    /// holds `target_size`, in lexicographic order of the target hand.
-    /// Under [`Belief::Constraints`] (and the full game's other beliefs,
-    /// which the thesis's specs refuse) the target's hand avoids `void`, the
-    /// tiles it has shown it lacks: the worlds are the splits of the other
-    /// unseen tiles, each equally likely, exactly as `uniform` when `void`
-    /// is empty. `rng` is used only when sampling.
-    #[allow(clippy::too_many_arguments)]
-    pub fn fill(
-        &mut self,
-        rules: &Rules,
-        unseen: TileSet,
-        target_size: u32,
-        count: WorldCount,
-        belief: Belief,
-        void: TileSet,
-        rng: &mut impl RngCore,
-    ) {
+    /// Fills the list with the worlds for the `unseen.tiles` of which the
+    /// target holds `unseen.target_size`, in lexicographic order of the
+    /// target hand. Under [`Belief::Constraints`] (and the full game's other
+    /// beliefs, which the thesis's specs refuse) the target's hand avoids
+    /// `unseen.void`, the tiles it has shown it lacks: the worlds are the
+    /// splits of the other unseen tiles, each equally likely, exactly as
+    /// `uniform` when the void is empty. `rng` is used only when sampling.
+    pub fn fill(&mut self, rules: &Rules, unseen: Unseen, count: WorldCount, belief: Belief, rng: &mut impl RngCore) {
+        let Unseen {
+            tiles: unseen,
+            target_size,
+            void,
+        } = unseen;
         self.list.clear();
         let everything = unseen;
         // The tiles the target may hold (all unseen ones if the void would

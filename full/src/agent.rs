@@ -1,9 +1,11 @@
 //! The seats' players: a fixed strategy or a search ([`FullAgent`]), how a
 //! search is set ([`SearchSettings`]), the scratch a searching seat reuses,
-//! and one searched decision ([`search_decision`]) dispatched to the engine
-//! the settings name (alpha-beta, ISMCTS, DominAI), with the worlds of its
-//! belief under partial observation. The game loops (`game.rs`,
-//! `open_hand.rs`) sit above this layer; the engines below it.
+//! the rules, options and scratch a match's searching seats decide with
+//! ([`MatchContext`]), and one searched decision ([`search_decision`])
+//! dispatched to the engine the settings name (alpha-beta, ISMCTS,
+//! DominAI), with the worlds of its belief under partial observation. The
+//! game loops (`game.rs`, `open_hand.rs`) sit above this layer; the engines
+//! below it.
 
 use rand_chacha::ChaCha20Rng;
 
@@ -16,7 +18,7 @@ use super::search::{FullDecision, FullEngine};
 use super::seen::Seen;
 use super::table::FivesTable;
 use super::targets::{DEFAULT_TARGET_DEPTH, FullTarget};
-use super::worlds::{BeliefScore, WorldSampler};
+use super::worlds::{BeliefScore, WorldSampler, WorldSource};
 
 /// A seat's player in the full game: a fixed strategy, or a search.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -244,28 +246,49 @@ impl FullAgent {
     }
 }
 
-/// The searched decision of `seat` (the mover, two or more plays) at `pos`
-/// (the true position; under partial observation only what the seat may
-/// know of it is used: its worlds come from its belief given `seen`), with
-/// how well the belief placed the hidden tiles (partial observation only).
-#[allow(clippy::too_many_arguments)]
+/// What the searching seats of a match decide with besides the position and
+/// their settings: the rules, the match's options and the scratch they reuse.
+#[derive(Debug)]
+pub struct MatchContext<'a> {
+    /// The rules of the match.
+    pub rules: &'a FullRules,
+    /// The options of the match's searching seats.
+    pub opts: &'a MatchOptions<'a>,
+    /// The table and tree the searching seats reuse.
+    pub scratch: &'a mut Scratch,
+}
+
+/// The searched decision of the mover of `pos` (two or more plays; `pos` is
+/// the true position: under partial observation only what the seat may
+/// know of it is used, its worlds coming from its belief given `seen`),
+/// with how well the belief placed the hidden tiles (partial observation
+/// only). `models`: what the seat takes each seat to play; `rng`: the
+/// seat's stream.
 pub fn search_decision(
-    rules: &FullRules,
+    ctx: &mut MatchContext,
     pos: &FivesPosition,
     seen: &Seen,
     settings: SearchSettings,
     models: [FullTarget; MAX_SEATS],
-    opts: &MatchOptions,
-    scratch: &mut Scratch,
     rng: &mut ChaCha20Rng,
 ) -> (FullDecision, Option<BeliefScore>) {
+    let (rules, opts) = (ctx.rules, ctx.opts);
+    let scratch = &mut *ctx.scratch;
     let seat = pos.mover;
     let k = settings.worlds as usize;
     if settings.engine == FullEngine::Dominai {
         // Its matrices are its belief, whatever `belief` says.
-        scratch
-            .sampler
-            .prepare(rules, pos, seat, seen, engine::Belief::Dominai, &models, 1, rng);
+        scratch.sampler.prepare(
+            rules,
+            pos,
+            seen,
+            WorldSource {
+                belief: engine::Belief::Dominai,
+                models: &models,
+                worlds: 1,
+            },
+            rng,
+        );
         let score = belief_score(scratch, pos);
         let obs = *scratch.sampler.observation();
         let limit = if settings.budget > 0 {
@@ -279,9 +302,17 @@ pub fn search_decision(
     }
     let partial = k > 0;
     if partial {
-        scratch
-            .sampler
-            .prepare(rules, pos, seat, seen, settings.belief, &models, k, rng);
+        scratch.sampler.prepare(
+            rules,
+            pos,
+            seen,
+            WorldSource {
+                belief: settings.belief,
+                models: &models,
+                worlds: k,
+            },
+            rng,
+        );
     }
     let score = partial.then(|| belief_score(scratch, pos));
     if settings.engine == FullEngine::Ismcts {

@@ -15,7 +15,7 @@ use rand_chacha::ChaCha20Rng;
 use engine::seed::{keyed_rng, shuffle};
 use engine::{ActionList, Loc, TileSet, bits};
 
-use super::agent::{FullAgent, MatchOptions, Scratch, models, search_decision};
+use super::agent::{FullAgent, MatchContext, MatchOptions, Scratch, models, search_decision};
 use super::deal::deal_from_index;
 use super::fives::{FivesPosition, Opening, Scored};
 use super::position::HandEnd;
@@ -78,9 +78,21 @@ pub struct HandRecord {
     pub beliefs: Vec<BeliefScore>,
 }
 
-/// The streams of hand `hand` of the match (seed, deal, repeat).
-fn stream(seed: u64, deal: u64, repeat: u64, hand: u64, purpose: u64) -> ChaCha20Rng {
-    keyed_rng(seed, deal, repeat, b"mugfull1", hand << 8 | purpose)
+/// What a match's streams are keyed by: the experiment seed, the first
+/// hand's deal index and the repeat.
+#[derive(Clone, Copy, Debug)]
+struct MatchKeys {
+    seed: u64,
+    deal: u64,
+    repeat: u64,
+}
+
+impl MatchKeys {
+    /// The stream of hand `hand` of the match for `purpose` (see the
+    /// module's documentation).
+    fn stream(self, hand: u64, purpose: u64) -> ChaCha20Rng {
+        keyed_rng(self.seed, self.deal, self.repeat, b"mugfull1", hand << 8 | purpose)
+    }
 }
 
 /// Plays one hand from `hands` with `agents[seat]` in each seat; a searching
@@ -97,22 +109,25 @@ pub fn play_hand(
 ) -> HandRecord {
     let opts = MatchOptions::default();
     Scratch::with_thread_scratch(agents, opts.table_mb, |scratch| {
-        play_hand_with(rules, hands, opening, agents, boneyard_rng, seat_rngs, &opts, scratch)
+        let mut ctx = MatchContext {
+            rules,
+            opts: &opts,
+            scratch,
+        };
+        play_hand_with(&mut ctx, hands, opening, agents, boneyard_rng, seat_rngs)
     })
 }
 
-/// [`play_hand`] with the match's options and scratch.
-#[allow(clippy::too_many_arguments)]
+/// [`play_hand`] under the rules, options and scratch of `ctx`.
 pub fn play_hand_with(
-    rules: &FullRules,
+    ctx: &mut MatchContext,
     hands: [TileSet; MAX_SEATS],
     opening: Opening,
     agents: &[FullAgent; MAX_SEATS],
     boneyard_rng: &mut ChaCha20Rng,
     seat_rngs: &mut [ChaCha20Rng; MAX_SEATS],
-    opts: &MatchOptions,
-    scratch: &mut Scratch,
 ) -> HandRecord {
+    let rules = ctx.rules;
     let mut pos = FivesPosition::deal(rules, hands, opening);
     let mut order: Vec<u8> = bits(pos.boneyard).collect();
     shuffle(boneyard_rng, &mut order);
@@ -149,19 +164,10 @@ pub fn play_hand_with(
             FullAgent::Fixed(t) => full_choice(rules, t, &pos, list.as_slice(), &mut seat_rngs[seat as usize]),
             FullAgent::Search(_) if list.len() == 1 => 0,
             FullAgent::Search(settings) => {
-                let (d, score) = search_decision(
-                    rules,
-                    &pos,
-                    &seen,
-                    settings,
-                    models,
-                    opts,
-                    scratch,
-                    &mut seat_rngs[seat as usize],
-                );
+                let (d, score) = search_decision(ctx, &pos, &seen, settings, models, &mut seat_rngs[seat as usize]);
                 // Only the agent side's decisions are recorded (a searching
                 // target's are its own business, as a fixed target's).
-                if rules.side(seat) == opts.agent_side {
+                if rules.side(seat) == ctx.opts.agent_side {
                     nodes += d.nodes;
                     decisions.push((moves.len(), d));
                     beliefs.extend(score);
@@ -234,21 +240,22 @@ pub fn play_match_with(
     opts: &MatchOptions,
 ) -> Option<MatchRecord> {
     let first = deal_from_index(rules, deal)?;
+    let keys = MatchKeys { seed, deal, repeat };
     Some(Scratch::with_thread_scratch(agents, opts.table_mb, |scratch| {
-        play_hands(rules, (seed, deal, repeat), first, agents, to, opts, scratch)
+        let mut ctx = MatchContext { rules, opts, scratch };
+        play_hands(&mut ctx, keys, first, agents, to)
     }))
 }
 
 /// The hands of a match from its first deal (see [`play_match`]).
 fn play_hands(
-    rules: &FullRules,
-    (seed, deal, repeat): (u64, u64, u64),
+    ctx: &mut MatchContext,
+    keys: MatchKeys,
     first: [TileSet; MAX_SEATS],
     agents: &[FullAgent; MAX_SEATS],
     to: u32,
-    opts: &MatchOptions,
-    scratch: &mut Scratch,
 ) -> MatchRecord {
+    let rules = ctx.rules;
     let mut hands = Vec::new();
     let mut totals = [0u32; MAX_SEATS];
     let mut previous = None;
@@ -256,20 +263,11 @@ fn play_hands(
         let dealt = if h == 0 {
             first
         } else {
-            super::deal::random_deal(rules, &mut stream(seed, deal, repeat, h, 0))
+            super::deal::random_deal(rules, &mut keys.stream(h, 0))
         };
         let opening = Opening::of(rules, &dealt, previous);
-        let mut seat_rngs = std::array::from_fn(|s| stream(seed, deal, repeat, h, 2 + s as u64));
-        let record = play_hand_with(
-            rules,
-            dealt,
-            opening,
-            agents,
-            &mut stream(seed, deal, repeat, h, 1),
-            &mut seat_rngs,
-            opts,
-            scratch,
-        );
+        let mut seat_rngs = std::array::from_fn(|s| keys.stream(h, 2 + s as u64));
+        let record = play_hand_with(ctx, dealt, opening, agents, &mut keys.stream(h, 1), &mut seat_rngs);
         for (t, s) in totals.iter_mut().zip(record.scores) {
             *t += s;
         }

@@ -29,7 +29,9 @@ mod table;
 mod targets;
 mod worlds;
 
-pub use agent::{DEFAULT_TABLE_MB, DOMINAI_NODES, FullAgent, MatchOptions, Scratch, SearchSettings, search_decision};
+pub use agent::{
+    DEFAULT_TABLE_MB, DOMINAI_NODES, FullAgent, MatchContext, MatchOptions, Scratch, SearchSettings, search_decision,
+};
 pub use alphabeta::{AlphaBeta, Limits, Shaping};
 pub use belief::{BONEYARD, Constraints, HOLDERS, Marginals, Observation, matching, scores, world_of};
 pub use deal::{below, binom, deal_count, deal_from_index, deal_index, playouts, random_deal, random_playout};
@@ -52,6 +54,6 @@ pub use seen::Seen;
 pub use table::{Bound, Entry, FivesTable, SLOT_BYTES, position_key};
 pub use targets::{DEFAULT_TARGET_DEPTH, FullTarget, fixed_choice, full_choice, heaviest_play};
 pub use worlds::{
-    BeliefScore, MODEL_POOL_MAX, MODEL_POOL_MIN, MODEL_POOL_PER_WORLD, MODEL_TREMBLE, WorldSampler, hand_decisions,
-    model_weight,
+    BeliefScore, MODEL_POOL_MAX, MODEL_POOL_MIN, MODEL_POOL_PER_WORLD, MODEL_TREMBLE, WorldSampler, WorldSource,
+    hand_decisions, model_weight,
 };

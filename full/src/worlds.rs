@@ -58,6 +58,18 @@ pub const MODEL_POOL_MIN: usize = 64;
 /// The largest `model` pool.
 pub const MODEL_POOL_MAX: usize = 4096;
 
+/// Where the worlds of a decision come from: the belief, and what its
+/// `model` variant needs besides.
+#[derive(Clone, Copy, Debug)]
+pub struct WorldSource<'a> {
+    /// The belief.
+    pub belief: Belief,
+    /// Each seat's strategy, whose likelihood weighs `model`'s worlds.
+    pub models: &'a [FullTarget; MAX_SEATS],
+    /// The worlds wanted (sizes the `model` pool).
+    pub worlds: usize,
+}
+
 /// The worlds of one decision; reusable (its buffers are kept).
 #[derive(Clone, Debug, Default)]
 pub struct WorldSampler {
@@ -83,22 +95,19 @@ impl Default for Marginals_ {
 }
 
 impl WorldSampler {
-    /// Prepares the worlds of `seat`'s decision at `pos` (the true
-    /// position: only what `seat` may know of it is used) under `belief`,
-    /// given what it has seen; `models`: each seat's strategy, for `model`;
-    /// `worlds`: the worlds wanted (sizes the `model` pool).
-    #[allow(clippy::too_many_arguments)]
+    /// Prepares the worlds of the decision of `pos`'s mover (`pos` is the
+    /// true position: only what the mover may know of it is used) from
+    /// `source`, given what the mover has seen.
     pub fn prepare(
         &mut self,
         rules: &FullRules,
         pos: &FivesPosition,
-        seat: u8,
         seen: &Seen,
-        belief: Belief,
-        models: &[FullTarget; MAX_SEATS],
-        worlds: usize,
+        source: WorldSource,
         rng: &mut impl RngCore,
     ) {
+        let WorldSource { belief, models, worlds } = source;
+        let seat = pos.mover;
         let (void, void_pips) = seen.voids();
         let mut obs = Observation::new(rules, pos, seat, &void, &void_pips);
         if belief == Belief::Uniform {

@@ -306,9 +306,21 @@ impl Stage {
         format!("{}-{index:05}", self.name())
     }
 
-    /// The stage a task id belongs to.
+    /// The id of the cross-check of games `first..` of games shard
+    /// `shard`, e.g. `check-00012-60480`.
+    pub fn check_task_id(shard: u64, first: u64) -> String {
+        format!("{}-{shard:05}-{first}", Stage::Check.name())
+    }
+
+    /// The id of the tie-breaking replay of a disputed check task.
+    pub fn tiebreak_task_id(check: &str) -> String {
+        format!("{check}-tiebreak")
+    }
+
+    /// The stage a task id belongs to (shard tasks, checks and tie-breaks).
     pub fn of_task_id(id: &str) -> Option<Stage> {
-        Stage::parse(id.rsplit_once('-')?.0)
+        let (stage, _) = id.split_once('-')?;
+        Stage::parse(stage)
     }
 
     /// Where a partition-writing stage's partitions go, relative to the
@@ -357,6 +369,10 @@ pub const CLASSIFIER_REPORT: &str = "classifier/report.json";
 pub const PREDICTION_REPORT: &str = "prediction/report.json";
 /// The directory the report stage writes the experiment's report into.
 pub const REPORT_DIR: &str = "report";
+/// The report's Markdown, inside [`REPORT_DIR`].
+pub const REPORT_MD_FILE: &str = "report.md";
+/// The report's JSON, inside [`REPORT_DIR`].
+pub const REPORT_JSON_FILE: &str = "report.json";
 /// The report as JSON; written last, so its presence marks the report done.
 pub const REPORT_JSON: &str = "report/report.json";
 /// The report as Markdown.
@@ -462,6 +478,27 @@ impl ExperimentDir {
             Stage::Samples | Stage::Games | Stage::Check => None,
         }
     }
+}
+
+/// Whether `name` is a shard's partition file, `part-NNNNN.parquet`.
+pub fn is_part_file(name: &str) -> bool {
+    name.starts_with("part-") && name.ends_with(".parquet")
+}
+
+/// The hands table a worker keeps beside a chunk file of a match grid.
+pub fn chunk_hands_file(chunk: &Path) -> PathBuf {
+    chunk.with_extension("hands.parquet")
+}
+
+/// The temporary name a file is written under before its durable rename.
+pub fn temp_file(path: &Path) -> PathBuf {
+    path.with_extension("tmp")
+}
+
+/// The hash a model artifact's file name carries (`model-<hash>.json`,
+/// [`model_file`]), if the name has that form.
+pub fn model_hash_of(file_name: &str) -> Option<&str> {
+    file_name.strip_prefix("model-")?.strip_suffix(".json")
 }
 
 /// The file name of a shard's partition.

@@ -16,6 +16,7 @@ pub mod predictors;
 mod rows;
 mod spec;
 pub mod sprt;
+pub mod stages;
 pub mod training;
 
 pub use exec::moves_text as full_moves_text;

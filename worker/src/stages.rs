@@ -224,77 +224,23 @@ fn load_model(results: &Path, a: &Assignment, hash: &str) -> Result<classifier::
     })
 }
 
-fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), TaskError> {
-    layout::write_atomic(path, bytes).map_err(|e| TaskError::Io(e.to_string()))
-}
-
-/// The fit stage of a shaped search: fits the opponent-move predictors on
-/// their own training hands, writes the artifact and its held-out report.
-fn fit_predictors(spec: &Spec, dir: &Path) -> Result<Output, TaskError> {
-    let training = spec
-        .prediction
-        .expect("a spec that needs predictors has their training");
-    let (set, json) = jobs::predictors::fit(&training).map_err(TaskError::Fit)?;
-    let hash = jobs::evals::eval_hash(&json);
-    write_atomic(&dir.join(layout::model_file(&hash)), json.as_bytes())?;
-    let report =
-        serde_json::to_vec_pretty(&jobs::predictors::PredictionReport::of(&set, &hash)).expect("the report serialises");
-    write_atomic(&dir.join(layout::PREDICTION_REPORT), &report)?;
-    Ok(Output::Written {
-        file: layout::model_file(&hash),
-        hash,
-        bytes: json.len() as u64,
-        rows: set.holdout.iter().map(|s| s.decisions).sum(),
-    })
-}
-
-/// The fit stage: reads the samples, fits, writes the model and the report.
+/// The fit stage: `jobs::stages::fit` (the classifier, or the predictors).
 fn fit(spec: &Spec, dir: &Path, threads: usize) -> Result<Output, TaskError> {
-    if !spec.needs_classifier() {
-        return fit_predictors(spec, dir);
-    }
-    let io = |e: jobs::IoError| TaskError::Io(e.to_string());
-    let mut samples = Vec::new();
-    for part in jobs::parts_in(&dir.join(layout::SAMPLES_DIR)).map_err(io)? {
-        samples.extend(jobs::read_samples(&part).map_err(io)?);
-    }
-    let out = jobs::training::fit(spec, &samples, threads).map_err(TaskError::Fit)?;
-    write_atomic(&dir.join(layout::model_file(&out.hash)), &out.artifact)?;
-    let report = serde_json::to_vec_pretty(&out.report).expect("the report serialises");
-    write_atomic(&dir.join(layout::CLASSIFIER_REPORT), &report)?;
+    let w = jobs::stages::fit(spec, dir, threads).map_err(|e| match e {
+        jobs::stages::FitError::Io(e) => TaskError::Io(e.to_string()),
+        jobs::stages::FitError::Fit(why) => TaskError::Fit(why),
+    })?;
     Ok(Output::Written {
-        file: layout::model_file(&out.hash),
-        hash: out.hash,
-        bytes: out.artifact.len() as u64,
-        rows: spec.classifier.samples,
+        file: w.file,
+        hash: w.hash,
+        bytes: w.bytes,
+        rows: w.rows,
     })
 }
 
 /// The report stage: builds the report from the partitions alone.
 fn report(spec: &Spec, dir: &Path, cancel: &AtomicBool) -> Result<Output, Halt> {
-    let mut parts: Vec<PathBuf> = jobs::shards(spec)
-        .iter()
-        .map(|s| dir.join(layout::GAMES_DIR).join(jobs::part_file(s.index)))
-        .collect();
-    if let Some(sprt) = &spec.stop {
-        // The SPRT ended the games where it decided: the partitions up to
-        // that shard are the experiment's (the same walk as the coordinator's).
-        let mut walk = jobs::sprt::Walk::untraced(*sprt);
-        let mut kept = parts.len();
-        for (k, p) in parts.iter().enumerate() {
-            if !p.exists() {
-                break;
-            }
-            let rows = jobs::read_partition(p).map_err(|e| TaskError::Io(e.to_string()))?;
-            if walk.step(&jobs::sprt::ShardPairs::of_rows(rows.iter().map(|(_, r)| r)))
-                != jobs::sprt::Verdict::Undecided
-            {
-                kept = k + 1;
-                break;
-            }
-        }
-        parts.truncate(kept);
-    }
+    let parts = jobs::stages::report_partitions(spec, dir).map_err(|e| TaskError::Io(e.to_string()))?;
     // Every partition is in place before the coordinator leases the report;
     // one lost since then makes the coordinator re-run its task and take
     // this lease back (then `cancel` is set), so a short wait suffices.
@@ -331,7 +277,7 @@ fn write_table(path: &Path, bytes: &[u8]) -> Result<(), TaskError> {
 
 /// The per-hand rows kept beside a chunk file (a grid of matches).
 fn chunk_hands_path(chunk: &Path) -> PathBuf {
-    chunk.with_extension("hands.parquet")
+    layout::chunk_hands_file(chunk)
 }
 
 /// Fault injection (tests): `MUGGINS_FAILPOINT=corrupt-rows` makes this
@@ -487,7 +433,7 @@ impl Chunked {
             // Before the chunk itself: a chunk file means its hands are there.
             write_table(&chunk_hands_path(&path), &jobs::hands_parquet(&self.spec.name, hands))?;
         }
-        let temp = path.with_extension("tmp");
+        let temp = layout::temp_file(&path);
         jobs::write_partition(&temp, &self.spec.name, rows).map_err(|e| io(e.to_string()))?;
         jobs::durable_rename(&temp, &path).map_err(|e| io(e.to_string()))?;
         let (bytes, sha) = layout::file_digest(&path).map_err(|e| io(format!("{}: {e}", path.display())))?;

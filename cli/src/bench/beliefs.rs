@@ -111,7 +111,17 @@ pub fn run(runs: usize) -> Result<()> {
                 let mut rng = engine::seed::keyed_rng(13, 1, 0, b"benchsmp", 0);
                 let t = Instant::now();
                 for (pos, seen) in &positions {
-                    s.prepare(&rules, pos, pos.mover, seen, belief, &models, 32, &mut rng);
+                    s.prepare(
+                        &rules,
+                        pos,
+                        seen,
+                        full::WorldSource {
+                            belief,
+                            models: &models,
+                            worlds: 32,
+                        },
+                        &mut rng,
+                    );
                     s.worlds(32, &mut rng, &mut worlds);
                 }
                 times.push(t.elapsed());

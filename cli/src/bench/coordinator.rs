@@ -161,9 +161,18 @@ async fn drive(load: Load, results: &std::path::Path, state: &std::path::Path, t
         let tally = Arc::clone(&tally);
         let (marker, root) = (marker.clone(), results.display().to_string());
         let results = results.to_path_buf();
-        set.spawn(async move {
-            worker(w, load, client, tally, deadline, &marker, &root, &results).await;
-        });
+        let sim = SimWorker {
+            w,
+            worker_id: format!("bench-{w}"),
+            load,
+            client,
+            tally,
+            deadline,
+            marker,
+            root,
+            results,
+        };
+        set.spawn(sim.run());
     }
     while set.join_next().await.is_some() {}
     let wall = start.elapsed().as_secs_f64();
@@ -243,112 +252,134 @@ fn unit(w: usize, k: u64) -> f64 {
     (x >> 11) as f64 / (1u64 << 53) as f64
 }
 
-#[allow(clippy::too_many_arguments)]
-async fn worker(
+/// One simulated worker: it leases, heartbeats for its task's simulated
+/// time, writes a stand-in partition and completes, until the deadline.
+struct SimWorker {
     w: usize,
+    worker_id: String,
     load: Load,
-    mut client: proto::client::Client,
+    client: proto::client::Client,
     tally: Arc<Tally>,
     deadline: Instant,
-    marker: &str,
-    root: &str,
-    results: &std::path::Path,
-) {
-    let worker_id = format!("bench-{w}");
-    // Workers start spread over one heartbeat period, as a fleet comes up.
-    tokio::time::sleep(load.heartbeat.mul_f64(unit(w, 0))).await;
-    let mut draw = 1;
-    while Instant::now() < deadline {
+    marker: String,
+    root: String,
+    results: std::path::PathBuf,
+}
+
+impl SimWorker {
+    async fn run(mut self) {
+        // Workers start spread over one heartbeat period, as a fleet comes up.
+        tokio::time::sleep(self.load.heartbeat.mul_f64(unit(self.w, 0))).await;
+        let mut draw = 1;
+        while Instant::now() < self.deadline {
+            let Some(task) = self.lease().await else {
+                continue;
+            };
+            {
+                let mut held = self.tally.held.lock().unwrap_or_else(|e| e.into_inner());
+                if held.insert(task.task_id.clone(), self.w).is_some() {
+                    self.tally.double.fetch_add(1, Ordering::Relaxed);
+                }
+            }
+            let work = self.load.task.mul_f64(0.5 + unit(self.w, draw));
+            draw += 1;
+            let valid = self.hold(&task, work).await;
+            let tally = Arc::clone(&self.tally);
+            let id = task.task_id.clone();
+            let held = move || {
+                tally.held.lock().unwrap_or_else(|e| e.into_inner()).remove(&id);
+            };
+            if !valid {
+                self.tally.lost.fetch_add(1, Ordering::Relaxed);
+                held();
+                continue;
+            }
+            if Instant::now() >= self.deadline {
+                // The run is over: the task stays leased (a killed worker's).
+                held();
+                break;
+            }
+            self.complete(&task, held).await;
+        }
+    }
+
+    /// A leased task, or `None` after an error or an idle reply (having
+    /// waited as told).
+    async fn lease(&mut self) -> Option<proto::Task> {
         let t = Instant::now();
-        let reply = client
+        let reply = self
+            .client
             .lease_task(LeaseTaskRequest {
-                worker_id: worker_id.clone(),
+                worker_id: self.worker_id.clone(),
                 threads: 1,
-                results_marker: marker.to_string(),
-                results_root: root.to_string(),
+                results_marker: self.marker.clone(),
+                results_root: self.root.clone(),
             })
             .await;
-        tally.lease.add(t);
+        self.tally.lease.add(t);
         let reply = match reply {
             Ok(r) => r.into_inner(),
             Err(_) => {
-                tally.errors.fetch_add(1, Ordering::Relaxed);
+                self.tally.errors.fetch_add(1, Ordering::Relaxed);
                 tokio::time::sleep(Duration::from_millis(500)).await;
-                continue;
+                return None;
             }
         };
-        let Some(task) = reply.task else {
-            tally.idle.fetch_add(1, Ordering::Relaxed);
+        if reply.task.is_none() {
+            self.tally.idle.fetch_add(1, Ordering::Relaxed);
             let wait = Duration::from_millis(reply.retry_after_ms.clamp(100, 5000) as u64);
-            tokio::time::sleep(wait.min(deadline.saturating_duration_since(Instant::now()))).await;
-            continue;
-        };
-        {
-            let mut held = tally.held.lock().unwrap_or_else(|e| e.into_inner());
-            if held.insert(task.task_id.clone(), w).is_some() {
-                tally.double.fetch_add(1, Ordering::Relaxed);
-            }
+            tokio::time::sleep(wait.min(self.deadline.saturating_duration_since(Instant::now()))).await;
         }
-        let work = load.task.mul_f64(0.5 + unit(w, draw));
-        draw += 1;
+        reply.task
+    }
+
+    /// Holds `task` for `work`, heartbeating; false if the lease was lost.
+    async fn hold(&mut self, task: &proto::Task, work: Duration) -> bool {
         let began = Instant::now();
-        let mut valid = true;
-        while began.elapsed() < work && Instant::now() < deadline {
+        while began.elapsed() < work && Instant::now() < self.deadline {
             let left = work
                 .saturating_sub(began.elapsed())
-                .min(deadline.saturating_duration_since(Instant::now()));
-            tokio::time::sleep(left.min(load.heartbeat)).await;
-            if began.elapsed() >= work || Instant::now() >= deadline {
+                .min(self.deadline.saturating_duration_since(Instant::now()));
+            tokio::time::sleep(left.min(self.load.heartbeat)).await;
+            if began.elapsed() >= work || Instant::now() >= self.deadline {
                 break;
             }
             let t = Instant::now();
-            let hb = client
+            let hb = self
+                .client
                 .heartbeat(HeartbeatRequest {
                     chunks: Vec::new(),
-                    worker_id: worker_id.clone(),
+                    worker_id: self.worker_id.clone(),
                     task_id: task.task_id.clone(),
                     lease_token: task.lease_token.clone(),
                     games_done: 0,
                 })
                 .await;
-            tally.heartbeat.add(t);
+            self.tally.heartbeat.add(t);
             match hb {
                 Ok(r) if r.get_ref().lease_valid => {}
-                Ok(_) => {
-                    valid = false;
-                    break;
-                }
+                Ok(_) => return false,
                 Err(_) => {
-                    tally.errors.fetch_add(1, Ordering::Relaxed);
+                    self.tally.errors.fetch_add(1, Ordering::Relaxed);
                 }
             }
         }
-        let held = || {
-            tally
-                .held
-                .lock()
-                .unwrap_or_else(|e| e.into_inner())
-                .remove(&task.task_id);
-        };
-        if !valid {
-            tally.lost.fetch_add(1, Ordering::Relaxed);
-            held();
-            continue;
-        }
-        if Instant::now() >= deadline {
-            // The run is over: the task stays leased (a killed worker's).
-            held();
-            break;
-        }
-        // A tiny stand-in partition where a worker writes its own.
+        true
+    }
+
+    /// Writes a tiny stand-in partition where a worker writes its own,
+    /// completes the task (`held` takes it off the shared set first: once
+    /// the coordinator takes it, the task may be leased again) and renames
+    /// the partition to its final name, as a worker does.
+    async fn complete(&mut self, task: &proto::Task, held: impl Fn()) {
         let tag: String = task.lease_token.chars().take(12).collect();
         let Some(rel) =
             jobs::layout::ExperimentDir::new(&task.output).temp_partition(jobs::layout::Stage::Games, task.shard, &tag)
         else {
             held();
-            continue;
+            return;
         };
-        let path = results.join(&rel);
+        let path = self.results.join(&rel);
         let bytes = format!("bench partition {} {}\n", task.task_id, task.lease_token);
         let written = path
             .parent()
@@ -356,18 +387,17 @@ async fn worker(
             .and_then(|_| std::fs::write(&path, &bytes))
             .and_then(|_| jobs::layout::file_digest(&path));
         let Ok((size, sha)) = written else {
-            tally.errors.fetch_add(1, Ordering::Relaxed);
+            self.tally.errors.fetch_add(1, Ordering::Relaxed);
             held();
-            continue;
+            return;
         };
-        // Off the shared set before completing: once the coordinator takes
-        // it, the task may be leased again (it will not: it is done).
         held();
         let t = Instant::now();
-        let done = client
+        let done = self
+            .client
             .complete_task(CompleteTaskRequest {
                 chunks: Vec::new(),
-                worker_id: worker_id.clone(),
+                worker_id: self.worker_id.clone(),
                 task_id: task.task_id.clone(),
                 lease_token: task.lease_token.clone(),
                 rows: task.games,
@@ -377,22 +407,20 @@ async fn worker(
                 file_sha256: sha,
             })
             .await;
-        tally.complete.add(t);
-        let rel_done = rel;
+        self.tally.complete.add(t);
         match done {
             Ok(r) if r.get_ref().accepted => {
-                tally.accepted.fetch_add(1, Ordering::Relaxed);
-                // Then the partition goes under its final name, as a worker does.
-                let fin = results.join(&r.get_ref().final_file);
-                if jobs::durable_rename(&results.join(&rel_done), &fin).is_err() {
-                    tally.errors.fetch_add(1, Ordering::Relaxed);
+                self.tally.accepted.fetch_add(1, Ordering::Relaxed);
+                let fin = self.results.join(&r.get_ref().final_file);
+                if jobs::durable_rename(&self.results.join(&rel), &fin).is_err() {
+                    self.tally.errors.fetch_add(1, Ordering::Relaxed);
                 }
             }
             Ok(_) => {
-                tally.refused.fetch_add(1, Ordering::Relaxed);
+                self.tally.refused.fetch_add(1, Ordering::Relaxed);
             }
             Err(_) => {
-                tally.errors.fetch_add(1, Ordering::Relaxed);
+                self.tally.errors.fetch_add(1, Ordering::Relaxed);
             }
         }
     }

@@ -8,7 +8,8 @@ use anyhow::{Result, bail};
 use engine::TargetKind;
 use full::{
     AlphaBeta, Evaluation, FivesPosition, FivesTable, FullAgent, FullConfig, FullEngine, FullRules, FullTarget,
-    IsmctsTree, Limits, MatchOptions, Opening, SearchSettings, Seen, deal_from_index, fixed_choice, play_match_with,
+    IsmctsTree, Limits, LinearEval, MatchOptions, Opening, SearchSettings, Seen, deal_from_index, fixed_choice,
+    play_match_with,
 };
 
 use super::{median, ms};
@@ -73,6 +74,13 @@ pub fn run(runs: usize) -> Result<()> {
         "{:<30} {:>9} {:>12} {:>12} {:>14}",
         "fixed depth (32 positions)", "depth", "median", "nodes/s", "nodes"
     );
+    fixed_depth(&rules, &starts, runs)?;
+    budgeted(&rules, &starts, eval, runs)?;
+    hands(&rules, eval, runs)
+}
+
+/// M* to a fixed depth from 32 positions: plain, pruned with a table.
+fn fixed_depth(rules: &FullRules, starts: &[FivesPosition], runs: usize) -> Result<()> {
     for (name, depth, prune) in [
         ("plain (no pruning)", 5u8, false),
         ("pruned + table", 5, true),
@@ -82,15 +90,15 @@ pub fn run(runs: usize) -> Result<()> {
         let mut check = None;
         // One table, its pages touched before the clock starts.
         let mut table = FivesTable::with_mb(16);
-        warm(&rules, &starts, &mut table);
+        warm(rules, starts, &mut table);
         for _ in 0..runs {
             let t = Instant::now();
             let mut nodes = 0;
             let mut values = [0.0; 64];
-            for p in &starts {
+            for p in starts {
                 table.clear();
                 let mut ab = AlphaBeta::new(
-                    &rules,
+                    rules,
                     p.mover,
                     FullEngine::MStar,
                     models(),
@@ -120,6 +128,11 @@ pub fn run(runs: usize) -> Result<()> {
             nodes
         );
     }
+    Ok(())
+}
+
+/// One decision under a node budget: M* (score so far, learned) and ISMCTS.
+fn budgeted(rules: &FullRules, starts: &[FivesPosition], eval: &LinearEval, runs: usize) -> Result<()> {
     println!();
     println!(
         "{:<30} {:>9} {:>12} {:>12} {:>14}",
@@ -130,7 +143,7 @@ pub fn run(runs: usize) -> Result<()> {
             let mut times = Vec::new();
             let mut check = None;
             let mut table = FivesTable::for_budget(budget, 1024);
-            warm(&rules, &starts, &mut table);
+            warm(rules, starts, &mut table);
             for _ in 0..runs {
                 let t = Instant::now();
                 let mut sum = 0;
@@ -140,7 +153,7 @@ pub fn run(runs: usize) -> Result<()> {
                     } else {
                         Evaluation::Score
                     };
-                    let mut ab = AlphaBeta::new(&rules, p.mover, FullEngine::MStar, models(), ev, &mut table);
+                    let mut ab = AlphaBeta::new(rules, p.mover, FullEngine::MStar, models(), ev, &mut table);
                     let d = ab.decide(&[*p], Limits { depth: 254, budget });
                     sum += d.nodes + d.index as u64;
                 }
@@ -172,8 +185,18 @@ pub fn run(runs: usize) -> Result<()> {
                 let mut sampler = full::WorldSampler::default();
                 let models = [full::FullTarget::Searcher; 4];
                 let seen = Seen::default();
-                sampler.prepare(&rules, p, p.mover, &seen, engine::Belief::Uniform, &models, 1, &mut rng);
-                nodes += tree.decide(&rules, p, budget, Some(&mut sampler), &mut rng).nodes;
+                sampler.prepare(
+                    rules,
+                    p,
+                    &seen,
+                    full::WorldSource {
+                        belief: engine::Belief::Uniform,
+                        models: &models,
+                        worlds: 1,
+                    },
+                    &mut rng,
+                );
+                nodes += tree.decide(rules, p, budget, Some(&mut sampler), &mut rng).nodes;
             }
             times.push(t.elapsed());
         }
@@ -187,6 +210,11 @@ pub fn run(runs: usize) -> Result<()> {
             nodes
         );
     }
+    Ok(())
+}
+
+/// Whole hands against the scorer, searched under partial observation.
+fn hands(rules: &FullRules, eval: &LinearEval, runs: usize) -> Result<()> {
     println!();
     println!(
         "{:<30} {:>9} {:>12} {:>12} {:>14}",
@@ -223,7 +251,7 @@ pub fn run(runs: usize) -> Result<()> {
             let t = Instant::now();
             let mut nodes = 0;
             for g in 0..HANDS {
-                let m = play_match_with(&rules, 2026, g * 2_151_252_675, 1, &agents, 0, &opts).expect("a deal index");
+                let m = play_match_with(rules, 2026, g * 2_151_252_675, 1, &agents, 0, &opts).expect("a deal index");
                 nodes += m.hands.iter().map(|h| h.nodes).sum::<u64>();
             }
             times.push(t.elapsed());

@@ -110,11 +110,26 @@ pub fn run(args: BenchArgs) -> Result<()> {
     if args.suite == Suite::Beliefs {
         return beliefs::run(args.runs);
     }
+    solves_bench(&rules, args.runs)?;
+    games_bench(&rules, &states, args.runs)?;
+    classifier_bench(&rules, args.runs)?;
+    if args.suite == Suite::All {
+        playouts_bench(args.runs)?;
+        perft_bench(args.runs)?;
+        double6::run(args.runs)?;
+        beliefs::run(args.runs)?;
+    }
+    Ok(())
+}
+
+/// The thesis's starting states solved by each engine, plain and pruned,
+/// on one thread and on every core, cold tables (medians).
+fn solves_bench(rules: &Rules, runs: usize) -> Result<()> {
     let all: Vec<u64> = (0..rules.starting_states()).collect();
     let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
     println!(
         "muggins bench: thesis rules (double-3, hands 3, boneyard 4), {} each, median, {}",
-        plural(args.runs as u64, "run"),
+        plural(runs as u64, "run"),
         plural(cores as u64, "core")
     );
     println!();
@@ -132,20 +147,20 @@ pub fn run(args: BenchArgs) -> Result<()> {
         let mut one = Vec::new();
         let mut many = Vec::new();
         let mut nodes = 0;
-        for _ in 0..args.runs {
+        for _ in 0..runs {
             let t = Instant::now();
             let mut searcher =
                 Searcher::new(rules.clone(), SearchConfig::default(), LocalTable::new()).with_pruning(prune);
             let mut sum = 0.0;
             for &s in &all {
-                let deal = engine::Deal::from_index(&rules, s).expect("valid state");
-                sum += searcher.value_of(&engine::Position::start(&rules, &deal), engine);
+                let deal = engine::Deal::from_index(rules, s).expect("valid state");
+                sum += searcher.value_of(&engine::Position::start(rules, &deal), engine);
             }
             one.push(t.elapsed());
             nodes = searcher.nodes();
             std::hint::black_box(sum);
             let t = Instant::now();
-            let values = solve(&rules, SearchConfig::default(), engine, &all, cores, prune);
+            let values = solve(rules, SearchConfig::default(), engine, &all, cores, prune);
             many.push(t.elapsed());
             std::hint::black_box(values);
         }
@@ -187,6 +202,12 @@ pub fn run(args: BenchArgs) -> Result<()> {
             100.0 * (plain as f64 - nodes as f64) / plain as f64
         );
     }
+    Ok(())
+}
+
+/// Games against every target from `states`, per engine and observation,
+/// warm table (medians); a second pass must give the same results.
+fn games_bench(rules: &Rules, states: &[u64], runs: usize) -> Result<()> {
     println!();
     println!(
         "{:<26} {:>10} {:>12} {:>12} {:>14} {:>14}",
@@ -212,7 +233,7 @@ pub fn run(args: BenchArgs) -> Result<()> {
             // One untimed pass warms the table.
             let (nodes, diff) = play_all(&mut searcher, &games)?;
             let mut times = Vec::new();
-            for _ in 0..args.runs {
+            for _ in 0..runs {
                 let t = Instant::now();
                 let again = play_all(&mut searcher, &games)?;
                 times.push(t.elapsed());
@@ -234,13 +255,6 @@ pub fn run(args: BenchArgs) -> Result<()> {
             );
             table = searcher_into_table(searcher);
         }
-    }
-    classifier_bench(&rules, args.runs)?;
-    if args.suite == Suite::All {
-        playouts_bench(args.runs)?;
-        perft_bench(args.runs)?;
-        double6::run(args.runs)?;
-        beliefs::run(args.runs)?;
     }
     Ok(())
 }

@@ -6,6 +6,7 @@ mod cluster;
 mod docs;
 mod faults;
 mod full;
+mod full_run;
 mod messages;
 mod openspiel;
 mod outputs;

@@ -173,7 +173,7 @@ impl Store {
                  VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)",
                 params![
                     exp,
-                    format!("{}-{shard:05}-{first}", Stage::Check.name()),
+                    Stage::check_task_id(shard, first as u64),
                     Stage::Check.name(),
                     stage_seq,
                     seq,
@@ -257,7 +257,7 @@ impl Store {
                     params![
                         exp,
                         task_id,
-                        format!("{task_id}-tiebreak"),
+                        Stage::tiebreak_task_id(task_id),
                         seq,
                         TaskState::Pending,
                         format!("{original}\n{checker}\n"),

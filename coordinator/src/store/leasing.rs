@@ -175,16 +175,15 @@ impl Store {
             .optional()?)
     }
 
-    #[allow(clippy::too_many_arguments)]
     pub fn heartbeat(
         &mut self,
-        task_id: &str,
-        token: &str,
+        lease: LeaseRef,
         games_done: u64,
         lease_ms: i64,
-        worker: &str,
-        chunks: &[super::ChunkIn],
+        by: &Reporter,
     ) -> Result<HeartbeatOutcome> {
+        let LeaseRef { task_id, token } = lease;
+        let Reporter { worker, chunks, .. } = *by;
         let tx = self.conn.transaction()?;
         let Some((exp, state)) = Self::leased_by(&tx, task_id, token)? else {
             return Ok(HeartbeatOutcome::Invalid);
@@ -264,20 +263,22 @@ impl Store {
     /// Records a completion whose file the service has checked: `final_file`
     /// is where it goes, `placed` whether it is there already (fit and
     /// report write in place; partitions are renamed by the worker next).
-    #[allow(clippy::too_many_arguments)]
-    pub fn complete(
-        &mut self,
-        task_id: &str,
-        token: &str,
-        rows: u64,
-        checksum: &str,
-        temp_file: &str,
-        final_file: &str,
-        file: (u64, &str),
-        placed: bool,
-        stats: Option<&str>,
-        (worker, chunks, check_fraction): (&str, &[super::ChunkIn], f64),
-    ) -> Result<CompleteOutcome> {
+    pub fn complete(&mut self, lease: LeaseRef, done: &Completed, by: &Reporter) -> Result<CompleteOutcome> {
+        let LeaseRef { task_id, token } = lease;
+        let Completed {
+            rows,
+            checksum,
+            temp_file,
+            final_file,
+            file,
+            placed,
+            stats,
+        } = *done;
+        let Reporter {
+            worker,
+            chunks,
+            check_fraction,
+        } = *by;
         let tx = self.conn.transaction()?;
         let Some((exp, state)) = Self::leased_by(&tx, task_id, token)? else {
             return Ok(CompleteOutcome::Refused(format!(
@@ -499,4 +500,35 @@ impl Store {
         )?;
         Ok(())
     }
+}
+
+/// A lease as a worker names it: the task and the token it was leased with.
+#[derive(Clone, Copy, Debug)]
+pub struct LeaseRef<'a> {
+    pub task_id: &'a str,
+    pub token: &'a str,
+}
+
+/// Who reports on a lease: the worker, the chunks of games it committed, and
+/// the share of a games task's games the coordinator cross-checks.
+#[derive(Clone, Copy, Debug)]
+pub struct Reporter<'a> {
+    pub worker: &'a str,
+    pub chunks: &'a [super::ChunkIn],
+    pub check_fraction: f64,
+}
+
+/// A completion the service has checked: its rows and checksum, the temporary
+/// file and where it goes, the file's size and SHA-256, whether it is in place
+/// already (fit and report write in place; partitions are renamed next), and
+/// an SPRT shard's pair counts.
+#[derive(Clone, Copy, Debug)]
+pub struct Completed<'a> {
+    pub rows: u64,
+    pub checksum: &'a str,
+    pub temp_file: &'a str,
+    pub final_file: &'a str,
+    pub file: (u64, &'a str),
+    pub placed: bool,
+    pub stats: Option<&'a str>,
 }

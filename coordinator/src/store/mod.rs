@@ -12,6 +12,7 @@ mod leasing;
 mod sprt;
 
 pub use chunks::{CheckOutcome, ChunkIn};
+pub use leasing::{Completed, LeaseRef, Reporter};
 
 use std::path::Path;
 use std::time::{SystemTime, UNIX_EPOCH};

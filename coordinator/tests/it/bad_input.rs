@@ -72,15 +72,10 @@ fn spec_with(line: &str) -> String {
     format!("{SPEC}{line}\n")
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn thirty_and_more_bad_inputs_get_clear_errors_and_the_server_keeps_serving() {
-    let mut s = start_with(tempfile::tempdir().unwrap(), Duration::from_secs(30), Some(TOKEN)).await;
-    let channel = crate::channel(&s.url).await;
-    let mut c = proto::client::new(channel.clone(), Some(TOKEN)).unwrap();
-    let mut checked = 0;
-
-    // Specs: each refused with the key and value named.
-    let specs: Vec<(String, &str)> = vec![
+/// The specs the coordinator must refuse, each with the text its error names
+/// (the key and value, or why).
+fn bad_specs() -> Vec<(String, &'static str)> {
+    vec![
         ("name = ".into(), "not valid TOML"),
         (spec_with("colour = 1"), "unknown key `shards.colour`"),
         (SPEC.replace("seed = 5", "seed = \"five\""), "seed = \"five\""),
@@ -129,8 +124,13 @@ async fn thirty_and_more_bad_inputs_get_clear_errors_and_the_server_keeps_servin
             "classifier.holdout = 1.5",
         ),
         (format!("{SPEC}# {}\n", "x".repeat(2 << 20)), "at most 1048576 bytes"),
-    ];
-    for (text, want) in &specs {
+    ]
+}
+
+/// Specs: each refused with the key and value named. Returns the number checked.
+async fn bad_specs_are_refused_naming_key_and_value(c: &mut proto::client::Client) -> usize {
+    let mut checked = 0;
+    for (text, want) in &bad_specs() {
         let e = c
             .submit_experiment(SubmitExperimentRequest {
                 spec_toml: text.clone(),
@@ -141,8 +141,11 @@ async fn thirty_and_more_bad_inputs_get_clear_errors_and_the_server_keeps_servin
         assert!(e.message().contains(want), "{:?} lacks {want:?}", e.message());
         checked += 1;
     }
+    checked
+}
 
-    // Requests.
+/// Requests naming no experiment, no worker or no lease. Returns the number checked.
+async fn bad_requests_are_refused(c: &mut proto::client::Client) -> usize {
     assert_eq!(
         code(c.get_experiment(GetExperimentRequest { id: "nope".into() }).await),
         Code::NotFound
@@ -195,9 +198,12 @@ async fn thirty_and_more_bad_inputs_get_clear_errors_and_the_server_keeps_servin
         ..hb
     };
     assert!(!c.heartbeat(hb).await.unwrap().into_inner().lease_valid);
-    checked += 8;
-    // Completing or failing a task one never leased.
-    let never = CompleteTaskRequest {
+    8
+}
+
+/// A completion of a task under a lease nobody was given.
+fn never_leased() -> CompleteTaskRequest {
+    CompleteTaskRequest {
         chunks: Vec::new(),
         worker_id: "w".into(),
         task_id: "games-00000".into(),
@@ -206,7 +212,12 @@ async fn thirty_and_more_bad_inputs_get_clear_errors_and_the_server_keeps_servin
         checksum: "x".into(),
         temp_file: "tiny/games/.part-00000.tmp".into(),
         ..Default::default()
-    };
+    }
+}
+
+/// Completing or failing a task one never leased. Returns the number checked.
+async fn tasks_never_leased_are_refused(c: &mut proto::client::Client) -> usize {
+    let never = never_leased();
     let r = c.complete_task(never.clone()).await.unwrap().into_inner();
     assert!(!r.accepted && r.reason.contains("stale lease"), "{}", r.reason);
     let r = c
@@ -233,20 +244,29 @@ async fn thirty_and_more_bad_inputs_get_clear_errors_and_the_server_keeps_servin
         ),
         Code::InvalidArgument
     );
-    checked += 3;
-    // A real lease, then a completion naming a path outside its directory.
+    3
+}
+
+/// A real lease, then a completion naming a path outside its directory.
+/// Returns the submitted experiment's id and the number checked.
+async fn completions_outside_their_directory_are_refused(
+    c: &mut proto::client::Client,
+    s: &crate::Server,
+) -> (String, usize) {
+    let never = never_leased();
     let e = c
         .submit_experiment(SubmitExperimentRequest { spec_toml: SPEC.into() })
         .await
         .unwrap()
         .into_inner();
     let t = c
-        .lease_task(crate::lease_request(&s, "w"))
+        .lease_task(crate::lease_request(s, "w"))
         .await
         .unwrap()
         .into_inner()
         .task
         .unwrap();
+    let mut checked = 0;
     for path in [
         "../../../etc/passwd",
         "tiny/games/part-00000.parquet",
@@ -271,7 +291,12 @@ async fn thirty_and_more_bad_inputs_get_clear_errors_and_the_server_keeps_servin
         );
         checked += 1;
     }
-    // Truncated and garbage protobuf.
+    (e.experiment.as_ref().unwrap().id.clone(), checked)
+}
+
+/// Truncated and garbage protobuf, and too large a message. Returns the number checked.
+async fn malformed_messages_are_refused(channel: &tonic::transport::Channel) -> usize {
+    let mut checked = 0;
     for body in [vec![0x0a, 0x50, b'a', b'b'], vec![0xff; 9], vec![0x0a]] {
         let st = raw_call(channel.clone(), "/muggins.v1.Coordinator/SubmitExperiment", body).await;
         assert!(matches!(st.code(), Code::Internal | Code::InvalidArgument), "{st:?}");
@@ -290,20 +315,36 @@ async fn thirty_and_more_bad_inputs_get_clear_errors_and_the_server_keeps_servin
         "{st:?}"
     );
     checked += 1;
-    // Missing and wrong tokens.
+    checked
+}
+
+/// Missing and wrong tokens, asking for experiment `id`. Returns the number checked.
+async fn missing_and_wrong_tokens_are_refused(channel: &tonic::transport::Channel, id: &str) -> usize {
+    let mut checked = 0;
     for bad in [None, Some("wrong-token-wrong-token")] {
         let mut anon = proto::client::new(channel.clone(), bad).unwrap();
         assert_eq!(
-            code(
-                anon.get_experiment(GetExperimentRequest {
-                    id: e.experiment.as_ref().unwrap().id.clone()
-                })
-                .await
-            ),
+            code(anon.get_experiment(GetExperimentRequest { id: id.to_string() }).await),
             Code::Unauthenticated
         );
         checked += 1;
     }
+    checked
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn thirty_and_more_bad_inputs_get_clear_errors_and_the_server_keeps_serving() {
+    let mut s = start_with(tempfile::tempdir().unwrap(), Duration::from_secs(30), Some(TOKEN)).await;
+    let channel = crate::channel(&s.url).await;
+    let mut c = proto::client::new(channel.clone(), Some(TOKEN)).unwrap();
+    let mut checked = 0;
+    checked += bad_specs_are_refused_naming_key_and_value(&mut c).await;
+    checked += bad_requests_are_refused(&mut c).await;
+    checked += tasks_never_leased_are_refused(&mut c).await;
+    let (id, n) = completions_outside_their_directory_are_refused(&mut c, &s).await;
+    checked += n;
+    checked += malformed_messages_are_refused(&channel).await;
+    checked += missing_and_wrong_tokens_are_refused(&channel, &id).await;
     assert!(checked >= 30, "{checked} bad inputs");
     // Still serving.
     let list = c

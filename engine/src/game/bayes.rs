@@ -4,8 +4,9 @@ use crate::position::{Action, ActionList, Position, Seat};
 use crate::rules::Rules;
 use crate::targets::{TargetKind, target_choice};
 use crate::tiles::TileSet;
+use crate::worlds::Unseen;
 
-use super::Observability;
+use super::record::Observability;
 
 /// Likelihoods below this are raised to it, so that one surprising action
 /// (a world sample that missed, say) cannot rule a type out for good.
@@ -43,20 +44,24 @@ pub fn likelihoods(
     match observability {
         Observability::Full => worlds.fill(
             rules,
-            target_hand,
-            target_hand.count_ones(),
+            Unseen {
+                tiles: target_hand,
+                target_size: target_hand.count_ones(),
+                void: 0,
+            },
             crate::worlds::WorldCount::All,
             config.belief,
-            0,
             rng,
         ),
         Observability::Partial => worlds.fill(
             rules,
-            target_hand | pos.boneyard,
-            target_hand.count_ones(),
+            Unseen {
+                tiles: target_hand | pos.boneyard,
+                target_size: target_hand.count_ones(),
+                void,
+            },
             config.worlds,
             config.belief,
-            void,
             rng,
         ),
     }

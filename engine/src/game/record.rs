@@ -11,8 +11,6 @@ use crate::position::{Action, ActionList, Position, Seat};
 use crate::rules::Rules;
 use crate::tiles::bit;
 
-use super::add_signed;
-
 /// What the player can see.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
@@ -350,4 +348,14 @@ pub fn replay_with(
         token: String::new(),
         reason: "the move list ends before the game does".into(),
     })
+}
+
+/// Adds a signed step reward to the seats' scores: a positive reward to the
+/// player, a negative one to the target.
+pub(super) fn add_signed(scores: &mut [u32; 2], reward: i32) {
+    if reward > 0 {
+        scores[0] += reward as u32;
+    } else {
+        scores[1] += (-reward) as u32;
+    }
 }

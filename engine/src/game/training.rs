@@ -8,7 +8,7 @@ use crate::seed::below;
 use crate::targets::{TargetKind, target_choice};
 use rand_chacha::ChaCha20Rng;
 
-use super::{PlayerBrain, Streams, run};
+use super::game_loop::{PlayerBrain, Streams, run};
 
 /// Table 9 of the thesis: the (player type, target type) pairing of training
 /// game i is `TABLE_9[i % 9]`.

@@ -1,4 +1,4 @@
-use engine::{Belief, WorldCount, Worlds};
+use engine::{Belief, Unseen, WorldCount, Worlds};
 use rand_core::SeedableRng;
 
 use crate::{thesis, tiles};
@@ -9,7 +9,17 @@ fn all_worlds_are_the_splits_in_lexicographic_order() {
     let unseen = tiles(&r, &["00", "01", "02", "03", "22", "23", "33"]);
     let mut w = Worlds::default();
     let mut rng = rand_chacha::ChaCha20Rng::seed_from_u64(1);
-    w.fill(&r, unseen, 3, WorldCount::All, Belief::Uniform, 0, &mut rng);
+    w.fill(
+        &r,
+        Unseen {
+            tiles: unseen,
+            target_size: 3,
+            void: 0,
+        },
+        WorldCount::All,
+        Belief::Uniform,
+        &mut rng,
+    );
     let list = w.as_slice();
     assert_eq!(list.len(), 35);
     assert_eq!(list[0].target, tiles(&r, &["00", "01", "02"]));
@@ -38,10 +48,30 @@ fn sampled_worlds_are_distinct_reproducible_and_among_all() {
     let mut rng = rand_chacha::ChaCha20Rng::seed_from_u64(9);
     // 21 unseen tiles, the target holds 7: 116,280 worlds; sample 50.
     let mut a = Worlds::default();
-    a.fill(&r, unseen, 7, WorldCount::Sample(50), Belief::Uniform, 0, &mut rng);
+    a.fill(
+        &r,
+        Unseen {
+            tiles: unseen,
+            target_size: 7,
+            void: 0,
+        },
+        WorldCount::Sample(50),
+        Belief::Uniform,
+        &mut rng,
+    );
     let mut b = Worlds::default();
     let mut rng2 = rand_chacha::ChaCha20Rng::seed_from_u64(9);
-    b.fill(&r, unseen, 7, WorldCount::Sample(50), Belief::Uniform, 0, &mut rng2);
+    b.fill(
+        &r,
+        Unseen {
+            tiles: unseen,
+            target_size: 7,
+            void: 0,
+        },
+        WorldCount::Sample(50),
+        Belief::Uniform,
+        &mut rng2,
+    );
     assert_eq!(a.as_slice(), b.as_slice());
     assert_eq!(a.as_slice().len(), 50);
     let targets: std::collections::HashSet<u64> = a.as_slice().iter().map(|w| w.target).collect();
@@ -52,6 +82,16 @@ fn sampled_worlds_are_distinct_reproducible_and_among_all() {
     }
     // Asking for more worlds than exist gives all of them.
     let small = tiles(&r, &["00", "01", "02", "03", "04"]);
-    all.fill(&r, small, 2, WorldCount::Sample(1000), Belief::Uniform, 0, &mut rng);
+    all.fill(
+        &r,
+        Unseen {
+            tiles: small,
+            target_size: 2,
+            void: 0,
+        },
+        WorldCount::Sample(1000),
+        Belief::Uniform,
+        &mut rng,
+    );
     assert_eq!(all.as_slice().len(), 10);
 }

@@ -6,7 +6,7 @@ use engine::{ActionList, Belief, TargetKind};
 use full::{
     AlphaBeta, Bound, Entry, Evaluation, FivesPosition, FivesTable, FullAgent, FullConfig, FullEngine, FullRules,
     FullSearcher, FullTarget, IsmctsTree, Limits, MatchOptions, Opening, SearchSettings, Seen, WorldSampler,
-    fit_linear_eval, play_match_with, random_deal,
+    WorldSource, fit_linear_eval, play_match_with, random_deal,
 };
 
 pub(crate) fn rules(set: u8, seats: u8, teams: bool) -> FullRules {
@@ -282,16 +282,12 @@ fn ismcts_is_a_pure_function_of_its_stream_and_beats_random_play() {
     let models = [FullTarget::Searcher; 4];
     let mut decide = |tree: &mut IsmctsTree| {
         let mut rng = keyed_rng(1, 2, 3, b"testmcts", 0);
-        sampler.prepare(
-            &r,
-            &pos,
-            pos.mover,
-            &Seen::default(),
-            Belief::Uniform,
-            &models,
-            1,
-            &mut rng,
-        );
+        let source = WorldSource {
+            belief: Belief::Uniform,
+            models: &models,
+            worlds: 1,
+        };
+        sampler.prepare(&r, &pos, &Seen::default(), source, &mut rng);
         tree.decide(&r, &pos, 5_000, Some(&mut sampler), &mut rng)
     };
     let a = decide(&mut tree);

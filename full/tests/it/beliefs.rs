@@ -6,7 +6,7 @@ use engine::seed::{below, keyed_rng};
 use engine::{ActionList, Belief, TargetKind};
 use full::{
     BONEYARD, Constraints, FivesPosition, FullConfig, FullRules, FullTarget, HOLDERS, Marginals, Observation, Opening,
-    Seen, WorldSampler, model_weight, random_deal, scores, tiles_of as bits,
+    Seen, WorldSampler, WorldSource, model_weight, random_deal, scores, tiles_of as bits,
 };
 use rand_chacha::ChaCha20Rng;
 
@@ -232,7 +232,12 @@ fn a_seeded_sampler_is_reproducible_and_keeps_what_the_seat_holds() {
             let run = |stream: u64| {
                 let mut rng: ChaCha20Rng = keyed_rng(seed, stream, 0, b"testsmpl", 0);
                 let mut s = WorldSampler::default();
-                s.prepare(&r, &pos, seat, &seen, belief, &models, 8, &mut rng);
+                let source = WorldSource {
+                    belief,
+                    models: &models,
+                    worlds: 8,
+                };
+                s.prepare(&r, &pos, &seen, source, &mut rng);
                 let mut out = Vec::new();
                 s.worlds(8, &mut rng, &mut out);
                 out
@@ -323,14 +328,24 @@ fn the_model_belief_learns_what_a_scorer_did_not_play() {
         }
         assert!(model_weight(&r, &seen, &pos, 0, &models) > 0.0, "seed {seed}");
         let mut s = WorldSampler::default();
-        s.prepare(&r, &pos, 0, &seen, Belief::Model, &models, 32, &mut rng);
+        let source = WorldSource {
+            belief: Belief::Model,
+            models: &models,
+            worlds: 32,
+        };
+        s.prepare(&r, &pos, &seen, source, &mut rng);
         let ess = s.ess().expect("model reports its effective sample size");
         assert!(ess > 0.0 && ess <= 256.0 + 1e-9, "ess {ess}");
         s.marginals(&mut m);
         let obs = *s.observation();
         let truth = obs.holders_in(&pos);
         model_loss += scores(&obs, &m, &truth).0;
-        s.prepare(&r, &pos, 0, &seen, Belief::Constraints, &models, 32, &mut rng);
+        let source = WorldSource {
+            belief: Belief::Constraints,
+            models: &models,
+            worlds: 32,
+        };
+        s.prepare(&r, &pos, &seen, source, &mut rng);
         s.marginals(&mut m);
         exact_loss += scores(&obs, &m, &truth).0;
         n += 1;

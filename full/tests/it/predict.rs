@@ -296,30 +296,42 @@ fn a_fit_is_a_pure_function_of_its_training_and_scores_every_model() {
     );
 }
 
-/// The root values of `pos` searched with `shaping` (pruned, or plain),
-/// and the nodes it took.
-#[allow(clippy::too_many_arguments)]
-fn values(
-    r: &FullRules,
-    pos: &FivesPosition,
+/// One search case: a position searched by `engine` against `model` in
+/// every other seat, to `depth`, with the opponents' plays predicted by
+/// `predictor`.
+struct Case<'a> {
+    r: &'a FullRules,
+    pos: &'a FivesPosition,
     engine: FullEngine,
     model: FullTarget,
     depth: u8,
-    shaping: Shaping,
-    predictor: &Predictor,
-    plain: bool,
-) -> (Vec<f64>, u64) {
-    let mut table = FivesTable::with_mb(4);
-    let mut ab = AlphaBeta::new(r, pos.mover, engine, [model; 4], Evaluation::Score, &mut table);
-    if plain {
-        ab = ab.plain();
+    predictor: &'a Predictor<'a>,
+}
+
+impl Case<'_> {
+    /// The root values searched with `shaping` (pruned, or plain), and the
+    /// nodes it took.
+    fn values(&self, shaping: Shaping, plain: bool) -> (Vec<f64>, u64) {
+        let Case {
+            r,
+            pos,
+            engine,
+            model,
+            depth,
+            predictor,
+        } = *self;
+        let mut table = FivesTable::with_mb(4);
+        let mut ab = AlphaBeta::new(r, pos.mover, engine, [model; 4], Evaluation::Score, &mut table);
+        if plain {
+            ab = ab.plain();
+        }
+        let mut ab = ab.shaped(shaping, predictor);
+        let mut list = ActionList::default();
+        pos.actions(r, &mut list);
+        let mut out = [0.0; 64];
+        ab.root(pos, Limits { depth, budget: 0 }, &mut out);
+        (out[..list.len()].to_vec(), ab.nodes())
     }
-    let mut ab = ab.shaped(shaping, predictor);
-    let mut list = ActionList::default();
-    pos.actions(r, &mut list);
-    let mut out = [0.0; 64];
-    ab.root(pos, Limits { depth, budget: 0 }, &mut out);
-    (out[..list.len()].to_vec(), ab.nodes())
 }
 
 #[test]
@@ -362,14 +374,22 @@ fn shaping_that_keeps_every_play_at_its_depth_is_plain_search_and_pruning_keeps_
             ] {
                 for m in PredictModel::ALL {
                     let p = Predictor::new(set, m, &[model; 4]);
-                    let (base, base_nodes) = values(&r, &pos, engine, model, depth, Shaping::None, &p, false);
+                    let case = Case {
+                        r: &r,
+                        pos: &pos,
+                        engine,
+                        model,
+                        depth,
+                        predictor: &p,
+                    };
+                    let (base, base_nodes) = case.values(Shaping::None, false);
                     for s in [all, flat] {
-                        let (v, _) = values(&r, &pos, engine, model, depth, s, &p, false);
+                        let (v, _) = case.values(s, false);
                         assert_eq!(v, base, "{s:?} {engine:?} {model} {m:?}");
                     }
                     for s in shapings {
-                        let (pruned, nodes) = values(&r, &pos, engine, model, depth, s, &p, false);
-                        let (plain, _) = values(&r, &pos, engine, model, depth, s, &p, true);
+                        let (pruned, nodes) = case.values(s, false);
+                        let (plain, _) = case.values(s, true);
                         for (a, b) in pruned.iter().zip(&plain) {
                             assert!((a - b).abs() < 1e-9, "{s:?} {engine:?} {model} {m:?}: {a} vs {b}");
                         }

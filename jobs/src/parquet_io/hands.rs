@@ -6,11 +6,12 @@
 use std::path::Path;
 use std::sync::Arc;
 
-use arrow::array::{ArrayRef, Int32Array, Int64Array, RecordBatch, StringArray};
+use arrow::array::{Int32Array, Int64Array, StringArray};
 use arrow::datatypes::{DataType, Field, Schema, SchemaRef};
 
 use crate::files::IoError;
 use crate::parquet_io::col;
+use crate::parquet_io::side::Columns;
 use crate::rows::HandRow;
 
 /// The columns of `hands/part-*.parquet`, in order.
@@ -35,29 +36,19 @@ pub fn hands_schema() -> SchemaRef {
 
 /// The table as Parquet bytes.
 pub fn hands_parquet(experiment: &str, rows: &[HandRow]) -> Vec<u8> {
-    let i32s = |g: &dyn Fn(&HandRow) -> u32| -> ArrayRef {
-        Arc::new(Int32Array::from_iter_values(rows.iter().map(|r| g(r) as i32)))
-    };
-    let s = |g: &dyn Fn(&HandRow) -> &'static str| -> ArrayRef {
-        Arc::new(StringArray::from_iter_values(rows.iter().map(g)))
-    };
-    let columns: Vec<ArrayRef> = vec![
-        Arc::new(StringArray::from_iter_values(rows.iter().map(|_| experiment))),
-        Arc::new(Int64Array::from_iter_values(rows.iter().map(|r| r.game_index as i64))),
-        i32s(&|r| r.hand),
-        s(&|r| if r.player_led { "player" } else { "target" }),
-        i32s(&|r| r.player_points),
-        i32s(&|r| r.target_points),
-        i32s(&|r| r.player_total),
-        i32s(&|r| r.target_total),
-        s(&|r| if r.blocked { "blocked" } else { "domino" }),
-        i32s(&|r| r.turns),
-        i32s(&|r| r.player_draws),
-        i32s(&|r| r.target_draws),
-        Arc::new(Int64Array::from_iter_values(rows.iter().map(|r| r.nodes as i64))),
-    ];
-    let batch = RecordBatch::try_new(hands_schema(), columns).expect("columns match the schema");
-    crate::parquet_io::parquet_bytes(hands_schema(), &batch, "hands schema")
+    Columns::new(experiment, rows, |r| r.game_index)
+        .int32(|r| r.hand)
+        .text(|r| if r.player_led { "player" } else { "target" })
+        .int32(|r| r.player_points)
+        .int32(|r| r.target_points)
+        .int32(|r| r.player_total)
+        .int32(|r| r.target_total)
+        .text(|r| if r.blocked { "blocked" } else { "domino" })
+        .int32(|r| r.turns)
+        .int32(|r| r.player_draws)
+        .int32(|r| r.target_draws)
+        .int64(|r| r.nodes)
+        .parquet(hands_schema(), "hands schema")
 }
 
 /// Reads a hands partition back (the experiment name of each row, and the row).

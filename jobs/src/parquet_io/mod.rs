@@ -19,6 +19,7 @@ use crate::rows::GameRow;
 
 pub mod hands;
 pub mod moves;
+mod side;
 
 /// Bumped whenever a column is added, removed or changes meaning.
 pub const SCHEMA_VERSION: u32 = 6;
@@ -400,7 +401,7 @@ pub fn parts_in(dir: &Path) -> Result<Vec<PathBuf>, IoError> {
         .filter(|p| {
             p.file_name()
                 .and_then(|n| n.to_str())
-                .is_some_and(|n| n.starts_with("part-") && n.ends_with(".parquet"))
+                .is_some_and(crate::layout::is_part_file)
         })
         .collect();
     out.sort();

@@ -7,11 +7,12 @@
 use std::path::Path;
 use std::sync::Arc;
 
-use arrow::array::{Array, ArrayRef, Float64Array, Int32Array, Int64Array, RecordBatch, StringArray};
+use arrow::array::{Array, Float64Array, Int32Array, Int64Array, StringArray};
 use arrow::datatypes::{DataType, Field, Schema, SchemaRef};
 
 use crate::files::IoError;
 use crate::parquet_io::col;
+use crate::parquet_io::side::Columns;
 use crate::rows::MoveRow;
 
 /// The columns of `moves/part-*.parquet`, in order.
@@ -36,26 +37,19 @@ pub fn moves_schema() -> SchemaRef {
 
 /// The table as Parquet bytes (written through `layout::write_atomic`).
 pub fn moves_parquet(experiment: &str, rows: &[MoveRow]) -> Vec<u8> {
-    let i32s = |g: &dyn Fn(&MoveRow) -> u32| -> ArrayRef {
-        Arc::new(Int32Array::from_iter_values(rows.iter().map(|r| g(r) as i32)))
-    };
-    let columns: Vec<ArrayRef> = vec![
-        Arc::new(StringArray::from_iter_values(rows.iter().map(|_| experiment))),
-        Arc::new(Int64Array::from_iter_values(rows.iter().map(|r| r.game_index as i64))),
-        i32s(&|r| r.hand),
-        i32s(&|r| r.turn),
-        i32s(&|r| r.seat),
-        Arc::new(StringArray::from_iter_values(rows.iter().map(|r| r.action.as_str()))),
-        i32s(&|r| r.count),
-        i32s(&|r| r.player_score),
-        i32s(&|r| r.target_score),
-        i32s(&|r| r.legal_actions),
-        Arc::new(Float64Array::from_iter(rows.iter().map(|r| r.value))),
-        Arc::new(Float64Array::from_iter(rows.iter().map(|r| r.best_alternative))),
-        Arc::new(Int64Array::from_iter_values(rows.iter().map(|r| r.nodes as i64))),
-    ];
-    let batch = RecordBatch::try_new(moves_schema(), columns).expect("columns match the schema");
-    crate::parquet_io::parquet_bytes(moves_schema(), &batch, "moves schema")
+    Columns::new(experiment, rows, |r| r.game_index)
+        .int32(|r| r.hand)
+        .int32(|r| r.turn)
+        .int32(|r| r.seat)
+        .text(|r| r.action.as_str())
+        .int32(|r| r.count)
+        .int32(|r| r.player_score)
+        .int32(|r| r.target_score)
+        .int32(|r| r.legal_actions)
+        .float64(|r| r.value)
+        .float64(|r| r.best_alternative)
+        .int64(|r| r.nodes)
+        .parquet(moves_schema(), "moves schema")
 }
 
 /// Reads a moves partition back (the experiment name of each row, and the row).

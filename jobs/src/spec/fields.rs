@@ -116,3 +116,19 @@ pub(super) fn check_output(o: &str) -> Result<(), SpecError> {
     }
     Ok(())
 }
+
+/// The strings of a list, each once: `entry` is the refusal of an item that
+/// is not a string (what an item must be).
+pub(super) fn distinct_strings(key: &str, items: Vec<Value>, entry: &str) -> Result<Vec<String>, SpecError> {
+    let mut out: Vec<String> = Vec::new();
+    for item in items {
+        let Value::String(s) = &item else {
+            return Err(bad(key, &item, entry));
+        };
+        if out.contains(s) {
+            return Err(bad(key, &item, "is listed twice"));
+        }
+        out.push(s.clone());
+    }
+    Ok(out)
+}

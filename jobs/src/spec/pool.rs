@@ -8,7 +8,7 @@ use toml::{Table, Value};
 
 use super::SpecError;
 use super::agents::{Agent, AgentPlay, AgentSearch, Format, Pool, Sprt, SprtOn};
-use super::fields::{bad, int_in, missing, no_unknown, take_int, take_str};
+use super::fields::{bad, distinct_strings, int_in, missing, no_unknown, take_int, take_str};
 use super::full::{FullSearch, MAX_BUDGET, MAX_WORLDS};
 use super::shaping::{ShapingLevel, ShapingParams, shaping_of};
 
@@ -32,17 +32,7 @@ fn strings(key: &str, v: Value) -> Result<Vec<String>, SpecError> {
     if items.is_empty() {
         return Err(bad(key, "[]", "needs at least one name"));
     }
-    let mut out: Vec<String> = Vec::new();
-    for item in items {
-        let Value::String(s) = &item else {
-            return Err(bad(key, &item, "each entry must be a name (a string)"));
-        };
-        if out.contains(s) {
-            return Err(bad(key, &item, "is listed twice"));
-        }
-        out.push(s.clone());
-    }
-    Ok(out)
+    distinct_strings(key, items, "each entry must be a name (a string)")
 }
 
 /// Takes `agents`, `opponents`, `tournament` and `paired` out of `[grid]`;

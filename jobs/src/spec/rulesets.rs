@@ -78,6 +78,8 @@ pub(super) fn parse(
     if items.is_empty() {
         return Err(bad("grid.rules", "[]", "a factor needs at least one level"));
     }
+    // Item by item, each refused in list order as it comes (so not
+    // `fields::distinct_strings`, which checks the whole list first).
     let mut sets: Vec<RuleSet> = Vec::new();
     for item in items {
         let Value::String(name) = &item else {

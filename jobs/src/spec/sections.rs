@@ -342,6 +342,8 @@ pub(super) fn take_beliefs(
             ));
         }
     };
+    // Item by item: a belief is parsed and checked against the preset as
+    // it comes, and twice means the same belief (not `fields::distinct_strings`).
     let mut out = Vec::new();
     for item in items {
         let Value::String(s) = &item else {

@@ -8,7 +8,7 @@ use full::predict::{PredictModel, PredictTraining, default_predict_training};
 use full::{FullConfig, Shaping};
 use toml::{Table, Value};
 
-use super::fields::{bad, int_in, no_unknown, take_int};
+use super::fields::{bad, distinct_strings, int_in, no_unknown, take_int};
 use super::{GridSpec, SpecError};
 
 /// One level of the shaping factor: how opponents' nodes are shaped, and
@@ -114,17 +114,7 @@ fn names_of(key: &str, v: &Value, what: &str) -> Result<Vec<String>, SpecError> 
         Value::Array(a) if !a.is_empty() => a.clone(),
         _ => return Err(bad(key, v, format!("expected {what} or a list of them"))),
     };
-    let mut out: Vec<String> = Vec::new();
-    for item in items {
-        let Value::String(s) = &item else {
-            return Err(bad(key, &item, "each entry must be a string"));
-        };
-        if out.contains(s) {
-            return Err(bad(key, &item, "is listed twice"));
-        }
-        out.push(s.clone());
-    }
-    Ok(out)
+    distinct_strings(key, items, "each entry must be a string")
 }
 
 /// `[search] shaping` (one or a list: a grid factor), `predictor` (one or a

@@ -11,6 +11,24 @@ fn stages_and_task_ids_round_trip() {
     assert_eq!(Stage::Games.task_id(12), "games-00012");
     assert_eq!(Stage::parse("grid"), None);
     assert!(Stage::ALL.windows(2).all(|w| w[0] < w[1]), "in the order they run");
+    // Cross-checks and their tie-breaks are check tasks too.
+    let check = Stage::check_task_id(12, 60480);
+    assert_eq!(check, "check-00012-60480");
+    assert_eq!(Stage::of_task_id(&check), Some(Stage::Check));
+    let tiebreak = Stage::tiebreak_task_id(&check);
+    assert_eq!(tiebreak, "check-00012-60480-tiebreak");
+    assert_eq!(Stage::of_task_id(&tiebreak), Some(Stage::Check));
+    assert_eq!(Stage::of_task_id("nothing"), None);
+}
+
+#[test]
+fn file_names_parse_back() {
+    assert!(jobs::layout::is_part_file(&jobs::part_file(7)));
+    assert!(!jobs::layout::is_part_file(".part-00007.ab.tmp"));
+    let model = jobs::layout::model_file(&"ab".repeat(32));
+    let name = model.rsplit('/').next().unwrap();
+    assert_eq!(jobs::layout::model_hash_of(name), Some("ab".repeat(32).as_str()));
+    assert_eq!(jobs::layout::model_hash_of("report.json"), None);
 }
 
 #[test]

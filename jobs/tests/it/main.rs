@@ -8,6 +8,8 @@ mod keys;
 mod layout;
 mod rules;
 mod spec;
+mod spec_full;
+mod spec_search;
 mod sprt;
 
 use std::sync::atomic::{AtomicBool, AtomicU64};

@@ -1,111 +1,22 @@
-//! The All-Fives search the agents play with: Expectimax and M* with
-//! pruning that keeps values exact, a bounded transposition table, move
-//! ordering, iterative deepening under a node budget, a leaf evaluation,
-//! and determinized sampling (PIMC) under partial observation.
-//!
-//! Values are the agent side's *gain* from a position on: its points minus
-//! the mean of the other sides' (the utility of [`super::FullSearcher`]),
-//! less what the hand has scored so far; a leaf at depth 0 adds the
-//! evaluation's estimate of the rest of the hand (0 for "score so far").
-//! Depth counts plays and draws; a pass is free.
-//!
-//! Node types: the agent's side maximises; an opponent minimises
-//! (Expectimax, and under M* a `searcher` opponent); under M* a
-//! deterministic model's node has its one play, and `random`'s is the
-//! uniform average over its plays, a chance node like a draw.
-//!
-//! Pruning (never changes a value): fail-soft alpha-beta at max and min
-//! nodes; Ballard's Star1 at chance nodes, with the bound every gain
-//! satisfies, |gain| <= depth x (the largest count a play can score) + (the
-//! largest hand-end bonus) + (the evaluation's limit). Move ordering: the
-//! table's best move, then plays that score by the points they make, then
-//! the history heuristic (cut-offs by tile and location), then canonical
-//! order. Root plays are each searched with the full window, so every root
-//! value is exact (a world's values can be averaged, and the row's
-//! alternatives are true values).
+//! The search of [`AlphaBeta`] (see the module `alphabeta`): iterative
+//! deepening at the root, the decision over worlds, and the fail-soft
+//! search with its max, min and chance nodes, the shaped opponents' nodes
+//! included.
 
 use engine::ActionList;
-use engine::Loc;
 use engine::bits;
 
-use super::eval::Evaluation;
-use super::fives::FivesPosition;
-use super::predict::Predictor;
-use super::rules::{FullRules, MAX_SEATS};
-use super::search::{FullDecision, FullEngine, best_of};
-use super::table::{Bound, Entry, FivesTable, position_key};
-use super::targets::{FullTarget, fixed_choice};
+use crate::eval::Evaluation;
+use crate::fives::FivesPosition;
+use crate::predict::Predictor;
+use crate::rules::{FullRules, MAX_SEATS};
+use crate::search::{FullDecision, FullEngine, best_of};
+use crate::table::{Bound, Entry, FivesTable, position_key};
+use crate::targets::{FullTarget, fixed_choice};
 
-/// How far one world's search may go.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub struct Limits {
-    /// The deepest iteration, in plays and draws (1-254).
-    pub depth: u8,
-    /// Nodes one world's search may spend: iterative deepening stops
-    /// before an iteration that would pass it (the first always runs).
-    /// 0: no budget, search to `depth`.
-    pub budget: u64,
-}
-
-/// How the search spends its nodes at an opponent's node that has more
-/// than one play to search (a minimising opponent, or M*'s `random`),
-/// given a prediction of the opponent's play (docs/prediction.md). M*'s
-/// node of a deterministic strategy has one play already and is left alone.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
-pub enum Shaping {
-    /// Every play, to the same depth.
-    #[default]
-    None,
-    /// Seed 004: plays outside the `top_n` most probable, or less probable
-    /// than `epsilon_ppm` millionths, are not searched (the most probable
-    /// always is).
-    Prune {
-        /// Plays searched at most.
-        top_n: u8,
-        /// The least probability searched, in millionths.
-        epsilon_ppm: u32,
-    },
-    /// Seed 003's asymmetric tree: the `likely` most probable plays are
-    /// searched `extend` plies deeper, the others `reduce` plies shallower
-    /// (never below a leaf); none is pruned.
-    Asymmetric {
-        /// How many plays count as likely.
-        likely: u8,
-        /// Extra plies under a likely play.
-        extend: u8,
-        /// Plies fewer under the others.
-        reduce: u8,
-    },
-    /// The node becomes a chance node over the predicted distribution
-    /// (probabilistic opponent-model search).
-    Expect,
-}
-
-impl Shaping {
-    /// The name in specs and rows.
-    pub fn name(self) -> &'static str {
-        match self {
-            Shaping::None => "none",
-            Shaping::Prune { .. } => "prune",
-            Shaping::Asymmetric { .. } => "asymmetric",
-            Shaping::Expect => "expect",
-        }
-    }
-
-    /// Whether it changes nothing: `none`, and `asymmetric` with no
-    /// extension nor reduction.
-    pub fn is_plain(self) -> bool {
-        matches!(
-            self,
-            Shaping::None
-                | Shaping::Asymmetric {
-                    extend: 0,
-                    reduce: 0,
-                    ..
-                }
-        )
-    }
-}
+use super::limits::{Limits, Progress};
+use super::ordering::History;
+use super::shaping::{ShapedKids, Shaper, Shaping};
 
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum Node {
@@ -124,19 +35,19 @@ pub struct AlphaBeta<'a> {
     models: [FullTarget; MAX_SEATS],
     eval: Evaluation<'a>,
     table: &'a mut FivesTable,
+    /// Whether the search prunes, with the table and move ordering (off:
+    /// plain Expectimax / M*).
     prune: bool,
-    shaping: Shaping,
-    predictor: Option<&'a Predictor<'a>>,
-    /// The predictor's scratch: one play's features per legal play.
-    features: Vec<super::predict::PlayFeatures>,
-    nodes: u64,
-    stop_at: u64,
-    aborted: bool,
-    horizon: bool,
-    history: [u32; 256],
+    /// The move-ordering history, cleared for every world.
+    history: History,
+    /// How opponents' nodes are shaped by a prediction of their play.
+    shaper: Shaper<'a>,
+    /// The node count and budget, and what iterative deepening did.
+    progress: Progress,
+    /// The largest count a play can score.
     max_count: f64,
+    /// The largest hand-end bonus.
     end_max: f64,
-    reached: u8,
 }
 
 impl<'a> AlphaBeta<'a> {
@@ -163,17 +74,11 @@ impl<'a> AlphaBeta<'a> {
             eval,
             table,
             prune: true,
-            shaping: Shaping::None,
-            predictor: None,
-            features: Vec::new(),
-            nodes: 0,
-            stop_at: u64::MAX,
-            aborted: false,
-            horizon: false,
-            history: [0; 256],
+            history: History::new(),
+            shaper: Shaper::plain(),
+            progress: Progress::default(),
             max_count: max_count as f64,
             end_max: end_max as f64,
-            reached: 0,
         }
     }
 
@@ -199,21 +104,19 @@ impl<'a> AlphaBeta<'a> {
                     ))
         });
         if !shaping.is_plain() && branching {
-            self.shaping = shaping;
-            self.predictor = Some(predictor);
-            self.features = vec![super::predict::PlayFeatures::default(); 64];
+            self.shaper = Shaper::new(shaping, predictor);
         }
         self
     }
 
     /// Nodes searched so far.
     pub fn nodes(&self) -> u64 {
-        self.nodes
+        self.progress.nodes
     }
 
     /// The depth the last world's iterative deepening completed.
     pub fn reached(&self) -> u8 {
-        self.reached
+        self.progress.reached
     }
 
     /// The agent side's points minus the mean of the other sides'.
@@ -236,7 +139,7 @@ impl<'a> AlphaBeta<'a> {
         // An asymmetric tree may search deeper than `depth` below: the
         // hand's own length bounds it then (a tile is drawn and played at most
         // once each).
-        let depth = match self.shaping {
+        let depth = match self.shaper.shaping {
             Shaping::Asymmetric { extend, .. } if extend > 0 => 2 * self.rules.tile_count(),
             _ => depth,
         };
@@ -251,7 +154,7 @@ impl<'a> AlphaBeta<'a> {
         let mut list = ActionList::default();
         pos.actions(rules, &mut list);
         let n = list.len();
-        let start = self.nodes;
+        let start = self.progress.nodes;
         let mut values = [0.0f64; 64];
         // Iterative deepening serves a budget; without one, one search to the depth.
         let first = if self.prune && limits.budget > 0 {
@@ -259,36 +162,36 @@ impl<'a> AlphaBeta<'a> {
         } else {
             limits.depth.max(1)
         };
-        self.reached = 0;
+        self.progress.reached = 0;
         for d in first..=limits.depth.max(1) {
-            self.stop_at = if limits.budget > 0 && d > first {
+            self.progress.stop_at = if limits.budget > 0 && d > first {
                 start + limits.budget
             } else {
                 u64::MAX
             };
-            self.horizon = false;
+            self.progress.horizon = false;
             let base = self.util(pos);
             for (i, v) in values[..n].iter_mut().enumerate() {
                 let mut child = *pos;
                 child.play(rules, list.as_slice()[i]);
                 let r = self.util(&child) - base;
                 *v = r + self.search(&child, d - 1, f64::NEG_INFINITY, f64::INFINITY);
-                if self.aborted {
+                if self.progress.aborted {
                     break;
                 }
             }
-            if self.aborted {
-                self.aborted = false;
+            if self.progress.aborted {
+                self.progress.aborted = false;
                 break;
             }
             out[..n].copy_from_slice(&values[..n]);
-            self.reached = d;
+            self.progress.reached = d;
             // No leaf was cut by the depth: the values are the hand's own.
-            if !self.horizon || (limits.budget > 0 && self.nodes - start >= limits.budget) {
+            if !self.progress.horizon || (limits.budget > 0 && self.progress.nodes - start >= limits.budget) {
                 break;
             }
         }
-        self.stop_at = u64::MAX;
+        self.progress.stop_at = u64::MAX;
     }
 
     /// The decision of the mover (on the agent's side, two or more plays)
@@ -299,12 +202,12 @@ impl<'a> AlphaBeta<'a> {
         let mut list = ActionList::default();
         worlds[0].actions(self.rules, &mut list);
         let n = list.len();
-        let start = self.nodes;
+        let start = self.progress.nodes;
         let mut sum = [0.0f64; 64];
         let mut values = [0.0f64; 64];
         for w in worlds {
             self.table.clear();
-            self.history = [0; 256];
+            self.history.clear();
             self.root(w, limits, &mut values);
             for (s, v) in sum[..n].iter_mut().zip(&values[..n]) {
                 *s += v;
@@ -312,7 +215,7 @@ impl<'a> AlphaBeta<'a> {
         }
         let k = worlds.len() as f64;
         let mut d = best_of(n, |i| sum[i] / k);
-        d.nodes = self.nodes - start;
+        d.nodes = self.progress.nodes - start;
         d
     }
 
@@ -320,16 +223,16 @@ impl<'a> AlphaBeta<'a> {
     /// (`alpha`, `beta`) (fail-soft: a value at or below `alpha` is an upper
     /// bound, at or above `beta` a lower bound, else exact).
     fn search(&mut self, pos: &FivesPosition, depth: u8, mut alpha: f64, mut beta: f64) -> f64 {
-        self.nodes += 1;
-        if self.nodes > self.stop_at {
-            self.aborted = true;
+        self.progress.nodes += 1;
+        if self.progress.nodes > self.progress.stop_at {
+            self.progress.aborted = true;
             return 0.0;
         }
         if pos.end.is_some() {
             return 0.0;
         }
         if depth == 0 {
-            self.horizon = true;
+            self.progress.horizon = true;
             return self.eval.leaf(self.rules, pos, self.side);
         }
         let rules = self.rules;
@@ -384,11 +287,11 @@ impl<'a> AlphaBeta<'a> {
             }
         }
         let (alpha0, beta0) = (alpha, beta);
-        if let Some(predictor) = self.predictor
+        if self.shaper.predictor.is_some()
             && matches!(node, Node::Min | Node::Average)
-            && let Some(v) = self.shaped_node(predictor, pos, acts, node, depth, alpha, beta)
+            && let Some(v) = self.shaped_node(pos, acts, node, depth, alpha, beta)
         {
-            if !self.aborted {
+            if !self.progress.aborted {
                 self.store(key, v, alpha0, beta0, depth, u8::MAX);
             }
             return v;
@@ -405,39 +308,13 @@ impl<'a> AlphaBeta<'a> {
                 child.play(rules, acts[i]);
                 child
             });
-            if !self.aborted {
+            if !self.progress.aborted {
                 self.store(key, v, alpha0, beta0, depth, u8::MAX);
             }
             return v;
         }
         // Move ordering: the table's move, scoring plays, history.
-        let mut order = [0u8; 64];
-        let mut keys = [0u64; 64];
-        for i in 0..n {
-            order[i] = i as u8;
-            keys[i] = if self.prune {
-                if i as u8 == tt_best {
-                    u64::MAX
-                } else {
-                    let a = acts[i];
-                    let mut board = pos.board;
-                    board.play(rules, a.tile, a.loc);
-                    let c = board.count() as u64;
-                    let points = if c > 0 && c.is_multiple_of(5) { c } else { 0 };
-                    points << 32 | self.history[history_index(a.tile, a.loc)] as u64
-                }
-            } else {
-                0
-            };
-        }
-        // Insertion sort, stable: equal keys keep canonical order.
-        for i in 1..n {
-            let mut j = i;
-            while j > 0 && keys[order[j - 1] as usize] < keys[order[j] as usize] {
-                order.swap(j - 1, j);
-                j -= 1;
-            }
-        }
+        let order = self.history.order(rules, pos, acts, tt_best, self.prune);
         let max = node == Node::Max;
         let mut best = if max { f64::NEG_INFINITY } else { f64::INFINITY };
         let mut best_i = order[0];
@@ -447,7 +324,7 @@ impl<'a> AlphaBeta<'a> {
             child.play(rules, a);
             let r = self.util(&child) - base;
             let v = r + self.search(&child, depth - 1, alpha - r, beta - r);
-            if self.aborted {
+            if self.progress.aborted {
                 return 0.0;
             }
             if max {
@@ -464,8 +341,7 @@ impl<'a> AlphaBeta<'a> {
                 beta = beta.min(v);
             }
             if alpha >= beta {
-                let h = &mut self.history[history_index(a.tile, a.loc)];
-                *h = h.saturating_add(depth as u32 * depth as u32);
+                self.history.cut(a, depth);
                 break;
             }
         }
@@ -498,10 +374,8 @@ impl<'a> AlphaBeta<'a> {
     /// An opponent's node under the shaping (`None`: the shaping keeps every
     /// play at the plain depth here, so the plain node serves). Fail-soft
     /// like [`Self::search`].
-    #[allow(clippy::too_many_arguments)]
     fn shaped_node(
         &mut self,
-        predictor: &Predictor<'_>,
         pos: &FivesPosition,
         acts: &[engine::Action],
         node: Node,
@@ -510,54 +384,12 @@ impl<'a> AlphaBeta<'a> {
         beta: f64,
     ) -> Option<f64> {
         let rules = self.rules;
-        let n = acts.len();
-        let mut probs = [0.0f64; 64];
-        predictor.probs(rules, pos, acts, &mut self.features, &mut probs);
-        let probs = &probs[..n];
-        // The plays by probability, ties to canonical order.
-        let mut by_rank = [0u8; 64];
-        for i in 0..n {
-            by_rank[super::predict::rank_of(probs, i)] = i as u8;
-        }
-        let mut kids = [0u8; 64];
-        let mut depths = [depth - 1; 64];
-        let mut weights = [0.0f64; 64];
-        let mut m = 0;
-        match self.shaping {
-            Shaping::None => return None,
-            Shaping::Prune { top_n, epsilon_ppm } => {
-                let eps = epsilon_ppm as f64 / 1e6;
-                for (r, &i) in by_rank[..n].iter().enumerate() {
-                    if r == 0 || (r < top_n as usize && probs[i as usize] >= eps) {
-                        kids[m] = i;
-                        m += 1;
-                    }
-                }
-                if m == n {
-                    return None;
-                }
-                weights[..m].fill(1.0 / m as f64);
-            }
-            Shaping::Asymmetric { likely, extend, reduce } => {
-                for (r, &i) in by_rank[..n].iter().enumerate() {
-                    kids[r] = i;
-                    depths[r] = if r < likely as usize {
-                        (depth - 1).saturating_add(extend)
-                    } else {
-                        (depth - 1).saturating_sub(reduce)
-                    };
-                }
-                m = n;
-                weights[..m].fill(1.0 / m as f64);
-            }
-            Shaping::Expect => {
-                for (r, &i) in by_rank[..n].iter().enumerate() {
-                    kids[r] = i;
-                    weights[r] = probs[i as usize];
-                }
-                m = n;
-            }
-        }
+        let ShapedKids {
+            kids,
+            depths,
+            weights,
+            m,
+        } = self.shaper.plan(rules, pos, acts, depth)?;
         let base = self.util(pos);
         let mut rs = [0.0f64; 64];
         for j in 0..m {
@@ -570,14 +402,14 @@ impl<'a> AlphaBeta<'a> {
             child.play(rules, acts[kids[j] as usize]);
             child
         };
-        if node == Node::Min && !matches!(self.shaping, Shaping::Expect) {
+        if node == Node::Min && !matches!(self.shaper.shaping, Shaping::Expect) {
             // The opponent still minimises, over the plays kept, each to its depth.
             let mut best = f64::INFINITY;
             let mut beta = beta;
             for j in 0..m {
                 let r = rs[j];
                 let v = r + self.search(&make(j), depths[j], alpha - r, beta - r);
-                if self.aborted {
+                if self.progress.aborted {
                     return Some(0.0);
                 }
                 best = best.min(v);
@@ -625,7 +457,7 @@ impl<'a> AlphaBeta<'a> {
                 (f64::NEG_INFINITY, f64::INFINITY)
             };
             let v = r + self.search(&make(j), depths[j], ca - r, cb - r);
-            if self.aborted {
+            if self.progress.aborted {
                 return 0.0;
             }
             if v <= a_j {
@@ -665,7 +497,7 @@ impl<'a> AlphaBeta<'a> {
             child.draw(tiles[i]);
             child
         });
-        if !self.aborted {
+        if !self.progress.aborted {
             self.store(key, v, alpha, beta, depth, u8::MAX);
         }
         v
@@ -698,7 +530,7 @@ impl<'a> AlphaBeta<'a> {
                 (f64::NEG_INFINITY, f64::INFINITY)
             };
             let v = r + self.search(&child, depth, ca - r, cb - r);
-            if self.aborted {
+            if self.progress.aborted {
                 return 0.0;
             }
             if v <= a_i {
@@ -711,9 +543,4 @@ impl<'a> AlphaBeta<'a> {
         }
         sum / n
     }
-}
-
-#[inline]
-fn history_index(tile: u8, loc: Loc) -> usize {
-    (tile as usize * 4 + loc as usize) & 255
 }
