@@ -5,7 +5,6 @@ use std::sync::Mutex;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
-
 /// Counters kept since the coordinator started (Prometheus handles resets).
 #[derive(Debug, Default)]
 pub struct Metrics {

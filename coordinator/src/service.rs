@@ -12,8 +12,8 @@ use tonic::{Request, Response, Status};
 
 use crate::Config;
 use crate::metrics::Metrics;
-use crate::store::{CompleteOutcome, Completed, FailOutcome, HeartbeatOutcome, LeaseRef, Reporter, Store, StoreError};
 use crate::shared::Shared;
+use crate::store::{CompleteOutcome, Completed, FailOutcome, HeartbeatOutcome, LeaseRef, Reporter, Store, StoreError};
 use crate::wire::{check_len, require, status, task_to_proto, truncate_chars};
 
 /// The coordinator's gRPC service.

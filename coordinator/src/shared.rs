@@ -25,4 +25,3 @@ impl Shared {
         self.store.lock().unwrap_or_else(|e| e.into_inner())
     }
 }
-
