@@ -89,6 +89,18 @@ if grep -nE '\b(proto::)?(Experiment|Stage|Task|Chunk)\s*\{' \
     fail=1
 fi
 
+# Randomness: every stream tag is spelled in engine/src/seed.rs (its one
+# owner); nothing seeds from entropy or the clock; the only other seeding is
+# the playout benchmark's (full/src/deal.rs, a timing, not a result).
+if grep -rnE 'b"mug' --include=*.rs */src | grep -v '^engine/src/seed.rs:'; then
+    echo "invariant broken: a stream tag spelled outside engine/src/seed.rs (lines above)"
+    fail=1
+fi
+if grep -rnE 'seed_from_u64|from_entropy|thread_rng|OsRng|from_os_rng|rand::rng\(' --include=*.rs */src | grep -v '^full/src/deal.rs:'; then
+    echo "invariant broken: a random stream not keyed by engine::seed::keyed_rng (lines above)"
+    fail=1
+fi
+
 # ARCHITECTURE.md's codemap names every module: each file under a crate's
 # src/ by its path from src/ (`spec/parse.rs`), a directory module by its
 # directory (`spec/`); the crate roots (lib.rs, main.rs) by their crate.

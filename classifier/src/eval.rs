@@ -5,7 +5,7 @@ use serde::{Deserialize, Serialize};
 use crate::data::CLASSES;
 
 fn shuffled(n: usize, seed: u64, salt: u64) -> Vec<usize> {
-    let mut rng = engine::seed::keyed_rng(seed, salt, 0, b"muggclf1", 0);
+    let mut rng = engine::seed::keyed_rng(seed, salt, 0, engine::seed::CLASSIFIER_SPLITS, 0);
     let mut idx: Vec<usize> = (0..n).collect();
     engine::seed::shuffle(&mut rng, &mut idx);
     idx

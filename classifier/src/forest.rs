@@ -137,7 +137,7 @@ struct Data<'a> {
 }
 
 fn tree_rng(seed: u64, tree: u64) -> ChaCha20Rng {
-    engine::seed::keyed_rng(seed, tree, 0, b"muggrf01", 0)
+    engine::seed::keyed_rng(seed, tree, 0, engine::seed::FOREST, 0)
 }
 
 fn below(rng: &mut ChaCha20Rng, n: usize) -> usize {

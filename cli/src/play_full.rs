@@ -328,8 +328,12 @@ fn print_fives(p: &FullPlay, agents: &[FullAgent; MAX_SEATS], m: &MatchRecord) {
 /// OpenSpiel history (chance actions, then action ids).
 fn play_open_hand(rules: &FullRules, p: &FullPlay, agents: &[FullAgent; MAX_SEATS]) -> Value {
     let hands = full::deal_from_index(rules, p.deal).expect("the deal index was checked above");
-    let mut rngs: [_; MAX_SEATS] =
-        std::array::from_fn(|s| engine::seed::keyed_rng(p.seed, p.deal, p.repeat, b"mugfull1", 2 + s as u64));
+    let mut rngs = full::MatchKeys {
+        seed: p.seed,
+        deal: p.deal,
+        repeat: p.repeat,
+    }
+    .seat_streams();
     let hand = full::play_open_hand(rules, hands, agents, &mut rngs);
     let mut history: Vec<u32> = openspiel::chance_actions(rules, &hands);
     history.extend(hand.plays.iter().map(|&(seat, a)| openspiel::action_id(rules, seat, a)));

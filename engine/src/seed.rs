@@ -8,9 +8,12 @@
 //! observability and target never enter the key, so every engine faces the same
 //! deals, boneyard orders and random-target draws (common random numbers).
 //!
-//! Only `next_u64` is used, and integers below `n` are taken as
-//! `(x * n) >> 64` on the 128-bit product, so the results do not depend on
-//! any version of `rand`'s sampling code.
+//! Every stream of a result comes from [`keyed_rng`], with the tag of its
+//! use (the constants below). Integers below `n` are taken here, never from
+//! `rand`'s sampling code: [`below`] as `(x * n) >> 64` on one `next_u64`
+//! (the thesis, the full game's shuffles), [`below_u32`] by Lemire's
+//! rejection on `next_u32` (the full game's worlds and ISMCTS), so results
+//! do not depend on any version of `rand`.
 
 use rand_chacha::ChaCha20Rng;
 use rand_core::{RngCore, SeedableRng};
@@ -26,10 +29,29 @@ pub enum Stream {
     Worlds = 2,
 }
 
-/// The one key derivation of every ChaCha20 stream in muggins: the 256-bit
+/// The thesis's games ([`game_rng`]).
+pub const GAMES: &[u8; 8] = b"muggins1";
+/// The classifier's training games ([`training_rng`]).
+pub const TRAINING: &[u8; 8] = b"mugtrain";
+/// The classifier's holdout and cross-validation splits.
+pub const CLASSIFIER_SPLITS: &[u8; 8] = b"muggclf1";
+/// The random forest's trees (bootstrap samples and feature draws).
+pub const FOREST: &[u8; 8] = b"muggrf01";
+/// The full game's matches: keyed by (seed, first deal, repeat), stream
+/// `hand << 8 | purpose` (0 a later hand's deal, 1 the boneyard's order,
+/// 2 + seat that seat's random choices and worlds).
+pub const FULL_GAME: &[u8; 8] = b"mugfull1";
+/// The learned evaluation's training positions.
+pub const EVAL_TRAINING: &[u8; 8] = b"mugeval1";
+/// The opponent-move predictors' training hands.
+pub const PREDICT_TRAINING: &[u8; 8] = b"mugpred1";
+
+/// The one key derivation of every ChaCha20 stream of a result: the 256-bit
 /// key is `a`, `b`, `c` (little-endian u64 each) and an 8-byte ASCII `tag`
-/// naming the use (`muggins1` games, `mugtrain` training games, `muggclf1`
-/// classifier splits, `muggrf01` forest trees), so no two uses share draws.
+/// naming the use (the constants above, the one place each is spelled), so
+/// no two uses share draws. Benchmarks key their own streams with tags of
+/// their own (`bench...`); the playout benchmarks (`full::playouts`) draw
+/// from one ChaCha8 stream seeded from a u64, a timing, not a result.
 pub fn keyed_rng(a: u64, b: u64, c: u64, tag: &[u8; 8], stream: u64) -> ChaCha20Rng {
     let mut key = [0u8; 32];
     key[0..8].copy_from_slice(&a.to_le_bytes());
@@ -43,13 +65,30 @@ pub fn keyed_rng(a: u64, b: u64, c: u64, tag: &[u8; 8], stream: u64) -> ChaCha20
 
 /// The random stream `stream` of the game at (`starting_state`, `repeat`).
 pub fn game_rng(experiment_seed: u64, starting_state: u64, repeat: u64, stream: Stream) -> ChaCha20Rng {
-    keyed_rng(experiment_seed, starting_state, repeat, b"muggins1", stream as u64)
+    keyed_rng(experiment_seed, starting_state, repeat, GAMES, stream as u64)
 }
 
-/// A uniform integer in `0..n` (n > 0) from one 64-bit draw.
+/// A uniform integer in `0..n` (n > 0) from one 64-bit draw: the thesis's
+/// draws and the full game's shuffles and random strategies.
 #[inline]
 pub fn below(rng: &mut impl RngCore, n: u64) -> u64 {
     ((rng.next_u64() as u128 * n as u128) >> 64) as u64
+}
+
+/// A uniform integer below `n` (n > 0) by Lemire's multiply-and-reject on
+/// 32-bit draws (no bias): the full game's world sampling, ISMCTS and
+/// random deals. A second rule beside [`below`], kept deliberately: each
+/// is part of the results drawn with it, so neither may change.
+#[inline]
+pub fn below_u32(rng: &mut impl RngCore, n: u32) -> u32 {
+    debug_assert!(n > 0);
+    let threshold = n.wrapping_neg() % n;
+    loop {
+        let m = rng.next_u32() as u64 * n as u64;
+        if (m as u32) >= threshold {
+            return (m >> 32) as u32;
+        }
+    }
 }
 
 /// Shuffles `items` in place (Fisher-Yates, from the last position down).
@@ -77,5 +116,5 @@ pub enum TrainingStream {
 /// `index` (little-endian u64 each), 8 zero bytes and the ASCII bytes
 /// `mugtrain`, so training draws never coincide with grid draws.
 pub fn training_rng(experiment_seed: u64, index: u64, stream: TrainingStream) -> ChaCha20Rng {
-    keyed_rng(experiment_seed, index, 0, b"mugtrain", stream as u64)
+    keyed_rng(experiment_seed, index, 0, TRAINING, stream as u64)
 }

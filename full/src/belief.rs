@@ -447,7 +447,7 @@ impl Constraints {
             let k = class.len();
             tiles[..k].copy_from_slice(class);
             for i in (1..k).rev() {
-                let j = super::deal::below(rng, i as u32 + 1) as usize;
+                let j = engine::seed::below_u32(rng, i as u32 + 1) as usize;
                 tiles.swap(i, j);
             }
             let mut next = 0;

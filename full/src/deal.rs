@@ -4,6 +4,7 @@
 
 use rand_core::RngCore;
 
+use engine::seed::below_u32;
 use engine::{TileSet, bit, bits};
 
 use super::position::{FullActions, FullPosition};
@@ -90,19 +91,6 @@ pub fn deal_from_index(rules: &FullRules, index: u64) -> Option<[TileSet; MAX_SE
     Some(hands)
 }
 
-/// A uniform integer below `n` (Lemire's multiply-and-reject: no bias).
-#[inline]
-pub fn below(rng: &mut impl RngCore, n: u32) -> u32 {
-    debug_assert!(n > 0);
-    let threshold = n.wrapping_neg() % n;
-    loop {
-        let m = rng.next_u32() as u64 * n as u64;
-        if (m as u32) >= threshold {
-            return (m >> 32) as u32;
-        }
-    }
-}
-
 /// A uniform random deal: each seat's hand drawn in turn from a shuffled set.
 pub fn random_deal(rules: &FullRules, rng: &mut impl RngCore) -> [TileSet; MAX_SEATS] {
     let mut tiles = [0u8; 64];
@@ -114,7 +102,7 @@ pub fn random_deal(rules: &FullRules, rng: &mut impl RngCore) -> [TileSet; MAX_S
     let mut k = 0;
     for hand in hands.iter_mut().take(rules.seats() as usize) {
         for _ in 0..rules.hand() {
-            let j = k + below(rng, (n - k) as u32) as usize;
+            let j = k + below_u32(rng, (n - k) as u32) as usize;
             tiles.swap(k, j);
             *hand |= bit(tiles[k]);
             k += 1;
@@ -130,7 +118,7 @@ pub fn random_playout(rules: &FullRules, rng: &mut impl RngCore) -> FullPosition
     let mut list = FullActions::default();
     while pos.end.is_none() {
         pos.actions(rules, &mut list);
-        let k = below(rng, list.len() as u32) as usize;
+        let k = below_u32(rng, list.len() as u32) as usize;
         pos.play(rules, list.as_slice()[k]);
     }
     pos

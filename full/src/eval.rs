@@ -17,10 +17,11 @@ use engine::Loc;
 use engine::seed::keyed_rng;
 use engine::{TileSet, bits};
 
-use super::deal::{below, random_deal};
+use super::deal::random_deal;
 use super::fives::{FivesPosition, Opening};
 use super::rules::{FullRules, MAX_SEATS};
 use super::targets::{FullTarget, full_choice};
+use engine::seed::below_u32 as below;
 
 /// The names of the features, in the order of a [`LinearEval`]'s weights.
 pub const FEATURES: [&str; 16] = [
@@ -272,7 +273,7 @@ fn self_play_samples(rules: &FullRules, rng: &mut ChaCha20Rng, out: &mut Vec<([f
 pub fn fit_linear_eval(training: &EvalTraining) -> Result<LinearEval, String> {
     let config = super::rules::FullConfig::all_fives(training.seats);
     let rules = FullRules::new(config).map_err(|e| e.to_string())?;
-    let mut rng = keyed_rng(training.seed, 0, 0, b"mugeval1", 0);
+    let mut rng = keyed_rng(training.seed, 0, 0, engine::seed::EVAL_TRAINING, 0);
     let mut samples = Vec::new();
     for _ in 0..training.hands {
         self_play_samples(&rules, &mut rng, &mut samples);

@@ -260,7 +260,7 @@ impl FivesPosition {
         let left = self.boneyard.count_ones();
         if left > rules.config().keep as u32 {
             let mut b = self.boneyard;
-            for _ in 0..super::deal::below(rng, left) {
+            for _ in 0..engine::seed::below_u32(rng, left) {
                 b &= b - 1;
             }
             self.draw(b.trailing_zeros() as u8);

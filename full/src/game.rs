@@ -78,20 +78,35 @@ pub struct HandRecord {
     pub beliefs: Vec<BeliefScore>,
 }
 
-/// What a match's streams are keyed by: the experiment seed, the first
-/// hand's deal index and the repeat.
-#[derive(Clone, Copy, Debug)]
-struct MatchKeys {
-    seed: u64,
-    deal: u64,
-    repeat: u64,
+/// The keys of a match's streams: the experiment seed, the first hand's
+/// deal index and the repeat (tag [`engine::seed::FULL_GAME`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct MatchKeys {
+    /// The experiment seed.
+    pub seed: u64,
+    /// The first hand's deal index.
+    pub deal: u64,
+    /// The repeat.
+    pub repeat: u64,
 }
 
 impl MatchKeys {
     /// The stream of hand `hand` of the match for `purpose` (see the
     /// module's documentation).
     fn stream(self, hand: u64, purpose: u64) -> ChaCha20Rng {
-        keyed_rng(self.seed, self.deal, self.repeat, b"mugfull1", hand << 8 | purpose)
+        keyed_rng(
+            self.seed,
+            self.deal,
+            self.repeat,
+            engine::seed::FULL_GAME,
+            hand << 8 | purpose,
+        )
+    }
+
+    /// The seats' streams of the first hand (purpose `2 + seat`): a block or
+    /// team hand's random choices.
+    pub fn seat_streams(self) -> [ChaCha20Rng; MAX_SEATS] {
+        std::array::from_fn(|s| self.stream(0, 2 + s as u64))
     }
 }
 
@@ -286,7 +301,8 @@ fn play_hands(
 /// uniformly random legal plays and drawing uniformly from the boneyard (the
 /// playout benchmark's hand; the first hand's lead rule applies).
 pub fn random_fives_hand(rules: &FullRules, rng: &mut impl rand_core::RngCore) -> FivesPosition {
-    use super::deal::{below as below32, random_deal};
+    use super::deal::random_deal;
+    use engine::seed::below_u32 as below32;
     let hands = random_deal(rules, rng);
     let mut pos = FivesPosition::deal(rules, hands, Opening::of(rules, &hands, None));
     let mut list = ActionList::default();

@@ -23,12 +23,12 @@ use engine::Loc;
 use engine::TargetKind;
 use engine::{Action, ActionList};
 
-use super::deal::below;
 use super::fives::FivesPosition;
 use super::rules::FullRules;
 use super::search::FullDecision;
 use super::targets::{FullTarget, fixed_choice};
 use super::worlds::WorldSampler;
+use engine::seed::below_u32 as below;
 
 /// The exploration constant of UCB1, in points (a hand's gains are tens of points).
 pub const ISMCTS_EXPLORATION: f64 = 15.0;

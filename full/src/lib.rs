@@ -34,7 +34,7 @@ pub use agent::{
 };
 pub use alphabeta::{AlphaBeta, Limits, Shaping};
 pub use belief::{BONEYARD, Constraints, HOLDERS, Marginals, Observation, matching, scores, world_of};
-pub use deal::{below, binom, deal_count, deal_from_index, deal_index, playouts, random_deal, random_playout};
+pub use deal::{binom, deal_count, deal_from_index, deal_index, playouts, random_deal, random_playout};
 pub use dominai::{DominaiMatrices, dominai_decide, dominai_decide_block};
 pub use eval::{
     EVAL_LIMIT, EvalTraining, Evaluation, FEATURE_COUNT, FEATURES, LinearEval, default_training, features,
@@ -42,7 +42,7 @@ pub use eval::{
 };
 pub use fives::{FivesPosition, Opening, Scored, fives_perft, round_to_five};
 pub use game::{
-    FullMove, HandRecord, MAX_HANDS, MatchRecord, fives_playouts, play_hand, play_hand_with, play_match,
+    FullMove, HandRecord, MAX_HANDS, MatchKeys, MatchRecord, fives_playouts, play_hand, play_hand_with, play_match,
     play_match_with, random_fives_hand,
 };
 pub use ismcts::{ISMCTS_EXPLORATION, IsmctsTree};

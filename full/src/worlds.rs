@@ -25,11 +25,11 @@ use engine::Belief;
 use engine::{TileSet, bits};
 
 use super::belief::{BONEYARD, Constraints, HOLDERS, Marginals, Observation, world_of};
-use super::deal::below;
 use super::fives::FivesPosition;
 use super::rules::{FullRules, MAX_SEATS};
 use super::seen::Seen;
 use super::targets::{FullTarget, fixed_choice};
+use engine::seed::below_u32 as below;
 
 /// How well a belief placed the hidden tiles at one decision (against
 /// where they truly were): averaged over the hidden tiles.

@@ -231,7 +231,7 @@ pub fn predict_decisions(training: &PredictTraining) -> Result<(Vec<Decision>, V
     let mut train = Vec::new();
     let mut holdout = Vec::new();
     for k in 0..TYPES.len() {
-        let mut rng = keyed_rng(training.seed, k as u64, 0, b"mugpred1", 0);
+        let mut rng = keyed_rng(training.seed, k as u64, 0, engine::seed::PREDICT_TRAINING, 0);
         for h in 0..training.hands {
             training_hand(&rules, k, h as u32, &mut rng, &mut train);
         }
@@ -266,7 +266,7 @@ pub fn fit_predictors(training: &PredictTraining) -> Result<Predictors, String> 
     let per = |k: usize| train.iter().filter(move |d| k == POOLED || d.kind as usize == k);
     let naive_bayes = (0..=POOLED).map(|k| NaiveBayes::fit(per(k))).collect();
     let logit = (0..=POOLED).map(|k| Logit::fit(per(k))).collect();
-    let mut rng = keyed_rng(training.seed, 0, 1, b"mugpred1", 0);
+    let mut rng = keyed_rng(training.seed, 0, 1, engine::seed::PREDICT_TRAINING, 0);
     let dbn = Dbn::fit(&sequences(&train), DBN_STATES, &mut rng);
     let mut set = Predictors {
         features: PLAY_FEATURES.iter().map(|s| s.to_string()).collect(),

@@ -259,7 +259,7 @@ fn redeal(
         pool.extend(tiles_of(hands[s]));
     }
     for i in (1..pool.len()).rev() {
-        pool.swap(i, full::below(rng, i as u32 + 1) as usize);
+        pool.swap(i, engine::seed::below_u32(rng, i as u32 + 1) as usize);
     }
     let mut out = *hands;
     let mut rest = pool.into_iter();

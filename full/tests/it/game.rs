@@ -100,7 +100,7 @@ fn random_hands_conserve_tiles_and_score_as_openspiel() {
                 pos.actions(&rules, &mut list);
                 assert!(!list.is_empty(), "the mover can always play");
                 assert_eq!(pos.action_count(&rules) as usize, list.len());
-                let a = list.as_slice()[full::below(&mut rng, list.len() as u32) as usize];
+                let a = list.as_slice()[engine::seed::below_u32(&mut rng, list.len() as u32) as usize];
                 on_board |= 1 << a.tile;
                 pos.play(&rules, a);
             }

@@ -324,9 +324,12 @@ fn play_open(
         index: c.game_index,
         message: format!("starting_state = {} is not a deal of these rules", c.starting_state),
     })?;
-    let mut rngs: [_; MAX_SEATS] = std::array::from_fn(|s| {
-        engine::seed::keyed_rng(spec.seed, c.starting_state, c.repeat as u64, b"mugfull1", 2 + s as u64)
-    });
+    let mut rngs = full::MatchKeys {
+        seed: spec.seed,
+        deal: c.starting_state,
+        repeat: c.repeat as u64,
+    }
+    .seat_streams();
     let t = Instant::now();
     let h = play_open_hand(rules, hands, agents, &mut rngs);
     let elapsed_us = t.elapsed().as_micros() as u64;
