@@ -55,6 +55,60 @@ pub enum FullMove {
     },
 }
 
+impl FullMove {
+    /// The event as a token: the seat and `66L` (a play; `+10` when the
+    /// count scored, `*15` a domino's points), `d23` (a draw) or `-` (a
+    /// pass; `*20` when it blocked the hand and scored), e.g. `1:36L+15`.
+    pub fn token(&self, rules: &FullRules) -> String {
+        match *self {
+            FullMove::Play {
+                seat,
+                tile,
+                loc,
+                scored,
+            } => {
+                let mut t = format!("{seat}:{}", play_token(rules, tile, loc));
+                if scored.count_points > 0 {
+                    t += &format!("+{}", scored.count_points);
+                }
+                if scored.end_points > 0 {
+                    t += &format!("*{}", scored.end_points);
+                }
+                t
+            }
+            FullMove::Draw { seat, tile } => {
+                let (a, b) = rules.pips(tile);
+                format!("{seat}:d{a}{b}")
+            }
+            FullMove::Pass { seat, scored } => {
+                if scored.end_points > 0 {
+                    format!("{seat}:-*{}", scored.end_points)
+                } else {
+                    format!("{seat}:-")
+                }
+            }
+        }
+    }
+}
+
+/// A play as a token: the tile's pips, low first, and the location's
+/// letter, e.g. `36L`.
+pub fn play_token(rules: &FullRules, tile: u8, loc: Loc) -> String {
+    let (a, b) = rules.pips(tile);
+    format!("{a}{b}{}", loc.letter())
+}
+
+/// The hands' events as tokens ([`FullMove::token`]): `h1` starts hand 1,
+/// e.g. `h1 0:66L 1:36L+15 0:d14 ... h2 ...`.
+pub fn moves_text(rules: &FullRules, hands: &[HandRecord]) -> String {
+    let mut out = Vec::new();
+    for (i, h) in hands.iter().enumerate() {
+        out.push(format!("h{}", i + 1));
+        out.extend(h.moves.iter().map(|mv| mv.token(rules)));
+    }
+    out.join(" ")
+}
+
 /// A hand played to its end.
 #[derive(Clone, Debug, PartialEq)]
 pub struct HandRecord {

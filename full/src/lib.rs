@@ -42,8 +42,8 @@ pub use eval::{
 };
 pub use fives::{FivesPosition, Opening, Scored, fives_perft, round_to_five};
 pub use game::{
-    FullMove, HandRecord, MAX_HANDS, MatchKeys, MatchRecord, fives_playouts, play_hand, play_hand_with, play_match,
-    play_match_with, random_fives_hand,
+    FullMove, HandRecord, MAX_HANDS, MatchKeys, MatchRecord, fives_playouts, moves_text, play_hand, play_hand_with,
+    play_match, play_match_with, play_token, random_fives_hand,
 };
 pub use ismcts::{ISMCTS_EXPLORATION, IsmctsTree};
 pub use open_hand::{OpenHandRecord, play_open_hand};

@@ -19,7 +19,6 @@ pub mod sprt;
 pub mod stages;
 pub mod training;
 
-pub use exec::moves_text as full_moves_text;
 pub use exec::{Executor, Played};
 pub use files::{IoError, durable_rename};
 pub use grid::{GameCoords, Shard, coords, shards};

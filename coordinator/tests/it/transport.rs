@@ -7,64 +7,47 @@ use proto::*;
 
 use crate::{SPEC, channel, client, lease_request, start, start_with};
 
+/// The services a reflection client lists, in protocol `$v` (`v1` or
+/// `v1alpha`): the two protocols' generated types are distinct, so one
+/// macro asks both the same way.
+macro_rules! listed_services {
+    ($v:ident, $channel:expr) => {{
+        use tonic_reflection::pb::$v::ServerReflectionRequest;
+        use tonic_reflection::pb::$v::server_reflection_client::ServerReflectionClient;
+        use tonic_reflection::pb::$v::server_reflection_request::MessageRequest;
+        use tonic_reflection::pb::$v::server_reflection_response::MessageResponse;
+        let mut r = ServerReflectionClient::new($channel);
+        let req = ServerReflectionRequest {
+            host: String::new(),
+            message_request: Some(MessageRequest::ListServices(String::new())),
+        };
+        let mut stream = r
+            .server_reflection_info(tokio_stream::iter(vec![req]))
+            .await
+            .unwrap()
+            .into_inner();
+        let msg = stream.message().await.unwrap().unwrap();
+        let Some(MessageResponse::ListServicesResponse(list)) = msg.message_response else {
+            panic!("unexpected reflection answer: {msg:?}");
+        };
+        list.service.into_iter().map(|s| s.name).collect::<Vec<String>>()
+    }};
+}
+
 #[tokio::test]
 async fn grpc_reflection_lists_the_service() {
-    use tonic_reflection::pb::v1::ServerReflectionRequest;
-    use tonic_reflection::pb::v1::server_reflection_client::ServerReflectionClient;
-    use tonic_reflection::pb::v1::server_reflection_request::MessageRequest;
-    use tonic_reflection::pb::v1::server_reflection_response::MessageResponse;
     let mut s = start(Duration::from_secs(30)).await;
     client(&s.url).await;
-    let channel = tonic::transport::Endpoint::from_shared(s.url.clone())
-        .unwrap()
-        .connect()
-        .await
-        .unwrap();
-    let mut r = ServerReflectionClient::new(channel);
-    let req = ServerReflectionRequest {
-        host: String::new(),
-        message_request: Some(MessageRequest::ListServices(String::new())),
-    };
-    let mut stream = r
-        .server_reflection_info(tokio_stream::iter(vec![req]))
-        .await
-        .unwrap()
-        .into_inner();
-    let msg = stream.message().await.unwrap().unwrap();
-    let Some(MessageResponse::ListServicesResponse(list)) = msg.message_response else {
-        panic!("unexpected reflection answer");
-    };
-    let names: Vec<String> = list.service.into_iter().map(|s| s.name).collect();
+    let names = listed_services!(v1, channel(&s.url).await);
     assert!(names.contains(&"muggins.v1.Coordinator".to_string()), "{names:?}");
     s.stop().await;
 }
 
 #[tokio::test]
 async fn reflection_v1alpha_lists_the_service_for_grpcio_clients() {
-    use tonic_reflection::pb::v1alpha::ServerReflectionRequest;
-    use tonic_reflection::pb::v1alpha::server_reflection_client::ServerReflectionClient;
-    use tonic_reflection::pb::v1alpha::server_reflection_request::MessageRequest;
-    use tonic_reflection::pb::v1alpha::server_reflection_response::MessageResponse;
     let mut s = start(Duration::from_secs(30)).await;
-    let channel = crate::channel(&s.url).await;
-    let mut r = ServerReflectionClient::new(channel);
-    let req = ServerReflectionRequest {
-        host: String::new(),
-        message_request: Some(MessageRequest::ListServices(String::new())),
-    };
-    let mut stream = r
-        .server_reflection_info(tokio_stream::iter(vec![req]))
-        .await
-        .unwrap()
-        .into_inner();
-    let resp = stream.message().await.unwrap().unwrap();
-    let Some(MessageResponse::ListServicesResponse(list)) = resp.message_response else {
-        panic!("{resp:?}")
-    };
-    assert!(
-        list.service.iter().any(|s| s.name == "muggins.v1.Coordinator"),
-        "{list:?}"
-    );
+    let names = listed_services!(v1alpha, channel(&s.url).await);
+    assert!(names.contains(&"muggins.v1.Coordinator".to_string()), "{names:?}");
     s.stop().await;
 }
 

@@ -12,7 +12,7 @@
 //! the last hand's end, `turns` the plays and passes of every hand, the draws
 //! per side, `predictions` 0 (M* is given each target's true strategy, the
 //! oracle), `nodes` the positions the agent's searches valued, and `moves`
-//! the hands' events (see [`moves_text`]). A row is a pure function of the
+//! the hands' events (see [`full::moves_text`]). A row is a pure function of the
 //! spec and the game's coordinates.
 
 use std::time::Instant;
@@ -111,7 +111,7 @@ pub(crate) fn play(
         player_draws: draws[0],
         target_draws: draws[1],
         nodes: m.hands.iter().map(|h| h.nodes).sum(),
-        moves: moves_text(&rules, &m.hands),
+        moves: full::moves_text(&rules, &m.hands),
         elapsed_us,
         belief_log_loss: mean(&scores, |s| Some(s.log_loss)),
         belief_brier: mean(&scores, |s| Some(s.brier)),
@@ -242,13 +242,12 @@ fn full_moves(rules: &FullRules, index: u64, hands: &[full::HandRecord]) -> Vec<
                     let legal = list.len() as u32;
                     let d = searched.next_if(|(at, _)| *at == k).map(|(_, d)| *d);
                     pos.play(rules, engine::Action { tile, loc });
-                    let (a, b) = rules.pips(tile);
                     out.push(MoveRow {
                         game_index: index,
                         hand: h as u32 + 1,
                         turn: out.len() as u32,
                         seat: seat as u32,
-                        action: format!("{a}{b}{}", loc.letter()),
+                        action: full::play_token(rules, tile, loc),
                         count: pos.board.count(),
                         player_score: pos.scores[0],
                         target_score: best_opponent(rules, &pos.scores),
@@ -266,49 +265,6 @@ fn full_moves(rules: &FullRules, index: u64, hands: &[full::HandRecord]) -> Vec<
         }
     }
     out
-}
-
-/// The hands' events as tokens: `h1` starts hand 1, then per event the seat
-/// and `66L` (a play; `+10` when the count scored, `*15` a domino's points),
-/// `d23` (a draw) or `-` (a pass; `*20` when it blocked the hand and scored),
-/// e.g. `h1 0:66L 1:36L+15 0:d14 ... h2 ...`.
-pub fn moves_text(rules: &FullRules, hands: &[full::HandRecord]) -> String {
-    let mut out = Vec::new();
-    for (i, h) in hands.iter().enumerate() {
-        out.push(format!("h{}", i + 1));
-        for mv in &h.moves {
-            out.push(match *mv {
-                FullMove::Play {
-                    seat,
-                    tile,
-                    loc,
-                    scored,
-                } => {
-                    let (a, b) = rules.pips(tile);
-                    let mut t = format!("{seat}:{a}{b}{}", loc.letter());
-                    if scored.count_points > 0 {
-                        t += &format!("+{}", scored.count_points);
-                    }
-                    if scored.end_points > 0 {
-                        t += &format!("*{}", scored.end_points);
-                    }
-                    t
-                }
-                FullMove::Draw { seat, tile } => {
-                    let (a, b) = rules.pips(tile);
-                    format!("{seat}:d{a}{b}")
-                }
-                FullMove::Pass { seat, scored } => {
-                    if scored.end_points > 0 {
-                        format!("{seat}:-*{}", scored.end_points)
-                    } else {
-                        format!("{seat}:-")
-                    }
-                }
-            });
-        }
-    }
-    out.join(" ")
 }
 
 /// A grid point of block or team: one hand, the agent's side searching; the

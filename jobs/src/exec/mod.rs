@@ -9,8 +9,6 @@ use engine::{GameConfig, InfoSource, LocalTable, RulesConfig, Searcher, Seat, pl
 
 mod full_game;
 
-pub use full_game::moves_text;
-
 use crate::grid::{Shard, coords};
 use crate::rows::{ExecError, GameRow, MoveRow};
 use crate::spec::{Source, Spec};

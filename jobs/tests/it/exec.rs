@@ -1,6 +1,7 @@
 use std::sync::atomic::{AtomicBool, AtomicU64};
 
-use jobs::{Executor, GameRow, Shard, Spec, checksum, read_partition, shards, write_partition};
+use crate::run_all_on;
+use jobs::{Executor, GameRow, Shard, Spec, checksum, read_partition, write_partition};
 
 fn spec(shard_games: u64) -> Spec {
     Spec::from_toml(&format!(
@@ -21,31 +22,17 @@ games = {shard_games}
     .unwrap()
 }
 
-fn run_all(spec: &Spec, threads: usize) -> Vec<GameRow> {
-    let ex = Executor::new(threads);
-    let progress = AtomicU64::new(0);
-    let cancel = AtomicBool::new(false);
-    let mut rows = Vec::new();
-    // A shaped search plays with the predictors its fit stage would make.
-    let trained = jobs::predictors::fit_for(spec).map(|f| jobs::predictors::Trained::Predictors(f.unwrap().0));
-    for shard in shards(spec) {
-        rows.extend(ex.run_with(spec, shard, trained.as_ref(), &progress, &cancel).unwrap());
-    }
-    assert_eq!(progress.into_inner(), spec.games());
-    rows
-}
-
 fn without_timing(rows: &[GameRow]) -> Vec<GameRow> {
     rows.iter().cloned().map(|r| GameRow { elapsed_us: 0, ..r }).collect()
 }
 
 #[test]
 fn rows_do_not_depend_on_shard_size_or_threads() {
-    let big = run_all(&spec(10_000), 2);
+    let big = run_all_on(&spec(10_000), 2);
     assert_eq!(big.len(), 960);
     assert!(big.iter().enumerate().all(|(i, r)| r.game_index == i as u64));
-    let small = run_all(&spec(1), 1);
-    let odd = run_all(&spec(37), 3);
+    let small = run_all_on(&spec(1), 1);
+    let odd = run_all_on(&spec(37), 3);
     assert_eq!(without_timing(&big), without_timing(&small));
     assert_eq!(without_timing(&big), without_timing(&odd));
     assert_eq!(checksum(&big), checksum(&small));
@@ -70,7 +57,7 @@ fn a_cancelled_shard_stops() {
 #[test]
 fn partitions_round_trip_through_parquet() {
     let s = spec(10_000);
-    let rows = run_all(&s, 2);
+    let rows = run_all_on(&s, 2);
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("part-00000.parquet");
     write_partition(&path, "exec", &rows).unwrap();
@@ -120,9 +107,9 @@ games = {shard_games}
 #[test]
 fn all_fives_rows_are_a_function_of_their_coordinates() {
     for (seats, to) in [(2, None), (4, None), (2, Some(60)), (3, Some(40))] {
-        let big = run_all(&all_fives(1000, seats, to), 2);
+        let big = run_all_on(&all_fives(1000, seats, to), 2);
         assert_eq!(big.len(), 96);
-        let small = run_all(&all_fives(7, seats, to), 1);
+        let small = run_all_on(&all_fives(7, seats, to), 1);
         assert_eq!(without_timing(&big), without_timing(&small), "{seats} seats, to {to:?}");
         for r in &big {
             assert_eq!(r.score_diff, r.player_score as i32 - r.target_score as i32);
@@ -313,7 +300,7 @@ fn a_named_partner_plays_its_strategy_beside_the_searching_agent() {
     let same = Spec::from_toml(&text("agent")).unwrap();
     assert_eq!(same.id(), base.id());
     let heavy = Spec::from_toml(&text("heaviest")).unwrap();
-    let (a, b) = (run_all(&same, 2), run_all(&heavy, 2));
+    let (a, b) = (run_all_on(&same, 2), run_all_on(&heavy, 2));
     // Seat 2 plays heaviest: fewer positions searched, other games.
     let nodes = |rows: &[GameRow]| rows.iter().map(|r| r.nodes).sum::<u64>();
     assert!(nodes(&b) < nodes(&a), "{} vs {}", nodes(&b), nodes(&a));
@@ -354,10 +341,10 @@ games = {shard_games}
         ))
         .unwrap()
     };
-    let one = run_all(&spec(100, 1), 1);
+    let one = run_all_on(&spec(100, 1), 1);
     assert_eq!(one.len(), 72);
-    let four = run_all(&spec(5, 1), 4);
-    let large = run_all(&spec(100, 512), 2);
+    let four = run_all_on(&spec(5, 1), 4);
+    let large = run_all_on(&spec(100, 512), 2);
     assert_eq!(without_timing(&one), without_timing(&four));
     for (a, b) in one.iter().zip(&large) {
         assert_eq!(
@@ -415,10 +402,10 @@ games = {shard_games}
         .unwrap()
     };
     let all = r#"["none", "prune", "asymmetric", "expect"]"#;
-    let one = run_all(&spec(200, 1, all), 1);
+    let one = run_all_on(&spec(200, 1, all), 1);
     assert_eq!(one.len(), 2 * 2 * 2 * 2 * 10);
-    let four = run_all(&spec(7, 1, all), 4);
-    let large = run_all(&spec(200, 512, all), 2);
+    let four = run_all_on(&spec(7, 1, all), 4);
+    let large = run_all_on(&spec(200, 512, all), 2);
     assert_eq!(without_timing(&one), without_timing(&four));
     assert_eq!(without_timing(&one), without_timing(&large));
     // The shaping changed games, except M* against the scorer (it knows the
@@ -440,7 +427,7 @@ games = {shard_games}
     }
     assert!(changed > 20, "only {changed} shaped games differ from plain search");
     // Prune keeping every play (top 64, no epsilon) plays exactly as none.
-    let wide = run_all(&spec(200, 1, "\"prune\"\ntop_n = 64"), 1);
+    let wide = run_all_on(&spec(200, 1, "\"prune\"\ntop_n = 64"), 1);
     assert_eq!(wide.len(), 2 * 2 * 2 * 2 * 3);
     for r in &wide {
         let p = &plain[&key(r)];
@@ -487,7 +474,7 @@ belief = "constraints"
     // The thesis: uniform, whose rows never named their belief in the
     // checksum, so a full-observation row's checksum line is as before.
     let thesis = spec(100);
-    for r in run_all(&thesis, 1)
+    for r in run_all_on(&thesis, 1)
         .iter()
         .filter(|r| r.observability == engine::Observability::Full)
     {
