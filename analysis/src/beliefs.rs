@@ -18,6 +18,7 @@ use serde::{Deserialize, Serialize};
 use crate::nan_from_null;
 use crate::pairing::Pairing;
 use crate::stats::{McNemar, Moments, PairedTest};
+use crate::table::{Entry, Table};
 
 /// One belief's games in one cell.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -152,14 +153,71 @@ impl BeliefAcc {
     }
 }
 
+/// The beliefs' table, for report.md and beliefs.csv.
+fn table<'a>(rows: &[BeliefSummary]) -> Table<'a, BeliefSummary> {
+    let md = |x: Option<f64>, digits: usize| x.map_or("-".to_string(), |x| format!("{x:.digits$}"));
+    let csv = |x: Option<f64>| x.map_or(String::new(), |x| format!("{x}"));
+    // With a rules factor, a column for the rule set first.
+    let sets = rows.iter().any(|r| r.rules.is_some());
+    Table::new()
+        .column_if(sets, "rules", &["rules"], |r: &BeliefSummary| {
+            Entry::same(r.rules.as_deref().unwrap_or(""))
+        })
+        .column("observe", &["observability"], |r| Entry::same(r.observability))
+        .column("target", &["target"], |r| Entry::same(r.target))
+        .column("engine", &["engine"], |r| Entry::same(r.engine))
+        .column("belief", &["belief"], |r| Entry::same(r.belief.name()))
+        .column("games", &["games"], |r| Entry::same(r.games))
+        .column("mean diff", &["mean_score_diff"], |r| {
+            Entry::new(format!("{:.2}", r.mean_score_diff), [r.mean_score_diff])
+        })
+        .column("win/tie", &["wins_or_ties"], |r| {
+            Entry::new(
+                format!("{:.1}%", 100.0 * r.wins_or_ties as f64 / r.games.max(1) as f64),
+                [r.wins_or_ties],
+            )
+        })
+        .column("log loss", &["log_loss"], move |r| {
+            Entry::new(md(r.log_loss, 4), [csv(r.log_loss)])
+        })
+        .column("Brier", &["brier"], move |r| Entry::new(md(r.brier, 4), [csv(r.brier)]))
+        .column("ESS", &["ess"], move |r| Entry::new(md(r.ess, 1), [csv(r.ess)]))
+        .column(
+            "score gain [95% CI]",
+            &["score_gain", "score_gain_ci_low", "score_gain_ci_high"],
+            move |r| {
+                let g = r.score_gain.as_ref();
+                Entry::new(
+                    g.map_or("-".into(), |t| {
+                        format!("{:+.2} [{:+.2}, {:+.2}]", t.mean, t.ci_low, t.ci_high)
+                    }),
+                    [
+                        csv(g.map(|t| t.mean)),
+                        csv(g.map(|t| t.ci_low)),
+                        csv(g.map(|t| t.ci_high)),
+                    ],
+                )
+            },
+        )
+        .column("p", &["score_gain_p"], move |r| {
+            let p = r.score_gain.as_ref().map(|t| t.p);
+            Entry::new(p.map_or("-".into(), |p| format!("{p:.3}")), [csv(p)])
+        })
+        .column("wins b/c", &["win_gain_b", "win_gain_c"], |r| match &r.win_gain {
+            Some(m) => Entry::new(format!("{}/{}", m.b, m.c), [m.b, m.c]),
+            None => Entry::new("-", ["", ""]),
+        })
+        .column("p", &["win_gain_p"], move |r| {
+            let p = r.win_gain.as_ref().map(|m| m.p);
+            Entry::new(p.map_or("-".into(), |p| format!("{p:.3}")), [csv(p)])
+        })
+}
+
 /// The beliefs' table in Markdown (empty without belief rows).
 pub(crate) fn markdown(rows: &[BeliefSummary]) -> String {
     if rows.is_empty() {
         return String::new();
     }
-    let f = |x: Option<f64>, digits: usize| x.map_or("-".to_string(), |x| format!("{x:.digits$}"));
-    // With a rules factor, a column for the rule set first.
-    let sets = rows.iter().any(|r| r.rules.is_some());
     let mut s = String::from(
         "## Beliefs\n\nWhere partial observation's worlds came from, and how well each belief placed the hidden \
          tiles (mean per-decision log loss and Brier score over the agent's decisions; ESS: the `model` \
@@ -167,79 +225,11 @@ pub(crate) fn markdown(rows: &[BeliefSummary]) -> String {
          gain with its 95% interval, and McNemar's test on wins/ties (b: only this belief won or tied, c: only \
          uniform).\n\n",
     );
-    let (head, sep) = if sets { ("| rules ", "|---") } else { ("", "") };
-    s += &format!(
-        "{head}| observe | target | engine | belief | games | mean diff | win/tie | log loss | Brier | ESS \
-         | score gain [95% CI] | p | wins b/c | p |\n{sep}|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n"
-    );
-    for r in rows {
-        let (gain, gp) = match &r.score_gain {
-            Some(t) => (
-                format!("{:+.2} [{:+.2}, {:+.2}]", t.mean, t.ci_low, t.ci_high),
-                format!("{:.3}", t.p),
-            ),
-            None => ("-".into(), "-".into()),
-        };
-        let (bc, wp) = match &r.win_gain {
-            Some(m) => (format!("{}/{}", m.b, m.c), format!("{:.3}", m.p)),
-            None => ("-".into(), "-".into()),
-        };
-        s += &crate::rules_cell(sets, r.rules.as_deref(), true);
-        s += &format!(
-            "| {} | {} | {} | {} | {} | {:.2} | {:.1}% | {} | {} | {} | {} | {} | {} | {} |\n",
-            r.observability,
-            r.target,
-            r.engine,
-            r.belief.name(),
-            r.games,
-            r.mean_score_diff,
-            100.0 * r.wins_or_ties as f64 / r.games.max(1) as f64,
-            f(r.log_loss, 4),
-            f(r.brier, 4),
-            f(r.ess, 1),
-            gain,
-            gp,
-            bc,
-            wp
-        );
-    }
+    s += &table(rows).markdown(rows);
     s + "\n"
 }
 
 /// beliefs.csv: one line per row of the beliefs' table.
 pub(crate) fn csv(rows: &[BeliefSummary]) -> String {
-    let f = |x: Option<f64>| x.map_or(String::new(), |x| format!("{x}"));
-    // With a rules factor, a column for the rule set first.
-    let sets = rows.iter().any(|r| r.rules.is_some());
-    let mut s = String::from(if sets { "rules," } else { "" });
-    s.push_str(
-        "observability,target,engine,belief,games,mean_score_diff,wins_or_ties,log_loss,brier,ess,\
-         score_gain,score_gain_ci_low,score_gain_ci_high,score_gain_p,win_gain_b,win_gain_c,win_gain_p\n",
-    );
-    for r in rows {
-        let g = r.score_gain.as_ref();
-        let w = r.win_gain.as_ref();
-        s += &crate::rules_cell(sets, r.rules.as_deref(), false);
-        s += &format!(
-            "{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n",
-            r.observability,
-            r.target,
-            r.engine,
-            r.belief.name(),
-            r.games,
-            r.mean_score_diff,
-            r.wins_or_ties,
-            f(r.log_loss),
-            f(r.brier),
-            f(r.ess),
-            f(g.map(|t| t.mean)),
-            f(g.map(|t| t.ci_low)),
-            f(g.map(|t| t.ci_high)),
-            f(g.map(|t| t.p)),
-            w.map_or(String::new(), |m| m.b.to_string()),
-            w.map_or(String::new(), |m| m.c.to_string()),
-            f(w.map(|m| m.p)),
-        );
-    }
-    s
+    table(rows).csv(rows)
 }

@@ -12,6 +12,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::nan_from_null;
 use crate::stats::{self, Moments};
+use crate::table::{Entry, Table};
 
 /// One level of one factor.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -160,6 +161,23 @@ impl FactorAcc {
     }
 }
 
+/// The factors' table, for report.md and factors.csv.
+fn table<'a>() -> Table<'a, FactorLevel> {
+    Table::new()
+        .column("factor", &["factor"], |l: &FactorLevel| Entry::same(&l.factor))
+        .column("level", &["level"], |l| Entry::same(&l.level))
+        .column("games", &["games"], |l| Entry::same(l.games))
+        .column("mean diff [95%]", &["mean_score_diff", "ci_low", "ci_high"], |l| {
+            Entry::new(
+                format!("{:+.3} [{:+.3}, {:+.3}]", l.mean_score_diff, l.ci_low, l.ci_high),
+                [l.mean_score_diff, l.ci_low, l.ci_high],
+            )
+        })
+        .column("win/tie", &["win_or_tie"], |l| {
+            Entry::new(format!("{:.1}%", 100.0 * l.win_or_tie), [l.win_or_tie])
+        })
+}
+
 /// The section in Markdown (nothing when no factor varies).
 pub(crate) fn markdown(levels: &[FactorLevel]) -> String {
     if levels.is_empty() {
@@ -168,32 +186,14 @@ pub(crate) fn markdown(levels: &[FactorLevel]) -> String {
     let mut s = String::from(
         "## By factor\n\nEach factor of the grid that has more than one level, on its own (every other factor \
          pooled): the games, the agent side's mean score difference with its 95% interval, and its win/tie share. \
-         `factors.csv` has the same numbers.\n\n| factor | level | games | mean diff [95%] | win/tie |\n|---|---|---|---|---|\n",
+         `factors.csv` has the same numbers.\n\n",
     );
-    for l in levels {
-        s.push_str(&format!(
-            "| {} | {} | {} | {:+.3} [{:+.3}, {:+.3}] | {:.1}% |\n",
-            l.factor,
-            l.level,
-            l.games,
-            l.mean_score_diff,
-            l.ci_low,
-            l.ci_high,
-            100.0 * l.win_or_tie
-        ));
-    }
+    s.push_str(&table().markdown(levels));
     s.push('\n');
     s
 }
 
 /// factors.csv.
 pub(crate) fn csv(levels: &[FactorLevel]) -> String {
-    let mut s = String::from("factor,level,games,mean_score_diff,ci_low,ci_high,win_or_tie\n");
-    for l in levels {
-        s.push_str(&format!(
-            "{},{},{},{},{},{},{}\n",
-            l.factor, l.level, l.games, l.mean_score_diff, l.ci_low, l.ci_high, l.win_or_tie
-        ));
-    }
-    s
+    table().csv(levels)
 }

@@ -12,6 +12,7 @@ mod shaping;
 pub mod stats;
 mod summary;
 mod svg;
+mod table;
 mod tournament;
 mod workers;
 
@@ -44,15 +45,4 @@ pub enum ReportError {
 fn nan_from_null<'de, D: serde::Deserializer<'de>>(d: D) -> Result<f64, D::Error> {
     use serde::Deserialize;
     Ok(Option::<f64>::deserialize(d)?.unwrap_or(f64::NAN))
-}
-
-/// With a rules factor (`on`: some row names a rule set), a table row's
-/// leading rule-set cell: `"| two "` in Markdown, `"two,"` in CSV; empty
-/// without the factor, so other tables keep their columns.
-pub(crate) fn rules_cell(on: bool, name: Option<&str>, markdown: bool) -> String {
-    match (on, markdown) {
-        (false, _) => String::new(),
-        (true, true) => format!("| {} ", name.unwrap_or("")),
-        (true, false) => format!("{},", name.unwrap_or("")),
-    }
 }

@@ -18,6 +18,7 @@ use serde::{Deserialize, Serialize};
 use crate::nan_from_null;
 use crate::pairing::Pairing;
 use crate::stats::{self, McNemar, Moments, PairedTest};
+use crate::table::{Entry, Table};
 
 /// One shaping's games in one cell.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -292,22 +293,82 @@ pub(crate) fn prediction_plot(p: &jobs::predictors::PredictionReport) -> String 
     )
 }
 
-/// The gain columns of a row: score gain [CI], its p, wins b/c, their p.
-fn gains(r: &ShapingSummary) -> [String; 4] {
-    let (gain, gp) = r.score_gain.as_ref().map_or(("-".into(), "-".into()), |t| {
-        if t.all_equal() {
-            // Every paired game came out the same: nothing was shaped.
-            return ("identical".into(), "-".into());
-        }
-        (
-            format!("{:+.2} [{:+.2}, {:+.2}]", t.mean, t.ci_low, t.ci_high),
-            format!("{:.3}", t.p),
+/// The shaping table, for report.md and shaping.csv.
+fn table<'a>(rows: &[ShapingSummary]) -> Table<'a, ShapingSummary> {
+    let csv = |x: Option<f64>| x.map_or(String::new(), |x| format!("{x}"));
+    // With a rules factor, a column for the rule set first.
+    let sets = rows.iter().any(|r| r.rules.is_some());
+    Table::new()
+        .column_if(sets, "rules", &["rules"], |r: &ShapingSummary| {
+            Entry::same(r.rules.as_deref().unwrap_or(""))
+        })
+        .column("observe", &["observability"], |r| Entry::same(r.observability))
+        .column("target", &["target"], |r| Entry::same(r.target))
+        .column("engine", &["engine"], |r| Entry::same(r.engine))
+        .column("budget", &["budget"], |r| {
+            Entry::new(
+                r.budget.map_or("spec's".to_string(), |b| b.to_string()),
+                [r.budget.map_or(String::new(), |b| b.to_string())],
+            )
+        })
+        .column("shaping", &["shaping"], |r| Entry::same(&r.shaping))
+        .column("games", &["games"], |r| Entry::same(r.games))
+        .column(
+            "mean diff",
+            &["mean_score_diff", "mean_score_diff_ci_low", "mean_score_diff_ci_high"],
+            |r| {
+                Entry::new(
+                    format!("{:.2}", r.mean_score_diff),
+                    [r.mean_score_diff, r.ci_low, r.ci_high],
+                )
+            },
         )
-    });
-    let (bc, wp) = r.win_gain.as_ref().map_or(("-".into(), "-".into()), |m| {
-        (format!("{}/{}", m.b, m.c), format!("{:.3}", m.p))
-    });
-    [gain, gp, bc, wp]
+        .column("win/tie", &["wins_or_ties"], |r| {
+            Entry::new(
+                format!("{:.1}%", 100.0 * r.wins_or_ties as f64 / r.games.max(1) as f64),
+                [r.wins_or_ties],
+            )
+        })
+        .column("nodes/game", &["mean_nodes"], |r| {
+            Entry::new(format!("{:.0}", r.mean_nodes), [r.mean_nodes])
+        })
+        .column(
+            "score gain [95% CI]",
+            &["score_gain", "score_gain_ci_low", "score_gain_ci_high"],
+            move |r| {
+                let g = r.score_gain.as_ref();
+                let text = match g {
+                    None => "-".into(),
+                    // Every paired game came out the same: nothing was shaped.
+                    Some(t) if t.all_equal() => "identical".into(),
+                    Some(t) => format!("{:+.2} [{:+.2}, {:+.2}]", t.mean, t.ci_low, t.ci_high),
+                };
+                Entry::new(
+                    text,
+                    [
+                        csv(g.map(|t| t.mean)),
+                        csv(g.map(|t| t.ci_low)),
+                        csv(g.map(|t| t.ci_high)),
+                    ],
+                )
+            },
+        )
+        .column("p", &["score_gain_p"], move |r| {
+            let g = r.score_gain.as_ref();
+            let text = match g {
+                Some(t) if !t.all_equal() => format!("{:.3}", t.p),
+                _ => "-".into(),
+            };
+            Entry::new(text, [csv(g.map(|t| t.p))])
+        })
+        .column("wins b/c", &["win_gain_b", "win_gain_c"], |r| match &r.win_gain {
+            Some(m) => Entry::new(format!("{}/{}", m.b, m.c), [m.b, m.c]),
+            None => Entry::new("-", ["", ""]),
+        })
+        .column("p", &["win_gain_p"], move |r| {
+            let p = r.win_gain.as_ref().map(|m| m.p);
+            Entry::new(p.map_or("-".into(), |p| format!("{p:.3}")), [csv(p)])
+        })
 }
 
 /// The shaping table in Markdown (empty without shaping rows).
@@ -323,68 +384,11 @@ pub(crate) fn markdown(rows: &[ShapingSummary]) -> String {
          shaping's mean score difference against the nodes it spent, over the grid's budgets (cells where every \
          shaping played the same games are left out).\n\n",
     );
-    // With a rules factor, a column for the rule set first.
-    let sets = rows.iter().any(|r| r.rules.is_some());
-    let (head, sep) = if sets { ("| rules ", "|---") } else { ("", "") };
-    s += &format!(
-        "{head}| observe | target | engine | budget | shaping | games | mean diff | win/tie | nodes/game | score gain \
-         [95% CI] | p | wins b/c | p |\n{sep}|---|---|---|---|---|---|---|---|---|---|---|---|---|\n"
-    );
-    for r in rows {
-        let [gain, gp, bc, wp] = gains(r);
-        s += &crate::rules_cell(sets, r.rules.as_deref(), true);
-        s += &format!(
-            "| {} | {} | {} | {} | {} | {} | {:.2} | {:.1}% | {:.0} | {gain} | {gp} | {bc} | {wp} |\n",
-            r.observability,
-            r.target,
-            r.engine,
-            r.budget.map_or("spec's".to_string(), |b| b.to_string()),
-            r.shaping,
-            r.games,
-            r.mean_score_diff,
-            100.0 * r.wins_or_ties as f64 / r.games.max(1) as f64,
-            r.mean_nodes,
-        );
-    }
+    s += &table(rows).markdown(rows);
     s + "\n"
 }
 
 /// shaping.csv: one line per row of the shaping table.
 pub(crate) fn csv(rows: &[ShapingSummary]) -> String {
-    let f = |x: Option<f64>| x.map_or(String::new(), |x| format!("{x}"));
-    // With a rules factor, a column for the rule set first.
-    let sets = rows.iter().any(|r| r.rules.is_some());
-    let mut s = String::from(if sets { "rules," } else { "" });
-    s.push_str(
-        "observability,target,engine,budget,shaping,games,mean_score_diff,mean_score_diff_ci_low,\
-         mean_score_diff_ci_high,wins_or_ties,mean_nodes,score_gain,\
-         score_gain_ci_low,score_gain_ci_high,score_gain_p,win_gain_b,win_gain_c,win_gain_p\n",
-    );
-    for r in rows {
-        let g = r.score_gain.as_ref();
-        let w = r.win_gain.as_ref();
-        s += &crate::rules_cell(sets, r.rules.as_deref(), false);
-        s += &format!(
-            "{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n",
-            r.observability,
-            r.target,
-            r.engine,
-            r.budget.map_or(String::new(), |b| b.to_string()),
-            r.shaping,
-            r.games,
-            r.mean_score_diff,
-            r.ci_low,
-            r.ci_high,
-            r.wins_or_ties,
-            r.mean_nodes,
-            f(g.map(|t| t.mean)),
-            f(g.map(|t| t.ci_low)),
-            f(g.map(|t| t.ci_high)),
-            f(g.map(|t| t.p)),
-            w.map_or(String::new(), |m| m.b.to_string()),
-            w.map_or(String::new(), |m| m.c.to_string()),
-            f(w.map(|m| m.p)),
-        );
-    }
-    s
+    table(rows).csv(rows)
 }

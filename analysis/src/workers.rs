@@ -12,7 +12,7 @@
 //! game. A worker whose games come from the same distribution as the
 //! others' has `z` about standard normal; |z| >= 3 is flagged. `chi2 = sum_w z_w^2`
 //! (W - 1 degrees of freedom) tests all of them at once; its p-value is
-//! the Wilson-Hilferty approximation.
+//! the chi-square tail.
 //!
 //! Memory: one accumulator per (cell, worker), and the ranges.
 
@@ -22,6 +22,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::nan_from_null;
 use crate::stats::{self, Moments};
+use crate::table::{Entry, Table};
 
 /// One worker's residual.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -189,10 +190,7 @@ impl WorkerAcc {
         let p = if df == 0 {
             1.0
         } else {
-            // Wilson-Hilferty: (chi2 / k)^(1/3) is nearly normal.
-            let k = df as f64;
-            let z = ((chi2 / k).cbrt() - (1.0 - 2.0 / (9.0 * k))) / (2.0 / (9.0 * k)).sqrt();
-            stats::normal_sf(z)
+            stats::chi_square_sf(df as f64, chi2)
         };
         Some(WorkersReport {
             workers: out,
@@ -203,6 +201,20 @@ impl WorkerAcc {
     }
 }
 
+/// The workers' table, for report.md and workers.csv.
+fn table<'a>() -> Table<'a, WorkerResidual> {
+    Table::new()
+        .column("worker", &["worker"], |r: &WorkerResidual| Entry::same(&r.worker))
+        .column("games", &["games"], |r| Entry::same(r.games))
+        .column("excess score diff", &["excess"], |r| {
+            Entry::new(format!("{:+.3}", r.excess), [r.excess])
+        })
+        .column("z", &["z"], |r| Entry::new(format!("{:+.2}", r.z), [r.z]))
+        .column("flagged", &["flagged"], |r| {
+            Entry::new(if r.flagged { "**yes**" } else { "no" }, [r.flagged])
+        })
+}
+
 /// The section in Markdown.
 pub(crate) fn markdown(w: &WorkersReport) -> String {
     let mut s = format!(
@@ -210,32 +222,15 @@ pub(crate) fn markdown(w: &WorkersReport) -> String {
          against the median worker's in the same cell of the grid: `z` is the worker's standardised residual \
          (about standard normal when its games come from the same distribution; |z| >= 3 is flagged), chi2 = {:.2} on {} \
          degrees of freedom, p = {:.3}. A flagged worker plays differently from the others: check its machine \
-         (cross-checks replay a share of every worker's games; `muggins status` lists workers found wrong).\n\n\
-         | worker | games | excess score diff | z | flagged |\n|---|---|---|---|---|\n",
+         (cross-checks replay a share of every worker's games; `muggins status` lists workers found wrong).\n\n",
         w.chi2, w.df, w.p
     );
-    for r in &w.workers {
-        s.push_str(&format!(
-            "| {} | {} | {:+.3} | {:+.2} | {} |\n",
-            r.worker,
-            r.games,
-            r.excess,
-            r.z,
-            if r.flagged { "**yes**" } else { "no" }
-        ));
-    }
+    s.push_str(&table().markdown(&w.workers));
     s.push('\n');
     s
 }
 
 /// workers.csv.
 pub(crate) fn csv(w: &WorkersReport) -> String {
-    let mut s = String::from("worker,games,excess,z,flagged\n");
-    for r in &w.workers {
-        s.push_str(&format!(
-            "{},{},{},{},{}\n",
-            r.worker, r.games, r.excess, r.z, r.flagged
-        ));
-    }
-    s
+    table().csv(&w.workers)
 }

@@ -52,7 +52,7 @@ pub fn report_files(r: &Report) -> Vec<(&'static str, String)> {
     // A grid of named agents only has none of the thesis's cells: its
     // tables and plots would be empty, so they are left out.
     let cells = !(r.cells.is_empty() && r.tournament.is_some());
-    let mut files = vec![("report.md", markdown::report(r))];
+    let mut files = vec![(jobs::layout::REPORT_MD_FILE, markdown::report(r))];
     if cells {
         files.extend([
             ("scores.csv", csv::scores(r)),
@@ -101,7 +101,7 @@ pub fn report_files(r: &Report) -> Vec<(&'static str, String)> {
         files.push(("win_gain.svg", plots::win_gain(r)));
         files.push(("score_diff.svg", plots::score_diff(r)));
     }
-    files.push(("report.json", report_json(r)));
+    files.push((jobs::layout::REPORT_JSON_FILE, report_json(r)));
     files
 }
 
