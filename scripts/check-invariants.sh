@@ -4,19 +4,23 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 fail=0
 
-# The search core depends on no async runtime, RPC, storage or columnar-format crate.
-deps=$(cargo tree -p engine -e normal --prefix none --locked | awk '{print $1}' | sort -u)
-for bad in tokio async-std mio hyper tonic prost axum tower rusqlite arrow parquet polars duckdb reqwest; do
-    if grep -qx "$bad" <<<"$deps"; then
-        echo "invariant broken: engine depends on $bad"
-        fail=1
-    fi
+# The pure crates (the thesis engine, the full game, the classifiers) depend
+# on no async runtime, RPC, storage or columnar-format crate.
+pure="engine full classifier"
+for c in $pure; do
+    deps=$(cargo tree -p "$c" -e normal --prefix none --locked | awk '{print $1}' | sort -u)
+    for bad in tokio async-std mio hyper tonic prost axum tower rusqlite arrow parquet polars duckdb reqwest; do
+        if grep -qx "$bad" <<<"$deps"; then
+            echo "invariant broken: $c depends on $bad"
+            fail=1
+        fi
+    done
 done
 
-# The search core does no I/O and reads no clock, environment or process state.
+# They do no I/O and read no clock, environment or process state.
 # shellcheck disable=SC2046
-if grep -nE 'std::(fs|net|io|time|env|process)|(e)?print(ln)?!|Instant|SystemTime' $(find engine/src -name '*.rs'); then
-    echo "invariant broken: engine/src does I/O or reads the clock (lines above)"
+if grep -nE 'std::(fs|net|io|time|env|process)|(e)?print(ln)?!|Instant|SystemTime' $(find engine/src full/src classifier/src -name '*.rs'); then
+    echo "invariant broken: engine, full or classifier does I/O or reads the clock (lines above)"
     fail=1
 fi
 
@@ -24,7 +28,7 @@ fi
 direct() {
     cargo tree -p "$1" -e normal --depth 1 --prefix none --locked | tail -n +2 | awk '{print $1}' | sort -u
 }
-crates="engine classifier jobs analysis proto coordinator worker cli"
+crates="engine full classifier jobs analysis proto coordinator worker cli"
 
 # Only jobs knows the Parquet format (arrow, parquet).
 for c in $crates; do
@@ -38,7 +42,7 @@ for c in $crates; do
 done
 
 # Only proto, coordinator, worker and cli speak gRPC (tonic, prost).
-for c in engine classifier jobs analysis; do
+for c in engine full classifier jobs analysis; do
     for bad in tonic prost tonic-prost; do
         if grep -qx "$bad" <<<"$(cargo tree -p "$c" -e normal --prefix none --locked | awk '{print $1}' | sort -u)"; then
             echo "invariant broken: $c depends on $bad"
@@ -51,7 +55,7 @@ done
 # store-to-wire conversion and server setup; in the worker only its lease
 # loop, the task's calls to the coordinator and the assignment it converts.
 inner=$(
-    find engine/src classifier/src jobs/src analysis/src coordinator/src/store -name '*.rs'
+    find engine/src full/src classifier/src jobs/src analysis/src coordinator/src/store -name '*.rs'
     ls coordinator/src/*.rs | grep -vE '/(service|wire|lib)\.rs$'
     ls worker/src/*.rs | grep -vE '/(assignment|task|lib)\.rs$'
 )
@@ -128,6 +132,6 @@ fi
 if [ "$fail" -ne 0 ]; then
     exit 1
 fi
-echo "engine: pure (no I/O, no clock, no runtime/RPC/columnar dependencies)"
+echo "engine, full, classifier: pure (no I/O, no clock, no runtime/RPC/columnar dependencies)"
 echo "only jobs uses arrow/parquet; only proto, coordinator, worker and cli use tonic/prost; proto:: only at the edges; no state literal in SQL"
 echo "results names only in jobs::layout; proto messages from rows only in wire.rs / assignment.rs"

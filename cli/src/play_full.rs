@@ -1,5 +1,5 @@
-//! `muggins play --preset ...`: one hand (or a match) of the full game, every
-//! seat played by a fixed strategy, readable (each seat's hand, the board's
+//! `muggins play --preset ...`: one hand (or a match) of the full game, seat
+//! 0 a fixed strategy or a search, the others the target, readable (each seat's hand, the board's
 //! count, the sides' scores) or `--json` (with the OpenSpiel history for
 //! block and team).
 

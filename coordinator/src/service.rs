@@ -1,4 +1,6 @@
-//! The gRPC service: the only place that turns errors into `Status`.
+//! The gRPC service: requests checked, store calls made off the async
+//! threads, replies built around what `wire.rs` converts (rows to messages,
+//! store errors to `Status`).
 
 use std::collections::HashMap;
 use std::pin::Pin;

@@ -1,6 +1,6 @@
 //! Single-observer information-set Monte Carlo tree search (SO-ISMCTS,
-//! Cowling, Powley and Whitehouse 2012) for All Fives, and what a seat has
-//! seen of the others ([`Seen`]).
+//! Cowling, Powley and Whitehouse 2012) for All Fives, from what a seat has
+//! seen of the others ([`Seen`](crate::Seen), `seen.rs`).
 //!
 //! One tree of the searching seat's information sets: an edge is a play
 //! (tile, location), whoever makes it. Each iteration draws a world (the

@@ -269,7 +269,9 @@ impl Owner {
 pub enum Stage {
     /// Training games (Table 9) written as sample partitions under [`SAMPLES_DIR`].
     Samples,
-    /// One task: fits the classifier and writes the model and [`CLASSIFIER_REPORT`].
+    /// One task: fits the classifier and writes the model and
+    /// [`CLASSIFIER_REPORT`], or for a shaped search fits the opponent-move
+    /// predictors and writes them and [`PREDICTION_REPORT`].
     Fit,
     /// The grid's games, written as partitions under [`GAMES_DIR`].
     Games,
