@@ -10,6 +10,10 @@ cargo fmt --all -- --check
 echo "== cargo clippy"
 cargo clippy --workspace --all-targets --locked -- -D warnings
 
+echo "== the Python package's crate (python/, outside the workspace): fmt and clippy"
+cargo fmt --manifest-path python/Cargo.toml -- --check
+CARGO_TARGET_DIR=target/python cargo clippy --quiet --manifest-path python/Cargo.toml --locked -- -D warnings
+
 echo "== the cargo-fuzz target builds (run it with: cargo +nightly fuzz run spec)"
 cargo check --quiet --locked --manifest-path fuzz/Cargo.toml
 
@@ -42,6 +46,12 @@ echo "== block and team against OpenSpiel: 10,000 random games of each, move for
 python3 scripts/openspiel-check.py target/debug/muggins --games 10000
 openspiel_ok=1
 
+echo "== the Python package: pip install ./python in a fresh venv, then its tests (docs/python.md)"
+pylog=$(mktemp)
+bash scripts/python-test.sh | tee "$pylog"
+python_passed=$(grep -oE '[0-9]+ passed' "$pylog" | tail -1 | awk '{print $1}')
+rm -f "$pylog"
+
 if [[ "${MUGGINS_SLURM_TEST:-}" == 1 ]]; then
     echo "== a real single-node Slurm cluster runs the smoke spec (MUGGINS_SLURM_TEST=1)"
     bash scripts/slurm-test.sh target/debug/muggins
@@ -54,5 +64,5 @@ fi
 # One closing line for the whole suite: the test binaries plus the readers,
 # OpenSpiel and (when run) Slurm checks.
 awk '/^test result:/ { for (i = 1; i <= NF; i++) { if ($(i) ~ /^passed;?$/) p += $(i-1); if ($(i) ~ /^failed;?$/) f += $(i-1) } }
-     END { printf "all tests: %d passed, %d failed\n", p + 1 + o + s, f }' o="$openspiel_ok" s="$slurm_ok" "$log"
+     END { printf "all tests: %d passed, %d failed\n", p + 1 + o + s + py, f }' o="$openspiel_ok" s="$slurm_ok" py="${python_passed:-0}" "$log"
 rm -f "$log"

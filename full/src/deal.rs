@@ -131,6 +131,17 @@ pub fn playouts(rules: &FullRules, seed: u64, games: u64) -> i64 {
     playout_sum(seed, games, |rng| random_playout(rules, rng).returns(rules)[0] as i64)
 }
 
+/// Seat 0's return in each of `games` random hands (as [`playouts`] plays
+/// them, from one ChaCha8 stream seeded with `seed`): the Python package's
+/// batch playouts.
+pub fn playout_returns(rules: &FullRules, seed: u64, games: u64) -> Vec<i32> {
+    use rand_core::SeedableRng;
+    let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(seed);
+    (0..games)
+        .map(|_| random_playout(rules, &mut rng).returns(rules)[0])
+        .collect()
+}
+
 /// The sum of `one` over `games` draws from one ChaCha8 stream seeded with
 /// `seed` (the playout benchmarks' loop).
 pub(crate) fn playout_sum(seed: u64, games: u64, mut one: impl FnMut(&mut rand_chacha::ChaCha8Rng) -> i64) -> i64 {

@@ -34,7 +34,9 @@ pub use agent::{
 };
 pub use alphabeta::{AlphaBeta, Limits, Shaping};
 pub use belief::{BONEYARD, Constraints, HOLDERS, Marginals, Observation, matching, scores, world_of};
-pub use deal::{binom, deal_count, deal_from_index, deal_index, playouts, random_deal, random_playout};
+pub use deal::{
+    binom, deal_count, deal_from_index, deal_index, playout_returns, playouts, random_deal, random_playout,
+};
 pub use dominai::{DominaiMatrices, dominai_decide, dominai_decide_block};
 pub use eval::{
     EVAL_LIMIT, EvalTraining, Evaluation, FEATURE_COUNT, FEATURES, LinearEval, default_training, features,

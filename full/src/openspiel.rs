@@ -44,7 +44,7 @@ pub fn action_from_id(rules: &FullRules, id: u64) -> Option<(u8, FullAction)> {
 }
 
 /// The seat the `k`-th chance action deals to.
-fn deal_seat(rules: &FullRules, k: u8) -> u8 {
+pub fn deal_seat(rules: &FullRules, k: u8) -> u8 {
     match rules.deal_order() {
         DealOrder::Blocks => k / rules.hand(),
         DealOrder::RoundRobin => k % rules.seats(),
