@@ -6,6 +6,7 @@ use full::openspiel::{action_from_id, action_id, deal_seat};
 use full::{FullActions, FullPosition, FullRules, MAX_SEATS, Preset};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
+use pyo3::types::PyBytes;
 
 /// OpenSpiel's player id of a chance node.
 const CHANCE: i64 = -1;
@@ -158,9 +159,24 @@ fn playouts(py: Python<'_>, game: &str, n: u64, seed: u64) -> PyResult<Vec<i32>>
     Ok(py.detach(|| full::playout_returns(&rules, seed, n)))
 }
 
+/// [`playouts`] as little-endian `i32` bytes, for a numpy array without a
+/// Python int per hand (`muggins.playouts` wraps it).
+#[pyfunction]
+fn playouts_bytes<'py>(py: Python<'py>, game: &str, n: u64, seed: u64) -> PyResult<Bound<'py, PyBytes>> {
+    let rules = FullRules::preset(preset_of(game)?);
+    let bytes: Vec<u8> = py.detach(|| {
+        full::playout_returns(&rules, seed, n)
+            .into_iter()
+            .flat_map(i32::to_le_bytes)
+            .collect()
+    });
+    Ok(PyBytes::new(py, &bytes))
+}
+
 #[pymodule]
 fn _muggins(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<OpenState>()?;
     m.add_function(wrap_pyfunction!(playouts, m)?)?;
+    m.add_function(wrap_pyfunction!(playouts_bytes, m)?)?;
     Ok(())
 }

@@ -45,7 +45,11 @@ def test_illegal_actions_are_refused_naming_the_action():
         raise AssertionError("an illegal action was taken")
 
 
-def test_playouts_are_seeded():
+def test_playouts_are_seeded_numpy_arrays():
     a = muggins.playouts("block", 1000, 7)
-    assert a == muggins.playouts("block", 1000, 7)
-    assert len(a) == 1000 and a != muggins.playouts("block", 1000, 8)
+    assert a.dtype == "int32" and a.shape == (1000,)
+    assert (a == muggins.playouts("block", 1000, 7)).all()
+    assert (a != muggins.playouts("block", 1000, 8)).any()
+    assert a.tolist() == muggins.playouts_list("block", 1000, 7)
+    # Within OpenSpiel's utility range for block, [-69, 69].
+    assert (a != 0).any() and abs(a).max() <= 69
