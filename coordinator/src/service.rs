@@ -230,11 +230,8 @@ impl Coordinator for CoordinatorService {
                 },
                 r.games_done,
                 self.lease_ms(),
-                &Reporter {
-                    worker: &r.worker_id,
-                    chunks: &chunks,
-                    check_fraction: self.shared.config.check_fraction,
-                },
+                &r.worker_id,
+                &chunks,
             )
             .map_err(status)?;
         Ok(Response::new(match outcome {

@@ -21,7 +21,7 @@ use super::deal::random_deal;
 use super::fives::{FivesPosition, Opening};
 use super::rules::{FullRules, MAX_SEATS};
 use super::targets::{FullTarget, full_choice};
-use engine::seed::below_u32 as below;
+use engine::seed::below_u32;
 
 /// The names of the features, in the order of a [`LinearEval`]'s weights.
 pub const FEATURES: [&str; 16] = [
@@ -241,7 +241,7 @@ fn self_play_samples(rules: &FullRules, rng: &mut ChaCha20Rng, out: &mut Vec<([f
         FullTarget::Heaviest,
     ];
     let strategies: [FullTarget; MAX_SEATS] =
-        std::array::from_fn(|_| PLAYERS[below(rng, PLAYERS.len() as u32) as usize]);
+        std::array::from_fn(|_| PLAYERS[below_u32(rng, PLAYERS.len() as u32) as usize]);
     let mut list = ActionList::default();
     let mut seen: Vec<([f64; FEATURE_COUNT], [u32; MAX_SEATS])> = Vec::new();
     while pos.end.is_none() {

@@ -356,7 +356,7 @@ fn play_hands(
 /// playout benchmark's hand; the first hand's lead rule applies).
 pub fn random_fives_hand(rules: &FullRules, rng: &mut impl rand_core::RngCore) -> FivesPosition {
     use super::deal::random_deal;
-    use engine::seed::below_u32 as below32;
+    use engine::seed::below_u32;
     let hands = random_deal(rules, rng);
     let mut pos = FivesPosition::deal(rules, hands, Opening::of(rules, &hands, None));
     let mut list = ActionList::default();
@@ -366,7 +366,7 @@ pub fn random_fives_hand(rules: &FullRules, rng: &mut impl rand_core::RngCore) -
             continue;
         }
         pos.actions(rules, &mut list);
-        let i = below32(rng, list.len() as u32) as usize;
+        let i = below_u32(rng, list.len() as u32) as usize;
         pos.play(rules, list.as_slice()[i]);
     }
     pos

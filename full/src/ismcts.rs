@@ -28,7 +28,7 @@ use super::rules::FullRules;
 use super::search::FullDecision;
 use super::targets::{FullTarget, fixed_choice};
 use super::worlds::WorldSampler;
-use engine::seed::below_u32 as below;
+use engine::seed::below_u32;
 
 /// The exploration constant of UCB1, in points (a hand's gains are tens of points).
 pub const ISMCTS_EXPLORATION: f64 = 15.0;
@@ -187,7 +187,7 @@ impl IsmctsTree {
                     }
                 }
                 if u > 0 {
-                    let e = untried[below(rng, u as u32) as usize];
+                    let e = untried[below_u32(rng, u as u32) as usize];
                     let c = self.add(node, e, ours);
                     self.nodes[c as usize].available += 1;
                     world.play(rules, action_of(e));

@@ -29,7 +29,7 @@ use super::fives::FivesPosition;
 use super::rules::{FullRules, MAX_SEATS};
 use super::seen::Seen;
 use super::targets::{FullTarget, fixed_choice};
-use engine::seed::below_u32 as below;
+use engine::seed::below_u32;
 
 /// How well a belief placed the hidden tiles at one decision (against
 /// where they truly were): averaged over the hidden tiles.
@@ -156,7 +156,7 @@ impl WorldSampler {
             Belief::Model => {
                 let total = *self.cumulative.last().expect("a pool");
                 if total <= 0.0 {
-                    return self.pool[below(rng, self.pool.len() as u32) as usize];
+                    return self.pool[below_u32(rng, self.pool.len() as u32) as usize];
                 }
                 let u = unit(rng) * total;
                 let i = self.cumulative.partition_point(|&c| c <= u).min(self.pool.len() - 1);
@@ -238,7 +238,7 @@ impl WorldSampler {
             n += 1;
         }
         for i in (1..n).rev() {
-            let j = below(rng, i as u32 + 1) as usize;
+            let j = below_u32(rng, i as u32 + 1) as usize;
             tiles.swap(i, j);
         }
         let mut room = obs.size;
@@ -259,7 +259,7 @@ impl WorldSampler {
                 pick
             } else {
                 let open: u32 = (0..HOLDERS).filter(|&h| room[h] > 0).count() as u32;
-                let k = below(rng, open) as usize;
+                let k = below_u32(rng, open) as usize;
                 (0..HOLDERS)
                     .filter(|&h| room[h] > 0)
                     .nth(k)
@@ -354,7 +354,7 @@ pub fn hand_decisions(
                 pos.pass(rules);
             } else {
                 let tiles: Vec<u8> = bits(pos.boneyard).collect();
-                pos.draw(tiles[below(rng, tiles.len() as u32) as usize]);
+                pos.draw(tiles[below_u32(rng, tiles.len() as u32) as usize]);
                 seen.drew(seat);
             }
             continue;

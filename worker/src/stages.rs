@@ -265,9 +265,8 @@ fn report(spec: &Spec, dir: &Path, cancel: &AtomicBool) -> Result<Output, Halt> 
     })
 }
 
-/// Writes a shard's per-move table under its final name (atomically: a
+/// Writes a side table (moves, hands) under its final name, atomically (a
 /// re-run writes the same bytes).
-/// Writes a side table (moves, hands) in place, atomically.
 fn write_table(path: &Path, bytes: &[u8]) -> Result<(), TaskError> {
     if let Some(dir) = path.parent() {
         std::fs::create_dir_all(dir).map_err(|e| TaskError::Io(format!("{}: {e}", dir.display())))?;

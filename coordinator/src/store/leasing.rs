@@ -180,10 +180,10 @@ impl Store {
         lease: LeaseRef,
         games_done: u64,
         lease_ms: i64,
-        by: &Reporter,
+        worker: &str,
+        chunks: &[super::ChunkIn],
     ) -> Result<HeartbeatOutcome> {
         let LeaseRef { task_id, token } = lease;
-        let Reporter { worker, chunks, .. } = *by;
         let tx = self.conn.transaction()?;
         let Some((exp, state)) = Self::leased_by(&tx, task_id, token)? else {
             return Ok(HeartbeatOutcome::Invalid);
