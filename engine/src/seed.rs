@@ -45,6 +45,9 @@ pub const FULL_GAME: &[u8; 8] = b"mugfull1";
 pub const EVAL_TRAINING: &[u8; 8] = b"mugeval1";
 /// The opponent-move predictors' training hands.
 pub const PREDICT_TRAINING: &[u8; 8] = b"mugpred1";
+/// The Python package's streams: a bot's decisions and
+/// `resample_from_infostate` (keyed by the seed the caller gives).
+pub const PYTHON: &[u8; 8] = b"mugpyth1";
 
 /// The one key derivation of every ChaCha20 stream of a result: the 256-bit
 /// key is `a`, `b`, `c` (little-endian u64 each) and an 8-byte ASCII `tag`

@@ -31,6 +31,21 @@ impl FullSearcher<'_> {
         d
     }
 
+    /// The value of each of the mover's legal plays (in `pos.actions`
+    /// order) for the searching side, written to `out` (one world of a
+    /// PIMC decision over several).
+    pub fn open_values(&mut self, pos: &FullPosition, out: &mut Vec<f64>) {
+        let mut list = FullActions::default();
+        pos.actions(self.rules, &mut list);
+        out.clear();
+        for &a in list.as_slice() {
+            let mut next = *pos;
+            next.play(self.rules, a);
+            let v = self.open_value(&next, self.depth - 1);
+            out.push(v);
+        }
+    }
+
     fn open_value(&mut self, pos: &FullPosition, depth: u8) -> f64 {
         self.nodes += 1;
         let rules = self.rules;

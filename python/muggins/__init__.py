@@ -1,15 +1,26 @@
-"""muggins from Python (docs/python.md): OpenSpiel's block and team as game
-states with its action ids, and random playouts in batch.
+"""muggins from Python (docs/python.md).
 
-Work in progress (issue 26): docs/python.md lists what is still to come.
+- `State(game, **knobs)`: a game state of any preset ("all-fives", "block",
+  "team", "thesis") with OpenSpiel's method names; block and team are
+  OpenSpiel's games with its action ids and observations.
+- `Bot(engine, **settings)`: muggins' engines and fixed strategies, deciding
+  from the acting player's information only.
+- `playouts(game, n, seed)`: random block or team hands in batch.
+- `import muggins.openspiel` registers muggins_all_fives, muggins_block and
+  muggins_team with OpenSpiel.
 """
 import numpy as np
 
-from ._muggins import OpenState
+from ._muggins import Bot, State
 from ._muggins import playouts as playouts_list
 from ._muggins import playouts_bytes as _playouts_bytes
 
-__all__ = ["OpenState", "playouts", "playouts_list"]
+__all__ = ["Bot", "OpenState", "State", "playouts", "playouts_arrow", "playouts_list"]
+
+
+def OpenState(game):
+    """OpenSpiel's block or team game as a state: `State(game)`."""
+    return State(game)
 
 
 def playouts(game, n, seed):
@@ -18,3 +29,12 @@ def playouts(game, n, seed):
     `seed` (the same seed, the same hands). A numpy int32 array, computed
     with the GIL released."""
     return np.frombuffer(_playouts_bytes(game, n, seed), dtype="<i4")
+
+
+def playouts_arrow(game, n, seed):
+    """`playouts` as a pyarrow Int32Array (zero-copy from the same buffer);
+    needs pyarrow."""
+    import pyarrow as pa
+
+    data = _playouts_bytes(game, n, seed)
+    return pa.Array.from_buffers(pa.int32(), n, [None, pa.py_buffer(data)])

@@ -1,0 +1,301 @@
+//! `muggins.Bot`: muggins' engines and fixed strategies deciding for the
+//! player to act from that player's information only. Before deciding, the
+//! bot draws a state the player cannot tell from the true one
+//! (`State::resample`, from the constraints belief) and decides on it, so
+//! no hidden tile of the true state can reach the engine. The stream is
+//! keyed by the bot's seed, the history's length and the player: the same
+//! bot gives the same action for the same information, whatever it was
+//! asked before. The search runs with the GIL released.
+
+use full::{
+    FullAgent, FullEngine, FullRules, FullSearcher, FullTarget, LinearEval, MAX_SEATS, MatchContext, MatchOptions,
+    Scratch, SearchSettings, Shaping, full_choice, heaviest_play, search_decision,
+};
+use pyo3::exceptions::PyValueError;
+use pyo3::prelude::*;
+use pyo3::types::PyDict;
+use rand_chacha::ChaCha20Rng;
+use std::sync::OnceLock;
+
+use super::fives::{FivesCore, play_id};
+use super::open::OpenCore;
+use super::state::{Core, State};
+
+/// The learned evaluation `muggins run` ships (jobs/evals/fives-double6.json).
+fn shipped_eval() -> &'static LinearEval {
+    static EVAL: OnceLock<LinearEval> = OnceLock::new();
+    EVAL.get_or_init(|| {
+        let eval: LinearEval = serde_json::from_str(include_str!("../../jobs/evals/fives-double6.json"))
+            .expect("the shipped evaluation parses");
+        eval.check().expect("the shipped evaluation is this build's");
+        eval
+    })
+}
+
+/// An engine or a fixed strategy with its settings.
+#[pyclass(module = "muggins._muggins")]
+#[derive(Clone, Debug)]
+pub struct Bot {
+    agent: FullAgent,
+    /// What the engine takes the other sides to play (M*'s model).
+    opponent: FullTarget,
+    seed: u64,
+    table_mb: u32,
+}
+
+/// A bot's keyword settings and their defaults.
+struct Settings {
+    budget: u64,
+    depth: Option<u8>,
+    worlds: u16,
+    belief: String,
+    evaluation: String,
+    opponent: String,
+    seed: u64,
+    table_mb: u32,
+}
+
+impl Default for Settings {
+    fn default() -> Self {
+        Settings {
+            budget: 0,
+            depth: None,
+            worlds: 16,
+            belief: "constraints".into(),
+            evaluation: "score".into(),
+            opponent: "searcher".into(),
+            seed: 0,
+            table_mb: full::DEFAULT_TABLE_MB,
+        }
+    }
+}
+
+impl Settings {
+    fn set(&mut self, key: &str, v: &Bound<'_, PyAny>) -> PyResult<()> {
+        let bad = |e: PyErr| PyValueError::new_err(format!("{key} = {v}: {e}"));
+        match key {
+            "budget" => self.budget = v.extract().map_err(bad)?,
+            "depth" => self.depth = Some(v.extract().map_err(bad)?),
+            "worlds" => self.worlds = v.extract().map_err(bad)?,
+            "belief" => self.belief = v.extract().map_err(bad)?,
+            "evaluation" => self.evaluation = v.extract().map_err(bad)?,
+            "opponent" => self.opponent = v.extract().map_err(bad)?,
+            "seed" => self.seed = v.extract().map_err(bad)?,
+            "table_mb" => self.table_mb = v.extract().map_err(bad)?,
+            other => {
+                return Err(PyValueError::new_err(format!(
+                    "unknown setting {other:?}: a bot takes budget, depth, worlds, belief, evaluation, opponent, seed, table_mb"
+                )));
+            }
+        }
+        Ok(())
+    }
+}
+
+fn parse<T: std::str::FromStr<Err = String>>(what: &str, v: &str) -> PyResult<T> {
+    v.parse()
+        .map_err(|e: String| PyValueError::new_err(format!("{what} = {v:?}: {e}")))
+}
+
+#[pymethods]
+impl Bot {
+    /// A bot: `engine` is "mstar", "expectimax", "ismcts", "dominai", or a
+    /// fixed strategy ("random", "scorer", "defender", "heaviest"); the
+    /// settings are keyword arguments (docs/python.md).
+    #[new]
+    #[pyo3(signature = (engine, **settings))]
+    fn new(engine: &str, settings: Option<&Bound<'_, PyDict>>) -> PyResult<Self> {
+        let mut k = Settings::default();
+        if let Some(d) = settings {
+            for (key, value) in d.iter() {
+                k.set(&key.extract::<String>()?, &value)?;
+            }
+        }
+        let opponent: FullTarget = parse("opponent", &k.opponent)?;
+        let engine_kind = match engine {
+            "mstar" => Some(FullEngine::MStar),
+            "expectimax" => Some(FullEngine::Expectimax),
+            "ismcts" => Some(FullEngine::Ismcts),
+            "dominai" => Some(FullEngine::Dominai),
+            _ => None,
+        };
+        let agent = match engine_kind {
+            None => match parse::<FullTarget>("engine", engine) {
+                Ok(t) if t != FullTarget::Searcher => FullAgent::Fixed(t),
+                _ => {
+                    return Err(PyValueError::new_err(format!(
+                        "engine = {engine:?}: expected mstar, expectimax, ismcts, dominai, random, scorer, defender or heaviest"
+                    )));
+                }
+            },
+            Some(e) => {
+                if k.worlds == 0 {
+                    return Err(PyValueError::new_err(
+                        "worlds = 0: a bot sees only its own tiles and decides over sampled worlds (at least 1)",
+                    ));
+                }
+                let learned = match k.evaluation.as_str() {
+                    "score" => false,
+                    "learned" => true,
+                    v => {
+                        return Err(PyValueError::new_err(format!(
+                            "evaluation = {v:?}: expected \"score\" or \"learned\""
+                        )));
+                    }
+                };
+                FullAgent::Search(SearchSettings {
+                    engine: e,
+                    depth: k.depth.unwrap_or(if k.budget > 0 { 254 } else { 3 }).max(1),
+                    budget: k.budget,
+                    worlds: k.worlds,
+                    learned,
+                    belief: parse("belief", &k.belief)?,
+                    shaping: Shaping::None,
+                    predictor: full::predict::PredictModel::Logit,
+                })
+            }
+        };
+        Ok(Bot {
+            agent,
+            opponent,
+            seed: k.seed,
+            table_mb: k.table_mb,
+        })
+    }
+
+    /// The bot's name as `muggins run` writes agents, e.g. `mstar (10000 nodes, 16 worlds, model)`.
+    fn name(&self) -> String {
+        self.agent.name()
+    }
+
+    /// OpenSpiel's bot interface (`evaluate_bots`): the bot keeps nothing
+    /// between decisions, so these do nothing.
+    fn restart_at(&self, _state: &Bound<'_, PyAny>) {}
+
+    #[pyo3(signature = (*_args))]
+    fn inform_action(&self, _args: &Bound<'_, pyo3::types::PyTuple>) {}
+
+    /// The action the bot takes for the player to act in `state` (a
+    /// `muggins.State`, or a `muggins.openspiel` state).
+    fn step(&self, py: Python<'_>, state: &Bound<'_, PyAny>) -> PyResult<u32> {
+        let state: State = match state.cast::<State>() {
+            Ok(s) => s.borrow().clone(),
+            Err(_) => state.getattr("_core")?.cast::<State>()?.borrow().clone(),
+        };
+        let player = state.current_player_id();
+        let Ok(player) = u8::try_from(player) else {
+            return Err(PyValueError::new_err(format!(
+                "step: no player acts here (current player {player})"
+            )));
+        };
+        let mut rng = engine::seed::keyed_rng(
+            self.seed,
+            state.history_vec().len() as u64,
+            player as u64,
+            engine::seed::PYTHON,
+            0,
+        );
+        let bot = self.clone();
+        py.detach(move || match &state.core {
+            Core::Fives(c) => bot.fives_step(c, player, &mut rng),
+            Core::Open(c) => bot.open_step(c, player, &mut rng),
+        })
+        .map_err(PyValueError::new_err)
+    }
+}
+
+impl Bot {
+    fn fives_step(&self, core: &FivesCore, player: u8, rng: &mut ChaCha20Rng) -> Result<u32, String> {
+        let legal = core.legal_actions();
+        if legal.len() == 1 {
+            return Ok(legal[0]);
+        }
+        let world = core.resample(player, rng)?;
+        let rules = world.rules();
+        let pos = world.pos.expect("a player node has a position");
+        let mut list = engine::ActionList::default();
+        pos.actions(rules, &mut list);
+        let index = match self.agent {
+            FullAgent::Fixed(t) => full_choice(rules, t, &pos, list.as_slice(), rng),
+            FullAgent::Search(settings) => {
+                if settings.learned && (rules.set() != 6 || rules.seats() != 2) {
+                    return Err("evaluation = \"learned\": the shipped evaluation is for two seats of double-6".into());
+                }
+                let opts = MatchOptions {
+                    eval: settings.learned.then(shipped_eval),
+                    table_mb: self.table_mb,
+                    agent_side: rules.side(player),
+                    ..MatchOptions::default()
+                };
+                let models = [self.opponent; MAX_SEATS];
+                Scratch::with_thread_scratch(&[self.agent], self.table_mb, |scratch| {
+                    let mut ctx = MatchContext {
+                        rules,
+                        opts: &opts,
+                        scratch,
+                    };
+                    search_decision(&mut ctx, &pos, &world.seen, settings, models, rng)
+                        .0
+                        .index
+                })
+            }
+        };
+        Ok(play_id(list.as_slice()[index]))
+    }
+
+    fn open_step(&self, core: &OpenCore, player: u8, rng: &mut ChaCha20Rng) -> Result<u32, String> {
+        let legal = core.legal_actions();
+        if legal.len() == 1 {
+            return Ok(legal[0]);
+        }
+        let rules = &core.rules;
+        let pos = core.pos.expect("a player node has a position");
+        let mut list = full::FullActions::default();
+        pos.actions(rules, &mut list);
+        let index = match self.agent {
+            FullAgent::Fixed(FullTarget::Heaviest) => heaviest_play(rules, list.as_slice()),
+            FullAgent::Fixed(t) if t.name() == "random" => engine::seed::below_u32(rng, list.len() as u32) as usize,
+            FullAgent::Fixed(t) => return Err(format!("engine = {:?} plays All Fives only", t.name())),
+            FullAgent::Search(s) => pimc_open(rules, core, player, s, self.opponent, rng)?,
+        };
+        Ok(full::openspiel::action_id(rules, player, list.as_slice()[index]))
+    }
+}
+
+/// Expectimax or M* to the settings' depth on `worlds` sampled worlds of
+/// a block or team hand, the play with the best mean value (ties to the
+/// first in OpenSpiel's order).
+fn pimc_open(
+    rules: &FullRules,
+    core: &OpenCore,
+    player: u8,
+    s: SearchSettings,
+    opponent: FullTarget,
+    rng: &mut ChaCha20Rng,
+) -> Result<usize, String> {
+    if !matches!(s.engine, FullEngine::MStar | FullEngine::Expectimax) || s.budget > 0 {
+        return Err(format!(
+            "engine = {:?}: block and team have Expectimax and M* to a depth (no budget)",
+            s.engine.name()
+        ));
+    }
+    let mut sum: Vec<f64> = Vec::new();
+    let mut values = Vec::new();
+    for _ in 0..s.worlds {
+        let world = core.resample(player, rng)?;
+        let pos = world.pos.expect("a player node has a position");
+        let mut searcher = FullSearcher::new(rules, player, s.engine, s.depth, [opponent; MAX_SEATS]);
+        searcher.open_values(&pos, &mut values);
+        sum.resize(values.len(), 0.0);
+        for (t, v) in sum.iter_mut().zip(&values) {
+            *t += v;
+        }
+    }
+    let mut best = 0;
+    for i in 1..sum.len() {
+        if sum[i] > sum[best] + full::FULL_TIE_EPSILON {
+            best = i;
+        }
+    }
+    Ok(best)
+}

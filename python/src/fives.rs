@@ -1,0 +1,324 @@
+//! All Fives (and the thesis's rules) as a state with explicit chance: the
+//! deal tile by tile (each seat's hand in turn), a forced `draw` action by a
+//! seat that cannot play followed by a chance node for the tile drawn, a
+//! forced `pass` when it may not draw, and with `to` > 0 hands repeated
+//! until a side reaches `to`. The action ids (docs/python.md): a play of
+//! tile `t` at location `l` (Left 0, Right 1, Up 2, Down 3) is `4 t + l`;
+//! draw is `4 T`, pass `4 T + 1` (`T` tiles in the set).
+
+use engine::{Action, ActionList, Loc, TileSet, bit};
+use full::openspiel::deal_seat;
+use full::{FivesPosition, FullRules, HandEnd, MAX_HANDS, MAX_SEATS, Opening, Seen};
+
+use super::game::Game;
+
+/// What one history entry was, and who saw it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Event {
+    /// Chance dealt `tile` to `seat` (seen by that seat).
+    Deal { seat: u8, tile: u8 },
+    /// `seat` played.
+    Play { seat: u8, tile: u8, loc: Loc },
+    /// `seat` could not play and drew (the tiles matching the open ends).
+    Stuck { seat: u8, matching: TileSet },
+    /// Chance gave `seat` the drawn `tile` (seen by that seat).
+    Drawn { seat: u8, tile: u8 },
+    /// `seat` could not play nor draw, and passed (the tiles matching the open ends).
+    Pass { seat: u8, matching: TileSet },
+}
+
+/// An All-Fives state.
+#[derive(Clone, Debug)]
+pub struct FivesCore {
+    pub game: Game,
+    /// The hand being played (0 first).
+    pub hand_no: u32,
+    /// The hands being dealt.
+    pub deal: [TileSet; MAX_SEATS],
+    pub dealt: u8,
+    pub pos: Option<FivesPosition>,
+    pub seen: Seen,
+    /// The mover drew: a chance node gives it a tile.
+    pub drawing: bool,
+    /// Each side's points in the hands finished.
+    pub totals: [u32; MAX_SEATS],
+    pub previous: Option<HandEnd>,
+    /// The opening of the hand being played (public: its forced tile is the first play).
+    pub opening: Option<Opening>,
+    pub over: bool,
+    pub history: Vec<u32>,
+    /// Each history entry's event and the hand it belongs to.
+    pub events: Vec<(u32, Event)>,
+}
+
+impl FivesCore {
+    pub fn new(game: Game) -> FivesCore {
+        FivesCore {
+            game,
+            hand_no: 0,
+            deal: [0; MAX_SEATS],
+            dealt: 0,
+            pos: None,
+            seen: Seen::default(),
+            drawing: false,
+            totals: [0; MAX_SEATS],
+            previous: None,
+            opening: None,
+            over: false,
+            history: Vec::new(),
+            events: Vec::new(),
+        }
+    }
+
+    pub fn rules(&self) -> &FullRules {
+        &self.game.rules
+    }
+
+    /// The draw action's id.
+    pub fn draw_id(&self) -> u32 {
+        4 * self.rules().tile_count() as u32
+    }
+
+    /// The pass action's id.
+    pub fn pass_id(&self) -> u32 {
+        self.draw_id() + 1
+    }
+
+    pub fn current_player(&self) -> i64 {
+        match &self.pos {
+            _ if self.over => super::TERMINAL,
+            None => super::CHANCE,
+            Some(_) if self.drawing => super::CHANCE,
+            Some(p) => p.mover as i64,
+        }
+    }
+
+    /// The tiles a chance node may give, or `None` at a player node.
+    fn chance_tiles(&self) -> Option<TileSet> {
+        match &self.pos {
+            _ if self.over => None,
+            None => Some(self.rules().all_tiles() & !self.deal.iter().fold(0, |m, h| m | h)),
+            Some(p) if self.drawing => Some(p.boneyard),
+            Some(_) => None,
+        }
+    }
+
+    pub fn legal_actions(&self) -> Vec<u32> {
+        if self.over {
+            return Vec::new();
+        }
+        if let Some(tiles) = self.chance_tiles() {
+            return engine::bits(tiles).map(u32::from).collect();
+        }
+        let p = self.pos.as_ref().expect("a player node has a position");
+        let rules = self.rules();
+        if !p.can_play(rules, p.mover) {
+            return vec![if self.may_draw(p) {
+                self.draw_id()
+            } else {
+                self.pass_id()
+            }];
+        }
+        let mut list = ActionList::default();
+        p.actions(rules, &mut list);
+        list.as_slice().iter().map(|a| play_id(*a)).collect()
+    }
+
+    fn may_draw(&self, p: &FivesPosition) -> bool {
+        p.boneyard.count_ones() > self.rules().config().keep as u32
+    }
+
+    /// Applies `action`, or says why it is not legal.
+    pub fn apply(&mut self, action: u32) -> Result<(), String> {
+        if self.over {
+            return Err(format!("action {action}: the game is over"));
+        }
+        if let Some(tiles) = self.chance_tiles() {
+            if action >= 64 || tiles & bit(action as u8) == 0 {
+                return Err(format!("action {action}: not a tile chance can give here"));
+            }
+            self.chance(action as u8);
+        } else {
+            if !self.legal_actions().contains(&action) {
+                return Err(format!("action {action}: not legal here"));
+            }
+            self.act(action);
+        }
+        self.history.push(action);
+        Ok(())
+    }
+
+    fn push(&mut self, e: Event) {
+        self.events.push((self.hand_no, e));
+    }
+
+    fn chance(&mut self, tile: u8) {
+        let rules = self.game.rules.clone();
+        match self.pos.as_mut() {
+            None => {
+                let seat = deal_seat(&rules, self.dealt);
+                self.deal[seat as usize] |= bit(tile);
+                self.dealt += 1;
+                self.push(Event::Deal { seat, tile });
+                if self.dealt == rules.dealt() {
+                    let opening = Opening::of(&rules, &self.deal, self.previous);
+                    self.opening = Some(opening);
+                    self.pos = Some(FivesPosition::deal(&rules, self.deal, opening));
+                    self.seen = Seen::default();
+                }
+            }
+            Some(p) => {
+                let seat = p.mover;
+                p.draw(tile);
+                self.seen.drew(seat);
+                self.drawing = false;
+                self.push(Event::Drawn { seat, tile });
+            }
+        }
+    }
+
+    fn act(&mut self, action: u32) {
+        let rules = self.game.rules.clone();
+        let mut p = self.pos.expect("a player node has a position");
+        let seat = p.mover;
+        if action == self.draw_id() {
+            self.seen.stuck(&rules, &p);
+            self.drawing = true;
+            self.push(Event::Stuck {
+                seat,
+                matching: full::matching(&rules, &p).0,
+            });
+        } else if action == self.pass_id() {
+            self.seen.stuck(&rules, &p);
+            let matching = full::matching(&rules, &p).0;
+            p.pass(&rules);
+            self.push(Event::Pass { seat, matching });
+        } else {
+            let a = action_of(action);
+            self.seen.played(&p, a);
+            p.play(&rules, a);
+            self.push(Event::Play {
+                seat,
+                tile: a.tile,
+                loc: a.loc,
+            });
+        }
+        self.pos = Some(p);
+        if let Some(end) = p.end {
+            self.end_hand(end, &p);
+        }
+    }
+
+    /// The hand ended: its points join the totals; the game ends, or the
+    /// next hand's deal begins.
+    fn end_hand(&mut self, end: HandEnd, p: &FivesPosition) {
+        for (t, s) in self.totals.iter_mut().zip(p.scores) {
+            *t += s;
+        }
+        let sides = self.rules().sides() as usize;
+        let to = self.game.to;
+        if to == 0 || self.totals[..sides].iter().any(|&t| t >= to) || self.hand_no as u64 + 1 >= MAX_HANDS {
+            self.over = true;
+            return;
+        }
+        self.previous = Some(end);
+        self.hand_no += 1;
+        self.deal = [0; MAX_SEATS];
+        self.dealt = 0;
+        self.pos = None;
+    }
+
+    /// Each player's return: for one hand, its side's points minus the
+    /// mean of the other sides'; for a match, 1 to the winning side's
+    /// seats and -1/(sides - 1) to the others' (ties to the lower side,
+    /// as `muggins run`'s matches). Zeros before the end.
+    pub fn returns(&self) -> Vec<f64> {
+        let rules = self.rules();
+        let seats = rules.seats();
+        if !self.over {
+            return vec![0.0; seats as usize];
+        }
+        let sides = rules.sides() as usize;
+        let totals = &self.totals[..sides];
+        (0..seats)
+            .map(|s| {
+                let me = rules.side(s) as usize;
+                if self.game.to == 0 {
+                    let others: u32 = totals.iter().sum::<u32>() - totals[me];
+                    totals[me] as f64 - others as f64 / (sides - 1) as f64
+                } else {
+                    let best = *totals.iter().max().expect("two sides");
+                    let winner = totals.iter().position(|&t| t == best).expect("found");
+                    if me == winner { 1.0 } else { -1.0 / (sides - 1) as f64 }
+                }
+            })
+            .collect()
+    }
+
+    /// The largest return a player can get (`min_utility` is its negative
+    /// for one hand): every play scoring the largest count, plus every pip
+    /// of the set; 1 for a match.
+    pub fn max_utility(&self) -> f64 {
+        if self.game.to > 0 {
+            return 1.0;
+        }
+        let r = self.rules();
+        let tiles = r.tile_count() as f64;
+        tiles * 8.0 * r.set() as f64 + r.pip_total(r.all_tiles()) as f64 + 5.0
+    }
+
+    pub fn min_utility(&self) -> f64 {
+        if self.game.to > 0 {
+            -1.0 / (self.rules().sides() - 1) as f64
+        } else {
+            -self.max_utility()
+        }
+    }
+
+    /// The most actions one hand can take (deal, plays, draws with their
+    /// chance nodes, passes), times the hands a match may take.
+    pub fn max_game_length(&self) -> u64 {
+        let r = self.rules();
+        let (tiles, dealt) = (r.tile_count() as u64, r.dealt() as u64);
+        let hand = dealt + 2 * tiles + 2 * (tiles - dealt) + r.seats() as u64;
+        if self.game.to > 0 { hand * MAX_HANDS } else { hand }
+    }
+
+    /// The number of distinct action ids.
+    pub fn num_distinct_actions(&self) -> u32 {
+        self.pass_id() + 1
+    }
+
+    /// The string of `action` when `player` takes it.
+    pub fn action_string(&self, player: i64, action: u32) -> String {
+        let r = self.rules();
+        let tile = |t: u32| {
+            let (a, b) = r.pips(t as u8);
+            format!("{a}-{b}")
+        };
+        if player == super::CHANCE {
+            return format!("chance {}", tile(action));
+        }
+        if action == self.draw_id() {
+            return format!("p{player} draw");
+        }
+        if action == self.pass_id() {
+            return format!("p{player} pass");
+        }
+        format!("p{player} {}{}", tile(action / 4), action_of(action).loc.letter())
+    }
+}
+
+/// The id of a play.
+pub fn play_id(a: Action) -> u32 {
+    let loc = Loc::ALL.iter().position(|&l| l == a.loc).expect("a location") as u32;
+    4 * a.tile as u32 + loc
+}
+
+/// The play of an id below the draw's.
+pub fn action_of(id: u32) -> Action {
+    Action {
+        tile: (id / 4) as u8,
+        loc: Loc::ALL[(id % 4) as usize],
+    }
+}

@@ -1,0 +1,309 @@
+//! OpenSpiel's block and team as a state: its action ids, its chance
+//! actions (the deal, tile by tile), and its observations, strings and
+//! tensors alike, as `python_block_dominoes` and `python_team_dominoes`
+//! write them (their hands in deal order until the deal is done, then
+//! sorted; their quirks kept, e.g. team's `hand_sizes` piece).
+
+use engine::{TileSet, bit};
+use full::openspiel::{action_from_id, action_id, deal_seat};
+use full::{FullAction, FullActions, FullPosition, FullRules, MAX_SEATS, OPENING, Preset};
+
+/// A block or team state, from the deal's first chance node.
+#[derive(Clone, Debug)]
+pub struct OpenCore {
+    pub rules: FullRules,
+    /// Each seat's tiles as OpenSpiel lists them (deal order, sorted once dealt).
+    pub lists: [Vec<u8>; MAX_SEATS],
+    pub dealt: TileSet,
+    pub pos: Option<FullPosition>,
+    /// Every action so far (chance actions included).
+    pub history: Vec<u32>,
+    /// The plays so far: (seat, play).
+    pub plays: Vec<(u8, FullAction)>,
+    /// Per seat, the tiles it was shown not to hold (skipped while they matched an end).
+    pub void: [TileSet; MAX_SEATS],
+}
+
+/// How an observation is made (OpenSpiel's `IIGObservationType`).
+#[derive(Clone, Copy, Debug)]
+pub struct View {
+    /// Information state (the whole history) rather than an observation.
+    pub perfect_recall: bool,
+    /// The player's own tiles.
+    pub private: bool,
+    /// The public part.
+    pub public: bool,
+}
+
+impl OpenCore {
+    pub fn new(rules: FullRules) -> OpenCore {
+        OpenCore {
+            rules,
+            lists: Default::default(),
+            dealt: 0,
+            pos: None,
+            history: Vec::new(),
+            plays: Vec::new(),
+            void: [0; MAX_SEATS],
+        }
+    }
+
+    pub fn current_player(&self) -> i64 {
+        match &self.pos {
+            None => super::CHANCE,
+            Some(p) if p.end.is_some() => super::TERMINAL,
+            Some(p) => p.mover as i64,
+        }
+    }
+
+    pub fn legal_actions(&self) -> Vec<u32> {
+        match &self.pos {
+            None => (0..self.rules.tile_count() as u32)
+                .filter(|&t| self.dealt >> t & 1 == 0)
+                .collect(),
+            Some(p) if p.end.is_some() => Vec::new(),
+            Some(p) => {
+                let mut list = FullActions::default();
+                p.actions(&self.rules, &mut list);
+                let mut ids: Vec<u32> = list
+                    .as_slice()
+                    .iter()
+                    .map(|&a| action_id(&self.rules, p.mover, a))
+                    .collect();
+                ids.sort_unstable();
+                ids
+            }
+        }
+    }
+
+    /// Applies `action`, or says why it is not legal.
+    pub fn apply(&mut self, action: u32) -> Result<(), String> {
+        let rules = &self.rules;
+        match self.pos.as_mut() {
+            None => {
+                if action >= rules.tile_count() as u32 || self.dealt >> action & 1 == 1 {
+                    return Err(format!("action {action}: not a tile left to deal"));
+                }
+                let k = self.dealt.count_ones() as u8;
+                self.dealt |= bit(action as u8);
+                self.lists[deal_seat(rules, k) as usize].push(action as u8);
+                if k + 1 == rules.dealt() {
+                    let mut hands = [0; MAX_SEATS];
+                    for (h, list) in hands.iter_mut().zip(self.lists.iter_mut()) {
+                        list.sort_unstable();
+                        *h = list.iter().fold(0, |m, &t| m | bit(t));
+                    }
+                    self.pos = Some(FullPosition::deal(rules, hands));
+                }
+            }
+            Some(p) => {
+                let found = action_from_id(rules, action as u64)
+                    .filter(|&(seat, a)| p.end.is_none() && seat == p.mover && p.is_legal(rules, a));
+                let Some((seat, a)) = found else {
+                    return Err(format!("action {action}: not legal here"));
+                };
+                p.play(rules, a);
+                self.lists[seat as usize].retain(|&t| t != a.tile);
+                self.plays.push((seat, a));
+                // Seats skipped before the next mover hold nothing that matches an end.
+                if p.end.is_none() {
+                    let seats = rules.seats();
+                    let mut s = (seat + 1) % seats;
+                    let matching = matching(rules, p);
+                    while s != p.mover {
+                        self.void[s as usize] |= matching;
+                        s = (s + 1) % seats;
+                    }
+                }
+            }
+        }
+        self.history.push(action);
+        Ok(())
+    }
+
+    pub fn returns(&self) -> Vec<f64> {
+        let seats = self.rules.seats() as usize;
+        match &self.pos {
+            Some(p) if p.end.is_some() => p.returns(&self.rules)[..seats].iter().map(|&r| r as f64).collect(),
+            _ => vec![0.0; seats],
+        }
+    }
+
+    /// OpenSpiel's string of `action` by `player`.
+    pub fn action_string(&self, player: i64, action: u32) -> String {
+        if player == super::CHANCE {
+            return format!("Deal {}", tile_tuple(&self.rules, action as u8));
+        }
+        match action_from_id(&self.rules, action as u64) {
+            Some((seat, a)) => play_string(&self.rules, seat, a),
+            None => format!("action {action}"),
+        }
+    }
+
+    /// The observation (or information state) string of `player`, as
+    /// OpenSpiel's observer writes it.
+    pub fn observation_string(&self, player: u8, view: View) -> String {
+        let mut pieces = vec![format!("p{player}")];
+        if view.private {
+            pieces.push(format!("hand:{}", self.hand_string(player)));
+        }
+        if view.public {
+            if view.perfect_recall {
+                let h: Vec<String> = self
+                    .plays
+                    .iter()
+                    .map(|&(s, a)| play_string(&self.rules, s, a))
+                    .collect();
+                pieces.push(format!("history:[{}]", h.join(", ")));
+            } else if let Some(&(s, a)) = self.plays.last() {
+                pieces.push(format!("last_action:{}", play_string(&self.rules, s, a)));
+            }
+        }
+        pieces.join(" ")
+    }
+
+    fn hand_string(&self, player: u8) -> String {
+        let tiles: Vec<String> = self.lists[player as usize]
+            .iter()
+            .map(|&t| tile_tuple(&self.rules, t))
+            .collect();
+        format!("[{}]", tiles.join(", "))
+    }
+
+    /// The tensor's pieces (name, shape) for `view`.
+    pub fn tensor_pieces(&self, view: View) -> Vec<(&'static str, Vec<usize>)> {
+        let seats = self.rules.seats() as usize;
+        let team = self.rules.kind() == Preset::Team;
+        let mut pieces = vec![("player", vec![seats])];
+        if view.private {
+            pieces.push(("hand", vec![7, 3]));
+        }
+        if view.public {
+            if view.perfect_recall {
+                pieces.push(("actions_history", vec![if team { 25 } else { 14 }, 5]));
+            } else {
+                pieces.push(("last_action", vec![4]));
+                pieces.push(("hand_sizes", vec![seats]));
+            }
+        }
+        pieces
+    }
+
+    /// The observation (or information state) tensor of `player`, as
+    /// OpenSpiel's observer fills it.
+    pub fn tensor(&self, player: u8, view: View) -> Vec<f32> {
+        let mut out = Vec::new();
+        let seats = self.rules.seats() as usize;
+        let pips = |t: u8| {
+            let (a, b) = self.rules.pips(t);
+            (a as f32, b as f32)
+        };
+        for s in 0..seats {
+            out.push(if s == player as usize { 1.0 } else { 0.0 });
+        }
+        if view.private {
+            let list = &self.lists[player as usize];
+            for i in 0..7 {
+                match list.get(i) {
+                    Some(&t) => out.extend([pips(t).0, pips(t).1, 1.0]),
+                    None => out.extend([0.0; 3]),
+                }
+            }
+        }
+        let play = |s: u8, a: FullAction| {
+            let (x, y) = pips(a.tile);
+            let edge = if a.cover == OPENING { 0.0 } else { a.cover as f32 };
+            [x, y, edge, s as f32]
+        };
+        if view.public {
+            if view.perfect_recall {
+                let rows = if self.rules.kind() == Preset::Team { 25 } else { 14 };
+                for i in 0..rows {
+                    match self.plays.get(i) {
+                        Some(&(s, a)) => {
+                            out.extend(play(s, a));
+                            out.push(1.0);
+                        }
+                        None => out.extend([0.0; 5]),
+                    }
+                }
+            } else {
+                match self.plays.last() {
+                    Some(&(s, a)) => out.extend(play(s, a)),
+                    None => out.extend([0.0; 4]),
+                }
+                // OpenSpiel's piece: [0] the player's hand, [1] hands[1 - player]
+                // (Python's negative index for players 2 and 3), the rest 0.
+                let mut sizes = vec![0.0; seats];
+                sizes[0] = self.lists[player as usize].len() as f32;
+                let other = (1 - player as i64).rem_euclid(seats as i64) as usize;
+                sizes[1] = self.lists[other].len() as f32;
+                out.extend(sizes);
+            }
+        }
+        out
+    }
+
+    /// A state with the hidden tiles of the others placed as `hands` (the
+    /// seats' current hands; the player's own unchanged), with the history
+    /// that deals them (each seat's tiles ascending) and the same plays.
+    pub fn with_hands(&self, player: u8, hands: &[TileSet; MAX_SEATS]) -> Result<OpenCore, String> {
+        let rules = &self.rules;
+        let seats = rules.seats() as usize;
+        let mut dealt: [Vec<u8>; MAX_SEATS] = Default::default();
+        for (s, d) in dealt.iter_mut().enumerate().take(seats) {
+            if s == player as usize {
+                // Its own deal, in the order it was dealt.
+                let own = (0..rules.dealt())
+                    .filter(|&k| deal_seat(rules, k) == player)
+                    .map(|k| self.history[k as usize] as u8);
+                d.extend(own);
+            } else {
+                let played = self
+                    .plays
+                    .iter()
+                    .filter(|&&(p, _)| p as usize == s)
+                    .fold(0, |m, &(_, a)| m | bit(a.tile));
+                d.extend(engine::bits(hands[s] | played));
+                d.reverse();
+            }
+        }
+        let mut core = OpenCore::new(rules.clone());
+        for k in 0..rules.dealt() {
+            let s = deal_seat(rules, k) as usize;
+            let t = if s == player as usize {
+                dealt[s].remove(0)
+            } else {
+                dealt[s].pop().ok_or("a seat's deal is short")?
+            };
+            core.apply(t as u32)?;
+        }
+        for &a in &self.history[rules.dealt() as usize..] {
+            core.apply(a)?;
+        }
+        Ok(core)
+    }
+}
+
+/// The tiles matching an open end of `pos`.
+fn matching(rules: &FullRules, pos: &FullPosition) -> TileSet {
+    pos.ends[..pos.open as usize]
+        .iter()
+        .fold(0, |m, &e| m | rules.pip_mask(e))
+}
+
+/// A tile as OpenSpiel's Python tuple of floats, e.g. `(2.0, 5.0)`.
+fn tile_tuple(rules: &FullRules, tile: u8) -> String {
+    let (a, b) = rules.pips(tile);
+    format!("({a}.0, {b}.0)")
+}
+
+/// A play as OpenSpiel's `Action` prints, e.g. `p0 tile:(2.0, 5.0) pip:5.0`.
+fn play_string(rules: &FullRules, seat: u8, a: FullAction) -> String {
+    let edge = if a.cover == OPENING {
+        "None".to_string()
+    } else {
+        format!("{}.0", a.cover)
+    };
+    format!("p{seat} tile:{} pip:{edge}", tile_tuple(rules, a.tile))
+}
