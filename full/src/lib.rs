@@ -25,6 +25,7 @@ pub mod predict;
 mod rules;
 mod search;
 mod seen;
+pub mod spiel;
 mod table;
 mod targets;
 mod worlds;

@@ -126,8 +126,20 @@ class MugginsState(pyspiel.State):
         super().__init__(game)
         self._core = core if core is not None else game._proto.clone()
 
+    # Read-only queries answered by the core directly (pyspiel's own C++
+    # path reaches the same answers through current_player, _legal_actions
+    # and chance_outcomes); apply_action stays pyspiel's, which keeps its
+    # history.
     def current_player(self):
         return self._core.current_player()
+
+    def is_chance_node(self):
+        return self._core.is_chance_node()
+
+    def legal_actions(self, player=None):
+        if player is None or player == self._core.current_player():
+            return self._core.legal_actions()
+        return []
 
     def _legal_actions(self, player):
         if player != self._core.current_player():

@@ -17,9 +17,8 @@ use pyo3::types::PyDict;
 use rand_chacha::ChaCha20Rng;
 use std::sync::OnceLock;
 
-use super::fives::{FivesCore, play_id};
-use super::open::OpenCore;
 use super::state::{Core, State};
+use full::spiel::{FivesState, OpenSpielState, play_id};
 
 /// The learned evaluation `muggins run` ships (jobs/evals/fives-double6.json).
 fn shipped_eval() -> &'static LinearEval {
@@ -205,7 +204,7 @@ impl Bot {
 }
 
 impl Bot {
-    fn fives_step(&self, core: &FivesCore, player: u8, rng: &mut ChaCha20Rng) -> Result<u32, String> {
+    fn fives_step(&self, core: &FivesState, player: u8, rng: &mut ChaCha20Rng) -> Result<u32, String> {
         let legal = core.legal_actions();
         if legal.len() == 1 {
             return Ok(legal[0]);
@@ -243,7 +242,7 @@ impl Bot {
         Ok(play_id(list.as_slice()[index]))
     }
 
-    fn open_step(&self, core: &OpenCore, player: u8, rng: &mut ChaCha20Rng) -> Result<u32, String> {
+    fn open_step(&self, core: &OpenSpielState, player: u8, rng: &mut ChaCha20Rng) -> Result<u32, String> {
         let legal = core.legal_actions();
         if legal.len() == 1 {
             return Ok(legal[0]);
@@ -267,7 +266,7 @@ impl Bot {
 /// first in OpenSpiel's order).
 fn pimc_open(
     rules: &FullRules,
-    core: &OpenCore,
+    core: &OpenSpielState,
     player: u8,
     s: SearchSettings,
     opponent: FullTarget,

@@ -4,22 +4,13 @@
 //! registers them with OpenSpiel.
 
 mod bot;
-mod fives;
-mod fives_view;
 mod game;
-mod open;
-mod past;
 mod state;
 
 use full::{FullRules, Preset};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::PyBytes;
-
-/// OpenSpiel's player id of a chance node.
-const CHANCE: i64 = -1;
-/// OpenSpiel's player id of a terminal state.
-const TERMINAL: i64 = -4;
 
 fn playout_rules(name: &str) -> PyResult<FullRules> {
     match name {

@@ -6,15 +6,15 @@ use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyTuple};
 
-use super::fives::FivesCore;
+use full::spiel::{CHANCE, FivesState, OpenSpielState, TERMINAL, View};
+
 use super::game::Game;
-use super::open::{OpenCore, View};
 
 /// The state of a preset.
 #[derive(Clone, Debug)]
 pub enum Core {
-    Open(OpenCore),
-    Fives(FivesCore),
+    Open(OpenSpielState),
+    Fives(FivesState),
 }
 
 /// A game state (docs/python.md): `State("all-fives", seats=4)`.
@@ -28,9 +28,9 @@ pub struct State {
 impl State {
     pub fn new_game(game: Game) -> State {
         let core = if game.is_fives() {
-            Core::Fives(FivesCore::new(game.clone()))
+            Core::Fives(FivesState::new(game.rules.clone(), game.to))
         } else {
-            Core::Open(OpenCore::new(game.rules.clone()))
+            Core::Open(OpenSpielState::new(game.rules.clone()))
         };
         State { game, core }
     }
@@ -119,11 +119,11 @@ impl State {
     }
 
     fn is_chance_node(&self) -> bool {
-        self.current_player() == super::CHANCE
+        self.current_player() == CHANCE
     }
 
     fn is_terminal(&self) -> bool {
-        self.current_player() == super::TERMINAL
+        self.current_player() == TERMINAL
     }
 
     /// The legal actions, ascending (at a chance node, the outcomes).

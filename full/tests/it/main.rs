@@ -7,3 +7,4 @@ mod dominai;
 mod fives;
 mod game;
 mod predict;
+mod thesis;

@@ -4,13 +4,17 @@
 //! write them (their hands in deal order until the deal is done, then
 //! sorted; their quirks kept, e.g. team's `hand_sizes` piece).
 
+use crate::openspiel::{action_from_id, action_id, deal_seat};
+use crate::position::{FullAction, FullActions, FullPosition, OPENING};
+use crate::rules::{FullRules, MAX_SEATS, Preset};
 use engine::{TileSet, bit};
-use full::openspiel::{action_from_id, action_id, deal_seat};
-use full::{FullAction, FullActions, FullPosition, FullRules, MAX_SEATS, OPENING, Preset};
 
-/// A block or team state, from the deal's first chance node.
+use super::View;
+
+/// A block or team state (OpenSpiel's game exactly), from the deal's
+/// first chance node.
 #[derive(Clone, Debug)]
-pub struct OpenCore {
+pub struct OpenSpielState {
     pub rules: FullRules,
     /// Each seat's tiles as OpenSpiel lists them (deal order, sorted once dealt).
     pub lists: [Vec<u8>; MAX_SEATS],
@@ -24,20 +28,9 @@ pub struct OpenCore {
     pub void: [TileSet; MAX_SEATS],
 }
 
-/// How an observation is made (OpenSpiel's `IIGObservationType`).
-#[derive(Clone, Copy, Debug)]
-pub struct View {
-    /// Information state (the whole history) rather than an observation.
-    pub perfect_recall: bool,
-    /// The player's own tiles.
-    pub private: bool,
-    /// The public part.
-    pub public: bool,
-}
-
-impl OpenCore {
-    pub fn new(rules: FullRules) -> OpenCore {
-        OpenCore {
+impl OpenSpielState {
+    pub fn new(rules: FullRules) -> OpenSpielState {
+        OpenSpielState {
             rules,
             lists: Default::default(),
             dealt: 0,
@@ -247,7 +240,7 @@ impl OpenCore {
     /// A state with the hidden tiles of the others placed as `hands` (the
     /// seats' current hands; the player's own unchanged), with the history
     /// that deals them (each seat's tiles ascending) and the same plays.
-    pub fn with_hands(&self, player: u8, hands: &[TileSet; MAX_SEATS]) -> Result<OpenCore, String> {
+    pub fn with_hands(&self, player: u8, hands: &[TileSet; MAX_SEATS]) -> Result<OpenSpielState, String> {
         let rules = &self.rules;
         let seats = rules.seats() as usize;
         let mut dealt: [Vec<u8>; MAX_SEATS] = Default::default();
@@ -268,7 +261,7 @@ impl OpenCore {
                 d.reverse();
             }
         }
-        let mut core = OpenCore::new(rules.clone());
+        let mut core = OpenSpielState::new(rules.clone());
         for k in 0..rules.dealt() {
             let s = deal_seat(rules, k) as usize;
             let t = if s == player as usize {

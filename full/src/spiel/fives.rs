@@ -6,11 +6,14 @@
 //! tile `t` at location `l` (Left 0, Right 1, Up 2, Down 3) is `4 t + l`;
 //! draw is `4 T`, pass `4 T + 1` (`T` tiles in the set).
 
+use crate::belief::matching;
+use crate::fives::{FivesPosition, Opening};
+use crate::game::MAX_HANDS;
+use crate::openspiel::deal_seat;
+use crate::position::HandEnd;
+use crate::rules::{FullRules, MAX_SEATS};
+use crate::seen::Seen;
 use engine::{Action, ActionList, Loc, TileSet, bit};
-use full::openspiel::deal_seat;
-use full::{FivesPosition, FullRules, HandEnd, MAX_HANDS, MAX_SEATS, Opening, Seen};
-
-use super::game::Game;
 
 /// What one history entry was, and who saw it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -29,8 +32,10 @@ pub enum Event {
 
 /// An All-Fives state.
 #[derive(Clone, Debug)]
-pub struct FivesCore {
-    pub game: Game,
+pub struct FivesState {
+    pub rules: FullRules,
+    /// A match is played until a side reaches this score; 0 plays one hand.
+    pub to: u32,
     /// The hand being played (0 first).
     pub hand_no: u32,
     /// The hands being dealt.
@@ -51,10 +56,13 @@ pub struct FivesCore {
     pub events: Vec<(u32, Event)>,
 }
 
-impl FivesCore {
-    pub fn new(game: Game) -> FivesCore {
-        FivesCore {
-            game,
+impl FivesState {
+    /// A game under `rules` (All Fives), before the deal: one hand, or with
+    /// `to` > 0 a match to `to`.
+    pub fn new(rules: FullRules, to: u32) -> FivesState {
+        FivesState {
+            rules,
+            to,
             hand_no: 0,
             deal: [0; MAX_SEATS],
             dealt: 0,
@@ -71,7 +79,7 @@ impl FivesCore {
     }
 
     pub fn rules(&self) -> &FullRules {
-        &self.game.rules
+        &self.rules
     }
 
     /// The draw action's id.
@@ -153,7 +161,7 @@ impl FivesCore {
     }
 
     fn chance(&mut self, tile: u8) {
-        let rules = self.game.rules.clone();
+        let rules = self.rules.clone();
         match self.pos.as_mut() {
             None => {
                 let seat = deal_seat(&rules, self.dealt);
@@ -178,7 +186,7 @@ impl FivesCore {
     }
 
     fn act(&mut self, action: u32) {
-        let rules = self.game.rules.clone();
+        let rules = self.rules.clone();
         let mut p = self.pos.expect("a player node has a position");
         let seat = p.mover;
         if action == self.draw_id() {
@@ -186,11 +194,11 @@ impl FivesCore {
             self.drawing = true;
             self.push(Event::Stuck {
                 seat,
-                matching: full::matching(&rules, &p).0,
+                matching: matching(&rules, &p).0,
             });
         } else if action == self.pass_id() {
             self.seen.stuck(&rules, &p);
-            let matching = full::matching(&rules, &p).0;
+            let matching = matching(&rules, &p).0;
             p.pass(&rules);
             self.push(Event::Pass { seat, matching });
         } else {
@@ -216,7 +224,7 @@ impl FivesCore {
             *t += s;
         }
         let sides = self.rules().sides() as usize;
-        let to = self.game.to;
+        let to = self.to;
         if to == 0 || self.totals[..sides].iter().any(|&t| t >= to) || self.hand_no as u64 + 1 >= MAX_HANDS {
             self.over = true;
             return;
@@ -243,7 +251,7 @@ impl FivesCore {
         (0..seats)
             .map(|s| {
                 let me = rules.side(s) as usize;
-                if self.game.to == 0 {
+                if self.to == 0 {
                     let others: u32 = totals.iter().sum::<u32>() - totals[me];
                     totals[me] as f64 - others as f64 / (sides - 1) as f64
                 } else {
@@ -259,7 +267,7 @@ impl FivesCore {
     /// for one hand): every play scoring the largest count, plus every pip
     /// of the set; 1 for a match.
     pub fn max_utility(&self) -> f64 {
-        if self.game.to > 0 {
+        if self.to > 0 {
             return 1.0;
         }
         let r = self.rules();
@@ -268,7 +276,7 @@ impl FivesCore {
     }
 
     pub fn min_utility(&self) -> f64 {
-        if self.game.to > 0 {
+        if self.to > 0 {
             -1.0 / (self.rules().sides() - 1) as f64
         } else {
             -self.max_utility()
@@ -281,7 +289,7 @@ impl FivesCore {
         let r = self.rules();
         let (tiles, dealt) = (r.tile_count() as u64, r.dealt() as u64);
         let hand = dealt + 2 * tiles + 2 * (tiles - dealt) + r.seats() as u64;
-        if self.game.to > 0 { hand * MAX_HANDS } else { hand }
+        if self.to > 0 { hand * MAX_HANDS } else { hand }
     }
 
     /// The number of distinct action ids.

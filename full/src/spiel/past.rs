@@ -1,18 +1,19 @@
 //! `resample_from_infostate`: a state that `player` cannot tell from the
 //! true one. The hidden tiles' places now are drawn exactly uniformly from
-//! the `constraints` belief ([`full::Constraints`]: every placement that
+//! the `constraints` belief ([`Constraints`]: every placement that
 //! agrees with the hand sizes and the tiles each seat showed it lacks); a
 //! past that leads there is then built for each other seat (which of its
 //! tiles were dealt and which drawn when), and the state is replayed from
 //! that history, so it is a true state of the game with the player's own
 //! information unchanged. A placement no past can lead to is drawn again.
 
+use crate::belief::{BONEYARD, Constraints, Observation};
+use crate::rules::MAX_SEATS;
 use engine::{TileSet, bit, bits};
-use full::{BONEYARD, Constraints, MAX_SEATS, Observation};
 use rand_core::RngCore;
 
-use super::fives::{Event, FivesCore};
-use super::open::OpenCore;
+use super::fives::{Event, FivesState};
+use super::open::OpenSpielState;
 
 /// Placements drawn before giving up (each agrees with what the player saw;
 /// one without a consistent past is rare).
@@ -32,8 +33,8 @@ fn draw_hands(c: &mut Constraints, obs: &Observation, rng: &mut impl RngCore) ->
     Some(hands)
 }
 
-impl OpenCore {
-    pub fn resample(&self, player: u8, rng: &mut impl RngCore) -> Result<OpenCore, String> {
+impl OpenSpielState {
+    pub fn resample(&self, player: u8, rng: &mut impl RngCore) -> Result<OpenSpielState, String> {
         let Some(pos) = &self.pos else {
             return Err("resample_from_infostate: the deal is not done".into());
         };
@@ -46,8 +47,8 @@ impl OpenCore {
     }
 }
 
-impl FivesCore {
-    pub fn resample(&self, player: u8, rng: &mut impl RngCore) -> Result<FivesCore, String> {
+impl FivesState {
+    pub fn resample(&self, player: u8, rng: &mut impl RngCore) -> Result<FivesState, String> {
         let Some(pos) = &self.pos else {
             return Err("resample_from_infostate: the deal is not done".into());
         };
@@ -61,7 +62,7 @@ impl FivesCore {
         for _ in 0..TRIES {
             let hands = draw_hands(&mut c, &obs, rng).ok_or("no placement agrees with what the player saw")?;
             if let Some(history) = self.history_for(player, &hands) {
-                let mut core = FivesCore::new(self.game.clone());
+                let mut core = FivesState::new(self.rules.clone(), self.to);
                 for a in history {
                     core.apply(a)?;
                 }

@@ -7,10 +7,10 @@
 
 use engine::{Loc, TileSet, bits};
 
-use super::fives::{Event, FivesCore};
-use super::open::View;
+use super::View;
+use super::fives::{Event, FivesState};
 
-impl FivesCore {
+impl FivesState {
     fn tile_name(&self, t: u8) -> String {
         let (a, b) = self.rules().pips(t);
         format!("{a}-{b}")
@@ -65,7 +65,7 @@ impl FivesCore {
             let sizes: Vec<u32> = p.hands[..seats].iter().map(|h| h.count_ones()).collect();
             s += &format!(" sizes:{sizes:?} boneyard:{}", p.boneyard.count_ones());
         }
-        if self.game.to > 0 {
+        if self.to > 0 {
             s += &format!(" totals:{:?}", &self.totals[..sides]);
         }
         match self.current_player() {
@@ -178,10 +178,10 @@ impl FivesCore {
         if view.private && view.perfect_recall {
             let mut drawn = 0;
             for &(h, e) in &self.events {
-                if let (true, Event::Drawn { seat, tile }) = (h == self.hand_no, e) {
-                    if seat == player {
-                        drawn |= 1 << tile;
-                    }
+                if let (true, Event::Drawn { seat, tile }) = (h == self.hand_no, e)
+                    && seat == player
+                {
+                    drawn |= 1 << tile;
                 }
             }
             set_bits(&mut out, drawn);

@@ -1,0 +1,32 @@
+//! The games as OpenSpiel sees a game: states with explicit chance nodes,
+//! action ids, per-player observations and information states, and
+//! `resample_from_infostate`. Block and team are OpenSpiel's own games
+//! ([`OpenSpielState`]: its ids, chance actions and observer output); All
+//! Fives and the thesis's rules are [`FivesState`] (the ids of
+//! docs/python.md). The Python package and the agent protocol stand on
+//! this layer; it sits above the game loops and holds no I/O.
+
+mod fives;
+mod open;
+mod past;
+mod view;
+
+pub use fives::{Event, FivesState, action_of, play_id};
+pub use open::OpenSpielState;
+
+/// OpenSpiel's player id of a chance node.
+pub const CHANCE: i64 = -1;
+/// OpenSpiel's player id of a terminal state.
+pub const TERMINAL: i64 = -4;
+
+/// How an observation is made (OpenSpiel's `IIGObservationType`).
+#[derive(Clone, Copy, Debug)]
+pub struct View {
+    /// The information state (everything seen, in order) rather than an
+    /// observation of now.
+    pub perfect_recall: bool,
+    /// The player's own tiles.
+    pub private: bool,
+    /// The public part.
+    pub public: bool,
+}
