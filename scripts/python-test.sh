@@ -2,7 +2,8 @@
 # The Python package (python/, docs/python.md): `pip install ./python` in a
 # fresh virtual environment (with the system's site packages, where
 # scripts/ci.sh installed OpenSpiel), then its pytest suite. Prints pytest's
-# summary; scripts/ci.sh counts its passes.
+# summary; scripts/ci.sh counts its passes. Then the docs' example, briefly,
+# and the speed table (scripts/python-bench.py).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$PWD
@@ -13,4 +14,6 @@ CARGO_TARGET_DIR="$root/target/python" "$venv/bin/pip" install --quiet --disable
 # From outside the source tree, so `import muggins` is the installed package.
 cd "$venv"
 "$venv/bin/python" -m pytest -q --import-mode=importlib -p no:cacheprovider "$root/python/tests"
+# The docs' example, on two hands (docs/python.md gives its 100-hand result).
+"$venv/bin/python" "$root/python/examples/ismcts_vs_mstar.py" --hands 2 --simulations 100
 "$venv/bin/python" "$root/scripts/python-bench.py"
