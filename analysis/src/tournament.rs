@@ -144,6 +144,21 @@ pub struct TournamentReport {
     pub ratings: Vec<Rating>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub sprt: Option<SprtReport>,
+    /// The agents that are programs outside muggins (docs/agents.md).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub external: Vec<String>,
+    /// Games forfeited, per agent and reason.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub forfeits: Vec<ForfeitCount>,
+}
+
+/// Games an external agent forfeited for one reason.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ForfeitCount {
+    pub agent: String,
+    /// `illegal`, `time`, `crash` or `protocol`.
+    pub reason: String,
+    pub games: u64,
 }
 
 type Cell = (String, String, Observability);
@@ -170,6 +185,10 @@ pub(crate) struct TournamentAcc {
     /// together, so only one group is held at a time.
     group: Option<(GroupKey, Vec<GroupGame>)>,
     compared: BTreeMap<(String, String, String, Observability), Moments>,
+    /// Games forfeited: (agent, reason) -> games.
+    forfeits: BTreeMap<(String, String), u64>,
+    /// The pool's external agents, from the spec.
+    pub(crate) external: Vec<String>,
 }
 
 /// (rule set, observability, deal, repeat).
@@ -182,6 +201,10 @@ impl TournamentAcc {
         let (Some(a), Some(o)) = (&r.agent, &r.opponent) else {
             return;
         };
+        if let Some(f) = &r.forfeit {
+            // The external agent is always the opponent side.
+            *self.forfeits.entry((o.clone(), f.clone())).or_default() += 1;
+        }
         let key = (r.rules.clone(), r.observability, r.starting_state, r.repeat);
         if self.group.as_ref().is_some_and(|(k, _)| *k != key) {
             self.flush();
@@ -285,6 +308,16 @@ impl TournamentAcc {
             comparisons,
             ratings: bradley_terry(&games),
             sprt: None,
+            external: self.external.clone(),
+            forfeits: self
+                .forfeits
+                .iter()
+                .map(|((agent, reason), &games)| ForfeitCount {
+                    agent: agent.clone(),
+                    reason: reason.clone(),
+                    games,
+                })
+                .collect(),
         })
     }
 }

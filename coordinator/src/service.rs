@@ -400,7 +400,13 @@ fn complete(shared: &Shared, r: &CompleteTaskRequest) -> Result<CompleteOutcome,
             let by = Reporter {
                 worker: &r.worker_id,
                 chunks: &chunks,
-                check_fraction: shared.config.check_fraction,
+                // An external agent's games are not a pure function of
+                // the spec: no cross-check can replay them.
+                check_fraction: if spec.as_ref().is_some_and(jobs::Spec::has_external_agents) {
+                    0.0
+                } else {
+                    shared.config.check_fraction
+                },
             };
             let outcome = shared.store().complete(lease, &done, &by)?;
             if let (Some(sprt), Some(_)) = (sprt, &stats)

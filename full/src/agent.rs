@@ -9,6 +9,8 @@
 
 use rand_chacha::ChaCha20Rng;
 
+use engine::TileSet;
+
 use super::alphabeta::{AlphaBeta, Limits};
 use super::eval::{Evaluation, LinearEval};
 use super::fives::FivesPosition;
@@ -27,6 +29,66 @@ pub enum FullAgent {
     Fixed(FullTarget),
     /// Searches with these settings.
     Search(SearchSettings),
+    /// Decided outside muggins ([`ExternalSeats`], docs/agents.md): asked
+    /// for a play whenever it has two or more.
+    External,
+}
+
+/// What a seat decided outside muggins is told when asked for a play:
+/// only what that seat may know (docs/agents.md).
+#[derive(Clone, Copy, Debug)]
+pub struct SeatView<'a> {
+    /// The seat.
+    pub seat: u8,
+    /// The hand of the match (0 first).
+    pub hand_no: u32,
+    /// Its tiles now.
+    pub tiles: TileSet,
+    /// This hand's actions so far in the game's ids (All Fives: plays, draws
+    /// and passes; block and team: OpenSpiel's ids of the plays).
+    pub history: &'a [u32],
+    /// Each seat's number of tiles.
+    pub sizes: [u8; MAX_SEATS],
+    /// Tiles in the boneyard.
+    pub boneyard: u8,
+    /// Points each side made in this hand so far (All Fives).
+    pub points: [u32; MAX_SEATS],
+    /// Each side's total over the match's earlier hands (All Fives).
+    pub totals: [u32; MAX_SEATS],
+    /// The legal actions' ids, ascending.
+    pub legal: &'a [u32],
+}
+
+/// The seats decided outside muggins: the caller's (jobs' agent
+/// processes); `full` stays pure.
+pub trait ExternalSeats: std::fmt::Debug {
+    /// The id the seat of `view` plays, or why it forfeits the game.
+    fn decide(&mut self, view: &SeatView) -> Result<u32, String>;
+}
+
+/// A game given up by a seat decided outside muggins: the seat and why
+/// (docs/agents.md, "Forfeits").
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Forfeit {
+    /// The seat that forfeited.
+    pub seat: u8,
+    /// Why: `illegal action 17`, `time`, `crash`, `protocol: ...`.
+    pub reason: String,
+}
+
+/// Asks `external` (which must be there: a seat is `External`) for the
+/// play of `view`'s seat; its index in `legal`, or the forfeit.
+pub fn external_choice(external: Option<&mut (dyn ExternalSeats + '_)>, view: &SeatView) -> Result<usize, Forfeit> {
+    let ext = external.expect("a seat decided outside muggins comes with its ExternalSeats");
+    let forfeit = |reason| Forfeit {
+        seat: view.seat,
+        reason,
+    };
+    let id = ext.decide(view).map_err(forfeit)?;
+    view.legal
+        .iter()
+        .position(|&l| l == id)
+        .ok_or_else(|| forfeit(format!("illegal action {id}")))
 }
 
 /// How a searching seat searches.
@@ -97,6 +159,7 @@ impl FullAgent {
     pub fn name(self) -> String {
         match self {
             FullAgent::Fixed(t) => t.name().to_string(),
+            FullAgent::External => "external".to_string(),
             FullAgent::Search(s) => {
                 let reach = if s.budget > 0 {
                     format!("{} nodes", s.budget)
@@ -133,7 +196,7 @@ impl FullAgent {
 pub(crate) fn models(agents: &[FullAgent; MAX_SEATS]) -> [FullTarget; MAX_SEATS] {
     std::array::from_fn(|s| match agents[s] {
         FullAgent::Fixed(t) => t,
-        FullAgent::Search(_) => FullTarget::Searcher,
+        FullAgent::Search(_) | FullAgent::External => FullTarget::Searcher,
     })
 }
 
@@ -247,15 +310,22 @@ impl FullAgent {
 }
 
 /// What the searching seats of a match decide with besides the position and
-/// their settings: the rules, the match's options and the scratch they reuse.
+/// their settings: the rules, the match's options and the scratch they reuse;
+/// and who decides the seats decided outside muggins.
 #[derive(Debug)]
-pub struct MatchContext<'a> {
+pub struct MatchContext<'a, 'e> {
     /// The rules of the match.
     pub rules: &'a FullRules,
     /// The options of the match's searching seats.
     pub opts: &'a MatchOptions<'a>,
     /// The table and tree the searching seats reuse.
     pub scratch: &'a mut Scratch,
+    /// The seats decided outside muggins (`None` when there are none).
+    pub external: Option<&'e mut dyn ExternalSeats>,
+    /// Each side's total over the match's earlier hands.
+    pub totals: [u32; MAX_SEATS],
+    /// The hand being played (0 first).
+    pub hand_no: u32,
 }
 
 /// The searched decision of the mover of `pos` (two or more plays; `pos` is

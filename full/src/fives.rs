@@ -9,6 +9,31 @@ use engine::{TileSet, bit, bits};
 use super::position::HandEnd;
 use super::rules::{FivesBlocked, FivesLead, FullRules, MAX_SEATS};
 
+/// The All-Fives action id of a play (docs/python.md, docs/agents.md):
+/// `4 tile + location` (Left 0, Right 1, Up 2, Down 3).
+pub fn fives_play_id(a: Action) -> u32 {
+    let loc = Loc::ALL.iter().position(|&l| l == a.loc).expect("a location") as u32;
+    4 * a.tile as u32 + loc
+}
+
+/// The play of an All-Fives id below the draw's.
+pub fn fives_action_of(id: u32) -> Action {
+    Action {
+        tile: (id / 4) as u8,
+        loc: Loc::ALL[(id % 4) as usize],
+    }
+}
+
+/// The All-Fives id of a draw: `4 T` for a set of `T` tiles.
+pub fn fives_draw_id(rules: &FullRules) -> u32 {
+    4 * rules.tile_count() as u32
+}
+
+/// The All-Fives id of a pass: `4 T + 1`.
+pub fn fives_pass_id(rules: &FullRules) -> u32 {
+    fives_draw_id(rules) + 1
+}
+
 /// `x` rounded to the nearest multiple of 5 (a remainder of 3 or 4 rounds up).
 pub fn round_to_five(x: u32) -> u32 {
     (x + 2) / 5 * 5

@@ -15,9 +15,12 @@ use rand_chacha::ChaCha20Rng;
 use engine::seed::{keyed_rng, shuffle};
 use engine::{ActionList, Loc, TileSet, bits};
 
-use super::agent::{FullAgent, MatchContext, MatchOptions, Scratch, models, search_decision};
+use super::agent::{
+    ExternalSeats, Forfeit, FullAgent, MatchContext, MatchOptions, Scratch, SeatView, external_choice, models,
+    search_decision,
+};
 use super::deal::deal_from_index;
-use super::fives::{FivesPosition, Opening, Scored};
+use super::fives::{FivesPosition, Opening, Scored, fives_draw_id, fives_pass_id, fives_play_id};
 use super::position::HandEnd;
 use super::rules::{FullRules, MAX_SEATS};
 use super::search::FullDecision;
@@ -182,12 +185,17 @@ pub fn play_hand(
             rules,
             opts: &opts,
             scratch,
+            external: None,
+            totals: [0; MAX_SEATS],
+            hand_no: 0,
         };
         play_hand_with(&mut ctx, hands, opening, agents, boneyard_rng, seat_rngs)
+            .expect("no seat is decided outside muggins")
     })
 }
 
-/// [`play_hand`] under the rules, options and scratch of `ctx`.
+/// [`play_hand`] under the rules, options and scratch of `ctx`; a seat
+/// decided outside muggins (`ctx.external`) may forfeit the hand.
 pub fn play_hand_with(
     ctx: &mut MatchContext,
     hands: [TileSet; MAX_SEATS],
@@ -195,7 +203,7 @@ pub fn play_hand_with(
     agents: &[FullAgent; MAX_SEATS],
     boneyard_rng: &mut ChaCha20Rng,
     seat_rngs: &mut [ChaCha20Rng; MAX_SEATS],
-) -> HandRecord {
+) -> Result<HandRecord, Forfeit> {
     let rules = ctx.rules;
     let mut pos = FivesPosition::deal(rules, hands, opening);
     let mut order: Vec<u8> = bits(pos.boneyard).collect();
@@ -231,7 +239,23 @@ pub fn play_hand_with(
                 unreachable!("a searcher target plays as FullAgent::target makes it")
             }
             FullAgent::Fixed(t) => full_choice(rules, t, &pos, list.as_slice(), &mut seat_rngs[seat as usize]),
-            FullAgent::Search(_) if list.len() == 1 => 0,
+            FullAgent::Search(_) | FullAgent::External if list.len() == 1 => 0,
+            FullAgent::External => {
+                let view_moves = external_history(rules, &moves);
+                let legal: Vec<u32> = list.as_slice().iter().map(|&a| fives_play_id(a)).collect();
+                let view = SeatView {
+                    seat,
+                    hand_no: ctx.hand_no,
+                    tiles: pos.hands[seat as usize],
+                    history: &view_moves,
+                    sizes: std::array::from_fn(|s| pos.hands[s].count_ones() as u8),
+                    boneyard: pos.boneyard.count_ones() as u8,
+                    points: pos.scores,
+                    totals: ctx.totals,
+                    legal: &legal,
+                };
+                external_choice(ctx.external.as_deref_mut(), &view)?
+            }
             FullAgent::Search(settings) => {
                 let (d, score) = search_decision(ctx, &pos, &seen, settings, models, &mut seat_rngs[seat as usize]);
                 // Only the agent side's decisions are recorded (a searching
@@ -254,7 +278,7 @@ pub fn play_hand_with(
             scored,
         });
     }
-    HandRecord {
+    Ok(HandRecord {
         hands,
         opening,
         end: pos.end.expect("the loop ends with the hand"),
@@ -263,7 +287,19 @@ pub fn play_hand_with(
         nodes,
         decisions,
         beliefs,
-    }
+    })
+}
+
+/// A hand's events as All-Fives action ids (a draw's tile not shown).
+fn external_history(rules: &FullRules, moves: &[FullMove]) -> Vec<u32> {
+    moves
+        .iter()
+        .map(|m| match *m {
+            FullMove::Play { tile, loc, .. } => fives_play_id(engine::Action { tile, loc }),
+            FullMove::Draw { .. } => fives_draw_id(rules),
+            FullMove::Pass { .. } => fives_pass_id(rules),
+        })
+        .collect()
 }
 
 /// A match played to its end.
@@ -308,10 +344,43 @@ pub fn play_match_with(
     to: u32,
     opts: &MatchOptions,
 ) -> Option<MatchRecord> {
-    let first = deal_from_index(rules, deal)?;
     let keys = MatchKeys { seed, deal, repeat };
+    let m = play_match_inner(rules, keys, agents, to, opts, None)?;
+    Some(m.expect("no seat is decided outside muggins"))
+}
+
+/// [`play_match_with`] with seats decided outside muggins
+/// ([`FullAgent::External`]) by `external`: the match, or the forfeit that
+/// ended it (`None` when `keys.deal` is not a deal of the rules).
+pub fn play_match_external(
+    rules: &FullRules,
+    keys: MatchKeys,
+    agents: &[FullAgent; MAX_SEATS],
+    to: u32,
+    opts: &MatchOptions,
+    external: &mut dyn ExternalSeats,
+) -> Option<Result<MatchRecord, Forfeit>> {
+    play_match_inner(rules, keys, agents, to, opts, Some(external))
+}
+
+fn play_match_inner(
+    rules: &FullRules,
+    keys: MatchKeys,
+    agents: &[FullAgent; MAX_SEATS],
+    to: u32,
+    opts: &MatchOptions,
+    external: Option<&mut dyn ExternalSeats>,
+) -> Option<Result<MatchRecord, Forfeit>> {
+    let first = deal_from_index(rules, keys.deal)?;
     Some(Scratch::with_thread_scratch(agents, opts.table_mb, |scratch| {
-        let mut ctx = MatchContext { rules, opts, scratch };
+        let mut ctx = MatchContext {
+            rules,
+            opts,
+            scratch,
+            external,
+            totals: [0; MAX_SEATS],
+            hand_no: 0,
+        };
         play_hands(&mut ctx, keys, first, agents, to)
     }))
 }
@@ -323,7 +392,7 @@ fn play_hands(
     first: [TileSet; MAX_SEATS],
     agents: &[FullAgent; MAX_SEATS],
     to: u32,
-) -> MatchRecord {
+) -> Result<MatchRecord, Forfeit> {
     let rules = ctx.rules;
     let mut hands = Vec::new();
     let mut totals = [0u32; MAX_SEATS];
@@ -336,7 +405,9 @@ fn play_hands(
         };
         let opening = Opening::of(rules, &dealt, previous);
         let mut seat_rngs = std::array::from_fn(|s| keys.stream(h, 2 + s as u64));
-        let record = play_hand_with(ctx, dealt, opening, agents, &mut keys.stream(h, 1), &mut seat_rngs);
+        ctx.totals = totals;
+        ctx.hand_no = h as u32;
+        let record = play_hand_with(ctx, dealt, opening, agents, &mut keys.stream(h, 1), &mut seat_rngs)?;
         for (t, s) in totals.iter_mut().zip(record.scores) {
             *t += s;
         }
@@ -348,7 +419,7 @@ fn play_hands(
     }
     let best = *totals[..rules.sides() as usize].iter().max().expect("two sides");
     let winner = totals.iter().position(|&t| t == best).expect("found above") as u8;
-    MatchRecord { hands, totals, winner }
+    Ok(MatchRecord { hands, totals, winner })
 }
 
 /// One All-Fives hand from a uniformly random deal, every seat playing

@@ -31,7 +31,8 @@ mod targets;
 mod worlds;
 
 pub use agent::{
-    DEFAULT_TABLE_MB, DOMINAI_NODES, FullAgent, MatchContext, MatchOptions, Scratch, SearchSettings, search_decision,
+    DEFAULT_TABLE_MB, DOMINAI_NODES, ExternalSeats, Forfeit, FullAgent, MatchContext, MatchOptions, Scratch,
+    SearchSettings, SeatView, search_decision,
 };
 pub use alphabeta::{AlphaBeta, Limits, Shaping};
 pub use belief::{BONEYARD, Constraints, HOLDERS, Marginals, Observation, matching, scores, world_of};
@@ -43,13 +44,16 @@ pub use eval::{
     EVAL_LIMIT, EvalTraining, Evaluation, FEATURE_COUNT, FEATURES, LinearEval, default_training, features,
     fit_linear_eval,
 };
-pub use fives::{FivesPosition, Opening, Scored, fives_perft, round_to_five};
+pub use fives::{
+    FivesPosition, Opening, Scored, fives_action_of, fives_draw_id, fives_pass_id, fives_perft, fives_play_id,
+    round_to_five,
+};
 pub use game::{
     FullMove, HandRecord, MAX_HANDS, MatchKeys, MatchRecord, fives_playouts, moves_text, play_hand, play_hand_with,
-    play_match, play_match_with, play_token, random_fives_hand,
+    play_match, play_match_external, play_match_with, play_token, random_fives_hand,
 };
 pub use ismcts::{ISMCTS_EXPLORATION, IsmctsTree};
-pub use open_hand::{OpenHandRecord, play_open_hand};
+pub use open_hand::{OpenHandRecord, play_open_hand, play_open_hand_external};
 pub use position::{FullAction, FullActions, FullPosition, HandEnd, OPENING, tiles_of};
 pub use rules::{DealOrder, FivesBlocked, FivesLead, FullConfig, FullRules, MAX_SEATS, Preset};
 pub use search::{FULL_TIE_EPSILON, FullDecision, FullEngine, FullSearcher};

@@ -6,9 +6,10 @@ use rand_chacha::ChaCha20Rng;
 use engine::TileSet;
 use engine::seed::below;
 
-use super::agent::{FullAgent, models};
+use super::agent::{ExternalSeats, Forfeit, FullAgent, SeatView, external_choice, models};
 use super::belief::Observation;
 use super::dominai::dominai_decide_block;
+use super::openspiel::action_id;
 use super::position::{FullAction, FullActions, FullPosition, HandEnd};
 use super::rules::{FullRules, MAX_SEATS};
 use super::search::{FullDecision, FullEngine, FullSearcher};
@@ -44,6 +45,19 @@ pub fn play_open_hand(
     agents: &[FullAgent; MAX_SEATS],
     seat_rngs: &mut [ChaCha20Rng; MAX_SEATS],
 ) -> OpenHandRecord {
+    play_open_hand_external(rules, hands, agents, seat_rngs, None).expect("no seat is decided outside muggins")
+}
+
+/// [`play_open_hand`] with seats decided outside muggins
+/// ([`FullAgent::External`]) by `external`: the hand, or the forfeit that
+/// ended it.
+pub fn play_open_hand_external(
+    rules: &FullRules,
+    hands: [TileSet; MAX_SEATS],
+    agents: &[FullAgent; MAX_SEATS],
+    seat_rngs: &mut [ChaCha20Rng; MAX_SEATS],
+    mut external: Option<&mut dyn ExternalSeats>,
+) -> Result<OpenHandRecord, Forfeit> {
     let models = models(agents);
     let mut pos = FullPosition::deal(rules, hands);
     let mut list = FullActions::default();
@@ -60,7 +74,28 @@ pub fn play_open_hand(
             FullAgent::Fixed(FullTarget::Heaviest) => heaviest_play(rules, list.as_slice()),
             // One draw per decision, however many plays (as the thesis's random target).
             FullAgent::Fixed(_) => below(&mut seat_rngs[seat as usize], n as u64) as usize,
-            FullAgent::Search(_) if n == 1 => 0,
+            FullAgent::Search(_) | FullAgent::External if n == 1 => 0,
+            FullAgent::External => {
+                let history: Vec<u32> = plays.iter().map(|&(s, a)| action_id(rules, s, a)).collect();
+                let mut legal: Vec<u32> = list.as_slice().iter().map(|&a| action_id(rules, seat, a)).collect();
+                legal.sort_unstable();
+                let view = SeatView {
+                    seat,
+                    hand_no: 0,
+                    tiles: pos.hands[seat as usize],
+                    history: &history,
+                    sizes: std::array::from_fn(|s| pos.hands[s].count_ones() as u8),
+                    boneyard: pos.boneyard.count_ones() as u8,
+                    points: [0; MAX_SEATS],
+                    totals: [0; MAX_SEATS],
+                    legal: &legal,
+                };
+                let k = external_choice(external.as_deref_mut(), &view)?;
+                let id = legal[k];
+                (0..n)
+                    .find(|&i| action_id(rules, seat, list.as_slice()[i]) == id)
+                    .expect("a legal id names a play")
+            }
             FullAgent::Search(settings) if settings.engine == FullEngine::Dominai => {
                 let obs = Observation::of_hands(rules, &pos.hands, pos.boneyard, seat, &void, &void_pips);
                 let limit = if settings.budget > 0 {
@@ -107,7 +142,7 @@ pub fn play_open_hand(
             s = (s + 1) % rules.seats();
         }
     }
-    OpenHandRecord {
+    Ok(OpenHandRecord {
         hands,
         plays,
         legal,
@@ -116,5 +151,5 @@ pub fn play_open_hand(
         nodes,
         decisions,
         beliefs,
-    }
+    })
 }

@@ -87,7 +87,7 @@ pub fn coords(spec: &Spec, index: u64) -> GameCoords {
         };
         let target = match pool.agents[o as usize].play {
             AgentPlay::Strategy(t) => t,
-            AgentPlay::Search(_) => FullTarget::Searcher,
+            AgentPlay::Search(_) | AgentPlay::External(_) => FullTarget::Searcher,
         };
         return GameCoords {
             game_index: index,

@@ -7,6 +7,7 @@
 
 pub mod evals;
 mod exec;
+pub mod external;
 mod files;
 mod grid;
 pub mod layout;

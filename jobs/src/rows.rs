@@ -86,6 +86,9 @@ pub struct GameRow {
     pub agent_side: Option<u32>,
     /// With a rules factor (`[grid] rules`): the rule set's name.
     pub rules: Option<String>,
+    /// A game an external agent forfeited: why (`illegal`, `time`,
+    /// `crash`, `protocol`; docs/agents.md).
+    pub forfeit: Option<String>,
 }
 
 impl GameRow {
@@ -124,6 +127,7 @@ impl GameRow {
             opponent: None,
             agent_side: c.pairing.map(|_| c.agent_side as u32),
             rules: None,
+            forfeit: None,
         }
     }
 
@@ -155,6 +159,9 @@ impl GameRow {
         }
         if let Some(r) = &self.rules {
             belief = format!("{belief},rules={r}");
+        }
+        if let Some(f) = &self.forfeit {
+            belief = format!("{belief},forfeit={f}");
         }
         format!(
             "{},{},{},{},{},{},{},{:?},{},{},{},{},{},{},{},{},{},{},{},{}{belief}\n",

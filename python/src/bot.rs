@@ -216,6 +216,7 @@ impl Bot {
         pos.actions(rules, &mut list);
         let index = match self.agent {
             FullAgent::Fixed(t) => full_choice(rules, t, &pos, list.as_slice(), rng),
+            FullAgent::External => unreachable!("a bot is muggins' own"),
             FullAgent::Search(settings) => {
                 if settings.learned && (rules.set() != 6 || rules.seats() != 2) {
                     return Err("evaluation = \"learned\": the shipped evaluation is for two seats of double-6".into());
@@ -232,6 +233,9 @@ impl Bot {
                         rules,
                         opts: &opts,
                         scratch,
+                        external: None,
+                        totals: [0; MAX_SEATS],
+                        hand_no: 0,
                     };
                     search_decision(&mut ctx, &pos, &world.seen, settings, models, rng)
                         .0
@@ -256,6 +260,7 @@ impl Bot {
             FullAgent::Fixed(t) if t.name() == "random" => engine::seed::below_u32(rng, list.len() as u32) as usize,
             FullAgent::Fixed(t) => return Err(format!("engine = {:?} plays All Fives only", t.name())),
             FullAgent::Search(s) => pimc_open(rules, core, player, s, self.opponent, rng)?,
+            FullAgent::External => unreachable!("a bot is muggins' own"),
         };
         Ok(full::openspiel::action_id(rules, player, list.as_slice()[index]))
     }

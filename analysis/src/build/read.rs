@@ -54,6 +54,12 @@ pub fn build(dir: &Path) -> Result<Report, ReportError> {
             acc.shaping.pairing.levels = spec.grid.shaping.len();
             if let Some(pool) = &spec.pool {
                 acc.tournament.paired = pool.paired;
+                acc.tournament.external = pool
+                    .agents
+                    .iter()
+                    .filter(|a| a.is_external())
+                    .map(|a| a.name.clone())
+                    .collect();
                 acc.format = pool.format.name().to_string();
             }
             // `[stop] sprt`: the shards are walked in order and the walk ends

@@ -133,6 +133,7 @@ pub(crate) fn markdown(t: &TournamentReport) -> String {
         t.format
     ));
     s.push_str(&elo_table().markdown(&ranked(t)));
+    s.push_str(&external_section(t));
     s.push_str(
         "\n### Pairings\n\nThe agent's side against the opponent's, per game: wins, ties and losses, the mean score \
          difference with its 95% interval; over paired deals (each deal played with the sides swapped) the \
@@ -208,6 +209,34 @@ pub(crate) fn markdown(t: &TournamentReport) -> String {
 }
 
 /// tournament.csv: the pairings.
+/// Which agents are programs outside muggins, and the games they forfeited.
+fn external_section(t: &TournamentReport) -> String {
+    if t.external.is_empty() {
+        return String::new();
+    }
+    let mut s = format!(
+        "\nExternal agents (programs outside muggins, docs/agents.md): {}. Their games are not a pure function \
+         of the spec, so no cross-check replays them.\n",
+        t.external
+            .iter()
+            .map(|a| format!("`{a}`"))
+            .collect::<Vec<_>>()
+            .join(", ")
+    );
+    if t.forfeits.is_empty() {
+        s.push_str("\nNo game was forfeited.\n");
+    } else {
+        s.push_str(
+            "\n### Forfeits\n\nGames an external agent gave up (the other side won by the game's maximum; the \
+             worker's log has each one's detail):\n\n| agent | reason | games |\n|---|---|---:|\n",
+        );
+        for f in &t.forfeits {
+            s.push_str(&format!("| {} | {} | {} |\n", f.agent, f.reason, f.games));
+        }
+    }
+    s
+}
+
 pub(crate) fn csv(t: &TournamentReport) -> String {
     pairings_table().csv(&t.pairings)
 }

@@ -69,5 +69,6 @@ fn row(
         opponent: None,
         agent_side: None,
         rules: None,
+        forfeit: None,
     }
 }

@@ -4,6 +4,7 @@ mod agents;
 mod chunks;
 mod cluster;
 mod docs;
+mod external;
 mod faults;
 mod full;
 mod full_run;

@@ -89,6 +89,9 @@ pub enum Ending {
     Domino,
     /// Two consecutive passes.
     Blocked,
+    /// A seat played by a program outside muggins gave the game up (an
+    /// illegal action, a time-out, a crash; never from the engine itself).
+    Forfeit,
 }
 
 impl fmt::Display for Ending {
@@ -96,6 +99,7 @@ impl fmt::Display for Ending {
         f.write_str(match self {
             Ending::Domino => "domino",
             Ending::Blocked => "blocked",
+            Ending::Forfeit => "forfeit",
         })
     }
 }

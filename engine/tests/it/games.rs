@@ -56,6 +56,7 @@ pub fn check_record(r: &Rules, game: &GameConfig, rec: &GameRecord) {
                     && matches!(rec.moves[n - 2], Move::Pass { .. })
             );
         }
+        Ending::Forfeit => panic!("{ctx}: the engine's own games are never forfeited"),
     }
     assert_eq!((rec.player_draws, rec.target_draws), (draws[0], draws[1]), "{ctx}");
     let again = replay(r, &d, &rec.moves).unwrap_or_else(|e| panic!("{ctx}: {e}"));

@@ -7,13 +7,15 @@
 //! draw is `4 T`, pass `4 T + 1` (`T` tiles in the set).
 
 use crate::belief::matching;
-use crate::fives::{FivesPosition, Opening};
+use crate::fives::{
+    FivesPosition, Opening, fives_action_of as action_of, fives_draw_id, fives_pass_id, fives_play_id as play_id,
+};
 use crate::game::MAX_HANDS;
 use crate::openspiel::deal_seat;
 use crate::position::HandEnd;
 use crate::rules::{FullRules, MAX_SEATS};
 use crate::seen::Seen;
-use engine::{Action, ActionList, Loc, TileSet, bit};
+use engine::{ActionList, Loc, TileSet, bit};
 
 /// What one history entry was, and who saw it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -84,12 +86,12 @@ impl FivesState {
 
     /// The draw action's id.
     pub fn draw_id(&self) -> u32 {
-        4 * self.rules().tile_count() as u32
+        fives_draw_id(&self.rules)
     }
 
     /// The pass action's id.
     pub fn pass_id(&self) -> u32 {
-        self.draw_id() + 1
+        fives_pass_id(&self.rules)
     }
 
     pub fn current_player(&self) -> i64 {
@@ -314,19 +316,5 @@ impl FivesState {
             return format!("p{player} pass");
         }
         format!("p{player} {}{}", tile(action / 4), action_of(action).loc.letter())
-    }
-}
-
-/// The id of a play.
-pub fn play_id(a: Action) -> u32 {
-    let loc = Loc::ALL.iter().position(|&l| l == a.loc).expect("a location") as u32;
-    4 * a.tile as u32 + loc
-}
-
-/// The play of an id below the draw's.
-pub fn action_of(id: u32) -> Action {
-    Action {
-        tile: (id / 4) as u8,
-        loc: Loc::ALL[(id % 4) as usize],
     }
 }

@@ -11,7 +11,8 @@ mod open;
 mod past;
 mod view;
 
-pub use fives::{Event, FivesState, action_of, play_id};
+pub use crate::fives::{fives_action_of as action_of, fives_play_id as play_id};
+pub use fives::{Event, FivesState};
 pub use open::OpenSpielState;
 
 /// OpenSpiel's player id of a chance node.

@@ -21,9 +21,10 @@ use engine::{DepthLimit, Ending, Observability, PlayerEngine, Seat, WorldCount};
 use full::{
     FivesPosition, FullAction, FullAgent, FullEngine, FullMove, FullPosition, FullRules, HandEnd, MAX_SEATS,
     MatchOptions, OPENING, OpenHandRecord, Preset, SearchSettings, deal_from_index, openspiel, play_match_with,
-    play_open_hand,
+    play_open_hand, play_open_hand_external,
 };
 
+use super::external_game;
 use crate::grid::GameCoords;
 use crate::rows::{ExecError, GameRow, HandRow, MoveRow};
 use crate::spec::{AgentPlay, FullSpec, Spec};
@@ -34,6 +35,7 @@ pub(crate) fn play(
     full: &FullSpec,
     c: &GameCoords,
     predictors: Option<&full::predict::Predictors>,
+    ext: &mut crate::external::ExternalPool,
 ) -> Result<(GameRow, Vec<MoveRow>, Vec<HandRow>), ExecError> {
     let rules = spec.full_rules(c.rules).expect("a full-game spec");
     if c.shaping != crate::spec::ShapingLevel::NONE && predictors.is_none() {
@@ -43,8 +45,13 @@ pub(crate) fn play(
         });
     }
     let agents = agents(spec, full, c);
+    let to = full.match_to.unwrap_or(0);
+    if let Some(row) = external_game::begin(ext, spec, c, &rules, to)? {
+        return Ok((row, Vec::new(), Vec::new()));
+    }
+    let external = external_game::opponent(spec, c, &rules).is_some();
     if rules.kind() != Preset::AllFives {
-        return play_open(spec, c, &rules, &agents);
+        return play_open(spec, c, &rules, &agents, external.then_some(ext));
     }
     let t = Instant::now();
     let opts = MatchOptions {
@@ -54,19 +61,39 @@ pub(crate) fn play(
         predictors,
         agent_side: c.agent_side,
     };
-    let m = play_match_with(
-        &rules,
-        spec.seed,
-        c.starting_state,
-        c.repeat as u64,
-        &agents,
-        full.match_to.unwrap_or(0),
-        &opts,
-    )
-    .ok_or_else(|| ExecError::Game {
-        index: c.game_index,
-        message: format!("starting_state = {} is not a deal of these rules", c.starting_state),
-    })?;
+    let keys = full::MatchKeys {
+        seed: spec.seed,
+        deal: c.starting_state,
+        repeat: c.repeat as u64,
+    };
+    let played = if external {
+        let r = full::play_match_external(&rules, keys, &agents, to, &opts, ext);
+        let sides = rules.sides() as usize;
+        match &r {
+            Some(Ok(m)) => external_game::end(ext, Some((&m.totals[..sides], m.winner)), None),
+            Some(Err(f)) => external_game::end(ext, None, Some(f)),
+            None => external_game::end(ext, None, None),
+        }
+        r
+    } else {
+        play_match_with(&rules, spec.seed, c.starting_state, c.repeat as u64, &agents, to, &opts).map(Ok)
+    };
+    let m = match played {
+        Some(Ok(m)) => m,
+        Some(Err(f)) => {
+            return Ok((
+                external_game::forfeit_row(spec, c, &rules, to, &f),
+                Vec::new(),
+                Vec::new(),
+            ));
+        }
+        None => {
+            return Err(ExecError::Game {
+                index: c.game_index,
+                message: format!("starting_state = {} is not a deal of these rules", c.starting_state),
+            });
+        }
+    };
     let elapsed_us = t.elapsed().as_micros() as u64;
     let mine = c.agent_side;
     let (mut turns, mut draws) = (0, [0u32; 2]);
@@ -134,6 +161,7 @@ pub fn agents(spec: &Spec, full: &FullSpec, c: &GameCoords) -> [FullAgent; MAX_S
         let (a, o) = pool.pairings[k as usize];
         let play = |i: u16| match pool.agents[i as usize].play {
             AgentPlay::Strategy(t) => FullAgent::target(t, full.search.target_depth),
+            AgentPlay::External(_) => FullAgent::External,
             AgentPlay::Search(s) => FullAgent::Search(SearchSettings {
                 engine: full_engine(s.engine),
                 depth: s.depth,
@@ -197,7 +225,7 @@ fn table_mb(spec: &Spec, full: &FullSpec, c: &GameCoords) -> u32 {
         .iter()
         .filter_map(|&i| match pool.agents[i as usize].play {
             AgentPlay::Search(s) => Some(s.table_mb),
-            AgentPlay::Strategy(_) => None,
+            AgentPlay::Strategy(_) | AgentPlay::External(_) => None,
         })
         .max()
         .unwrap_or(full.search.table_mb)
@@ -214,7 +242,7 @@ fn full_engine(e: PlayerEngine) -> FullEngine {
 
 /// With named agents, the row names the agent and the opponent; with a
 /// rules factor, the rule set.
-fn named(spec: &Spec, c: &GameCoords, mut row: GameRow) -> GameRow {
+pub(super) fn named(spec: &Spec, c: &GameCoords, mut row: GameRow) -> GameRow {
     if let Some(k) = c.rules {
         row.rules = Some(spec.rule_sets[k as usize].name.clone());
     }
@@ -275,6 +303,7 @@ fn play_open(
     c: &GameCoords,
     rules: &FullRules,
     agents: &[FullAgent; MAX_SEATS],
+    ext: Option<&mut crate::external::ExternalPool>,
 ) -> Result<(GameRow, Vec<MoveRow>, Vec<HandRow>), ExecError> {
     let hands = deal_from_index(rules, c.starting_state).ok_or_else(|| ExecError::Game {
         index: c.game_index,
@@ -287,7 +316,29 @@ fn play_open(
     }
     .seat_streams();
     let t = Instant::now();
-    let h = play_open_hand(rules, hands, agents, &mut rngs);
+    let h = match ext {
+        None => play_open_hand(rules, hands, agents, &mut rngs),
+        Some(ext) => {
+            let r = play_open_hand_external(rules, hands, agents, &mut rngs, Some(&mut *ext));
+            match r {
+                Ok(h) => {
+                    let sides = rules.sides() as usize;
+                    let winner = (0..sides).max_by_key(|&s| h.returns[s]).unwrap_or(0) as u8;
+                    let points: Vec<u32> = (0..sides).map(|s| h.returns[s].max(0) as u32).collect();
+                    external_game::end(ext, Some((&points, winner)), None);
+                    h
+                }
+                Err(f) => {
+                    external_game::end(ext, None, Some(&f));
+                    return Ok((
+                        external_game::forfeit_row(spec, c, rules, 0, &f),
+                        Vec::new(),
+                        Vec::new(),
+                    ));
+                }
+            }
+        }
+    };
     let elapsed_us = t.elapsed().as_micros() as u64;
     let ret = h.returns[0];
     let row = GameRow {

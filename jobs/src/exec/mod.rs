@@ -7,6 +7,7 @@ use std::time::Instant;
 
 use engine::{GameConfig, InfoSource, LocalTable, RulesConfig, Searcher, Seat, play_game, play_game_recorded};
 
+mod external_game;
 mod full_game;
 
 use crate::grid::{Shard, coords};
@@ -109,6 +110,8 @@ impl Executor {
                     let (rules, next, failed) = (&rules, &next, &failed);
                     scope.spawn(move || {
                         let mut searcher = Searcher::new(rules.clone(), spec.search, std::mem::take(table));
+                        // This thread's agent processes, kept across its games.
+                        let mut ext = crate::external::ExternalPool::default();
                         let mut rows = Vec::new();
                         let mut moves = Vec::new();
                         let mut hands = Vec::new();
@@ -122,7 +125,7 @@ impl Executor {
                             }
                             let end = (start + BLOCK).min(shard.games);
                             for i in start..end {
-                                match play_one(spec, &mut searcher, model, shard.first_game + i) {
+                                match play_one(spec, &mut searcher, model, &mut ext, shard.first_game + i) {
                                     Ok((row, m, h)) => {
                                         rows.push(row);
                                         moves.extend(m);
@@ -189,11 +192,18 @@ fn play_one<S: engine::ValueStore>(
     spec: &Spec,
     searcher: &mut Searcher<S>,
     model: Option<&crate::predictors::Trained>,
+    ext: &mut crate::external::ExternalPool,
     index: u64,
 ) -> Result<(GameRow, Vec<MoveRow>, Vec<crate::rows::HandRow>), ExecError> {
     let c = coords(spec, index);
     if let Some(full) = &spec.full {
-        return full_game::play(spec, full, &c, model.and_then(crate::predictors::Trained::predictors));
+        return full_game::play(
+            spec,
+            full,
+            &c,
+            model.and_then(crate::predictors::Trained::predictors),
+            ext,
+        );
     }
     searcher.set_belief(c.belief);
     let game = GameConfig {

@@ -22,7 +22,7 @@ pub mod moves;
 mod side;
 
 /// Bumped whenever a column is added, removed or changes meaning.
-pub const SCHEMA_VERSION: u32 = 6;
+pub const SCHEMA_VERSION: u32 = 7;
 
 /// The columns of `games/part-*.parquet`, in order (see docs/schema.md).
 pub fn schema() -> SchemaRef {
@@ -60,6 +60,7 @@ pub fn schema() -> SchemaRef {
         Field::new("opponent", DataType::Utf8, true),
         Field::new("agent_side", DataType::Int32, true),
         Field::new("rules", DataType::Utf8, true),
+        Field::new("forfeit", DataType::Utf8, true),
     ]))
 }
 
@@ -128,6 +129,9 @@ pub fn to_batch(experiment: &str, rows: &[GameRow]) -> RecordBatch {
         )),
         Arc::new(StringArray::from(
             rows.iter().map(|r| r.rules.as_deref()).collect::<Vec<_>>(),
+        )),
+        Arc::new(StringArray::from(
+            rows.iter().map(|r| r.forfeit.as_deref()).collect::<Vec<_>>(),
         )),
     ];
     RecordBatch::try_new(schema(), columns).expect("columns match the schema")
@@ -236,6 +240,8 @@ pub fn read_partition(path: &Path) -> Result<Vec<(String, GameRow)>, IoError> {
         let (agent, opponent) = (strings("agent")?, strings("opponent")?);
         // Partitions written before schema 5 have no rules column.
         let rule_set = strings("rules")?;
+        // Partitions written before schema 7 have no forfeit column.
+        let forfeit = strings("forfeit")?;
         let agent_side = match b.column_by_name("agent_side") {
             None => None,
             Some(_) => Some(col::<Int32Array>(&b, path, "agent_side")?),
@@ -275,6 +281,7 @@ pub fn read_partition(path: &Path) -> Result<Vec<(String, GameRow)>, IoError> {
                 ending: parse(path, "ending", ending.value(i), |v| match v {
                     "domino" => Some(Ending::Domino),
                     "blocked" => Some(Ending::Blocked),
+                    "forfeit" => Some(Ending::Forfeit),
                     _ => None,
                 })?,
                 turns: turns.value(i) as u32,
@@ -304,6 +311,7 @@ pub fn read_partition(path: &Path) -> Result<Vec<(String, GameRow)>, IoError> {
                 opponent: text(opponent, i),
                 agent_side: agent_side.and_then(|c| (!c.is_null(i)).then(|| c.value(i) as u32)),
                 rules: text(rule_set, i),
+                forfeit: text(forfeit, i),
             };
             out.push((exp.value(i).to_string(), row));
         }

@@ -11,12 +11,15 @@ use full::FullTarget;
 use super::shaping::ShapingLevel;
 
 /// How a named agent plays.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub enum AgentPlay {
     /// Searches (M*, Expectimax, ISMCTS or DominAI) with these settings.
     Search(AgentSearch),
     /// A fixed strategy (random, scorer, defender, heaviest, searcher).
     Strategy(FullTarget),
+    /// A program outside muggins (docs/agents.md). It plays the opponent's
+    /// side of its pairings, as a strategy does.
+    External(super::external::ExternalAgent),
 }
 
 /// A searching agent's settings; what a table leaves out is `[search]`'s.
@@ -53,10 +56,15 @@ pub struct Agent {
 }
 
 impl Agent {
-    /// Whether it searches (a strategy never takes the `agent` side of a
-    /// pairing).
+    /// Whether it searches (a strategy or an external agent never takes the
+    /// `agent` side of a pairing).
     pub fn searches(&self) -> bool {
         matches!(self.play, AgentPlay::Search(_))
+    }
+
+    /// Whether it is a program outside muggins.
+    pub fn is_external(&self) -> bool {
+        matches!(self.play, AgentPlay::External(_))
     }
 }
 
@@ -138,9 +146,10 @@ impl Pool {
         let agents: Vec<String> = self
             .agents
             .iter()
-            .map(|a| match a.play {
+            .map(|a| match &a.play {
                 AgentPlay::Strategy(t) => format!("{{\"name\":{},\"strategy\":{}}}", text(&a.name), text(t.name())),
-                AgentPlay::Search(s) => format!(
+                AgentPlay::External(e) => e.canonical(&a.name),
+                &AgentPlay::Search(s) => format!(
                     "{{\"name\":{},\"engine\":{},\"depth\":{},\"budget\":{},\"worlds\":{},\"belief\":{},\
                      \"shaping\":{},\"learned\":{}{}}}",
                     text(&a.name),

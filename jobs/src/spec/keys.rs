@@ -146,7 +146,12 @@ pub(super) fn check_all(root: &Table) -> Result<(), SpecError> {
     if let Some(Value::Table(agents)) = root.get("agents") {
         for (name, v) in agents.iter() {
             if let Value::Table(a) = v {
-                check(a, &format!("agents.{name}"), AGENT_KEYS)?;
+                let keys = if a.contains_key("command") {
+                    super::external::EXTERNAL_KEYS
+                } else {
+                    AGENT_KEYS
+                };
+                check(a, &format!("agents.{name}"), keys)?;
             }
         }
     }

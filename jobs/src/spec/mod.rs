@@ -12,6 +12,7 @@ use serde::Serialize;
 
 mod agents;
 mod canonical;
+mod external;
 mod fields;
 mod full;
 mod keys;
@@ -24,6 +25,7 @@ mod states;
 
 pub use agents::{Agent, AgentPlay, AgentSearch, Format, Pool, Sprt, SprtOn};
 pub(crate) use canonical::hex;
+pub use external::ExternalAgent;
 pub use full::{FullSearch, FullSpec, MAX_BUDGET, MAX_WORLDS};
 pub use rulesets::RuleSet;
 pub use shaping::{ShapingLevel, ShapingParams, shaping_of};
@@ -350,6 +352,15 @@ impl Spec {
         let mean = nodes.iter().sum::<f64>() / nodes.len().max(1) as f64;
         let hands = full.match_to.map_or(1.0, |to| (to as f64 / 20.0).max(1.0));
         (10.0 * mean / NODES_PER_SEC * hands).max(2e-4)
+    }
+
+    /// Whether an agent of the pool is a program outside muggins: its
+    /// games are not a pure function of the spec, so no cross-check replays
+    /// them (docs/agents.md).
+    pub fn has_external_agents(&self) -> bool {
+        self.pool
+            .as_ref()
+            .is_some_and(|p| p.agents.iter().any(Agent::is_external))
     }
 
     /// The full game's rules of rule set `k` of the rules factor (a game's

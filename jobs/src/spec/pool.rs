@@ -110,6 +110,12 @@ pub(super) struct Defaults<'a> {
 }
 
 fn agent_of(name: &str, mut t: Table, d: &Defaults) -> Result<Agent, SpecError> {
+    if t.contains_key("command") {
+        return Ok(Agent {
+            name: name.to_string(),
+            play: AgentPlay::External(super::external::external_of(name, t)?),
+        });
+    }
     let p = format!("agents.{name}");
     let key = |k: &str| format!("{p}.{k}");
     let engine = take_str(&mut t, &p, "engine")?;
@@ -239,7 +245,8 @@ fn agent_of(name: &str, mut t: Table, d: &Defaults) -> Result<Agent, SpecError> 
         (None, None) => {
             return Err(missing(
                 &key("engine"),
-                "how the agent plays: engine = \"mstar\" (or expectimax, ismcts, dominai), or strategy = \"scorer\"",
+                "how the agent plays: engine = \"mstar\" (or expectimax, ismcts, dominai), strategy = \"scorer\", \
+             or command = [\"python3\", \"bot.py\"] (a program: docs/agents.md)",
             ));
         }
     };
@@ -305,11 +312,13 @@ pub(super) fn build_pool(keys: PoolKeys, tables: Option<Table>, d: &Defaults) ->
     match pool.format {
         Format::Cross => {
             if let Some(&i) = listed.iter().find(|&&i| !searches(&pool, i)) {
-                return Err(bad(
-                    "grid.agents",
-                    format!("\"{}\"", pool.agents[i as usize].name),
-                    "is a strategy: grid.agents are the searching agents (strategies go in grid.opponents)",
-                ));
+                let a = &pool.agents[i as usize];
+                let why = if a.is_external() {
+                    "is an external agent: it plays the opponent's side of a pairing (put it in grid.opponents)"
+                } else {
+                    "is a strategy: grid.agents are the searching agents (strategies go in grid.opponents)"
+                };
+                return Err(bad("grid.agents", format!("\"{}\"", a.name), why));
             }
             let opponents: Vec<u16> = keys
                 .opponents
@@ -531,6 +540,7 @@ pub(super) fn fit_grid(pool: &Pool, grid: &mut super::GridSpec, partner: Option<
                 push_new(&mut shapings, s.shaping);
             }
             AgentPlay::Strategy(t) => push_new(&mut targets, t),
+            AgentPlay::External(_) => push_new(&mut targets, FullTarget::Searcher),
         }
     }
     if targets.is_empty() || pool.pairings.iter().any(|&(_, o)| pool.agents[o as usize].searches()) {

@@ -1,0 +1,225 @@
+//! External agents through `muggins run` (docs/agents.md): the reference
+//! agent in a gauntlet read back by DuckDB, and agents that misbehave in
+//! every way the protocol names (crash, hang, garbage, illegal id, stderr
+//! flood, another protocol version, slow within the limit). Each ends as
+//! documented, nothing hangs, no other game is lost, and the messages name
+//! the agent and the reason.
+
+use std::path::Path;
+use std::time::{Duration, Instant};
+
+use crate::util::{Dir, TestCommand};
+
+fn repo() -> &'static Path {
+    Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap()
+}
+
+/// A gauntlet: M* against `reference` (scripts/agents/random_agent.py) and
+/// the misbehaving agent `bad` (its `args` and limits).
+fn spec(name: &str, bad: &str, limits: &str, games: u32, preset: &str) -> String {
+    let agent = repo().join("scripts/agents/random_agent.py");
+    let misbehave = repo().join("cli/tests/agents/misbehave.py");
+    format!(
+        r#"
+name = "{name}"
+seed = 3
+[rules]
+preset = "{preset}"
+[grid]
+information_source = ["oracle"]
+observability = ["{obs}"]
+starting_states = "spread:{games}"
+repeats = 1
+agents = ["mstar", "reference", "bad"]
+tournament = "gauntlet"
+paired = true
+[search]
+depth = 2
+worlds = 2
+[agents.mstar]
+engine = "mstar"
+[agents.reference]
+command = ["python3", "{agent}"]
+[agents.bad]
+command = ["python3", "{misbehave}", {bad}]
+{limits}
+"#,
+        agent = agent.display(),
+        misbehave = misbehave.display(),
+        obs = if preset == "all-fives" { "partial" } else { "full" },
+    )
+}
+
+/// Runs `text`; returns (success, stdout + stderr, the games rows).
+fn run(dir: &Dir, text: &str) -> (bool, String, Vec<jobs::GameRow>) {
+    let path = dir.create_spec(text);
+    let start = Instant::now();
+    let out = TestCommand::new(&["run"])
+        .arg(&path)
+        .arg("--out")
+        .arg(dir.path())
+        .args(["--workers", "1", "--threads", "2"])
+        .timeout(Duration::from_secs(240))
+        .output();
+    assert!(
+        start.elapsed() < Duration::from_secs(200),
+        "a run took {:?}",
+        start.elapsed()
+    );
+    let text = format!("{}{}", out.stdout, out.stderr);
+    let spec = jobs::Spec::from_toml(text_of(&path).as_str()).unwrap();
+    let games = dir.join(&spec.name).join("games");
+    let mut rows = Vec::new();
+    if let Ok(entries) = std::fs::read_dir(&games) {
+        for e in entries.flatten() {
+            rows.extend(jobs::read_partition(&e.path()).unwrap().into_iter().map(|(_, r)| r));
+        }
+    }
+    (out.status.success(), text, rows)
+}
+
+fn text_of(p: &Path) -> String {
+    std::fs::read_to_string(p).unwrap()
+}
+
+/// The games of `opponent`, and its forfeits by reason.
+fn against(rows: &[jobs::GameRow], opponent: &str) -> (usize, Vec<String>) {
+    let mine: Vec<_> = rows
+        .iter()
+        .filter(|r| r.opponent.as_deref() == Some(opponent))
+        .collect();
+    let forfeits = mine.iter().filter_map(|r| r.forfeit.clone()).collect();
+    (mine.len(), forfeits)
+}
+
+#[test]
+fn misbehaving_agents_forfeit_their_games_and_lose_nothing_else() {
+    // (mode args, limits, the forfeit reason expected, the log's words)
+    let cases = [
+        (
+            "\"--mode\", \"crash\"",
+            "restarts = 100",
+            "crash",
+            "crashing on purpose",
+        ),
+        ("\"--mode\", \"hang\"", "time_ms = 300\nrestarts = 100", "time", "time"),
+        (
+            "\"--mode\", \"garbage\"",
+            "restarts = 100",
+            "protocol",
+            "this is not json",
+        ),
+        ("\"--mode\", \"illegal\"", "", "illegal", "illegal action 9999"),
+    ];
+    for (args, limits, reason, words) in cases {
+        let dir = Dir::new();
+        let (ok, log, rows) = run(&dir, &spec("bad", args, limits, 6, "all-fives"));
+        assert!(ok, "{reason}: {log}");
+        // Every game of the grid has its row, the reference's untouched.
+        assert_eq!(rows.len(), 24, "{reason}: {log}");
+        let (n, clean) = against(&rows, "reference");
+        assert_eq!((n, clean.len()), (12, 0), "{reason}");
+        let (n, forfeits) = against(&rows, "bad");
+        assert_eq!(n, 12);
+        assert!(!forfeits.is_empty(), "{reason}: no forfeit in {log}");
+        assert!(forfeits.iter().all(|f| f == reason), "{reason}: {forfeits:?}");
+        // The worker's log names the agent and the reason.
+        assert!(log.contains("bad forfeits") && log.contains(words), "{reason}: {log}");
+        let report = dir.read("bad/report/report.md");
+        assert!(
+            report.contains("External agents") && report.contains("`bad`"),
+            "{report}"
+        );
+        assert!(report.contains(&format!("| bad | {reason} |")), "{report}");
+    }
+}
+
+#[test]
+fn a_crashing_agent_out_of_restarts_forfeits_the_rest() {
+    let dir = Dir::new();
+    let (ok, log, rows) = run(
+        &dir,
+        &spec(
+            "bad",
+            "\"--mode\", \"crash\", \"--every\", \"1\"",
+            "restarts = 1",
+            6,
+            "all-fives",
+        ),
+    );
+    assert!(ok, "{log}");
+    let (n, forfeits) = against(&rows, "bad");
+    assert_eq!((n, forfeits.len()), (12, 12), "{log}");
+    assert!(log.contains("no restarts left"), "{log}");
+}
+
+#[test]
+fn a_flooding_or_slow_agent_within_its_limit_plays_every_game() {
+    for (args, limits) in [
+        ("\"--mode\", \"flood\", \"--every\", \"1000\"", ""),
+        ("\"--mode\", \"slow\"", "time_ms = 5000"),
+    ] {
+        let dir = Dir::new();
+        let (ok, log, rows) = run(&dir, &spec("bad", args, limits, 4, "all-fives"));
+        assert!(ok, "{log}");
+        let (n, forfeits) = against(&rows, "bad");
+        assert_eq!((n, forfeits.len()), (8, 0), "{args}: {forfeits:?}");
+        // A flood reaches the log capped, not in full.
+        if args.contains("flood") {
+            assert!(log.contains("further stderr lines are not shown"), "capped");
+            assert!(log.len() < 2_000_000, "the log holds {} bytes", log.len());
+        }
+    }
+}
+
+#[test]
+fn an_agent_of_another_protocol_version_fails_the_task_naming_it() {
+    let dir = Dir::new();
+    let (ok, log, _) = run(
+        &dir,
+        &spec("bad", "\"--mode\", \"version\"", "restarts = 0", 2, "all-fives"),
+    );
+    assert!(!ok, "{log}");
+    assert!(log.contains("agent bad cannot start"), "{log}");
+    assert!(log.contains("protocol 2") && log.contains("protocol 1"), "{log}");
+    // Its stderr's last lines are named.
+    assert!(log.contains("misbehave: hello"), "{log}");
+}
+
+#[test]
+fn an_agent_that_cannot_start_fails_the_task_naming_it() {
+    let dir = Dir::new();
+    let text = spec("bad", "\"--mode\", \"none\"", "", 2, "all-fives")
+        .replace("command = [\"python3\", ", "command = [\"/nonexistent/python9\", ");
+    let (ok, log, _) = run(&dir, &text);
+    assert!(!ok, "{log}");
+    assert!(
+        log.contains("agent reference cannot start") || log.contains("agent bad"),
+        "{log}"
+    );
+    assert!(log.contains("/nonexistent/python9"), "{log}");
+}
+
+#[test]
+fn external_agents_play_block_and_team_and_duckdb_reads_the_rows() {
+    for preset in ["block", "team"] {
+        let dir = Dir::new();
+        let (ok, log, rows) = run(&dir, &spec("ext", "\"--mode\", \"none\"", "", 5, preset));
+        assert!(ok, "{preset}: {log}");
+        assert_eq!(rows.len(), 20, "{preset}");
+        assert!(rows.iter().all(|r| r.forfeit.is_none()), "{preset}");
+        // DuckDB reads the same rows, the forfeit column among them.
+        let glob = dir.join("ext/games/*.parquet");
+        let q = format!(
+            "select opponent, count(*), count(forfeit) from '{}' group by opponent order by opponent",
+            glob.display()
+        );
+        let out = std::process::Command::new("python3")
+            .args(["-c", &format!("import duckdb; print(duckdb.sql(\"{q}\").fetchall())")])
+            .output()
+            .unwrap();
+        let text = String::from_utf8_lossy(&out.stdout);
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        assert_eq!(text.trim(), "[('bad', 10, 0), ('reference', 10, 0)]", "{preset}");
+    }
+}

@@ -1,0 +1,115 @@
+//! A full-game grid point whose opponent is an external agent
+//! (docs/agents.md): its process is told the game, decides the opponent's
+//! seats, and is told the end; a forfeit becomes the row of a game the
+//! other side won by the game's maximum.
+
+use engine::{Ending, Seat};
+use full::{Forfeit, FullRules, Preset};
+use serde_json::{Value, json};
+
+use crate::external::{BeginError, ExternalPool, game_message};
+use crate::grid::GameCoords;
+use crate::rows::{ExecError, GameRow};
+use crate::spec::{AgentPlay, ExternalAgent, Spec};
+
+/// The external agent of grid point `c`'s pairing (always its opponent),
+/// with the seats it plays.
+pub(super) fn opponent<'s>(
+    spec: &'s Spec,
+    c: &GameCoords,
+    rules: &FullRules,
+) -> Option<(&'s str, &'s ExternalAgent, Vec<u8>)> {
+    let (pool, k) = (spec.pool.as_ref()?, c.pairing?);
+    let (_, o) = pool.pairings[k as usize];
+    let agent = &pool.agents[o as usize];
+    let AgentPlay::External(e) = &agent.play else {
+        return None;
+    };
+    let seats = (0..rules.seats()).filter(|&s| rules.side(s) != c.agent_side).collect();
+    Some((&agent.name, e, seats))
+}
+
+/// Begins the game with the external agent: the row of a forfeit when it is
+/// out of restarts, the task's error when it cannot start.
+pub(super) fn begin(
+    ext: &mut ExternalPool,
+    spec: &Spec,
+    c: &GameCoords,
+    rules: &FullRules,
+    to: u32,
+) -> Result<Option<GameRow>, ExecError> {
+    let Some((name, agent, seats)) = opponent(spec, c, rules) else {
+        return Ok(None);
+    };
+    let game = game_message(rules, to, &seats, game_seed(spec, c));
+    match ext.begin(name, agent, &game) {
+        Ok(()) => Ok(None),
+        Err(BeginError::Forfeit(reason)) => {
+            let seat = seats[0];
+            Ok(Some(forfeit_row(spec, c, rules, to, &Forfeit { seat, reason })))
+        }
+        Err(BeginError::Fatal(message)) => Err(ExecError::Game {
+            index: c.game_index,
+            message,
+        }),
+    }
+}
+
+/// The seed the agent is given for its own randomness: a function of the
+/// game's coordinates (so a deterministic agent plays a game the same way
+/// each time it is run).
+fn game_seed(spec: &Spec, c: &GameCoords) -> u64 {
+    spec.seed ^ c.game_index.wrapping_mul(0x9e37_79b9_7f4a_7c15)
+}
+
+/// Tells the agent the game's end: each side's points (`totals`) and the
+/// winning side, or the forfeit.
+pub(super) fn end(ext: &mut ExternalPool, totals: Option<(&[u32], u8)>, forfeit: Option<&Forfeit>) {
+    let msg: Value = match (totals, forfeit) {
+        (_, Some(f)) => json!({"type": "end", "forfeit": {"seat": f.seat, "reason": f.reason}}),
+        (Some((t, w)), None) => json!({"type": "end", "points": t, "winner": w}),
+        (None, None) => json!({"type": "end"}),
+    };
+    ext.end(&msg);
+}
+
+/// The game's maximum, which the other side wins by when a seat forfeits:
+/// block 69 and team 100 (OpenSpiel's utility bounds), an All-Fives match
+/// its target score, one All-Fives hand the pips of the whole set.
+pub(super) fn maximum(rules: &FullRules, to: u32) -> u32 {
+    match rules.kind() {
+        Preset::Block => 69,
+        Preset::Team => 100,
+        Preset::AllFives if to > 0 => to,
+        Preset::AllFives => rules.pip_total(rules.all_tiles()),
+    }
+}
+
+/// The row of a game `f` forfeited: the forfeiting side scores 0, the other
+/// the game's maximum; `forfeit` names the reason's kind (`illegal`,
+/// `time`, `crash`, `protocol`); the detail goes to the worker's log.
+pub(super) fn forfeit_row(spec: &Spec, c: &GameCoords, rules: &FullRules, to: u32, f: &Forfeit) -> GameRow {
+    let kind = f.reason.split([':', ' ']).next().unwrap_or("forfeit").to_string();
+    let row = super::full_game::named(spec, c, GameRow::at(c));
+    eprintln!(
+        "game {}: {} forfeits (seat {}): {}",
+        c.game_index,
+        row.opponent.as_deref().unwrap_or("the external agent"),
+        f.seat,
+        f.reason
+    );
+    let max = maximum(rules, to);
+    let agent_lost = rules.side(f.seat) == c.agent_side;
+    let (player_score, target_score) = if agent_lost { (0, max) } else { (max, 0) };
+    let score_diff = player_score as i32 - target_score as i32;
+    GameRow {
+        leader: Seat::Player,
+        player_score,
+        target_score,
+        score_diff,
+        win_or_tie: score_diff >= 0,
+        ending: Ending::Forfeit,
+        forfeit: Some(kind),
+        ..row
+    }
+}

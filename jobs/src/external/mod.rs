@@ -1,0 +1,206 @@
+//! External agents at play (docs/agents.md): a playing thread's agent
+//! processes, one per agent, kept across the task's games
+//! ([`ExternalPool`]), and the seats they decide ([`full::ExternalSeats`]).
+//! A crash, a time-out, or a reply that is not the protocol forfeits the
+//! game being played and ends the process, which the next game restarts
+//! (up to the agent's `restarts`); an illegal action forfeits the game and
+//! keeps the process. An agent that cannot start fails the task.
+
+mod process;
+
+use std::collections::HashMap;
+use std::time::{Duration, Instant};
+
+use full::{FullRules, SeatView};
+use serde_json::{Value, json};
+
+pub use process::{AgentProcess, Failure, MAX_LINE, PROTOCOL};
+
+use crate::spec::ExternalAgent;
+
+/// An agent's process and what is left of its restarts.
+#[derive(Debug)]
+struct Slot {
+    process: Option<AgentProcess>,
+    restarts_left: u32,
+    /// Set when the process ended and no restart is left: why.
+    dead: Option<String>,
+    /// Whether it was ever started (a later start is a restart).
+    started: bool,
+}
+
+/// The game being played with an external agent.
+#[derive(Debug)]
+struct Current {
+    agent: String,
+    spec: ExternalAgent,
+    used: Duration,
+}
+
+/// A playing thread's agent processes.
+#[derive(Debug, Default)]
+pub struct ExternalPool {
+    slots: HashMap<String, Slot>,
+    current: Option<Current>,
+}
+
+/// How a game with an external agent could not begin.
+#[derive(Debug)]
+pub enum BeginError {
+    /// The game is forfeited (the agent is out of restarts).
+    Forfeit(String),
+    /// The task fails: the agent cannot start.
+    Fatal(String),
+}
+
+/// The game's name and rules as the protocol's `game` message gives them.
+pub fn game_message(rules: &FullRules, to: u32, seats: &[u8], seed: u64) -> Value {
+    let c = rules.config();
+    json!({
+        "type": "game",
+        "game": rules.kind().name(),
+        "rules": {
+            "set": c.set, "seats": c.seats, "hand": c.hand, "teams": c.teams, "keep": c.keep,
+            "round": c.round,
+            "blocked": match c.blocked { full::FivesBlocked::Opponents => "opponents", full::FivesBlocked::Difference => "difference" },
+            "lead": match c.lead { full::FivesLead::Winner => "winner", full::FivesLead::HighestDouble => "highest-double" },
+            "to": to,
+        },
+        "seats": seats,
+        "seed": seed,
+    })
+}
+
+impl ExternalPool {
+    /// Begins a game of agent `name` (`spec`): its process, started or
+    /// restarted as needed, gets `game` (the `game` message).
+    pub fn begin(&mut self, name: &str, spec: &ExternalAgent, game: &Value) -> Result<(), BeginError> {
+        let kind = game["game"].as_str().unwrap_or_default().to_string();
+        let slot = self.slots.entry(name.to_string()).or_insert_with(|| Slot {
+            process: None,
+            restarts_left: spec.restarts,
+            dead: None,
+            started: false,
+        });
+        if let Some(why) = &slot.dead {
+            return Err(BeginError::Forfeit(format!("crash: no restarts left ({why})")));
+        }
+        if slot.process.is_none() {
+            slot.process = Some(AgentProcess::start(name, spec, &kind).map_err(BeginError::Fatal)?);
+            slot.started = true;
+        }
+        let p = slot.process.as_mut().expect("started above");
+        if let Err(f) = p.send(game) {
+            let why = f.describe();
+            self.lost(name, &why);
+            return Err(BeginError::Forfeit(format!("{}: {why}", f.kind())));
+        }
+        self.current = Some(Current {
+            agent: name.to_string(),
+            spec: spec.clone(),
+            used: Duration::ZERO,
+        });
+        Ok(())
+    }
+
+    /// Ends the game: the agent is told the result (`end`, the protocol's
+    /// `end` message); a process that cannot hear it is let go.
+    pub fn end(&mut self, end: &Value) {
+        let Some(cur) = self.current.take() else { return };
+        if let Some(p) = self.slots.get_mut(&cur.agent).and_then(|s| s.process.as_mut())
+            && p.send(end).is_err()
+        {
+            self.lost(&cur.agent, "it could not be told the game's end");
+        }
+    }
+
+    /// The process of `name` ended or was ended: the next game restarts it
+    /// if a restart is left.
+    fn lost(&mut self, name: &str, why: &str) {
+        let Some(slot) = self.slots.get_mut(name) else { return };
+        if let Some(mut p) = slot.process.take() {
+            p.kill();
+        }
+        if slot.restarts_left == 0 {
+            slot.dead = Some(why.to_string());
+        } else {
+            slot.restarts_left -= 1;
+        }
+    }
+
+    /// Every process is asked to quit, then ended.
+    pub fn shutdown(&mut self) {
+        for (_, slot) in self.slots.drain() {
+            if let Some(p) = slot.process {
+                p.quit();
+            }
+        }
+    }
+
+    fn ask(&mut self, view: &SeatView) -> Result<u32, Failure> {
+        let cur = self.current.as_mut().expect("a decision comes within a game");
+        let spec = &cur.spec;
+        let left = Duration::from_millis(spec.game_ms).saturating_sub(cur.used);
+        let limit = Duration::from_millis(spec.time_ms).min(left);
+        let p = self
+            .slots
+            .get_mut(&cur.agent)
+            .and_then(|s| s.process.as_mut())
+            .ok_or_else(|| Failure::Crash("no process".into()))?;
+        p.send(&decide_message(view))?;
+        let start = Instant::now();
+        let reply = p.receive(limit);
+        cur.used += start.elapsed();
+        let reply = reply?;
+        match (
+            reply.get("type").and_then(Value::as_str),
+            reply.get("action").and_then(Value::as_u64),
+        ) {
+            (Some("action"), Some(a)) if a <= u32::MAX as u64 => Ok(a as u32),
+            _ => Err(Failure::Protocol(format!(
+                "expected {{\"type\": \"action\", \"action\": N}}, got {}",
+                reply.to_string().chars().take(80).collect::<String>()
+            ))),
+        }
+    }
+}
+
+/// The `decide` message of `view`: only what the seat may know.
+fn decide_message(v: &SeatView) -> Value {
+    let tiles: Vec<u8> = engine::bits(v.tiles).collect();
+    json!({
+        "type": "decide",
+        "seat": v.seat,
+        "hand": v.hand_no + 1,
+        "tiles": tiles,
+        "history": v.history,
+        "sizes": v.sizes,
+        "boneyard": v.boneyard,
+        "points": v.points,
+        "totals": v.totals,
+        "legal": v.legal,
+    })
+}
+
+impl full::ExternalSeats for ExternalPool {
+    fn decide(&mut self, view: &SeatView) -> Result<u32, String> {
+        match self.ask(view) {
+            Ok(a) => Ok(a),
+            Err(f) => {
+                let name = self.current.as_ref().map(|c| c.agent.clone()).unwrap_or_default();
+                let why = f.describe();
+                self.lost(&name, &why);
+                Err(match f {
+                    Failure::Time => "time".to_string(),
+                    other => other.describe(),
+                })
+            }
+        }
+    }
+}
+
+impl Drop for ExternalPool {
+    fn drop(&mut self) {
+        self.shutdown();
+    }
+}

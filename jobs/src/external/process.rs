@@ -1,0 +1,299 @@
+//! One agent process (docs/agents.md): started in a fresh directory of its
+//! own with only the environment the spec names, greeted, asked, and ended.
+//! Its stdout is read by a thread into a channel (a line longer than
+//! [`MAX_LINE`] is a protocol error, never a growing buffer); its stderr by
+//! another, which passes the first [`STDERR_SHOWN`] lines to the worker's
+//! log and keeps the last [`STDERR_KEPT`] for error messages.
+
+use std::collections::VecDeque;
+use std::io::{BufRead, BufReader, Read, Write};
+use std::path::PathBuf;
+use std::process::{Child, ChildStdin, Command, Stdio};
+use std::sync::mpsc::{Receiver, RecvTimeoutError, sync_channel};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use serde_json::{Value, json};
+
+use crate::spec::ExternalAgent;
+
+/// The protocol's version (docs/agents.md).
+pub const PROTOCOL: u64 = 1;
+/// The longest line an agent may print, in bytes.
+pub const MAX_LINE: usize = 1 << 20;
+/// Lines of an agent's stderr passed to the worker's log, per process.
+pub const STDERR_SHOWN: usize = 200;
+/// Lines of an agent's stderr kept for error messages.
+pub const STDERR_KEPT: usize = 20;
+/// How long a process gets to answer the greeting, at least.
+const HELLO_MS: u64 = 10_000;
+
+/// Why an exchange with an agent failed.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Failure {
+    /// No reply within the limit.
+    Time,
+    /// The process ended (its exit status when known).
+    Crash(String),
+    /// A reply that is not the protocol (what it was, shortened).
+    Protocol(String),
+}
+
+impl Failure {
+    /// The reason as rows and reports name it: `time`, `crash`, `protocol`.
+    pub fn kind(&self) -> &'static str {
+        match self {
+            Failure::Time => "time",
+            Failure::Crash(_) => "crash",
+            Failure::Protocol(_) => "protocol",
+        }
+    }
+
+    /// The reason with its detail, for messages.
+    pub fn describe(&self) -> String {
+        match self {
+            Failure::Time => "time: no reply within the limit".to_string(),
+            Failure::Crash(s) => format!("crash: {s}"),
+            Failure::Protocol(s) => format!("protocol: {s}"),
+        }
+    }
+}
+
+/// A running agent process.
+#[derive(Debug)]
+pub struct AgentProcess {
+    name: String,
+    child: Child,
+    stdin: Option<ChildStdin>,
+    lines: Receiver<Result<String, String>>,
+    stderr: Arc<Mutex<VecDeque<String>>>,
+    dir: PathBuf,
+}
+
+/// A directory of its own for a process, under the system's scratch space.
+fn scratch_dir(name: &str) -> std::io::Result<PathBuf> {
+    use std::sync::atomic::{AtomicU64, Ordering};
+    static NEXT: AtomicU64 = AtomicU64::new(0);
+    let dir = std::env::temp_dir().join(format!(
+        "muggins-agent-{name}-{}-{}",
+        std::process::id(),
+        NEXT.fetch_add(1, Ordering::Relaxed)
+    ));
+    std::fs::create_dir_all(&dir)?;
+    Ok(dir)
+}
+
+impl AgentProcess {
+    /// Starts `spec`'s command for agent `name` and greets it; the reply
+    /// must speak [`PROTOCOL`] and list `game`. Any failure is the message
+    /// that fails the task (with the process's last stderr lines).
+    pub fn start(name: &str, spec: &ExternalAgent, game: &str) -> Result<AgentProcess, String> {
+        let command = spec.resolved_command();
+        let dir = scratch_dir(name).map_err(|e| format!("agent {name}: cannot make its directory: {e}"))?;
+        let mut cmd = Command::new(&command[0]);
+        cmd.args(&command[1..])
+            .current_dir(&dir)
+            .env_clear()
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped());
+        for var in std::iter::once("PATH").chain(spec.pass_env.iter().map(String::as_str)) {
+            if let Some(v) = std::env::var_os(var) {
+                cmd.env(var, v);
+            }
+        }
+        cmd.env("HOME", &dir);
+        for (k, v) in &spec.env {
+            cmd.env(k, v);
+        }
+        let mut child = cmd.spawn().map_err(|e| {
+            let _ = std::fs::remove_dir_all(&dir);
+            format!("agent {name} cannot start: cannot run {:?}: {e}", command.join(" "))
+        })?;
+        let stdout = child.stdout.take().expect("piped");
+        let stderr = child.stderr.take().expect("piped");
+        let (tx, lines) = sync_channel(16);
+        std::thread::spawn(move || read_lines(stdout, tx));
+        let kept = Arc::new(Mutex::new(VecDeque::new()));
+        let tail = Arc::clone(&kept);
+        let label = name.to_string();
+        std::thread::spawn(move || log_stderr(stderr, &label, &tail));
+        let mut p = AgentProcess {
+            name: name.to_string(),
+            stdin: child.stdin.take(),
+            child,
+            lines,
+            stderr: kept,
+            dir,
+        };
+        p.hello(game, spec.time_ms.max(HELLO_MS)).map_err(|why| p.fatal(&why))?;
+        Ok(p)
+    }
+
+    /// The greeting: muggins' version, the agent's reply.
+    fn hello(&mut self, game: &str, ms: u64) -> Result<(), String> {
+        self.send(&json!({"type": "hello", "protocol": PROTOCOL}))
+            .map_err(|f| f.describe())?;
+        let reply = self.receive(Duration::from_millis(ms)).map_err(|f| f.describe())?;
+        if reply.get("type").and_then(Value::as_str) != Some("hello") {
+            return Err(format!(
+                "protocol: expected a hello, got {}",
+                shorten(&reply.to_string())
+            ));
+        }
+        match reply.get("protocol").and_then(Value::as_u64) {
+            Some(PROTOCOL) => {}
+            Some(v) => return Err(format!("it speaks protocol {v}; muggins speaks protocol {PROTOCOL}")),
+            None => return Err("protocol: its hello has no \"protocol\" number".into()),
+        }
+        let games: Vec<&str> = reply
+            .get("games")
+            .and_then(Value::as_array)
+            .map(|a| a.iter().filter_map(Value::as_str).collect())
+            .unwrap_or_default();
+        if !games.contains(&game) {
+            return Err(format!("it plays {games:?}, not {game:?}"));
+        }
+        Ok(())
+    }
+
+    /// The message that fails the task: the agent, why, its last stderr lines.
+    pub fn fatal(&mut self, why: &str) -> String {
+        self.kill();
+        // Let the stderr thread take what is left.
+        std::thread::sleep(Duration::from_millis(50));
+        let tail = self.stderr_tail();
+        let tail = if tail.is_empty() {
+            "(nothing on stderr)".to_string()
+        } else {
+            format!("its last stderr lines:\n{tail}")
+        };
+        format!("agent {} cannot start: {why}; {tail}", self.name)
+    }
+
+    /// The last lines the process wrote on stderr.
+    pub fn stderr_tail(&self) -> String {
+        let kept = self.stderr.lock().unwrap_or_else(|e| e.into_inner());
+        kept.iter().cloned().collect::<Vec<_>>().join("\n")
+    }
+
+    /// Sends one message (a line of JSON).
+    pub fn send(&mut self, msg: &Value) -> Result<(), Failure> {
+        let stdin = self
+            .stdin
+            .as_mut()
+            .ok_or_else(|| Failure::Crash("stdin closed".into()))?;
+        let mut line = msg.to_string();
+        line.push('\n');
+        stdin
+            .write_all(line.as_bytes())
+            .and_then(|_| stdin.flush())
+            .map_err(|e| Failure::Crash(self_status(&mut self.child, &e.to_string())))
+    }
+
+    /// The next message, waiting at most `limit`.
+    pub fn receive(&mut self, limit: Duration) -> Result<Value, Failure> {
+        match self.lines.recv_timeout(limit) {
+            Ok(Ok(line)) => serde_json::from_str(&line).map_err(|_| Failure::Protocol(shorten(&line))),
+            Ok(Err(why)) => Err(Failure::Protocol(why)),
+            Err(RecvTimeoutError::Timeout) => Err(Failure::Time),
+            Err(RecvTimeoutError::Disconnected) => Err(Failure::Crash(self_status(&mut self.child, "stdout closed"))),
+        }
+    }
+
+    /// Ends the process now.
+    pub fn kill(&mut self) {
+        self.stdin = None;
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+
+    /// Asks the process to quit, then ends it.
+    pub fn quit(mut self) {
+        let _ = self.send(&json!({"type": "quit"}));
+        self.stdin = None;
+        for _ in 0..20 {
+            if matches!(self.child.try_wait(), Ok(Some(_))) {
+                return;
+            }
+            std::thread::sleep(Duration::from_millis(25));
+        }
+        self.kill();
+    }
+}
+
+impl Drop for AgentProcess {
+    fn drop(&mut self) {
+        self.kill();
+        let _ = std::fs::remove_dir_all(&self.dir);
+    }
+}
+
+/// How the child ended, if it has.
+fn self_status(child: &mut Child, otherwise: &str) -> String {
+    std::thread::sleep(Duration::from_millis(20));
+    match child.try_wait() {
+        Ok(Some(status)) => format!("the process exited ({status})"),
+        _ => otherwise.to_string(),
+    }
+}
+
+/// A line for a message: at most 80 characters.
+fn shorten(line: &str) -> String {
+    let t: String = line.chars().take(80).collect();
+    if t.len() < line.len() {
+        format!("{t:?}...")
+    } else {
+        format!("{t:?}")
+    }
+}
+
+/// Reads stdout line by line into `tx` (a line over [`MAX_LINE`] ends it
+/// with an error); ends when stdout closes.
+fn read_lines(stdout: impl Read, tx: std::sync::mpsc::SyncSender<Result<String, String>>) {
+    let mut r = BufReader::new(stdout);
+    loop {
+        let mut buf = Vec::new();
+        let n = match (&mut r).take(MAX_LINE as u64 + 1).read_until(b'\n', &mut buf) {
+            Ok(0) | Err(_) => return,
+            Ok(n) => n,
+        };
+        if n > MAX_LINE && buf.last() != Some(&b'\n') {
+            let _ = tx.send(Err(format!("a line longer than {MAX_LINE} bytes")));
+            return;
+        }
+        let line = String::from_utf8_lossy(&buf).trim_end().to_string();
+        if line.is_empty() {
+            continue;
+        }
+        if tx.send(Ok(line)).is_err() {
+            return;
+        }
+    }
+}
+
+/// Passes stderr's first lines to the worker's log, keeps the last ones.
+fn log_stderr(stderr: impl Read, name: &str, kept: &Mutex<VecDeque<String>>) {
+    let mut r = BufReader::new(stderr);
+    let mut shown = 0;
+    loop {
+        let mut buf = Vec::new();
+        match (&mut r).take(4096).read_until(b'\n', &mut buf) {
+            Ok(0) | Err(_) => return,
+            Ok(_) => {}
+        }
+        let line = String::from_utf8_lossy(&buf).trim_end().to_string();
+        if shown < STDERR_SHOWN {
+            eprintln!("[agent {name}] {line}");
+            shown += 1;
+            if shown == STDERR_SHOWN {
+                eprintln!("[agent {name}] (further stderr lines are not shown)");
+            }
+        }
+        let mut k = kept.lock().unwrap_or_else(|e| e.into_inner());
+        if k.len() == STDERR_KEPT {
+            k.pop_front();
+        }
+        k.push_back(line);
+    }
+}

@@ -1,0 +1,134 @@
+#!/usr/bin/env python3
+"""OpenSpiel's Python bots as a muggins agent (docs/agents.md, protocol 1).
+
+    python3 openspiel_agent.py --bot ismcts|mcts|random [--simulations N]
+
+Plays block and team. At each decision the agent rebuilds an OpenSpiel
+state from what the protocol tells its seat (its tiles, every play, the
+hand sizes): the other seats' tiles are drawn uniformly among the deals
+that replay the public history exactly (a seat skipped while holding a
+playable tile would have played it), on OpenSpiel's own
+`python_block_dominoes` / `python_team_dominoes`. ISMCTS samples its worlds
+with that same sampler (`ISMCTSBot.set_resampler`); MCTS searches one
+sampled world per decision (MCTS needs a full state); random plays a
+uniform legal action. Needs `pip install open_spiel`.
+"""
+import argparse
+import json
+import random
+import sys
+
+import numpy as np
+import pyspiel
+from open_spiel.python.algorithms import ismcts, mcts
+from open_spiel.python.games import block_dominoes, team_dominoes  # noqa: F401 (registers)
+
+GAMES = {"block": "python_block_dominoes", "team": "python_team_dominoes"}
+TILES = 28
+
+
+def send(message):
+    sys.stdout.write(json.dumps(message) + "\n")
+    sys.stdout.flush()
+
+
+class World:
+    """The deals consistent with one seat's view, and states built from them."""
+
+    def __init__(self, game, kind):
+        self.game, self.kind = game, kind
+        self.players = game.num_players()
+        self.per_seat = game.num_distinct_actions() // self.players
+        # Which tile each action id plays (from a probe state's strings).
+        self.tile_of = {}
+        probe = game.new_initial_state()
+        for a in range(game.num_distinct_actions()):
+            text = probe.action_to_string(0, a)
+            # "p0 tile:(2.0, 5.0) pip:5.0"
+            pips = text.split("tile:(")[1].split(")")[0].split(", ")
+            self.tile_of[a] = self._index(int(float(pips[0])), int(float(pips[1])))
+
+    @staticmethod
+    def _index(a, b):
+        return sum(7 - i for i in range(a)) + (b - a)
+
+    def deal_order(self):
+        """The seat each chance action deals to, in order."""
+        if self.kind == "team":
+            return [k % 4 for k in range(TILES)]
+        return [k // 7 for k in range(14)]
+
+    def sample(self, seat, tiles, history, rng, tries=2000):
+        """A state after `history` where `seat` holds `tiles`; the others'
+        tiles uniform among the deals that replay the history."""
+        played = {s: [] for s in range(self.players)}
+        for a in history:
+            played[a // self.per_seat].append(self.tile_of[a])
+        own = sorted(set(tiles) | set(played[seat]))
+        order = self.deal_order()
+        unseen = [t for t in range(TILES) if t not in own and all(t not in p for p in played.values())]
+        for _ in range(tries):
+            rng.shuffle(unseen)
+            hands, rest = {seat: list(own)}, list(unseen)
+            for s in range(self.players):
+                if s != seat:
+                    need = order.count(s) - len(played[s])
+                    hands[s] = played[s] + rest[:need]
+                    rest = rest[need:]
+            state = self.game.new_initial_state()
+            left = {s: sorted(h) for s, h in hands.items()}
+            for s in order:
+                state.apply_action(left[s].pop(0))
+            try:
+                for a in history:
+                    if a not in state.legal_actions():
+                        raise ValueError
+                    state.apply_action(a)
+            except ValueError:
+                continue
+            if state.current_player() == seat:
+                return state
+        raise RuntimeError("no deal replays the history")
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    p.add_argument("--bot", choices=["ismcts", "mcts", "random"], default="ismcts")
+    p.add_argument("--simulations", type=int, default=1000)
+    args = p.parse_args()
+    rng = random.Random(0)
+    world = bot = None
+    view = None
+    for line in sys.stdin:
+        m = json.loads(line)
+        kind = m.get("type")
+        if kind == "hello":
+            send({"type": "hello", "protocol": 1, "name": f"openspiel-{args.bot}", "games": list(GAMES)})
+        elif kind == "game":
+            rng = random.Random(m["seed"])
+            game = pyspiel.load_game(GAMES[m["game"]])
+            world = World(game, m["game"])
+            np_rng = np.random.RandomState(m["seed"] % 2**32)
+            evaluator = mcts.RandomRolloutEvaluator(1, np_rng)
+            if args.bot == "ismcts":
+                bot = ismcts.ISMCTSBot(game, evaluator, 2.0, args.simulations, random_state=np_rng)
+                bot.set_resampler(
+                    lambda state, player: world.sample(view["seat"], view["tiles"], view["history"], rng))
+            elif args.bot == "mcts":
+                bot = mcts.MCTSBot(game, 2.0, args.simulations, evaluator, random_state=np_rng)
+        elif kind == "decide":
+            view = m
+            if args.bot == "random":
+                action = rng.choice(m["legal"])
+            else:
+                state = world.sample(m["seat"], m["tiles"], m["history"], rng)
+                action = bot.step(state)
+                if args.bot == "ismcts":
+                    bot.reset()
+            send({"type": "action", "action": int(action)})
+        elif kind == "quit":
+            return
+
+
+if __name__ == "__main__":
+    main()
