@@ -37,6 +37,58 @@ pub struct OpenHandRecord {
     pub beliefs: Vec<super::worlds::BeliefScore>,
 }
 
+/// Expectimax or M* to the settings' depth on `settings.worlds` worlds of
+/// the mover of `pos` (PIMC under partial observation): the others' tiles
+/// drawn exactly from the `constraints` belief of `obs` (or, with the
+/// `uniform` belief, its hand sizes alone) with the seat's stream; the play
+/// with the best mean value, ties to the first in OpenSpiel's order.
+fn pimc_open(
+    rules: &FullRules,
+    pos: &FullPosition,
+    obs: &Observation,
+    settings: super::agent::SearchSettings,
+    models: [FullTarget; MAX_SEATS],
+    rng: &mut ChaCha20Rng,
+) -> FullDecision {
+    let obs = if settings.belief == engine::Belief::Uniform {
+        obs.without_voids()
+    } else {
+        *obs
+    };
+    let mut belief = super::belief::Constraints::new(&obs);
+    let (mut sum, mut values, mut nodes) = (Vec::new(), Vec::new(), 0);
+    let mut at = [u8::MAX; 64];
+    for _ in 0..settings.worlds {
+        belief
+            .sample(rng, &mut at)
+            .expect("the true deal agrees with what the seat saw");
+        let mut world = *pos;
+        for s in 0..rules.seats() as usize {
+            if s != obs.seat as usize {
+                world.hands[s] = 0;
+            }
+        }
+        world.boneyard = 0;
+        for t in engine::bits(obs.hidden) {
+            match at[t as usize] as usize {
+                super::belief::BONEYARD => world.boneyard |= 1 << t,
+                s => world.hands[s] |= 1 << t,
+            }
+        }
+        let mut s = FullSearcher::new(rules, pos.mover, settings.engine, settings.depth, models);
+        s.open_values(&world, &mut values);
+        nodes += s.nodes();
+        sum.resize(values.len(), 0.0);
+        for (t, v) in sum.iter_mut().zip(&values) {
+            *t += v;
+        }
+    }
+    let k = settings.worlds.max(1) as f64;
+    let mut d = super::search::best_of(sum.len(), |i| sum[i] / k);
+    d.nodes = nodes;
+    d
+}
+
 /// Plays a block or team hand from `hands`, `agents[seat]` in each seat;
 /// `seat_rngs` drive the random strategies (one draw per decision).
 pub fn play_open_hand(
@@ -115,6 +167,13 @@ pub fn play_open_hand_external(
                         ess: None,
                     });
                 }
+                nodes += d.nodes;
+                decisions.push((plays.len(), d));
+                d.index
+            }
+            FullAgent::Search(settings) if settings.worlds > 0 => {
+                let obs = Observation::of_hands(rules, &pos.hands, pos.boneyard, seat, &void, &void_pips);
+                let d = pimc_open(rules, &pos, &obs, settings, models, &mut seat_rngs[seat as usize]);
                 nodes += d.nodes;
                 decisions.push((plays.len(), d));
                 d.index

@@ -4,6 +4,7 @@
 mod alphabeta;
 mod beliefs;
 mod dominai;
+mod external;
 mod fives;
 mod game;
 mod predict;

@@ -29,25 +29,22 @@ pub(super) fn opponent<'s>(
     Some((&agent.name, e, seats))
 }
 
-/// Begins the game with the external agent: the row of a forfeit when it is
-/// out of restarts, the task's error when it cannot start.
+/// Begins the game with the external agent: the forfeit when it is out of
+/// restarts, the task's error when it cannot start.
 pub(super) fn begin(
     ext: &mut ExternalPool,
     spec: &Spec,
     c: &GameCoords,
     rules: &FullRules,
     to: u32,
-) -> Result<Option<GameRow>, ExecError> {
+) -> Result<Option<Forfeit>, ExecError> {
     let Some((name, agent, seats)) = opponent(spec, c, rules) else {
         return Ok(None);
     };
     let game = game_message(rules, to, &seats, game_seed(spec, c));
     match ext.begin(name, agent, &game) {
         Ok(()) => Ok(None),
-        Err(BeginError::Forfeit(reason)) => {
-            let seat = seats[0];
-            Ok(Some(forfeit_row(spec, c, rules, to, &Forfeit { seat, reason })))
-        }
+        Err(BeginError::Forfeit(reason)) => Ok(Some(Forfeit { seat: seats[0], reason })),
         Err(BeginError::Fatal(message)) => Err(ExecError::Game {
             index: c.game_index,
             message,
@@ -85,12 +82,12 @@ pub(super) fn maximum(rules: &FullRules, to: u32) -> u32 {
     }
 }
 
-/// The row of a game `f` forfeited: the forfeiting side scores 0, the other
-/// the game's maximum; `forfeit` names the reason's kind (`illegal`,
-/// `time`, `crash`, `protocol`); the detail goes to the worker's log.
-pub(super) fn forfeit_row(spec: &Spec, c: &GameCoords, rules: &FullRules, to: u32, f: &Forfeit) -> GameRow {
+/// The row of a game `f` forfeited (`row`: the grid point's row as named):
+/// the forfeiting side scores 0, the other the game's maximum; `forfeit`
+/// names the reason's kind (`illegal`, `time`, `crash`, `protocol`); the
+/// detail goes to the worker's log.
+pub(super) fn forfeit_row(row: GameRow, c: &GameCoords, rules: &FullRules, to: u32, f: &Forfeit) -> GameRow {
     let kind = f.reason.split([':', ' ']).next().unwrap_or("forfeit").to_string();
-    let row = super::full_game::named(spec, c, GameRow::at(c));
     eprintln!(
         "game {}: {} forfeits (seat {}): {}",
         c.game_index,

@@ -46,8 +46,16 @@ pub(crate) fn play(
     }
     let agents = agents(spec, full, c);
     let to = full.match_to.unwrap_or(0);
-    if let Some(row) = external_game::begin(ext, spec, c, &rules, to)? {
-        return Ok((row, Vec::new(), Vec::new()));
+    let forfeited = |f: &full::Forfeit| {
+        let row = named(spec, c, GameRow::at(c));
+        Ok((
+            external_game::forfeit_row(row, c, &rules, to, f),
+            Vec::new(),
+            Vec::new(),
+        ))
+    };
+    if let Some(f) = external_game::begin(ext, spec, c, &rules, to)? {
+        return forfeited(&f);
     }
     let external = external_game::opponent(spec, c, &rules).is_some();
     if rules.kind() != Preset::AllFives {
@@ -80,13 +88,7 @@ pub(crate) fn play(
     };
     let m = match played {
         Some(Ok(m)) => m,
-        Some(Err(f)) => {
-            return Ok((
-                external_game::forfeit_row(spec, c, &rules, to, &f),
-                Vec::new(),
-                Vec::new(),
-            ));
-        }
+        Some(Err(f)) => return forfeited(&f),
         None => {
             return Err(ExecError::Game {
                 index: c.game_index,
@@ -242,7 +244,7 @@ fn full_engine(e: PlayerEngine) -> FullEngine {
 
 /// With named agents, the row names the agent and the opponent; with a
 /// rules factor, the rule set.
-pub(super) fn named(spec: &Spec, c: &GameCoords, mut row: GameRow) -> GameRow {
+fn named(spec: &Spec, c: &GameCoords, mut row: GameRow) -> GameRow {
     if let Some(k) = c.rules {
         row.rules = Some(spec.rule_sets[k as usize].name.clone());
     }
@@ -330,11 +332,8 @@ fn play_open(
                 }
                 Err(f) => {
                     external_game::end(ext, None, Some(&f));
-                    return Ok((
-                        external_game::forfeit_row(spec, c, rules, 0, &f),
-                        Vec::new(),
-                        Vec::new(),
-                    ));
+                    let row = named(spec, c, GameRow::at(c));
+                    return Ok((external_game::forfeit_row(row, c, rules, 0, &f), Vec::new(), Vec::new()));
                 }
             }
         }

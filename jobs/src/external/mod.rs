@@ -25,8 +25,6 @@ struct Slot {
     restarts_left: u32,
     /// Set when the process ended and no restart is left: why.
     dead: Option<String>,
-    /// Whether it was ever started (a later start is a restart).
-    started: bool,
 }
 
 /// The game being played with an external agent.
@@ -80,14 +78,12 @@ impl ExternalPool {
             process: None,
             restarts_left: spec.restarts,
             dead: None,
-            started: false,
         });
         if let Some(why) = &slot.dead {
             return Err(BeginError::Forfeit(format!("crash: no restarts left ({why})")));
         }
         if slot.process.is_none() {
             slot.process = Some(AgentProcess::start(name, spec, &kind).map_err(BeginError::Fatal)?);
-            slot.started = true;
         }
         let p = slot.process.as_mut().expect("started above");
         if let Err(f) = p.send(game) {

@@ -8,18 +8,7 @@ use toml::{Table, Value};
 
 use super::SpecError;
 use super::fields::{bad, int_in, missing, no_unknown, take_int, take_str};
-
-/// The keys of an external agent's table.
-pub(super) const EXTERNAL_KEYS: &[&str] = &[
-    "command",
-    "cwd",
-    "env",
-    "pass_env",
-    "time_ms",
-    "game_ms",
-    "restarts",
-    "hash_files",
-];
+use super::keys::EXTERNAL_KEYS;
 
 /// An agent played by a program outside muggins.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -56,14 +45,8 @@ const RESTARTS: i64 = 3;
 pub(super) fn external_of(name: &str, mut t: Table) -> Result<ExternalAgent, SpecError> {
     let p = format!("agents.{name}");
     let key = |k: &str| format!("{p}.{k}");
-    no_unknown(&t, &p, EXTERNAL_KEYS).map_err(|e| match t.keys().find(|k| !EXTERNAL_KEYS.contains(&k.as_str())) {
-        Some(k) if ["engine", "strategy", "budget", "worlds", "depth"].contains(&k.as_str()) => bad(
-            &key(k),
-            &t[k.as_str()],
-            "an external agent (command = [...]) decides for itself: it takes no engine or search settings",
-        ),
-        _ => e,
-    })?;
+    // An engine or search setting here is refused by name (keys.rs).
+    no_unknown(&t, &p, EXTERNAL_KEYS)?;
     let command = match t.remove("command") {
         Some(Value::Array(a)) if !a.is_empty() => a
             .into_iter()

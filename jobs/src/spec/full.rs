@@ -340,7 +340,9 @@ pub(super) fn check_full_grid(
                 FullTarget::Thesis(TargetKind::Scorer | TargetKind::Defender) | FullTarget::Searcher
             )
         };
-        if let Some(t) = g.target.iter().find(counted) {
+        // With named agents the grid's targets are placeholders (a searching
+        // or external opponent is `searcher`); check_open_pool checks them.
+        if let Some(t) = g.target.iter().find(counted).filter(|_| !agents) {
             return Err(bad(
                 "grid.target",
                 Value::String(t.name().into()),
@@ -354,17 +356,8 @@ pub(super) fn check_full_grid(
                 format!("{preset} is searched by mstar and expectimax; ismcts plays all-fives"),
             ));
         }
-        let dominai_only = g.engine.iter().all(|&e| e == PlayerEngine::Dominai);
-        if g.observability.contains(&Observability::Partial) && !dominai_only {
-            return Err(bad(
-                "grid.observability",
-                "\"partial\"",
-                format!(
-                    "{preset} is searched under full observation: use [\"full\"] (only a grid of engine = \
-                     [\"dominai\"] plays it from its own hand)"
-                ),
-            ));
-        }
+        // Under partial observation mstar and expectimax search sampled
+        // worlds (PIMC, docs/search.md); dominai plays from its own hand.
     }
     if g.engine.contains(&PlayerEngine::Dominai) && g.observability.contains(&Observability::Full) {
         return Err(bad(

@@ -147,7 +147,7 @@ pub(super) fn check_all(root: &Table) -> Result<(), SpecError> {
         for (name, v) in agents.iter() {
             if let Value::Table(a) = v {
                 let keys = if a.contains_key("command") {
-                    super::external::EXTERNAL_KEYS
+                    EXTERNAL_KEYS
                 } else {
                     AGENT_KEYS
                 };
@@ -157,6 +157,18 @@ pub(super) fn check_all(root: &Table) -> Result<(), SpecError> {
     }
     Ok(())
 }
+
+/// The keys of an external agent's table.
+pub(super) const EXTERNAL_KEYS: &[&str] = &[
+    "command",
+    "cwd",
+    "env",
+    "pass_env",
+    "time_ms",
+    "game_ms",
+    "restarts",
+    "hash_files",
+];
 
 /// The keys of an `[agents.NAME]` table.
 pub(super) const AGENT_KEYS: &[&str] = &[

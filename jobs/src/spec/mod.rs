@@ -16,6 +16,7 @@ mod external;
 mod fields;
 mod full;
 mod keys;
+mod open_pool;
 mod parse;
 mod pool;
 mod rulesets;

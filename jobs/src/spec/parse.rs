@@ -70,6 +70,9 @@ pub(super) fn spec(text: &str) -> Result<Spec, SpecError> {
                 pool::two_sides(&s.config).map_err(|e| in_rule_set(e, &s.name))?;
             }
             pool::fit_grid(&pool, &mut grid, searches.partner)?;
+            for s in sets.iter().map(|s| &s.config).chain(std::iter::once(config)) {
+                super::open_pool::check_open_pool(&pool, s.preset)?;
+            }
             Some(pool)
         }
         (Some(_), None) => unreachable!("refused above: agents need a preset"),
@@ -234,8 +237,8 @@ fn rules_of(
     }
 }
 
-/// Matches and named agents play All Fives; with named agents the grid's
-/// engine and target get placeholders, replaced by the agents' engines and
+/// Matches play All Fives, named agents the full game's presets; with
+/// named agents the grid's engine and target get placeholders, replaced by the agents' engines and
 /// the opponents when the pool is fitted to the grid.
 fn check_all_fives(
     sets: &[RuleSet],
@@ -244,8 +247,8 @@ fn check_all_fives(
     agents: bool,
     grid_table: &mut Table,
 ) -> Result<(), SpecError> {
-    if matches || agents {
-        let what = if matches { "[match]" } else { "named agents" };
+    if matches {
+        let what = "[match]";
         if let Some(s) = sets.iter().find(|s| s.config.preset != Preset::AllFives) {
             return Err(bad(
                 &format!("rules.{}.preset", s.name),
@@ -255,11 +258,11 @@ fn check_all_fives(
         }
     }
     if agents {
-        if preset != Some(Preset::AllFives) {
+        if preset.is_none() {
             return Err(bad(
                 "grid.agents",
                 "[...]",
-                "named agents play [rules] preset = \"all-fives\"",
+                "named agents play the full game: give [rules] preset = \"all-fives\", \"block\" or \"team\"",
             ));
         }
         grid_table.insert("engine".into(), toml::Value::Array(vec!["mstar".into()]));

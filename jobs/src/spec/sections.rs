@@ -364,13 +364,13 @@ pub(super) fn take_beliefs(
                      \"all-fives\"",
                 ));
             }
-            (Some(p), b) if p != full::Preset::AllFives && b != Belief::Uniform => {
+            (Some(p), Belief::Dominai | Belief::Model) if p != full::Preset::AllFives => {
                 return Err(bad(
                     key,
                     &item,
                     format!(
-                        "{p} is searched under full observation, which has no worlds to believe in (the dominai \
-                         engine keeps its own matrices): use \"uniform\" or leave belief out"
+                        "{p}'s worlds come from \"uniform\" or \"constraints\" (the dominai engine keeps its own \
+                         matrices; the model belief weighs All-Fives plays)"
                     ),
                 ));
             }

@@ -3,6 +3,7 @@
 mod agents;
 mod evals;
 mod exec;
+mod external;
 mod hash;
 mod keys;
 mod layout;

@@ -1,0 +1,65 @@
+//! Named agents on OpenSpiel's block and team: which engines, beliefs and
+//! strategies play them.
+
+use engine::{PlayerEngine, TargetKind};
+use full::{FullTarget, Preset};
+
+use super::SpecError;
+use super::agents::{AgentPlay, Pool};
+use super::fields::bad;
+use super::shaping::ShapingLevel;
+
+/// Named agents on block and team: the searches go to a depth (mstar,
+/// expectimax; dominai), their worlds from the uniform or constraints
+/// belief; the strategies are random and heaviest.
+pub(super) fn check_open_pool(pool: &Pool, preset: Preset) -> Result<(), SpecError> {
+    if preset == Preset::AllFives {
+        return Ok(());
+    }
+    for a in &pool.agents {
+        let key = |k: &str| format!("agents.{}.{k}", a.name);
+        match &a.play {
+            AgentPlay::Search(s) => {
+                if s.engine == PlayerEngine::Ismcts {
+                    return Err(bad(
+                        &key("engine"),
+                        "\"ismcts\"",
+                        format!("{preset} is searched by mstar, expectimax and dominai; ismcts plays all-fives"),
+                    ));
+                }
+                if s.budget > 0 && s.engine != PlayerEngine::Dominai {
+                    return Err(bad(
+                        &key("budget"),
+                        s.budget,
+                        format!("{preset}'s searches go to a depth: give depth = N, not a budget"),
+                    ));
+                }
+                if matches!(s.belief, engine::Belief::Model | engine::Belief::Dominai) {
+                    return Err(bad(
+                        &key("belief"),
+                        format!("\"{}\"", s.belief.name()),
+                        format!("{preset}'s worlds come from \"uniform\" or \"constraints\""),
+                    ));
+                }
+                if s.shaping != ShapingLevel::NONE {
+                    return Err(bad(
+                        &key("shaping"),
+                        format!("\"{}\"", s.shaping.name()),
+                        format!("shaping applies to all-fives, not {preset}"),
+                    ));
+                }
+            }
+            AgentPlay::Strategy(
+                FullTarget::Thesis(TargetKind::Scorer | TargetKind::Defender) | FullTarget::Searcher,
+            ) => {
+                return Err(bad(
+                    "grid.agents",
+                    format!("\"{}\"", a.name),
+                    format!("{preset} has no count to score or defend: its strategies are random and heaviest"),
+                ));
+            }
+            _ => {}
+        }
+    }
+    Ok(())
+}

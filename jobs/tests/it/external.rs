@@ -1,0 +1,103 @@
+//! `[agents.NAME] command = [...]`: external agents in specs (docs/agents.md):
+//! their keys, the errors that name them, what the spec id covers.
+
+use jobs::{AgentPlay, Spec};
+
+fn spec(agent: &str, grid: &str) -> String {
+    format!(
+        r#"
+name = "ext"
+seed = 1
+[rules]
+preset = "all-fives"
+[grid]
+information_source = ["oracle"]
+observability = ["full"]
+starting_states = "spread:4"
+repeats = 1
+{grid}
+[search]
+depth = 2
+[agents.mstar]
+engine = "mstar"
+[agents.bot]
+{agent}
+"#
+    )
+}
+
+const CROSS: &str = "agents = [\"mstar\"]\nopponents = [\"bot\"]";
+
+fn err(text: &str) -> String {
+    Spec::from_toml(text).unwrap_err().to_string()
+}
+
+#[test]
+fn an_external_agent_parses_with_its_defaults() {
+    let s = Spec::from_toml(&spec("command = [\"python3\", \"bot.py\", \"--depth\", \"3\"]", CROSS)).unwrap();
+    let pool = s.pool.as_ref().unwrap();
+    let bot = pool.agents.iter().find(|a| a.name == "bot").unwrap();
+    let AgentPlay::External(e) = &bot.play else {
+        panic!("{bot:?}")
+    };
+    assert_eq!(e.command, ["python3", "bot.py", "--depth", "3"]);
+    assert_eq!((e.time_ms, e.game_ms, e.restarts), (10_000, 600_000, 3));
+    assert_eq!(e.cwd, ".");
+    assert!(s.has_external_agents());
+    assert_eq!(pool.pairings.len(), 1);
+}
+
+#[test]
+fn bad_external_tables_are_refused_naming_the_key() {
+    for (agent, words) in [
+        (
+            "command = []",
+            vec!["agents.bot.command", "the program and its arguments"],
+        ),
+        ("command = \"bot.py\"", vec!["agents.bot.command"]),
+        (
+            "command = [\"bot\"]\nengine = \"mstar\"",
+            vec!["agents.bot.engine", "expected one of: command"],
+        ),
+        ("command = [\"bot\"]\ntime_ms = 0", vec!["agents.bot.time_ms"]),
+        (
+            "command = [\"bot\"]\nenv = { A = 1 }",
+            vec!["agents.bot.env.A", "string"],
+        ),
+        ("command = [\"bot\"]\ncolour = \"red\"", vec!["agents.bot.colour"]),
+    ] {
+        let e = err(&spec(agent, CROSS));
+        for w in &words {
+            assert!(e.contains(w), "{agent}: {e}");
+        }
+    }
+    // An external agent plays the opponent's side.
+    let e = err(&spec(
+        "command = [\"bot\"]",
+        "agents = [\"bot\"]\nopponents = [\"mstar\"]",
+    ));
+    assert!(
+        e.contains("is an external agent") && e.contains("grid.opponents"),
+        "{e}"
+    );
+}
+
+#[test]
+fn the_spec_id_covers_the_command_and_with_hash_files_the_files() {
+    let dir = std::env::temp_dir().join(format!("muggins-ext-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("bot.py");
+    std::fs::write(&file, "print('v1')\n").unwrap();
+    let agent = |hash: bool| format!("command = [\"python3\", \"{}\"]\nhash_files = {hash}", file.display());
+    let id = |hash: bool| Spec::from_toml(&spec(&agent(hash), CROSS)).unwrap().id();
+    let (plain, hashed) = (id(false), id(true));
+    assert_ne!(plain, hashed);
+    std::fs::write(&file, "print('v2')\n").unwrap();
+    // Without hash_files the id stays; with it, the new code is a new id.
+    assert_eq!(id(false), plain);
+    assert_ne!(id(true), hashed);
+    // Another command is another id.
+    let other = Spec::from_toml(&spec("command = [\"python3\", \"other.py\"]", CROSS)).unwrap();
+    assert_ne!(other.id(), plain);
+    std::fs::remove_dir_all(&dir).unwrap();
+}
