@@ -223,3 +223,78 @@ fn external_agents_play_block_and_team_and_duckdb_reads_the_rows() {
         assert_eq!(text.trim(), "[('bad', 10, 0), ('reference', 10, 0)]", "{preset}");
     }
 }
+
+#[test]
+fn openspiel_bots_play_as_external_agents() {
+    let agent = repo().join("scripts/agents/openspiel_agent.py");
+    for (preset, bot) in [("block", "ismcts"), ("team", "mcts"), ("block", "random")] {
+        let dir = Dir::new();
+        let text = format!(
+            r#"
+name = "os"
+seed = 9
+[rules]
+preset = "{preset}"
+[grid]
+information_source = ["oracle"]
+observability = ["partial"]
+starting_states = "spread:2"
+repeats = 1
+agents = ["mstar"]
+opponents = ["openspiel"]
+paired = true
+[search]
+depth = 2
+worlds = 4
+[agents.mstar]
+engine = "mstar"
+[agents.openspiel]
+command = ["python3", "{agent}", "--bot", "{bot}", "--simulations", "30"]
+time_ms = 60000
+"#,
+            agent = agent.display()
+        );
+        let (ok, log, rows) = run(&dir, &text);
+        assert!(ok, "{preset} {bot}: {log}");
+        assert_eq!(rows.len(), 4, "{preset} {bot}");
+        assert!(rows.iter().all(|r| r.forfeit.is_none()), "{preset} {bot}: {log}");
+        assert!(
+            log.contains("[agent openspiel]") && log.contains("ms per decision"),
+            "{log}"
+        );
+    }
+}
+
+#[test]
+fn an_sprt_runs_against_an_external_opponent() {
+    let dir = Dir::new();
+    let agent = repo().join("scripts/agents/random_agent.py");
+    let text = format!(
+        r#"
+name = "sprt-ext"
+seed = 8
+[rules]
+preset = "all-fives"
+[grid]
+information_source = ["oracle"]
+observability = ["full"]
+starting_states = "spread:200"
+repeats = 1
+agents = ["searching"]
+opponents = ["reference"]
+[search]
+depth = 2
+[agents.searching]
+engine = "expectimax"
+[agents.reference]
+command = ["python3", "{}"]
+[stop]
+sprt = {{ elo0 = 0, elo1 = 100, alpha = 0.05, beta = 0.05 }}
+"#,
+        agent.display()
+    );
+    let (ok, log, rows) = run(&dir, &text);
+    assert!(ok, "{log}");
+    assert!(log.contains("H1 accepted") || log.contains("H0 accepted"), "{log}");
+    assert!(!rows.is_empty() && (rows.len() as u64) < 400, "{}", rows.len());
+}

@@ -25,6 +25,9 @@ struct Slot {
     restarts_left: u32,
     /// Set when the process ended and no restart is left: why.
     dead: Option<String>,
+    /// Decisions answered and the time they took (for the log).
+    decisions: u64,
+    thinking: Duration,
 }
 
 /// The game being played with an external agent.
@@ -78,6 +81,8 @@ impl ExternalPool {
             process: None,
             restarts_left: spec.restarts,
             dead: None,
+            decisions: 0,
+            thinking: Duration::ZERO,
         });
         if let Some(why) = &slot.dead {
             return Err(BeginError::Forfeit(format!("crash: no restarts left ({why})")));
@@ -124,9 +129,17 @@ impl ExternalPool {
         }
     }
 
-    /// Every process is asked to quit, then ended.
+    /// Every process is asked to quit, then ended; the log gets each
+    /// agent's decisions and mean time per decision (this thread's).
     pub fn shutdown(&mut self) {
-        for (_, slot) in self.slots.drain() {
+        for (name, slot) in self.slots.drain() {
+            if slot.decisions > 0 {
+                eprintln!(
+                    "[agent {name}] {} decisions, {:.1} ms per decision on average",
+                    slot.decisions,
+                    slot.thinking.as_secs_f64() * 1000.0 / slot.decisions as f64
+                );
+            }
             if let Some(p) = slot.process {
                 p.quit();
             }
@@ -138,15 +151,21 @@ impl ExternalPool {
         let spec = &cur.spec;
         let left = Duration::from_millis(spec.game_ms).saturating_sub(cur.used);
         let limit = Duration::from_millis(spec.time_ms).min(left);
-        let p = self
+        let slot = self
             .slots
             .get_mut(&cur.agent)
-            .and_then(|s| s.process.as_mut())
+            .ok_or_else(|| Failure::Crash("no process".into()))?;
+        let p = slot
+            .process
+            .as_mut()
             .ok_or_else(|| Failure::Crash("no process".into()))?;
         p.send(&decide_message(view))?;
         let start = Instant::now();
         let reply = p.receive(limit);
-        cur.used += start.elapsed();
+        let took = start.elapsed();
+        cur.used += took;
+        slot.decisions += 1;
+        slot.thinking += took;
         let reply = reply?;
         match (
             reply.get("type").and_then(Value::as_str),
