@@ -168,7 +168,7 @@ class MugginsState(pyspiel.State):
         seeded from `probability_sampler`."""
         seed = int(probability_sampler() * 2**53)
         world = self._core.resample(player_id, seed)
-        state = self.get_game().new_initial_state()
+        state = MugginsState(self.get_game(), self._core.restart())
         for a in world.history():
             state.apply_action(a)
         return state

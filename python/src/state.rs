@@ -254,6 +254,71 @@ impl State {
         })
     }
 
+    /// A one-hand All-Fives state that `seat`, holding `tiles`, cannot tell
+    /// from the hand it plays, given the hand's public `history` (the agent
+    /// protocol's view, docs/agents.md): the others' tiles drawn exactly
+    /// from the constraints belief with the stream keyed by `seed`.
+    /// `winner`: the seat that dominoed the match's previous hand (under
+    /// `lead = "winner"` it leads this one); `None` for a first hand.
+    #[staticmethod]
+    #[pyo3(signature = (game, seat, tiles, history, **options))]
+    fn from_view(
+        py: Python<'_>,
+        game: &str,
+        seat: u8,
+        tiles: Vec<u8>,
+        history: Vec<u32>,
+        options: Option<&Bound<'_, PyDict>>,
+    ) -> PyResult<State> {
+        // `winner` and `seed` are options; every other keyword is a knob.
+        let knobs = PyDict::new(py);
+        let (mut winner, mut seed) = (None::<u8>, 0u64);
+        if let Some(o) = options {
+            for (k, v) in o.iter() {
+                match k.extract::<String>()?.as_str() {
+                    "winner" => winner = v.extract()?,
+                    "seed" => seed = v.extract()?,
+                    _ => knobs.set_item(k, v)?,
+                }
+            }
+        }
+        let knobs = Some(&knobs);
+        let mut g = Game::from_py(game, knobs)?;
+        if !g.is_fives() {
+            return Err(PyValueError::new_err(format!(
+                "from_view: game {game:?}; it builds all-fives and thesis hands"
+            )));
+        }
+        g.to = 0;
+        let set = tiles
+            .iter()
+            .try_fold(0u64, |m, &t| (t < g.rules.tile_count()).then_some(m | 1 << t).ok_or(t));
+        let set = set.map_err(|t| PyValueError::new_err(format!("tiles: {t} is not a tile of this set")))?;
+        let previous = winner.map(full::HandEnd::Domino);
+        let mut rng = engine::seed::keyed_rng(seed, 0, 0, engine::seed::PYTHON, 2);
+        let rules = g.rules.clone();
+        let core = py
+            .detach(|| FivesState::from_view(&rules, seat, set, &history, previous, &mut rng))
+            .map_err(PyValueError::new_err)?;
+        Ok(State {
+            game: g,
+            core: Core::Fives(core),
+        })
+    }
+
+    /// This game at its start (the same rules; a hand built by `from_view`
+    /// keeps who leads it).
+    fn restart(&self) -> State {
+        let core = match &self.core {
+            Core::Open(c) => Core::Open(OpenSpielState::new(c.rules.clone())),
+            Core::Fives(c) => Core::Fives(c.restart()),
+        };
+        State {
+            game: self.game.clone(),
+            core,
+        }
+    }
+
     /// The number of action ids (`num_distinct_actions` in OpenSpiel).
     fn num_distinct_actions(&self) -> u32 {
         match &self.core {

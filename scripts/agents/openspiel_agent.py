@@ -3,7 +3,10 @@
 
     python3 openspiel_agent.py --bot ismcts|mcts|random [--simulations N]
 
-Plays block and team. At each decision the agent rebuilds an OpenSpiel
+Plays block and team, and All Fives when the muggins package is installed
+(`pip install ./python`: OpenSpiel's bots on its `muggins_all_fives`, the
+state rebuilt by `muggins.State.from_view`, ISMCTS's worlds from its exact
+`resample_from_infostate`). At each block or team decision the agent rebuilds an OpenSpiel
 state from what the protocol tells its seat (its tiles, every play, the
 hand sizes): the other seats' tiles are drawn uniformly among the deals
 that replay the public history exactly (a seat skipped while holding a
@@ -24,6 +27,42 @@ from open_spiel.python.algorithms import ismcts, mcts
 from open_spiel.python.games import block_dominoes, team_dominoes  # noqa: F401 (registers)
 
 GAMES = {"block": "python_block_dominoes", "team": "python_team_dominoes"}
+try:
+    import muggins
+    import muggins.openspiel  # noqa: F401 (registers muggins_all_fives)
+except ImportError:
+    muggins = None
+
+
+class FivesWorld:
+    """All Fives on muggins_all_fives: one hand at a time (the protocol's
+    history is the hand's), rebuilt from the seat's view."""
+
+    def __init__(self, rules):
+        self.knobs = {k: rules[k] for k in ("set", "seats", "hand", "teams", "keep", "round", "blocked", "lead")}
+        params = ",".join(f"{k}={str(v).lower()}" for k, v in self.knobs.items())
+        self.game = pyspiel.load_game(f"muggins_all_fives({params})")
+        self.draw = 4 * (rules["set"] + 1) * (rules["set"] + 2) // 2
+
+    def sample(self, seat, tiles, history, rng, hand=1):
+        seats = self.knobs["seats"]
+        turns = sum(1 for a in history if a != self.draw)
+        leader = (seat - turns) % seats
+        # A later hand under lead = "winner" was led by the previous hand's
+        # winner (or, after a blocked hand, by the highest double).
+        tries = [leader, None] if hand > 1 and self.knobs["lead"] == "winner" else [None]
+        for winner in tries:
+            try:
+                core = muggins.State.from_view("all-fives", seat, tiles, history, winner=winner,
+                                               seed=rng.getrandbits(53), **self.knobs)
+                break
+            except ValueError:
+                if winner is None:
+                    raise
+        state = muggins.openspiel.MugginsState(self.game, core.restart())
+        for a in core.history():
+            state.apply_action(a)
+        return state
 TILES = 28
 
 
@@ -103,17 +142,23 @@ def main():
         m = json.loads(line)
         kind = m.get("type")
         if kind == "hello":
-            send({"type": "hello", "protocol": 1, "name": f"openspiel-{args.bot}", "games": list(GAMES)})
+            games = list(GAMES) + (["all-fives"] if muggins else [])
+            send({"type": "hello", "protocol": 1, "name": f"openspiel-{args.bot}", "games": games})
         elif kind == "game":
             rng = random.Random(m["seed"])
-            game = pyspiel.load_game(GAMES[m["game"]])
-            world = World(game, m["game"])
+            if m["game"] == "all-fives":
+                world = FivesWorld(m["rules"])
+                game = world.game
+            else:
+                game = pyspiel.load_game(GAMES[m["game"]])
+                world = World(game, m["game"])
             np_rng = np.random.RandomState(m["seed"] % 2**32)
             evaluator = mcts.RandomRolloutEvaluator(1, np_rng)
             if args.bot == "ismcts":
                 bot = ismcts.ISMCTSBot(game, evaluator, 2.0, args.simulations, random_state=np_rng)
-                bot.set_resampler(
-                    lambda state, player: world.sample(view["seat"], view["tiles"], view["history"], rng))
+                if m["game"] != "all-fives":  # muggins_all_fives resamples exactly itself
+                    bot.set_resampler(
+                        lambda state, player: world.sample(view["seat"], view["tiles"], view["history"], rng))
             elif args.bot == "mcts":
                 bot = mcts.MCTSBot(game, 2.0, args.simulations, evaluator, random_state=np_rng)
         elif kind == "decide":
@@ -121,7 +166,10 @@ def main():
             if args.bot == "random":
                 action = rng.choice(m["legal"])
             else:
-                state = world.sample(m["seat"], m["tiles"], m["history"], rng)
+                if isinstance(world, FivesWorld):
+                    state = world.sample(m["seat"], m["tiles"], m["history"], rng, m["hand"])
+                else:
+                    state = world.sample(m["seat"], m["tiles"], m["history"], rng)
                 action = bot.step(state)
                 if args.bot == "ismcts":
                     bot.reset()

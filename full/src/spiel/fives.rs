@@ -80,6 +80,17 @@ impl FivesState {
         }
     }
 
+    /// This game at its start: a new state of the same rules, keeping how
+    /// the hand before it ended when it was built as a later hand of a
+    /// match ([`FivesState::from_view`]).
+    pub fn restart(&self) -> FivesState {
+        let mut s = FivesState::new(self.rules.clone(), self.to);
+        if self.hand_no == 0 {
+            s.previous = self.previous;
+        }
+        s
+    }
+
     pub fn rules(&self) -> &FullRules {
         &self.rules
     }

@@ -8,7 +8,11 @@
 //! information unchanged. A placement no past can lead to is drawn again.
 
 use crate::belief::{BONEYARD, Constraints, Observation};
-use crate::rules::MAX_SEATS;
+use crate::fives::{FivesPosition, Opening, fives_action_of, fives_draw_id, fives_pass_id};
+use crate::openspiel::deal_seat;
+use crate::position::HandEnd;
+use crate::rules::{FivesLead, FullRules, MAX_SEATS};
+use crate::seen::Seen;
 use engine::{TileSet, bit, bits};
 use rand_core::RngCore;
 
@@ -62,7 +66,7 @@ impl FivesState {
         for _ in 0..TRIES {
             let hands = draw_hands(&mut c, &obs, rng).ok_or("no placement agrees with what the player saw")?;
             if let Some(history) = self.history_for(player, &hands) {
-                let mut core = FivesState::new(self.rules.clone(), self.to);
+                let mut core = self.restart();
                 for a in history {
                     core.apply(a)?;
                 }
@@ -98,11 +102,25 @@ impl FivesState {
         Some(out)
     }
 
-    /// A past of `seat` this hand (events from `start`) that leaves it
-    /// holding `now`: which of its tiles it was dealt and which it drew at
-    /// each draw, every tile it held when it was stuck matching no open end.
     fn past_of(&self, seat: u8, now: TileSet, start: usize) -> Option<Past> {
-        let events = &self.events[start..];
+        let forced = self.opening.and_then(|o| o.forced);
+        past_of(self.rules(), &self.events[start..], forced, seat, now, start)
+    }
+}
+
+/// A past of `seat` in a hand's `events` (history indices from `start`)
+/// that leaves it holding `now`: which of its tiles it was dealt and which
+/// it drew at each draw, every tile it held when it was stuck matching no
+/// open end, and none dealt heavier than a `forced` opening tile.
+fn past_of(
+    rules: &crate::rules::FullRules,
+    events: &[(u32, Event)],
+    forced: Option<u8>,
+    seat: u8,
+    now: TileSet,
+    start: usize,
+) -> Option<Past> {
+    {
         let mine = |e: &Event| match *e {
             Event::Deal { seat: s, .. }
             | Event::Play { seat: s, .. }
@@ -148,12 +166,11 @@ impl FivesState {
             return None;
         }
         // A forced opening is the heaviest tile dealt (the highest double).
-        let rules = self.rules();
         let weight = |t: u8| {
             let (a, b) = rules.pips(t);
             (a == b, a + b, b)
         };
-        let ceiling = self.opening.and_then(|o| o.forced).map(weight);
+        let ceiling = forced.map(weight);
         let dealt_at = |from: usize| matches!(events[from].1, Event::Deal { .. });
         let fits = |t: u8, from: usize| {
             let until = release[t as usize];
@@ -218,4 +235,162 @@ fn match_slots(tiles: &[u8], slots: &[usize], fits: impl Fn(u8, usize) -> bool) 
         }
     }
     owner.into_iter().collect()
+}
+
+impl FivesState {
+    /// A one-hand state that `seat`, holding `tiles`, cannot tell from the
+    /// hand it is playing, given the hand's public `history` in action ids
+    /// (plays, draws, passes: the agent protocol's view, docs/agents.md):
+    /// the others' tiles drawn exactly from the constraints belief (hand
+    /// sizes and the voids the history shows), a consistent past for every
+    /// seat, the whole replayed. `previous`: how the match's previous hand
+    /// ended (`None` for a first hand).
+    pub fn from_view(
+        rules: &FullRules,
+        seat: u8,
+        tiles: TileSet,
+        history: &[u32],
+        previous: Option<HandEnd>,
+        rng: &mut impl RngCore,
+    ) -> Result<FivesState, String> {
+        let view = PublicView::of(rules, seat, tiles, history)?;
+        let forced =
+            matches!(rules.config().lead, FivesLead::HighestDouble) || !matches!(previous, Some(HandEnd::Domino(_)));
+        let forced = forced.then_some(view.first_tile).flatten();
+        let mut c = Constraints::new(&view.obs);
+        for _ in 0..TRIES {
+            let mut hands = draw_hands(&mut c, &view.obs, rng).ok_or("no placement agrees with the history")?;
+            hands[seat as usize] = tiles;
+            let mut pasts: Vec<Past> = Vec::new();
+            for s in 0..rules.seats() {
+                match past_of(rules, &view.events, forced, s, hands[s as usize], 0) {
+                    Some(p) => pasts.push(p),
+                    None => break,
+                }
+            }
+            if pasts.len() < rules.seats() as usize {
+                continue;
+            }
+            let mut state = FivesState::new(rules.clone(), 0);
+            state.previous = previous;
+            let mut k = 0;
+            for (i, &(_, e)) in view.events.iter().enumerate() {
+                let a = match e {
+                    Event::Deal { seat: s, .. } => pasts[s as usize].dealt.pop().ok_or("a deal is short")? as u32,
+                    Event::Drawn { seat: s, .. } => {
+                        let p = &pasts[s as usize];
+                        p.drawn.iter().find(|&&(at, _)| at == i).ok_or("a draw has no tile")?.1 as u32
+                    }
+                    _ => {
+                        k += 1;
+                        view.ids[k - 1]
+                    }
+                };
+                state.apply(a)?;
+            }
+            return Ok(state);
+        }
+        Err(format!("no past found for {TRIES} placements"))
+    }
+}
+
+/// What every seat saw of a hand: its events (deals and draws without
+/// their tiles), the acting seat's observation, the ids of the actions.
+struct PublicView {
+    events: Vec<(u32, Event)>,
+    obs: Observation,
+    /// The player actions' ids, in order (a draw is its id, then a chance node).
+    ids: Vec<u32>,
+    first_tile: Option<u8>,
+}
+
+impl PublicView {
+    fn of(rules: &FullRules, seat: u8, tiles: TileSet, history: &[u32]) -> Result<PublicView, String> {
+        let seats = rules.seats();
+        let (draw, pass) = (fives_draw_id(rules), fives_pass_id(rules));
+        // Plays and passes pass the turn on; the leader is where they began.
+        let turns = history.iter().filter(|&&a| a != draw).count() as u64;
+        let leader = ((seat as u64 + seats as u64 * (turns + 1) - turns) % seats as u64) as u8;
+        let mut pos = FivesPosition::deal(rules, [rules.all_tiles(); MAX_SEATS], Opening { leader, forced: None });
+        pos.boneyard = 0;
+        let mut events: Vec<(u32, Event)> = (0..rules.dealt())
+            .map(|k| {
+                (
+                    0,
+                    Event::Deal {
+                        seat: deal_seat(rules, k),
+                        tile: 0,
+                    },
+                )
+            })
+            .collect();
+        let mut seen = Seen::default();
+        let mut sizes = [rules.hand() as i32; MAX_SEATS];
+        let (mut draws, mut on_board, mut first_tile) = (0u32, 0 as TileSet, None);
+        let mut ids = Vec::new();
+        for &a in history {
+            let s = pos.mover;
+            let matching = crate::belief::matching(rules, &pos).0;
+            if a == draw {
+                seen.stuck(rules, &pos);
+                seen.drew(s);
+                events.push((0, Event::Stuck { seat: s, matching }));
+                events.push((0, Event::Drawn { seat: s, tile: 0 }));
+                sizes[s as usize] += 1;
+                draws += 1;
+            } else if a == pass {
+                seen.stuck(rules, &pos);
+                pos.pass(rules);
+                events.push((0, Event::Pass { seat: s, matching }));
+            } else {
+                let act = fives_action_of(a);
+                if a > draw || on_board >> act.tile & 1 == 1 {
+                    return Err(format!("history: action {a} cannot be played here"));
+                }
+                first_tile.get_or_insert(act.tile);
+                pos.play(rules, act);
+                on_board |= bit(act.tile);
+                sizes[s as usize] -= 1;
+                events.push((
+                    0,
+                    Event::Play {
+                        seat: s,
+                        tile: act.tile,
+                        loc: act.loc,
+                    },
+                ));
+            }
+            ids.push(a);
+        }
+        if pos.mover != seat {
+            return Err(format!("history: seat {seat} is not the one to act after it"));
+        }
+        let (void, void_pips) = seen.voids();
+        let hidden = rules.all_tiles() & !tiles & !on_board;
+        let mut obs = Observation {
+            seat,
+            seats,
+            hidden,
+            size: [0; crate::belief::HOLDERS],
+            void: [0; crate::belief::HOLDERS],
+            void_pips: [0; MAX_SEATS],
+        };
+        let boneyard = rules.tile_count() as i32 - rules.dealt() as i32 - draws as i32;
+        obs.size[BONEYARD] = u8::try_from(boneyard).map_err(|_| "history: more draws than the boneyard held")?;
+        for s in (0..seats as usize).filter(|&s| s != seat as usize) {
+            obs.size[s] = u8::try_from(sizes[s]).map_err(|_| "history: a seat played more tiles than it had")?;
+            obs.void[s] = void[s];
+            obs.void_pips[s] = void_pips[s];
+        }
+        let total: u32 = obs.size.iter().map(|&n| n as u32).sum();
+        if total != hidden.count_ones() || sizes[seat as usize] != tiles.count_ones() as i32 {
+            return Err("the tiles and the history do not add up".into());
+        }
+        Ok(PublicView {
+            events,
+            obs,
+            ids,
+            first_tile,
+        })
+    }
 }
