@@ -76,6 +76,21 @@ pub struct Forfeit {
     pub reason: String,
 }
 
+impl<'a> MatchContext<'a, '_> {
+    /// A context with no seat decided outside muggins, before a match's
+    /// first hand.
+    pub fn new(rules: &'a FullRules, opts: &'a MatchOptions<'a>, scratch: &'a mut Scratch) -> Self {
+        MatchContext {
+            rules,
+            opts,
+            scratch,
+            external: None,
+            totals: [0; MAX_SEATS],
+            hand_no: 0,
+        }
+    }
+}
+
 /// Asks `external` (which must be there: a seat is `External`) for the
 /// play of `view`'s seat; its index in `legal`, or the forfeit.
 pub fn external_choice(external: Option<&mut (dyn ExternalSeats + '_)>, view: &SeatView) -> Result<usize, Forfeit> {

@@ -181,14 +181,7 @@ pub fn play_hand(
 ) -> HandRecord {
     let opts = MatchOptions::default();
     Scratch::with_thread_scratch(agents, opts.table_mb, |scratch| {
-        let mut ctx = MatchContext {
-            rules,
-            opts: &opts,
-            scratch,
-            external: None,
-            totals: [0; MAX_SEATS],
-            hand_no: 0,
-        };
+        let mut ctx = MatchContext::new(rules, &opts, scratch);
         play_hand_with(&mut ctx, hands, opening, agents, boneyard_rng, seat_rngs)
             .expect("no seat is decided outside muggins")
     })
@@ -374,12 +367,8 @@ fn play_match_inner(
     let first = deal_from_index(rules, keys.deal)?;
     Some(Scratch::with_thread_scratch(agents, opts.table_mb, |scratch| {
         let mut ctx = MatchContext {
-            rules,
-            opts,
-            scratch,
             external,
-            totals: [0; MAX_SEATS],
-            hand_no: 0,
+            ..MatchContext::new(rules, opts, scratch)
         };
         play_hands(&mut ctx, keys, first, agents, to)
     }))

@@ -92,6 +92,22 @@ impl FullConfig {
         }
     }
 
+    /// The thesis's game as All Fives knobs (the Python package's `thesis`
+    /// preset): double-3, two seats of 3, the other 4 tiles the boneyard,
+    /// the highest double leading, a domino's pips not rounded, a blocked
+    /// game scoring the difference (checked against the thesis's engine:
+    /// `full/tests/it/thesis.rs`).
+    pub fn thesis() -> FullConfig {
+        FullConfig {
+            set: 3,
+            hand: 3,
+            round: false,
+            blocked: FivesBlocked::Difference,
+            lead: FivesLead::HighestDouble,
+            ..FullConfig::all_fives(2)
+        }
+    }
+
     /// All Fives for `seats` seats at their usual hand (7 for two seats, 5
     /// for three or four), four seats in partnerships.
     pub fn all_fives(seats: u8) -> FullConfig {

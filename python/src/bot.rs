@@ -229,14 +229,7 @@ impl Bot {
                 };
                 let models = [self.opponent; MAX_SEATS];
                 Scratch::with_thread_scratch(&[self.agent], self.table_mb, |scratch| {
-                    let mut ctx = MatchContext {
-                        rules,
-                        opts: &opts,
-                        scratch,
-                        external: None,
-                        totals: [0; MAX_SEATS],
-                        hand_no: 0,
-                    };
+                    let mut ctx = MatchContext::new(rules, &opts, scratch);
                     search_decision(&mut ctx, &pos, &world.seen, settings, models, rng)
                         .0
                         .index

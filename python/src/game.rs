@@ -43,7 +43,7 @@ impl Game {
             "block" => ("block", &[], FullConfig::preset(Preset::Block)),
             "team" => ("team", &[], FullConfig::preset(Preset::Team)),
             "all-fives" | "all_fives" => ("all-fives", &FIVES_KNOBS, FullConfig::all_fives(2)),
-            "thesis" => ("thesis", &THESIS_KNOBS, thesis_config()),
+            "thesis" => ("thesis", &THESIS_KNOBS, FullConfig::thesis()),
             other => {
                 return Err(PyValueError::new_err(format!(
                     "game {other:?}: expected \"all-fives\", \"block\", \"team\" or \"thesis\""
@@ -84,7 +84,7 @@ impl Game {
     pub fn knobs(&self) -> Vec<(String, Knob)> {
         let c = self.rules.config();
         let d = match self.name {
-            "thesis" => thesis_config(),
+            "thesis" => FullConfig::thesis(),
             "all-fives" => FullConfig::all_fives(c.seats),
             _ => return Vec::new(),
         };
@@ -125,21 +125,6 @@ impl Game {
     /// Whether the game is All Fives (or the thesis's rules), not block/team.
     pub fn is_fives(&self) -> bool {
         self.rules.kind() == Preset::AllFives
-    }
-}
-
-/// The thesis's rules as All Fives knobs (docs/python.md): double-3, two
-/// seats of 3, the rest (4) the boneyard, the highest double leads every
-/// game, a domino's points not rounded, a blocked game scoring the
-/// difference of the pip totals; one game.
-fn thesis_config() -> FullConfig {
-    FullConfig {
-        set: 3,
-        hand: 3,
-        round: false,
-        blocked: FivesBlocked::Difference,
-        lead: FivesLead::HighestDouble,
-        ..FullConfig::all_fives(2)
     }
 }
 

@@ -7,18 +7,10 @@
 
 use engine::seed::{below, keyed_rng};
 use engine::{ActionList, Deal, Position, Rules};
-use full::{FivesBlocked, FivesLead, FivesPosition, FullConfig, FullRules, MAX_SEATS, Opening};
+use full::{FivesPosition, FullConfig, FullRules, MAX_SEATS, Opening};
 
 fn thesis_as_fives() -> FullRules {
-    FullRules::new(FullConfig {
-        set: 3,
-        hand: 3,
-        round: false,
-        blocked: FivesBlocked::Difference,
-        lead: FivesLead::HighestDouble,
-        ..FullConfig::all_fives(2)
-    })
-    .unwrap()
+    FullRules::new(FullConfig::thesis()).unwrap()
 }
 
 #[test]
