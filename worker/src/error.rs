@@ -4,7 +4,10 @@
 /// A task's failure.
 #[derive(Debug, thiserror::Error)]
 pub(crate) enum TaskError {
-    #[error("the spec's hash differs from the coordinator's: worker and coordinator versions differ")]
+    #[error(
+        "the spec's hash differs from the coordinator's: worker and coordinator versions differ, or a file an \
+         external agent's hash_files covers changed since the experiment was submitted (docs/agents.md)"
+    )]
     SpecHash,
     #[error("{0}")]
     Spec(String),
