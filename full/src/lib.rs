@@ -53,7 +53,7 @@ pub use game::{
     play_match, play_match_external, play_match_with, play_token, random_fives_hand,
 };
 pub use ismcts::{ISMCTS_EXPLORATION, IsmctsTree};
-pub use open_hand::{OpenHandRecord, play_open_hand, play_open_hand_external};
+pub use open_hand::{OpenHandRecord, pimc_open, play_open_hand, play_open_hand_external};
 pub use position::{FullAction, FullActions, FullPosition, HandEnd, OPENING, tiles_of};
 pub use rules::{DealOrder, FivesBlocked, FivesLead, FullConfig, FullRules, MAX_SEATS, Preset};
 pub use search::{FULL_TIE_EPSILON, FullDecision, FullEngine, FullSearcher};

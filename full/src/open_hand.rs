@@ -41,8 +41,10 @@ pub struct OpenHandRecord {
 /// the mover of `pos` (PIMC under partial observation): the others' tiles
 /// drawn exactly from the `constraints` belief of `obs` (or, with the
 /// `uniform` belief, its hand sizes alone) with the seat's stream; the play
-/// with the best mean value, ties to the first in OpenSpiel's order.
-fn pimc_open(
+/// with the best mean value, ties to the first in OpenSpiel's order. Only
+/// the mover's hand and the public part of `pos` are read (the game loop
+/// here, and the Python package's bots, decide with it).
+pub fn pimc_open(
     rules: &FullRules,
     pos: &FullPosition,
     obs: &Observation,

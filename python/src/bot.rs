@@ -1,14 +1,16 @@
 //! `muggins.Bot`: muggins' engines and fixed strategies deciding for the
-//! player to act from that player's information only. Before deciding, the
-//! bot draws a state the player cannot tell from the true one
+//! player to act from that player's information only. In All Fives the bot
+//! first draws a state the player cannot tell from the true one
 //! (`State::resample`, from the constraints belief) and decides on it, so
-//! no hidden tile of the true state can reach the engine. The stream is
+//! no hidden tile of the true state can reach the engine; in block and team
+//! its PIMC (`full::pimc_open`, the game loop's) reads only the player's
+//! hand and the public part, its worlds drawn from the belief. The stream is
 //! keyed by the bot's seed, the history's length and the player: the same
 //! bot gives the same action for the same information, whatever it was
 //! asked before. The search runs with the GIL released.
 
 use full::{
-    FullAgent, FullEngine, FullRules, FullSearcher, FullTarget, LinearEval, MAX_SEATS, MatchContext, MatchOptions,
+    FullAgent, FullEngine, FullRules, FullTarget, LinearEval, MAX_SEATS, MatchContext, MatchOptions, Observation,
     Scratch, SearchSettings, Shaping, full_choice, heaviest_play, search_decision,
 };
 use pyo3::exceptions::PyValueError;
@@ -260,8 +262,8 @@ impl Bot {
 }
 
 /// Expectimax or M* to the settings' depth on `worlds` sampled worlds of
-/// a block or team hand, the play with the best mean value (ties to the
-/// first in OpenSpiel's order).
+/// a block or team hand ([`full::pimc_open`], the game loop's PIMC: the
+/// worlds from the player's view only).
 fn pimc_open(
     rules: &FullRules,
     core: &OpenSpielState,
@@ -276,23 +278,7 @@ fn pimc_open(
             s.engine.name()
         ));
     }
-    let mut sum: Vec<f64> = Vec::new();
-    let mut values = Vec::new();
-    for _ in 0..s.worlds {
-        let world = core.resample(player, rng)?;
-        let pos = world.pos.expect("a player node has a position");
-        let mut searcher = FullSearcher::new(rules, player, s.engine, s.depth, [opponent; MAX_SEATS]);
-        searcher.open_values(&pos, &mut values);
-        sum.resize(values.len(), 0.0);
-        for (t, v) in sum.iter_mut().zip(&values) {
-            *t += v;
-        }
-    }
-    let mut best = 0;
-    for i in 1..sum.len() {
-        if sum[i] > sum[best] + full::FULL_TIE_EPSILON {
-            best = i;
-        }
-    }
-    Ok(best)
+    let pos = core.pos.expect("a player node has a position");
+    let obs = Observation::of_hands(rules, &pos.hands, pos.boneyard, player, &core.void, &[0; MAX_SEATS]);
+    Ok(full::pimc_open(rules, &pos, &obs, s, [opponent; MAX_SEATS], rng).index)
 }

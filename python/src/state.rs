@@ -341,9 +341,9 @@ impl State {
     }
 
     fn max_utility(&self) -> f64 {
-        -match &self.core {
-            Core::Fives(c) => -c.max_utility(),
-            _ => self.min_utility(),
+        match &self.core {
+            Core::Fives(c) => c.max_utility(),
+            Core::Open(_) => -self.min_utility(),
         }
     }
 

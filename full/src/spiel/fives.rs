@@ -174,56 +174,58 @@ impl FivesState {
     }
 
     fn chance(&mut self, tile: u8) {
-        let rules = self.rules.clone();
-        match self.pos.as_mut() {
+        let rules = &self.rules;
+        let event = match self.pos.as_mut() {
             None => {
-                let seat = deal_seat(&rules, self.dealt);
+                let seat = deal_seat(rules, self.dealt);
                 self.deal[seat as usize] |= bit(tile);
                 self.dealt += 1;
-                self.push(Event::Deal { seat, tile });
                 if self.dealt == rules.dealt() {
-                    let opening = Opening::of(&rules, &self.deal, self.previous);
+                    let opening = Opening::of(rules, &self.deal, self.previous);
                     self.opening = Some(opening);
-                    self.pos = Some(FivesPosition::deal(&rules, self.deal, opening));
+                    self.pos = Some(FivesPosition::deal(rules, self.deal, opening));
                     self.seen = Seen::default();
                 }
+                Event::Deal { seat, tile }
             }
             Some(p) => {
                 let seat = p.mover;
                 p.draw(tile);
                 self.seen.drew(seat);
                 self.drawing = false;
-                self.push(Event::Drawn { seat, tile });
+                Event::Drawn { seat, tile }
             }
-        }
+        };
+        self.push(event);
     }
 
     fn act(&mut self, action: u32) {
-        let rules = self.rules.clone();
+        let rules = &self.rules;
         let mut p = self.pos.expect("a player node has a position");
         let seat = p.mover;
-        if action == self.draw_id() {
-            self.seen.stuck(&rules, &p);
+        let event = if action == fives_draw_id(rules) {
+            self.seen.stuck(rules, &p);
             self.drawing = true;
-            self.push(Event::Stuck {
+            Event::Stuck {
                 seat,
-                matching: matching(&rules, &p).0,
-            });
-        } else if action == self.pass_id() {
-            self.seen.stuck(&rules, &p);
-            let matching = matching(&rules, &p).0;
-            p.pass(&rules);
-            self.push(Event::Pass { seat, matching });
+                matching: matching(rules, &p).0,
+            }
+        } else if action == fives_pass_id(rules) {
+            self.seen.stuck(rules, &p);
+            let matching = matching(rules, &p).0;
+            p.pass(rules);
+            Event::Pass { seat, matching }
         } else {
             let a = action_of(action);
             self.seen.played(&p, a);
-            p.play(&rules, a);
-            self.push(Event::Play {
+            p.play(rules, a);
+            Event::Play {
                 seat,
                 tile: a.tile,
                 loc: a.loc,
-            });
-        }
+            }
+        };
+        self.push(event);
         self.pos = Some(p);
         if let Some(end) = p.end {
             self.end_hand(end, &p);
