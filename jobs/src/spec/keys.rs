@@ -146,12 +146,14 @@ pub(super) fn check_all(root: &Table) -> Result<(), SpecError> {
     if let Some(Value::Table(agents)) = root.get("agents") {
         for (name, v) in agents.iter() {
             if let Value::Table(a) = v {
-                let keys = if a.contains_key("command") {
-                    EXTERNAL_KEYS
+                // A table without `command` may still mean one (a typo of it
+                // is told so).
+                let keys: Vec<&str> = if a.contains_key("command") {
+                    EXTERNAL_KEYS.to_vec()
                 } else {
-                    AGENT_KEYS
+                    AGENT_KEYS.iter().copied().chain(["command"]).collect()
                 };
-                check(a, &format!("agents.{name}"), keys)?;
+                check(a, &format!("agents.{name}"), &keys)?;
             }
         }
     }
