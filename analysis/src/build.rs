@@ -16,7 +16,7 @@ use crate::nan_from_null;
 use crate::stats::{self, BinomialTest, DiffOfMeans, McNemar, Moments, PairedTest};
 
 mod read;
-pub use read::build;
+pub use read::{build, build_live};
 
 /// What one engine did in one cell.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]

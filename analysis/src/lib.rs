@@ -17,7 +17,7 @@ mod tournament;
 mod workers;
 
 pub use beliefs::BeliefSummary;
-pub use build::{Accumulator, CellReport, Consistency, EngineSummary, Report, build, build_from_rows};
+pub use build::{Accumulator, CellReport, Consistency, EngineSummary, Report, build, build_from_rows, build_live};
 pub use factors::FactorLevel;
 pub use render::{read_report, report_files, write_report};
 pub use shaping::ShapingSummary;

@@ -12,6 +12,7 @@ mod service;
 mod shared;
 mod store;
 mod sweeper;
+mod web;
 mod wire;
 
 use std::future::Future;
@@ -95,6 +96,9 @@ pub struct Config {
     pub sweep_every: Duration,
     /// When set, every RPC must carry `authorization: Bearer <token>`.
     pub token: Token,
+    /// When set, the web view also accepts this token (read-only: it
+    /// opens no RPC); the view accepts `token` too.
+    pub web_token: Token,
     /// When set, the coordinator speaks TLS (rustls) only.
     pub tls: Option<Tls>,
     /// At start, give back the leases of workers whose id starts with this
@@ -116,6 +120,7 @@ impl Config {
             lease: Duration::from_secs(30),
             sweep_every: Duration::from_millis(200),
             token: Token::default(),
+            web_token: Token::default(),
             tls: None,
             release_leases_of: None,
             check_fraction: DEFAULT_CHECK_FRACTION,
@@ -172,6 +177,28 @@ pub async fn serve_with_metrics(
     config: Config,
     shutdown: impl Future<Output = ()> + Send + 'static,
 ) -> Result<(), ServeError> {
+    let extra = Listeners { metrics, web: None };
+    serve_all(listener, extra, config, shutdown).await
+}
+
+/// The listeners beside the gRPC one.
+#[derive(Debug, Default)]
+pub struct Listeners {
+    /// The Prometheus endpoint, `GET /metrics`.
+    pub metrics: Option<tokio::net::TcpListener>,
+    /// The web view (docs/web.md).
+    pub web: Option<tokio::net::TcpListener>,
+}
+
+/// [`serve`], with the Prometheus endpoint and the web view on their own
+/// listeners when given.
+pub async fn serve_all(
+    listener: tokio::net::TcpListener,
+    extra: Listeners,
+    config: Config,
+    shutdown: impl Future<Output = ()> + Send + 'static,
+) -> Result<(), ServeError> {
+    let Listeners { metrics, web } = extra;
     let results_error = |e: std::io::Error| ServeError::Results {
         path: config.results.clone(),
         message: e.to_string(),
@@ -202,6 +229,13 @@ pub async fn serve_with_metrics(
     let metrics_task = metrics.map(|l| {
         let mut rx = stop_rx.clone();
         tokio::spawn(metrics_http::serve(l, Arc::clone(service.shared()), async move {
+            let _ = rx.wait_for(|v| *v).await;
+        }))
+    });
+    let web_task = web.map(|l| {
+        let mut rx = stop_rx.clone();
+        let tokens = vec![config.token.clone(), config.web_token.clone()];
+        tokio::spawn(web::serve(l, Arc::clone(service.shared()), tokens, async move {
             let _ = rx.wait_for(|v| *v).await;
         }))
     });
@@ -237,8 +271,8 @@ pub async fn serve_with_metrics(
         .await;
     sweeper.abort();
     let _ = stop_tx.send(true);
-    if let Some(m) = metrics_task {
-        let _ = m.await;
+    for task in [metrics_task, web_task].into_iter().flatten() {
+        let _ = task.await;
     }
     Ok(result?)
 }

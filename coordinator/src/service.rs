@@ -142,6 +142,7 @@ impl Coordinator for CoordinatorService {
     }
 
     async fn lease_task(&self, request: Request<LeaseTaskRequest>) -> Result<Response<LeaseTaskResponse>, Status> {
+        let host = request.remote_addr().map(|a| a.ip().to_string()).unwrap_or_default();
         let r = request.into_inner();
         require("worker_id", &r.worker_id)?;
         check_len("results_root", &r.results_root, 4096)?;
@@ -160,7 +161,6 @@ impl Coordinator for CoordinatorService {
                 jobs::layout::RESULTS_MARKER
             )));
         }
-        self.shared.metrics.seen(&r.worker_id);
         let (leased, idle, workers) = {
             let mut store = self.shared.store();
             let leased = store.lease(&r.worker_id, self.lease_ms()).map_err(status)?;
@@ -174,6 +174,11 @@ impl Coordinator for CoordinatorService {
             };
             (leased, idle, workers)
         };
+        self.shared.metrics.seen(&r.worker_id, |w| {
+            w.host = host;
+            w.threads = r.threads;
+            w.holds(leased.as_ref().map(|t| t.task_id.as_str()));
+        });
         if let Some((output, chunks)) = workers {
             let path = jobs::layout::confine(
                 &self.shared.config.results,
@@ -203,7 +208,7 @@ impl Coordinator for CoordinatorService {
         let r = request.into_inner();
         require("task_id", &r.task_id)?;
         require("lease_token", &r.lease_token)?;
-        self.shared.metrics.seen(&r.worker_id);
+        self.shared.metrics.seen(&r.worker_id, |w| w.progress(&r.task_id, r.games_done));
         // Chunk files are measured before the store's lock is taken.
         let chunks = if r.chunks.is_empty() {
             Vec::new()
@@ -271,8 +276,14 @@ impl Coordinator for CoordinatorService {
         check_len("file_sha256", &r.file_sha256, 128)?;
         check_len("temp_file", &r.temp_file, jobs::MAX_PATH_BYTES)?;
         let shared = Arc::clone(&self.shared);
-        let (task, worker) = (r.task_id.clone(), r.worker_id.clone());
+        let (task, worker, rows) = (r.task_id.clone(), r.worker_id.clone(), r.rows);
         let outcome = blocking(move || complete(&shared, &r)).await?.map_err(status)?;
+        self.shared.metrics.seen(&worker, |w| {
+            if matches!(outcome, CompleteOutcome::Accepted { .. }) && jobs::layout::Stage::of_task_id(&task) == Some(jobs::layout::Stage::Games) {
+                w.progress(&task, rows);
+            }
+            w.holds(None);
+        });
         Ok(Response::new(match outcome {
             CompleteOutcome::Accepted {
                 final_file,
@@ -322,6 +333,10 @@ impl Coordinator for CoordinatorService {
             .store()
             .fail(&r.worker_id, &r.task_id, &r.lease_token, &error, r.retryable, r.release)
             .map_err(status)?;
+        self.shared.metrics.seen(&r.worker_id, |w| {
+            w.failures += u64::from(!r.release);
+            w.holds(None);
+        });
         let (accepted, reason) = record_failure(&self.shared, &r.task_id, &r.worker_id, &error, outcome);
         Ok(Response::new(FailTaskResponse { accepted, reason }))
     }

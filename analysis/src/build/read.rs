@@ -45,68 +45,10 @@ pub fn build(dir: &Path) -> Result<Report, ReportError> {
                 path: dir.join(jobs::layout::OWNER_FILE),
                 message: format!("its spec is invalid: {e}"),
             })?;
-            game = spec
-                .full
-                .map(|f| describe_game(&f, &spec.rule_sets, &spec.search, &spec.grid.budget));
+            game = describe_spec(&spec);
             seed = Some(spec.seed);
-            acc.set_belief_levels(spec.grid.belief.len());
-            acc.set_grid_beliefs(&spec);
-            acc.shaping.pairing.levels = spec.grid.shaping.len();
-            if let Some(pool) = &spec.pool {
-                acc.tournament.paired = pool.paired;
-                acc.tournament.external = pool
-                    .agents
-                    .iter()
-                    .filter(|a| a.is_external())
-                    .map(|a| a.name.clone())
-                    .collect();
-                acc.format = pool.format.name().to_string();
-            }
-            // `[stop] sprt`: the shards are walked in order and the walk ends
-            // where the test decided (as the coordinator did).
-            let mut sprt_walk = spec.stop.map(jobs::sprt::Walk::new);
-            let mut kept_games = 0;
-            for shard in jobs::shards(&spec) {
-                let p = dir.join(jobs::layout::GAMES_DIR).join(jobs::part_file(shard.index));
-                let range = shard.first_game..shard.first_game + shard.games;
-                let rows = jobs::read_partition(&p)?;
-                if rows.len() as u64 != shard.games {
-                    return Err(ReportError::File {
-                        path: p,
-                        message: format!(
-                            "holds {} rows; shard {} has {} games",
-                            rows.len(),
-                            shard.index,
-                            shard.games
-                        ),
-                    });
-                }
-                if let Some(walk) = &mut sprt_walk {
-                    walk.step(&jobs::sprt::ShardPairs::of_rows(rows.iter().map(|(_, r)| r)));
-                }
-                for (experiment, row) in rows {
-                    if experiment != spec.name || !range.contains(&row.game_index) {
-                        return Err(ReportError::File {
-                            path: p,
-                            message: format!(
-                                "holds game {} of experiment {experiment:?}, not of {} (shard {} is games {}..{})",
-                                row.game_index, owner.id, shard.index, range.start, range.end
-                            ),
-                        });
-                    }
-                    acc.add(&experiment, &row);
-                }
-                kept_games += shard.games;
-                if sprt_walk
-                    .as_ref()
-                    .is_some_and(|w| w.verdict != jobs::sprt::Verdict::Undecided)
-                {
-                    break;
-                }
-            }
-            if let (Some(sprt), Some(walk)) = (spec.stop, sprt_walk) {
-                sprt_report = Some(crate::tournament::sprt_report(&sprt, walk, kept_games, spec.games()));
-            }
+            prepare(&mut acc, &spec);
+            sprt_report = fold_shards(&mut acc, dir, &spec, &owner.id, |_| true)?;
         }
         None => {
             let parts = jobs::partitions(dir)?;
@@ -130,6 +72,120 @@ pub fn build(dir: &Path) -> Result<Report, ReportError> {
         t.sprt = sprt_report;
     }
     Ok(report)
+}
+
+/// The report so far of an experiment still running: its games shards
+/// that are done (`done`, read in shard order up to the first one missing,
+/// as the SPRT walks them) under `dir`, with `workers_json` (the
+/// coordinator's record of who played what, as `_workers.json` holds it).
+/// The web view shows it while the experiment runs.
+pub fn build_live(
+    dir: &Path,
+    spec: &jobs::Spec,
+    done: &[u64],
+    workers_json: Option<&[u8]>,
+) -> Result<Report, ReportError> {
+    let mut acc = Accumulator::default();
+    if let Some(bytes) = workers_json {
+        acc.workers = crate::workers::WorkerAcc::from_json(bytes).map_err(|message| ReportError::File {
+            path: dir.join(jobs::layout::WORKERS_FILE),
+            message,
+        })?;
+    }
+    prepare(&mut acc, spec);
+    let sprt = fold_shards(&mut acc, dir, spec, &spec.name, |k| done.binary_search(&k).is_ok())?;
+    let mut report = acc.finish(None);
+    report.game = describe_spec(spec);
+    report.seed = Some(spec.seed);
+    if let Some(t) = &mut report.tournament {
+        t.sprt = sprt;
+    }
+    Ok(report)
+}
+
+fn describe_spec(spec: &jobs::Spec) -> Option<String> {
+    spec.full
+        .as_ref()
+        .map(|f| describe_game(f, &spec.rule_sets, &spec.search, &spec.grid.budget))
+}
+
+/// Tells the accumulator what the spec says of its rows: the grid's
+/// beliefs and shapings, the agents and how they were paired.
+fn prepare(acc: &mut Accumulator, spec: &jobs::Spec) {
+    acc.set_belief_levels(spec.grid.belief.len());
+    acc.set_grid_beliefs(spec);
+    acc.shaping.pairing.levels = spec.grid.shaping.len();
+    if let Some(pool) = &spec.pool {
+        acc.tournament.paired = pool.paired;
+        acc.tournament.external = pool
+            .agents
+            .iter()
+            .filter(|a| a.is_external())
+            .map(|a| a.name.clone())
+            .collect();
+        acc.format = pool.format.name().to_string();
+    }
+}
+
+/// Folds the spec's games partitions under `dir` in shard order while
+/// `available(shard)`, each checked to hold exactly its shard's games of
+/// this experiment (`shown`: how errors name it). With `[stop] sprt` the
+/// shards are walked in order and the walk ends where the test decided (as
+/// the coordinator did); the test's report is returned.
+fn fold_shards(
+    acc: &mut Accumulator,
+    dir: &Path,
+    spec: &jobs::Spec,
+    shown: &str,
+    available: impl Fn(u64) -> bool,
+) -> Result<Option<crate::tournament::SprtReport>, ReportError> {
+    let mut sprt_walk = spec.stop.map(jobs::sprt::Walk::new);
+    let mut kept_games = 0;
+    for shard in jobs::shards(spec) {
+        if !available(shard.index) {
+            break;
+        }
+        let p = dir.join(jobs::layout::GAMES_DIR).join(jobs::part_file(shard.index));
+        let range = shard.first_game..shard.first_game + shard.games;
+        let rows = jobs::read_partition(&p)?;
+        if rows.len() as u64 != shard.games {
+            return Err(ReportError::File {
+                path: p,
+                message: format!(
+                    "holds {} rows; shard {} has {} games",
+                    rows.len(),
+                    shard.index,
+                    shard.games
+                ),
+            });
+        }
+        if let Some(walk) = &mut sprt_walk {
+            walk.step(&jobs::sprt::ShardPairs::of_rows(rows.iter().map(|(_, r)| r)));
+        }
+        for (experiment, row) in rows {
+            if experiment != spec.name || !range.contains(&row.game_index) {
+                return Err(ReportError::File {
+                    path: p,
+                    message: format!(
+                        "holds game {} of experiment {experiment:?}, not of {shown} (shard {} is games {}..{})",
+                        row.game_index, shard.index, range.start, range.end
+                    ),
+                });
+            }
+            acc.add(&experiment, &row);
+        }
+        kept_games += shard.games;
+        if sprt_walk
+            .as_ref()
+            .is_some_and(|w| w.verdict != jobs::sprt::Verdict::Undecided)
+        {
+            break;
+        }
+    }
+    Ok(match (spec.stop, sprt_walk) {
+        (Some(sprt), Some(walk)) => Some(crate::tournament::sprt_report(&sprt, walk, kept_games, spec.games())),
+        _ => None,
+    })
 }
 
 /// A JSON file of the experiment directory, `None` when it is absent.

@@ -70,6 +70,7 @@ pub fn run(a: RunArgs) -> Result<()> {
         a.out.join(&spec.output).display()
     );
     let rt = runtime()?;
+    let mut printed = false;
     let final_state = rt.block_on(async {
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
             .await
@@ -92,7 +93,21 @@ pub fn run(a: RunArgs) -> Result<()> {
         if n_workers < 3 {
             config.check_fraction = 0.0;
         }
-        let server = tokio::spawn(coordinator::serve(listener, config, until(stop_rx.clone())));
+        let web = if a.no_web {
+            None
+        } else {
+            Some(
+                tokio::net::TcpListener::bind(a.web_listen)
+                    .await
+                    .with_context(|| format!("--web-listen {}: cannot bind", a.web_listen))?,
+            )
+        };
+        let web_url = match &web {
+            Some(l) => Some(format!("http://{}/", l.local_addr()?)),
+            None => None,
+        };
+        let extra = coordinator::Listeners { metrics: None, web };
+        let server = tokio::spawn(coordinator::serve_all(listener, extra, config, until(stop_rx.clone())));
         let mut workers = Vec::new();
         for k in 0..n_workers {
             let share = threads / n_workers + usize::from(k < threads % n_workers);
@@ -112,7 +127,7 @@ pub fn run(a: RunArgs) -> Result<()> {
         // The run ends when the experiment does, or when every worker has
         // stopped (a worker only stops early on an error it cannot get past).
         let mut workers: tokio::task::JoinSet<_> = workers.into_iter().collect();
-        let drive = drive(&url, &text);
+        let drive = drive(&url, web_url.as_deref(), &text);
         tokio::pin!(drive);
         let mut worker_error = None;
         let outcome = loop {
@@ -129,6 +144,14 @@ pub fn run(a: RunArgs) -> Result<()> {
                 },
             }
         };
+        if let (true, Some(url), Ok(e)) = (a.keep_web, &web_url, &outcome) {
+            if e.state == ExperimentState::Succeeded as i32 {
+                print_summary(&a.out.join(&spec.output))?;
+                printed = true;
+            }
+            eprintln!("the run is over; the web view stays at {url} until Ctrl-C");
+            super::termination().await;
+        }
         let _ = stop_tx.send(true);
         while workers.join_next().await.is_some() {}
         match server.await {
@@ -146,10 +169,17 @@ pub fn run(a: RunArgs) -> Result<()> {
             final_state.error
         );
     }
-    let dir = a.out.join(&spec.output);
+    if !printed {
+        print_summary(&a.out.join(&spec.output))?;
+    }
+    Ok(())
+}
+
+/// The finished experiment's summary table and where its rows and report are.
+fn print_summary(dir: &Path) -> Result<()> {
     // The report stage has already aggregated every row: summarise from it
     // rather than reading the partitions again.
-    let report = analysis::read_report(&dir)?;
+    let report = analysis::read_report(dir)?;
     println!("{}", analysis::summary_table(&report));
     println!(
         "{} in {}",
@@ -202,7 +232,7 @@ const PLAIN_PROGRESS_EVERY: Duration = Duration::from_secs(10);
 
 /// Submits the spec and shows progress until the experiment ends: a bar
 /// naming the stage on a terminal, else a plain line every 10 s.
-async fn drive(url: &str, text: &str) -> Result<Experiment> {
+async fn drive(url: &str, web: Option<&str>, text: &str) -> Result<Experiment> {
     let mut client = None;
     for _ in 0..100 {
         match connect(url, None, None).await {
@@ -237,6 +267,10 @@ async fn drive(url: &str, text: &str) -> Result<Experiment> {
         "coordinator at {url}: `muggins status {} --watch --coordinator {url}` follows this run",
         e.id
     );
+    if let Some(web) = web {
+        eprintln!("web view at {web}");
+        eprintln!("this experiment's page: {web}experiments/{}", e.id);
+    }
     let terminal = std::io::IsTerminal::is_terminal(&std::io::stderr());
     let bar = indicatif::ProgressBar::new(e.games_total);
     bar.set_style(

@@ -57,6 +57,17 @@ pub struct RunArgs {
     /// least one per worker). Fewer threads than workers is refused.
     #[arg(long)]
     pub threads: Option<usize>,
+    /// Serve the read-only web view (docs/web.md) on this address; the
+    /// default is a free loopback port, printed as `web view at URL`.
+    #[arg(long, default_value = "127.0.0.1:0")]
+    pub web_listen: SocketAddr,
+    /// Serve no web view.
+    #[arg(long, conflicts_with = "keep_web")]
+    pub no_web: bool,
+    /// When the experiment ends, keep serving the web view (with the
+    /// finished report) until Ctrl-C or SIGTERM.
+    #[arg(long)]
+    pub keep_web: bool,
 }
 
 #[derive(Debug, Args)]
@@ -87,9 +98,17 @@ pub struct CoordinatorArgs {
     /// Serve Prometheus metrics (GET /metrics) on this address.
     #[arg(long)]
     pub metrics_listen: Option<SocketAddr>,
+    /// Serve the read-only web view (docs/web.md) on this address.
+    #[arg(long)]
+    pub web_listen: Option<SocketAddr>,
     /// Require this bearer token on every RPC (better: set MUGGINS_TOKEN).
+    /// The web view asks for it too (or for --web-token).
     #[arg(long, env = "MUGGINS_TOKEN", hide_env_values = true)]
     pub token: Option<String>,
+    /// A read-only token for the web view alone: it opens the pages, never
+    /// an RPC (better: set MUGGINS_WEB_TOKEN).
+    #[arg(long, env = "MUGGINS_WEB_TOKEN", hide_env_values = true, requires = "web_listen")]
+    pub web_token: Option<String>,
     /// Log as JSON lines.
     #[arg(long)]
     pub log_json: bool,
@@ -174,7 +193,7 @@ fn cores() -> usize {
 }
 
 /// Resolves on SIGTERM or Ctrl-C.
-async fn termination() {
+pub(crate) async fn termination() {
     #[cfg(unix)]
     {
         let mut term =
@@ -311,6 +330,10 @@ pub fn coordinator(a: CoordinatorArgs) -> Result<()> {
             bail!("--token: use at least 16 characters");
         }
         config.token = coordinator::Token::new(a.token.as_deref());
+        if a.web_token.as_deref().is_some_and(|t| t.len() < 16) {
+            bail!("--web-token: use at least 16 characters");
+        }
+        config.web_token = coordinator::Token::new(a.web_token.as_deref());
         if let (Some(cert), Some(key)) = (&a.tls_cert, &a.tls_key) {
             config.tls = Some(coordinator::Tls {
                 cert_pem: std::fs::read(cert).with_context(|| format!("--tls-cert {}", cert.display()))?,
@@ -325,15 +348,32 @@ pub fn coordinator(a: CoordinatorArgs) -> Result<()> {
             ),
             None => None,
         };
+        let web = match a.web_listen {
+            Some(addr) => Some(
+                tokio::net::TcpListener::bind(addr)
+                    .await
+                    .with_context(|| format!("--web-listen {addr}: cannot bind"))?,
+            ),
+            None => None,
+        };
+        let web_url = match &web {
+            Some(l) => Some(format!("http://{}/", l.local_addr()?)),
+            None => None,
+        };
         tracing::info!(
             listen = %listener.local_addr()?,
             results = %a.results.display(),
             token = config.token.is_set(),
             tls = config.tls.is_some(),
             metrics = ?a.metrics_listen,
+            web = ?web_url,
             "coordinator listening"
         );
-        coordinator::serve_with_metrics(listener, metrics, config, termination()).await?;
+        if let Some(url) = &web_url {
+            eprintln!("web view at {url}");
+        }
+        let extra = coordinator::Listeners { metrics, web };
+        coordinator::serve_all(listener, extra, config, termination()).await?;
         tracing::info!("coordinator stopped");
         Ok(())
     })

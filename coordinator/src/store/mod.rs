@@ -10,6 +10,7 @@ mod chunks;
 mod experiments;
 mod leasing;
 mod sprt;
+mod view;
 
 pub use chunks::{CheckOutcome, ChunkIn};
 pub use leasing::{Completed, LeaseRef, Reporter};

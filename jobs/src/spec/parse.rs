@@ -8,7 +8,7 @@ use ::full::{FullConfig, FullRules, FullTarget, Preset, deal_count};
 use engine::{PlayerEngine, Rules, RulesConfig, SearchConfig};
 use toml::Table;
 
-use super::fields::{bad, check_name, check_output, missing, no_unknown, take_int, take_str, take_table};
+use super::fields::{bad, check_name, check_output, check_title, missing, no_unknown, take_int, take_str, take_table};
 use super::full as full_spec;
 use super::sections::{
     ShardSize, check_classifier_fits, parse_classifier, parse_grid, parse_output, parse_rules, parse_search,
@@ -160,7 +160,7 @@ fn parse_root(text: &str) -> Result<Table, SpecError> {
 /// `name`, `seed` and `output` (with `[output] moves`).
 fn identity(root: &mut Table) -> Result<(String, u64, String, bool), SpecError> {
     let name = take_str(root, "", "name")?.ok_or_else(|| missing("name", "every experiment has a name"))?;
-    check_name("name", &name)?;
+    check_title(&name)?;
     let seed = take_int(root, "", "seed")?.ok_or_else(|| missing("seed", "the experiment seed, e.g. seed = 2014"))?;
     let seed = u64::try_from(seed).map_err(|_| bad("seed", seed, "must not be negative"))?;
     // `output` is the results directory (a string), or the table
@@ -182,7 +182,19 @@ fn identity(root: &mut Table) -> Result<(String, u64, String, bool), SpecError> 
             check_output(&o)?;
             o
         }
-        None => name.clone(),
+        None => {
+            check_name("name", &name).map_err(|_| {
+                bad(
+                    "output",
+                    "(not given)",
+                    format!(
+                        "the name {name:?} is not a directory name (1 to 64 letters, digits, '-', '_' or '.'), \
+                         so give the results directory: output = \"my-experiment\""
+                    ),
+                )
+            })?;
+            name.clone()
+        }
     };
     Ok((name, seed, output, output_moves))
 }
