@@ -6,8 +6,10 @@
 //! Markdown shows an entry for reading (`+1.25 [-0.40, +2.90]`, `62.5%`),
 //! CSV keeps the numbers whole, so an entry has a text for each: one
 //! Markdown column may be several CSV fields (that interval is
-//! `mean,ci_low,ci_high`). Neither rendering quotes or escapes anything:
-//! the names in a report (agents, workers, rule sets) are plain words.
+//! `mean,ci_low,ci_high`). Names in a report (agents, workers) may be any
+//! text: a CSV field with a comma, quote or line break is quoted (RFC
+//! 4180), and a `|` in Markdown is escaped; plain words are written as
+//! they are.
 
 /// One row's entry in one column: its Markdown text and its CSV fields (as
 /// many as the column has field names).
@@ -91,7 +93,12 @@ impl<'a, R> Table<'a, R> {
         s.push_str(&"|---".repeat(self.columns.len()));
         s.push_str("|\n");
         for r in rows {
-            s.push_str(&line(self.columns.iter().map(|c| (c.entry)(r).markdown).collect()));
+            s.push_str(&line(
+                self.columns
+                    .iter()
+                    .map(|c| (c.entry)(r).markdown.replace('|', "\\|"))
+                    .collect(),
+            ));
         }
         s
     }
@@ -110,12 +117,21 @@ impl<'a, R> Table<'a, R> {
             for c in &self.columns {
                 let entry = (c.entry)(r);
                 debug_assert_eq!(entry.csv.len(), c.fields.len(), "column {:?}", c.heading);
-                fields.extend(entry.csv);
+                fields.extend(entry.csv.into_iter().map(csv_field));
             }
             s.push_str(&fields.join(","));
             s.push('\n');
         }
         s
+    }
+}
+
+/// A CSV field, quoted when it holds a comma, a quote or a line break.
+fn csv_field(f: String) -> String {
+    if f.contains([',', '"', '\n', '\r']) {
+        format!("\"{}\"", f.replace('"', "\"\""))
+    } else {
+        f
     }
 }
 

@@ -94,7 +94,7 @@ fn start(out: &mut String, tag: Tag<'_>, base: &str, in_image: &mut bool, in_hea
         Tag::Image { dest_url, .. } => {
             // The alt text follows as Text events, inside the attribute.
             let src = relative(&dest_url, base).unwrap_or_default();
-            let _ = write!(out, "<img loading=\"lazy\" src=\"{}\" alt=\"", Esc(&src));
+            let _ = write!(out, "<img src=\"{}\" alt=\"", Esc(&src));
             *in_image = true;
         }
         _ => {}
@@ -148,7 +148,7 @@ mod tests {
         for bad in ["<script", "<img src=x", "javascript:", "http://evil", "../"] {
             assert!(!h.contains(bad), "{bad} in {h}");
         }
-        assert!(h.contains("<img loading=\"lazy\" src=\"/e/1/files/report/elo.svg\" alt=\"Elo\">"), "{h}");
+        assert!(h.contains("<img src=\"/e/1/files/report/elo.svg\" alt=\"Elo\">"), "{h}");
         assert!(h.contains("<th>agent</th>"), "{h}");
         assert!(h.contains("<h2>Report: &lt;script&gt;"), "{h}");
     }

@@ -128,7 +128,7 @@ fn experiment_page(app: &Arc<App>, e: &ExperimentRow) -> String {
     let mut b = String::new();
     let _ = write!(
         b,
-        "<h1>{name} {state}</h1><section id=\"summary\" data-live>{summary}</section>",
+        "<div id=\"head\" data-live><h1>{name} {state}</h1></div><section id=\"summary\" data-live>{summary}</section>",
         name = Esc(&e.name),
         state = state_badge(e.state),
         summary = summary(app, e),

@@ -74,8 +74,14 @@ pub struct AgentProcess {
 fn scratch_dir(name: &str) -> std::io::Result<PathBuf> {
     use std::sync::atomic::{AtomicU64, Ordering};
     static NEXT: AtomicU64 = AtomicU64::new(0);
+    // The name as a file name: its letters, digits, '-' and '_' only.
+    let shown: String = name
+        .chars()
+        .map(|c| if c.is_ascii_alphanumeric() || c == '-' || c == '_' { c } else { '_' })
+        .take(40)
+        .collect();
     let dir = std::env::temp_dir().join(format!(
-        "muggins-agent-{name}-{}-{}",
+        "muggins-agent-{shown}-{}-{}",
         std::process::id(),
         NEXT.fetch_add(1, Ordering::Relaxed)
     ));

@@ -221,9 +221,17 @@ impl Spec {
         hex(&Sha256::digest(self.canonical_json().as_bytes()))
     }
 
-    /// The experiment id: the name and the first 12 hex digits of the hash.
+    /// The experiment id: the name and the first 12 hex digits of the
+    /// hash. A name that is not a plain word (the name may be any text)
+    /// has each character other than a letter, digit, '-', '_' or '.'
+    /// written as '_', so that an id is safe in a URL, a path or a log.
     pub fn id(&self) -> String {
-        format!("{}-{}", self.name, &self.hash()[..12])
+        let name: String = self
+            .name
+            .chars()
+            .map(|c| if c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.') { c } else { '_' })
+            .collect();
+        format!("{name}-{}", &self.hash()[..12])
     }
 }
 

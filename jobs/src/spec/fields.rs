@@ -82,6 +82,19 @@ pub(super) fn check_name(key: &str, s: &str) -> Result<(), SpecError> {
     Ok(())
 }
 
+/// An agent's name: any text of 1 to 64 bytes without control characters
+/// (reports quote it in CSV, escape it in Markdown and HTML).
+pub(super) fn check_label(key: &str, s: &str) -> Result<(), SpecError> {
+    if s.trim().is_empty() || s.len() > 64 || s.chars().any(char::is_control) {
+        return Err(bad(
+            key,
+            Value::String(s.into()),
+            "must be 1 to 64 bytes of text, not blank, without control characters (tabs, newlines)",
+        ));
+    }
+    Ok(())
+}
+
 /// An experiment's name: any text of 1 to 64 bytes without control
 /// characters (the web view and reports escape it; `output` defaults to it
 /// only when it is also a directory name).

@@ -268,7 +268,7 @@ pub(super) fn build_pool(keys: PoolKeys, tables: Option<Table>, d: &Defaults) ->
     })?;
     let mut defined = Vec::new();
     for (name, v) in tables {
-        super::fields::check_name(&format!("agents.{name}"), &name)?;
+        super::fields::check_label(&format!("agents.{name}"), &name)?;
         let Value::Table(t) = v else {
             return Err(bad(
                 &format!("agents.{name}"),
