@@ -46,6 +46,18 @@ echo "== block and team against OpenSpiel: 10,000 random games of each, move for
 python3 scripts/openspiel-check.py target/debug/muggins --games 10000
 openspiel_ok=1
 
+echo "== the web view in a real browser: Debian's chromium through chromedriver (docs/web.md)"
+if ! command -v chromium >/dev/null || ! command -v chromedriver >/dev/null; then
+    if [[ "$(id -u)" == 0 ]]; then
+        (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium chromium-driver) >/dev/null
+    else
+        echo "chromium and chromedriver are missing: sudo apt-get install chromium chromium-driver"
+        exit 1
+    fi
+fi
+python3 scripts/web-test.py target/debug/muggins target/web-test
+web_ok=1
+
 echo "== the Python package: pip install ./python in a fresh venv, then its tests (docs/python.md)"
 pylog=$(mktemp)
 bash scripts/python-test.sh | tee "$pylog"
@@ -62,7 +74,7 @@ else
 fi
 
 # One closing line for the whole suite: the test binaries plus the readers,
-# OpenSpiel and (when run) Slurm checks.
+# OpenSpiel, the browser and (when run) Slurm checks.
 awk '/^test result:/ { for (i = 1; i <= NF; i++) { if ($(i) ~ /^passed;?$/) p += $(i-1); if ($(i) ~ /^failed;?$/) f += $(i-1) } }
-     END { printf "all tests: %d passed, %d failed\n", p + 1 + o + s + py, f }' o="$openspiel_ok" s="$slurm_ok" py="${python_passed:-0}" "$log"
+     END { printf "all tests: %d passed, %d failed\n", p + 1 + o + w + s + py, f }' o="$openspiel_ok" w="$web_ok" s="$slurm_ok" py="${python_passed:-0}" "$log"
 rm -f "$log"

@@ -73,6 +73,9 @@ struct Tally {
     lost: AtomicU64,
     double: AtomicU64,
     errors: AtomicU64,
+    /// The web view's pages (docs/web.md), fetched while the load runs:
+    /// the experiments, the experiment's page and the workers page.
+    web: [Latencies; 3],
     /// Tasks held right now: task id -> worker.
     held: Mutex<HashMap<String, usize>>,
 }
@@ -136,7 +139,12 @@ async fn drive(load: Load, results: &std::path::Path, state: &std::path::Path, t
     let marker = coordinator::ensure_results_marker(results).context("reading the results marker")?;
     let (stop_tx, mut stop_rx) = tokio::sync::watch::channel(false);
     let config = coordinator::Config::new(state.to_path_buf(), results.to_path_buf());
-    let server = tokio::spawn(coordinator::serve(listener, config, async move {
+    let web = tokio::net::TcpListener::bind("127.0.0.1:0")
+        .await
+        .context("binding a loopback port")?;
+    let web_addr = web.local_addr()?;
+    let extra = coordinator::Listeners { metrics: None, web: Some(web) };
+    let server = tokio::spawn(coordinator::serve_all(listener, extra, config, async move {
         let _ = stop_rx.wait_for(|s| *s).await;
     }));
     let mut clients = Vec::new();
@@ -174,7 +182,11 @@ async fn drive(load: Load, results: &std::path::Path, state: &std::path::Path, t
         };
         set.spawn(sim.run());
     }
+    // A viewer with the web view open: each page in turn, as a browser's
+    // refresh would fetch it, for as long as the load runs.
+    let viewer = tokio::spawn(view(web_addr, id.clone(), Arc::clone(&tally), deadline));
     while set.join_next().await.is_some() {}
+    let pages = viewer.await.unwrap_or(0);
     let wall = start.elapsed().as_secs_f64();
     // What the coordinator counts done, against the completions it accepted.
     let exp = clients[0]
@@ -209,6 +221,17 @@ async fn drive(load: Load, results: &std::path::Path, state: &std::path::Path, t
             n as f64 / wall
         );
     }
+    println!(
+        "{:<22} {:>9} {:>9} {:>9} {:>9} {:>9}",
+        "web view page", "fetches", "p50 ms", "p90 ms", "p99 ms", "max ms"
+    );
+    for (name, l) in ["/", "/experiments/ID", "/workers"].iter().zip(&tally.web) {
+        let (n, [p50, p90, p99, max]) = l.summary();
+        println!("GET {name:<18} {n:>9} {p50:>9.2} {p90:>9.2} {p99:>9.2} {max:>9.2}");
+    }
+    if pages == 0 {
+        bail!("the web view answered no page");
+    }
     let accepted = tally.accepted.load(Ordering::Relaxed);
     let double = tally.double.load(Ordering::Relaxed);
     println!(
@@ -232,6 +255,31 @@ async fn drive(load: Load, results: &std::path::Path, state: &std::path::Path, t
         bail!("the coordinator lost or doubled work under load");
     }
     Ok(())
+}
+
+/// Fetches the web view's three pages in turn (a new connection each, the
+/// whole body read) until `deadline`; the number of 200 answers.
+async fn view(addr: std::net::SocketAddr, id: String, tally: Arc<Tally>, deadline: Instant) -> u64 {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let paths = ["/".to_string(), format!("/experiments/{id}"), "/workers".to_string()];
+    let mut ok = 0;
+    tokio::time::sleep(Duration::from_secs(1)).await;
+    while Instant::now() < deadline {
+        for (path, lat) in paths.iter().zip(&tally.web) {
+            let t = Instant::now();
+            let Ok(mut conn) = tokio::net::TcpStream::connect(addr).await else {
+                continue;
+            };
+            let req = format!("GET {path} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n\r\n");
+            let mut body = Vec::new();
+            if conn.write_all(req.as_bytes()).await.is_ok() && conn.read_to_end(&mut body).await.is_ok() {
+                lat.add(t);
+                ok += u64::from(body.starts_with(b"HTTP/1.1 200"));
+            }
+            tokio::time::sleep(Duration::from_millis(250)).await;
+        }
+    }
+    ok
 }
 
 async fn connect(url: &str) -> Result<tonic::transport::Channel> {

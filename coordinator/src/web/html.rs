@@ -72,14 +72,15 @@ pub fn int(n: u64) -> String {
     out
 }
 
-/// A rate: "1,234 games/s", "0.52 games/s", "-" when none.
+/// A rate's number (the heading or text gives the unit): "1,234",
+/// "0.52", "-" when none.
 pub fn rate(r: f64) -> String {
     if !(r > 0.0) {
         "-".into()
     } else if r >= 100.0 {
-        format!("{}/s", int(r.round() as u64))
+        int(r.round() as u64)
     } else {
-        format!("{r:.2}/s")
+        format!("{r:.2}")
     }
 }
 

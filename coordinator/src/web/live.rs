@@ -1,8 +1,8 @@
 //! The report of a running experiment, built from its done games shards
 //! (`analysis::build_live`) in a thread of its own, so that no page waits
 //! on Parquet: a page shows the latest build and asks for a new one when
-//! shards were done since, at most once every few times the last build
-//! took. At most `KEEP` experiments' reports are kept (the least recently
+//! shards were done since, at most once every ten times the last build
+//! took (and 2 s apart), so building takes at most a tenth of a core. At most `KEEP` experiments' reports are kept (the least recently
 //! shown go).
 
 use std::collections::HashMap;
@@ -91,8 +91,7 @@ impl LiveReports {
     /// The latest live report of `e` (and the last build's error), starting
     /// a new build when shards were done since the last and it is due.
     pub fn get(&self, shared: &Arc<Shared>, e: &ExperimentRow) -> (Option<Arc<Built>>, Option<String>) {
-        let done = shared.store().done_shards(&e.id).unwrap_or_default();
-        let key = (done.len(), done.last().copied().unwrap_or(0));
+        let key = shared.store().done_shards_key(&e.id).unwrap_or_default();
         let first = {
             let mut all = self.lock();
             if all.len() >= KEEP && !all.contains_key(&e.id) {
@@ -103,8 +102,8 @@ impl LiveReports {
             let entry = all.entry(e.id.clone()).or_insert_with(Entry::new);
             entry.shown = Instant::now();
             entry.collect();
-            let due = entry.started.elapsed() >= (entry.took * 5).max(Duration::from_secs(1));
-            let start = !done.is_empty()
+            let due = entry.started.elapsed() >= (entry.took * 10).max(Duration::from_secs(2));
+            let start = key.0 > 0
                 && entry.building.is_none()
                 && entry.asked != Some(key)
                 && (entry.asked.is_none() || due);
@@ -114,7 +113,7 @@ impl LiveReports {
                 let spawned = std::thread::Builder::new()
                     .name("live-report".into())
                     .spawn(move || {
-                        let _ = tx.send(build(&shared, &e, &done));
+                        let _ = tx.send(build(&shared, &e));
                     });
                 if spawned.is_ok() {
                     entry.asked = Some(key);
@@ -150,13 +149,17 @@ impl LiveReports {
     }
 }
 
-/// Builds `e`'s report from its done shards `done`.
-fn build(shared: &Shared, e: &ExperimentRow, done: &[u64]) -> Result<Built, String> {
+/// Builds `e`'s report from its done shards.
+fn build(shared: &Shared, e: &ExperimentRow) -> Result<Built, String> {
     let spec = jobs::Spec::from_toml(&e.spec_toml).map_err(|err| err.to_string())?;
-    let chunks = shared.store().worker_chunks(&e.id).map_err(|err| err.to_string())?;
+    let (done, chunks) = {
+        let store = shared.store();
+        let done = store.done_shards(&e.id).map_err(|err| err.to_string())?;
+        (done, store.worker_chunks(&e.id).map_err(|err| err.to_string())?)
+    };
     let workers = serde_json::to_vec(&serde_json::json!({ "chunks": chunks })).map_err(|err| err.to_string())?;
     let dir = shared.config.results.join(&e.output);
-    let report = analysis::build_live(&dir, &spec, done, Some(&workers)).map_err(|err| err.to_string())?;
+    let report = analysis::build_live(&dir, &spec, &done, Some(&workers)).map_err(|err| err.to_string())?;
     Ok(Built {
         files: analysis::report_files(&report),
         shards: done.len(),

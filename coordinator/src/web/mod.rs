@@ -48,7 +48,7 @@ const COOKIE: &str = "muggins_view";
 impl App {
     fn cookie_value(token: &[u8]) -> String {
         let mut h = Sha256::new();
-        h.update(b"muggins web view\0");
+        h.update(b"web view cookie\0");
         h.update(token);
         h.finalize().iter().map(|b| format!("{b:02x}")).collect()
     }

@@ -16,6 +16,7 @@ mod jobs_e2e;
 mod leases;
 mod metrics;
 mod transport;
+mod web;
 
 const SPEC: &str = r#"
 name = "tiny"
@@ -36,6 +37,8 @@ pub struct Server {
     pub url: String,
     /// Where `GET /metrics` answers.
     pub metrics: std::net::SocketAddr,
+    /// Where the web view answers.
+    pub web: std::net::SocketAddr,
     pub dir: tempfile::TempDir,
     stop: Option<tokio::sync::oneshot::Sender<()>>,
     handle: Option<tokio::task::JoinHandle<Result<(), coordinator::ServeError>>>,
@@ -81,17 +84,19 @@ pub async fn start_config(dir: tempfile::TempDir, adjust: impl FnOnce(&mut coord
     let (tx, rx) = tokio::sync::oneshot::channel::<()>();
     let metrics_listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let metrics = metrics_listener.local_addr().unwrap();
-    let handle = tokio::spawn(coordinator::serve_with_metrics(
-        listener,
-        Some(metrics_listener),
-        config,
-        async {
-            let _ = rx.await;
-        },
-    ));
+    let web_listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let web = web_listener.local_addr().unwrap();
+    let extra = coordinator::Listeners {
+        metrics: Some(metrics_listener),
+        web: Some(web_listener),
+    };
+    let handle = tokio::spawn(coordinator::serve_all(listener, extra, config, async {
+        let _ = rx.await;
+    }));
     Server {
         url,
         metrics,
+        web,
         dir,
         stop: Some(tx),
         handle: Some(handle),
