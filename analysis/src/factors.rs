@@ -103,6 +103,7 @@ impl FactorAcc {
                 PlayerEngine::Expectimax => "expectimax",
                 PlayerEngine::Ismcts => "ismcts",
                 PlayerEngine::Dominai => "dominai",
+                PlayerEngine::External => "external",
             })),
             r.belief.map(|b| Level::Static(b.name())),
             Some(match r.shaping == jobs::ShapingLevel::NONE {

@@ -55,6 +55,7 @@ pub fn summary_table(r: &Report) -> String {
                 PlayerEngine::MStar => 1,
                 PlayerEngine::Ismcts => 2,
                 PlayerEngine::Dominai => 3,
+                PlayerEngine::External => 4,
             },
         )
     });

@@ -208,7 +208,9 @@ impl Coordinator for CoordinatorService {
         let r = request.into_inner();
         require("task_id", &r.task_id)?;
         require("lease_token", &r.lease_token)?;
-        self.shared.metrics.seen(&r.worker_id, |w| w.progress(&r.task_id, r.games_done));
+        self.shared
+            .metrics
+            .seen(&r.worker_id, |w| w.progress(&r.task_id, r.games_done));
         // Chunk files are measured before the store's lock is taken.
         let chunks = if r.chunks.is_empty() {
             Vec::new()
@@ -279,7 +281,9 @@ impl Coordinator for CoordinatorService {
         let (task, worker, rows) = (r.task_id.clone(), r.worker_id.clone(), r.rows);
         let outcome = blocking(move || complete(&shared, &r)).await?.map_err(status)?;
         self.shared.metrics.seen(&worker, |w| {
-            if matches!(outcome, CompleteOutcome::Accepted { .. }) && jobs::layout::Stage::of_task_id(&task) == Some(jobs::layout::Stage::Games) {
+            if matches!(outcome, CompleteOutcome::Accepted { .. })
+                && jobs::layout::Stage::of_task_id(&task) == Some(jobs::layout::Stage::Games)
+            {
                 w.progress(&task, rows);
             }
             w.holds(None);

@@ -82,8 +82,19 @@ pub fn coords(spec: &Spec, index: u64) -> GameCoords {
         let state = deal(digit(g.starting_states.len()));
         let observability = g.observability[digit(g.observability.len() as u64) as usize];
         let (a, o) = pool.pairings[pairing as usize];
-        let AgentPlay::Search(s) = pool.agents[a as usize].play else {
-            unreachable!("a pairing's agent searches (checked when the spec was read)")
+        // The agent's side: a searching agent's settings, or an external
+        // agent's (its rows name the engine `external`).
+        let (engine, belief, shaping, budget) = match &pool.agents[a as usize].play {
+            AgentPlay::Search(s) => (s.engine, s.belief, s.shaping, Some(s.budget)),
+            AgentPlay::External(_) => (
+                PlayerEngine::External,
+                Belief::Uniform,
+                crate::spec::ShapingLevel::NONE,
+                None,
+            ),
+            AgentPlay::Strategy(_) => {
+                unreachable!("a pairing's agent searches or is external (checked when the spec was read)")
+            }
         };
         let target = match pool.agents[o as usize].play {
             AgentPlay::Strategy(t) => t,
@@ -95,10 +106,10 @@ pub fn coords(spec: &Spec, index: u64) -> GameCoords {
             observability,
             target,
             starting_state: state,
-            engine: s.engine,
-            belief: s.belief,
-            shaping: s.shaping,
-            budget: Some(s.budget),
+            engine,
+            belief,
+            shaping,
+            budget,
             repeat,
             pairing: Some(pairing),
             agent_side,

@@ -29,6 +29,8 @@ pub struct Load {
     pub task: Duration,
     /// gRPC connections the workers share (HTTP/2 multiplexes the rest).
     pub connections: usize,
+    /// Whether a viewer keeps the web view open (its pages timed).
+    pub view: bool,
 }
 
 /// Latencies of one RPC, in microseconds (bounded: one entry per call over
@@ -143,7 +145,10 @@ async fn drive(load: Load, results: &std::path::Path, state: &std::path::Path, t
         .await
         .context("binding a loopback port")?;
     let web_addr = web.local_addr()?;
-    let extra = coordinator::Listeners { metrics: None, web: Some(web) };
+    let extra = coordinator::Listeners {
+        metrics: None,
+        web: Some(web),
+    };
     let server = tokio::spawn(coordinator::serve_all(listener, extra, config, async move {
         let _ = stop_rx.wait_for(|s| *s).await;
     }));
@@ -184,9 +189,14 @@ async fn drive(load: Load, results: &std::path::Path, state: &std::path::Path, t
     }
     // A viewer with the web view open: each page in turn, as a browser's
     // refresh would fetch it, for as long as the load runs.
-    let viewer = tokio::spawn(view(web_addr, id.clone(), Arc::clone(&tally), deadline));
+    let viewer = load
+        .view
+        .then(|| tokio::spawn(view(web_addr, id.clone(), Arc::clone(&tally), deadline)));
     while set.join_next().await.is_some() {}
-    let pages = viewer.await.unwrap_or(0);
+    let pages = match viewer {
+        Some(v) => Some(v.await.unwrap_or(0)),
+        None => None,
+    };
     let wall = start.elapsed().as_secs_f64();
     // What the coordinator counts done, against the completions it accepted.
     let exp = clients[0]
@@ -221,16 +231,18 @@ async fn drive(load: Load, results: &std::path::Path, state: &std::path::Path, t
             n as f64 / wall
         );
     }
-    println!(
-        "{:<22} {:>9} {:>9} {:>9} {:>9} {:>9}",
-        "web view page", "fetches", "p50 ms", "p90 ms", "p99 ms", "max ms"
-    );
-    for (name, l) in ["/", "/experiments/ID", "/workers"].iter().zip(&tally.web) {
-        let (n, [p50, p90, p99, max]) = l.summary();
-        println!("GET {name:<18} {n:>9} {p50:>9.2} {p90:>9.2} {p99:>9.2} {max:>9.2}");
-    }
-    if pages == 0 {
-        bail!("the web view answered no page");
+    if let Some(pages) = pages {
+        println!(
+            "{:<22} {:>9} {:>9} {:>9} {:>9} {:>9}",
+            "web view page", "fetches", "p50 ms", "p90 ms", "p99 ms", "max ms"
+        );
+        for (name, l) in ["/", "/experiments/ID", "/workers"].iter().zip(&tally.web) {
+            let (n, [p50, p90, p99, max]) = l.summary();
+            println!("GET {name:<18} {n:>9} {p50:>9.2} {p90:>9.2} {p99:>9.2} {max:>9.2}");
+        }
+        if pages == 0 {
+            bail!("the web view answered no page");
+        }
     }
     let accepted = tally.accepted.load(Ordering::Relaxed);
     let double = tally.double.load(Ordering::Relaxed);

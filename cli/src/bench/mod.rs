@@ -46,6 +46,10 @@ pub struct BenchArgs {
     /// coordinator: gRPC connections the workers share.
     #[arg(long, default_value_t = 16)]
     pub connections: usize,
+    /// coordinator: keep no web view open (by default a viewer fetches its
+    /// pages while the load runs, and their latencies are printed).
+    #[arg(long)]
+    pub no_view: bool,
     /// Timed runs per measurement; the median is reported.
     #[arg(long, default_value_t = 5)]
     pub runs: usize,
@@ -95,6 +99,7 @@ pub fn run(args: BenchArgs) -> Result<()> {
             heartbeat: secs("heartbeat", args.heartbeat)?,
             task: secs("task-secs", args.task_secs)?,
             connections: args.connections.clamp(1, 1024),
+            view: !args.no_view,
         });
     }
     let args = BenchArgs { suite, ..args };

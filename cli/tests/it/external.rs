@@ -298,3 +298,91 @@ sprt = {{ elo0 = 0, elo1 = 100, alpha = 0.05, beta = 0.05 }}
     assert!(log.contains("H1 accepted") || log.contains("H0 accepted"), "{log}");
     assert!(!rows.is_empty() && (rows.len() as u64) < 400, "{}", rows.len());
 }
+
+/// A spec of named agents where `mine` (external) takes the agent's side:
+/// `grid` says whom it plays.
+fn agent_side_spec(name: &str, preset: &str, obs: &str, grid: &str, extra: &str) -> String {
+    let agent = repo().join("scripts/agents/random_agent.py");
+    format!(
+        r#"
+name = "{name}"
+seed = 4
+[rules]
+preset = "{preset}"
+[grid]
+information_source = ["oracle"]
+observability = ["{obs}"]
+repeats = 1
+{grid}
+[search]
+depth = 2
+worlds = 2
+[agents.mine]
+command = ["python3", "{a}"]
+[agents.other]
+command = ["python3", "{a}"]
+[agents.searching]
+engine = "expectimax"
+{extra}
+"#,
+        a = agent.display()
+    )
+}
+
+#[test]
+fn an_external_agent_takes_the_agents_side_against_strategies_and_engines() {
+    let dir = Dir::new();
+    let grid = "starting_states = \"spread:10\"\nagents = [\"mine\"]\nopponents = [\"random\", \"searching\"]";
+    let (ok, log, rows) = run(&dir, &agent_side_spec("ext-mine", "all-fives", "full", grid, ""));
+    assert!(ok, "{log}");
+    assert_eq!(rows.len(), 40, "{log}");
+    for r in &rows {
+        assert_eq!(r.agent.as_deref(), Some("mine"));
+        assert_eq!(
+            r.engine,
+            engine::PlayerEngine::External,
+            "the agent side's rows name the engine external"
+        );
+        assert_eq!(r.budget, None);
+        assert!(r.forfeit.is_none(), "{r:?}");
+    }
+    assert_eq!(against(&rows, "random").0, 20);
+    assert_eq!(against(&rows, "searching").0, 20);
+    // Each seating's games: the agent's side is the external one, on both sides of a deal.
+    assert!(rows.iter().any(|r| r.agent_side == Some(0)) && rows.iter().any(|r| r.agent_side == Some(1)));
+}
+
+#[test]
+fn two_external_agents_play_each_other_in_a_round_robin_of_team_dominoes() {
+    let dir = Dir::new();
+    let grid =
+        "starting_states = \"spread:4\"\nagents = [\"mine\", \"other\", \"heaviest\"]\ntournament = \"round-robin\"";
+    let (ok, log, rows) = run(&dir, &agent_side_spec("ext-rr", "team", "partial", grid, ""));
+    assert!(ok, "{log}");
+    assert_eq!(rows.len(), 24, "three pairings of 4 deals, both seatings: {log}");
+    let both: Vec<_> = rows.iter().filter(|r| r.opponent.as_deref() == Some("other")).collect();
+    assert_eq!(both.len(), 8, "mine against other");
+    assert!(
+        both.iter()
+            .all(|r| r.agent.as_deref() == Some("mine") && r.forfeit.is_none())
+    );
+    // A team game's returns: one side's gain is the other's loss.
+    assert!(both.iter().all(|r| r.player_score == 0 || r.target_score == 0));
+    assert!(
+        log.contains("[agent mine]") && log.contains("[agent other]"),
+        "each agent's timing is logged: {log}"
+    );
+}
+
+#[test]
+fn an_sprt_tests_an_external_agent_against_an_engine() {
+    let dir = Dir::new();
+    let grid = "starting_states = \"spread:400\"\nagents = [\"mine\"]\nopponents = [\"searching\"]";
+    let stop = "[stop]\nsprt = { elo0 = 0, elo1 = 60 }\n[shards]\ngames = 10";
+    let (ok, log, rows) = run(&dir, &agent_side_spec("ext-sprt-a", "all-fives", "full", grid, stop));
+    assert!(ok, "{log}");
+    // The random agent is the weaker: the test accepts H0 (no gain) early.
+    assert!(log.contains("H0 accepted"), "{log}");
+    assert!(!rows.is_empty() && rows.len() < 800, "{}", rows.len());
+    assert!(rows.iter().all(|r| r.agent.as_deref() == Some("mine")));
+}

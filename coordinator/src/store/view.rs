@@ -43,7 +43,12 @@ impl Store {
             )?,
         };
         let mut rows = Vec::new();
-        for state in [TaskState::Leased, TaskState::Pending, TaskState::Failed, TaskState::Done] {
+        for state in [
+            TaskState::Leased,
+            TaskState::Pending,
+            TaskState::Failed,
+            TaskState::Done,
+        ] {
             let left = limit.saturating_sub(rows.len());
             if left == 0 {
                 break;
@@ -88,7 +93,9 @@ impl Store {
     pub fn done_shards(&self, id: &str) -> Result<Vec<u64>> {
         Ok(self
             .conn
-            .prepare_cached("SELECT shard FROM tasks WHERE experiment_id = ?1 AND stage = ?2 AND state = ?3 ORDER BY shard")?
+            .prepare_cached(
+                "SELECT shard FROM tasks WHERE experiment_id = ?1 AND stage = ?2 AND state = ?3 ORDER BY shard",
+            )?
             .query_map(params![id, Stage::Games.name(), TaskState::Done], |r| {
                 Ok(r.get::<_, i64>(0)? as u64)
             })?
@@ -107,7 +114,9 @@ impl Store {
     /// The newest experiments' ids, newest first (at most `limit`), and
     /// how many there are.
     pub fn newest_ids(&self, limit: usize) -> Result<(Vec<String>, u64)> {
-        let total: i64 = self.conn.query_row("SELECT COUNT(*) FROM experiments", [], |r| r.get(0))?;
+        let total: i64 = self
+            .conn
+            .query_row("SELECT COUNT(*) FROM experiments", [], |r| r.get(0))?;
         let ids = self
             .conn
             .prepare_cached("SELECT id FROM experiments ORDER BY created_ms DESC, id DESC LIMIT ?1")?

@@ -75,7 +75,7 @@ pub fn int(n: u64) -> String {
 /// A rate's number (the heading or text gives the unit): "1,234",
 /// "0.52", "-" when none.
 pub fn rate(r: f64) -> String {
-    if !(r > 0.0) {
+    if r.is_nan() || r <= 0.0 {
         "-".into()
     } else if r >= 100.0 {
         int(r.round() as u64)
@@ -151,7 +151,13 @@ pub fn toml(text: &str) -> String {
         } else if let Some(eq) = key_end(trimmed) {
             let (key, value) = trimmed.split_at(eq);
             let (value, rest) = split_comment(value);
-            let _ = write!(out, "<span class=\"t-k\">{}</span>{}{}", Esc(key), value_html(value), comment(rest));
+            let _ = write!(
+                out,
+                "<span class=\"t-k\">{}</span>{}{}",
+                Esc(key),
+                value_html(value),
+                comment(rest)
+            );
         } else {
             let (value, rest) = split_comment(trimmed);
             let _ = write!(out, "{}{}", value_html(value), comment(rest));
@@ -239,7 +245,10 @@ fn numbers(s: &str) -> String {
         if word.is_empty() {
             return;
         }
-        let numeric = word.chars().next().is_some_and(|c| c.is_ascii_digit() || c == '-' || c == '+')
+        let numeric = word
+            .chars()
+            .next()
+            .is_some_and(|c| c.is_ascii_digit() || c == '-' || c == '+')
             && word.chars().any(|c| c.is_ascii_digit());
         if numeric || word == "true" || word == "false" {
             let _ = write!(out, "<span class=\"t-n\">{}</span>", Esc(word));
@@ -268,7 +277,10 @@ mod tests {
     #[test]
     fn escaping_leaves_no_markup() {
         let s = Esc("<script>alert(\"x\")</script> & '\"><img src=x onerror=alert(1)>").to_string();
-        assert!(!s.contains('<') && !s.contains('>') && !s.contains('"') && !s.contains('\''), "{s}");
+        assert!(
+            !s.contains('<') && !s.contains('>') && !s.contains('"') && !s.contains('\''),
+            "{s}"
+        );
         assert_eq!(Esc("a&b").to_string(), "a&amp;b");
     }
 

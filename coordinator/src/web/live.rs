@@ -94,27 +94,24 @@ impl LiveReports {
         let key = shared.store().done_shards_key(&e.id).unwrap_or_default();
         let first = {
             let mut all = self.lock();
-            if all.len() >= KEEP && !all.contains_key(&e.id) {
-                if let Some(oldest) = all.iter().min_by_key(|(_, v)| v.shown).map(|(k, _)| k.clone()) {
-                    all.remove(&oldest);
-                }
+            if all.len() >= KEEP
+                && !all.contains_key(&e.id)
+                && let Some(oldest) = all.iter().min_by_key(|(_, v)| v.shown).map(|(k, _)| k.clone())
+            {
+                all.remove(&oldest);
             }
             let entry = all.entry(e.id.clone()).or_insert_with(Entry::new);
             entry.shown = Instant::now();
             entry.collect();
             let due = entry.started.elapsed() >= (entry.took * 10).max(Duration::from_secs(2));
-            let start = key.0 > 0
-                && entry.building.is_none()
-                && entry.asked != Some(key)
-                && (entry.asked.is_none() || due);
+            let start =
+                key.0 > 0 && entry.building.is_none() && entry.asked != Some(key) && (entry.asked.is_none() || due);
             if start {
                 let (tx, rx) = std::sync::mpsc::channel();
                 let (shared, e) = (Arc::clone(shared), e.clone());
-                let spawned = std::thread::Builder::new()
-                    .name("live-report".into())
-                    .spawn(move || {
-                        let _ = tx.send(build(&shared, &e));
-                    });
+                let spawned = std::thread::Builder::new().name("live-report".into()).spawn(move || {
+                    let _ = tx.send(build(&shared, &e));
+                });
                 if spawned.is_ok() {
                     entry.asked = Some(key);
                     entry.started = Instant::now();
@@ -138,14 +135,19 @@ impl LiveReports {
             }
         }
         let all = self.lock();
-        all.get(&e.id).map_or((None, None), |v| (v.built.clone(), v.error.clone()))
+        all.get(&e.id)
+            .map_or((None, None), |v| (v.built.clone(), v.error.clone()))
     }
 
     /// A file of `id`'s latest live report.
     pub fn file(&self, id: &str, name: &str) -> Option<String> {
         let all = self.lock();
         let built = all.get(id)?.built.as_ref()?;
-        built.files.iter().find(|(n, _)| *n == name).map(|(_, body)| body.clone())
+        built
+            .files
+            .iter()
+            .find(|(n, _)| *n == name)
+            .map(|(_, body)| body.clone())
     }
 }
 

@@ -82,10 +82,11 @@ impl App {
 /// Headers every response of the view carries.
 fn harden(resp: &mut Response) {
     let h = resp.headers_mut();
-    h.entry(header::CONTENT_SECURITY_POLICY).or_insert(HeaderValue::from_static(
+    h.entry(header::CONTENT_SECURITY_POLICY)
+        .or_insert(HeaderValue::from_static(
             "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; connect-src 'self'; \
              form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
-    ));
+        ));
     h.insert(header::X_CONTENT_TYPE_OPTIONS, HeaderValue::from_static("nosniff"));
     h.insert(header::REFERRER_POLICY, HeaderValue::from_static("no-referrer"));
     h.entry(header::CACHE_CONTROL)
@@ -149,7 +150,10 @@ async fn login(State(app): State<Arc<App>>, body: Bytes) -> Response {
         .filter(|n| n.starts_with('/') && !n.starts_with("//") && !n.contains('\\'))
         .unwrap_or_else(|| "/".into());
     let mut headers = HeaderMap::new();
-    headers.insert(header::AUTHORIZATION, HeaderValue::from_str(&format!("Bearer {token}")).unwrap_or(HeaderValue::from_static("")));
+    headers.insert(
+        header::AUTHORIZATION,
+        HeaderValue::from_str(&format!("Bearer {token}")).unwrap_or(HeaderValue::from_static("")),
+    );
     if !app.allowed(&headers) || token.is_empty() {
         crate::metrics::Metrics::inc(&app.shared.metrics.unauthenticated);
         return (StatusCode::UNAUTHORIZED, page_response(login_page(&next, true))).into_response();
@@ -185,14 +189,17 @@ fn asset(kind: &'static str, body: &'static str) -> Response {
 
 /// A page rendered off the async threads (it reads the store and files).
 pub(crate) async fn blocking(f: impl FnOnce() -> Response + Send + 'static) -> Response {
-    tokio::task::spawn_blocking(f).await.unwrap_or_else(|e| {
-        (StatusCode::INTERNAL_SERVER_ERROR, format!("the page failed: {e}")).into_response()
-    })
+    tokio::task::spawn_blocking(f)
+        .await
+        .unwrap_or_else(|e| (StatusCode::INTERNAL_SERVER_ERROR, format!("the page failed: {e}")).into_response())
 }
 
 /// A plain-text error page.
 pub(crate) fn not_found(what: String) -> Response {
-    let body = format!("<h1>Not found</h1><p>{}</p><p><a href=\"/\">All experiments</a></p>", html::Esc(&what));
+    let body = format!(
+        "<h1>Not found</h1><p>{}</p><p><a href=\"/\">All experiments</a></p>",
+        html::Esc(&what)
+    );
     (
         StatusCode::NOT_FOUND,
         page_response(html::page("Not found", html::Nav::None, &body, None)),
@@ -211,7 +218,10 @@ pub(crate) fn router(app: Arc<App>) -> Router {
         .route("/workers", get(workers::page))
         .route("/api/experiments", get(pages::experiments_json))
         .route("/login", post(login))
-        .route("/assets/style.css", get(|| async { asset("text/css; charset=utf-8", STYLE) }))
+        .route(
+            "/assets/style.css",
+            get(|| async { asset("text/css; charset=utf-8", STYLE) }),
+        )
         .route(
             "/assets/live.js",
             get(|| async { asset("text/javascript; charset=utf-8", LIVE_JS) }),

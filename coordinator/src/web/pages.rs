@@ -23,7 +23,9 @@ pub(crate) const REFRESH_MS: u32 = 2000;
 /// stage, tasks in the others.
 fn stage_progress(e: &ExperimentRow) -> (String, u64, u64, &'static str) {
     match e.stages.iter().find(|s| s.done < s.total) {
-        Some(s) if Stage::parse(&s.name) == Some(Stage::Games) => (s.name.clone(), e.games_done, e.games_total, "games"),
+        Some(s) if Stage::parse(&s.name) == Some(Stage::Games) => {
+            (s.name.clone(), e.games_done, e.games_total, "games")
+        }
         Some(s) => (s.name.clone(), s.done, s.total, "tasks"),
         None => ("done".into(), e.games_done, e.games_total, "games"),
     }
@@ -50,7 +52,11 @@ fn experiments_page(app: &App) -> String {
         "<h1>Experiments</h1><section id=\"experiments\" data-live><p class=\"muted\">{} experiment{}{}, newest first.</p>",
         html::int(total),
         if total == 1 { "" } else { "s" },
-        if total > LIST as u64 { format!(" (the newest {LIST} shown)") } else { String::new() }
+        if total > LIST as u64 {
+            format!(" (the newest {LIST} shown)")
+        } else {
+            String::new()
+        }
     );
     if rows.is_empty() {
         b.push_str("<p>No experiment yet: submit one with <code>muggins submit SPEC.toml</code>.</p></section>");
@@ -63,22 +69,38 @@ fn experiments_page(app: &App) -> String {
     for e in &rows {
         let (rate, eta) = app.shared.rate_eta(e);
         let (stage, done, total, unit) = stage_progress(e);
-        let finished = if e.state == ExpState::Running { "-".to_string() } else { html::time(e.updated_ms) };
-        let _ = write!(
+        let finished = if e.state == ExpState::Running {
+            "-".to_string()
+        } else {
+            html::time(e.updated_ms)
+        };
+        let _ = writeln!(
             b,
             "<tr><td><a href=\"/experiments/{id}\">{name}</a></td><td><code>{id}</code></td><td>{state}</td><td>{stage}</td>\
-             <td class=\"bar\">{bar}</td><td class=\"num\">{rate}</td><td class=\"num\">{eta}</td><td>{started}</td><td>{finished}</td></tr>\n",
+             <td class=\"bar\">{bar}</td><td class=\"num\">{rate}</td><td class=\"num\">{eta}</td><td>{started}</td><td>{finished}</td></tr>",
             id = Esc(&e.id),
             name = Esc(&e.name),
             state = state_badge(e.state),
             stage = Esc(&stage),
             bar = html::progress(done, total, unit),
-            rate = if e.state == ExpState::Running { html::rate(rate) } else { "-".into() },
-            eta = if e.state == ExpState::Running { html::secs(eta) } else { "-".into() },
+            rate = if e.state == ExpState::Running {
+                html::rate(rate)
+            } else {
+                "-".into()
+            },
+            eta = if e.state == ExpState::Running {
+                html::secs(eta)
+            } else {
+                "-".into()
+            },
             started = html::time(e.created_ms),
         );
         if !e.error.is_empty() {
-            let _ = write!(b, "<tr class=\"error-row\"><td colspan=\"9\"><span class=\"bad\">error:</span> {}</td></tr>\n", Esc(&e.error));
+            let _ = writeln!(
+                b,
+                "<tr class=\"error-row\"><td colspan=\"9\"><span class=\"bad\">error:</span> {}</td></tr>",
+                Esc(&e.error)
+            );
         }
     }
     b.push_str("</tbody></table></div></section>");
@@ -107,7 +129,11 @@ pub(crate) async fn experiments_json(State(app): State<Arc<App>>) -> Response {
                 })
             })
             .collect();
-        ([(header::CONTENT_TYPE, "application/json")], serde_json::json!({ "experiments": list }).to_string()).into_response()
+        (
+            [(header::CONTENT_TYPE, "application/json")],
+            serde_json::json!({ "experiments": list }).to_string(),
+        )
+            .into_response()
     })
     .await
 }
@@ -139,9 +165,17 @@ fn experiment_page(app: &Arc<App>, e: &ExperimentRow) -> String {
         Esc(&e.spec_hash),
         html::toml(&e.spec_toml)
     );
-    let _ = write!(b, "<section id=\"report\" data-live>{}</section>", report_section(app, e));
+    let _ = write!(
+        b,
+        "<section id=\"report\" data-live>{}</section>",
+        report_section(app, e)
+    );
     let _ = write!(b, "<section id=\"tasks\" data-live>{}</section>", tasks_section(app, e));
-    let _ = write!(b, "<section id=\"checks\" data-live>{}</section>", checks_section(app, e));
+    let _ = write!(
+        b,
+        "<section id=\"checks\" data-live>{}</section>",
+        checks_section(app, e)
+    );
     html::page(&e.name, Nav::Experiments, &b, running.then_some(REFRESH_MS))
 }
 
@@ -159,10 +193,22 @@ fn summary(app: &App, e: &ExperimentRow) -> String {
         out = Esc(&e.output),
         stage = Esc(&stage),
         bar = html::progress(done, total, unit),
-        rate = if e.state == ExpState::Running { html::rate(rate) } else { "-".into() },
-        eta = if e.state == ExpState::Running { html::secs(eta) } else { "-".into() },
+        rate = if e.state == ExpState::Running {
+            html::rate(rate)
+        } else {
+            "-".into()
+        },
+        eta = if e.state == ExpState::Running {
+            html::secs(eta)
+        } else {
+            "-".into()
+        },
         started = html::time(e.created_ms),
-        upd = if e.state == ExpState::Running { "updated" } else { "finished" },
+        upd = if e.state == ExpState::Running {
+            "updated"
+        } else {
+            "finished"
+        },
         updated = html::time(e.updated_ms),
     );
     if !e.error.is_empty() {
@@ -213,11 +259,19 @@ fn report_section(app: &Arc<App>, e: &ExperimentRow) -> String {
     let (built, error) = app.live.get(&app.shared, e);
     let mut s = String::from("<h2>Report so far</h2>");
     if let Some(err) = error {
-        let _ = write!(s, "<p class=\"bad\">The live report could not be built: {}</p>", Esc(&err));
+        let _ = write!(
+            s,
+            "<p class=\"bad\">The live report could not be built: {}</p>",
+            Esc(&err)
+        );
     }
     match built {
         Some(b) => {
-            let md = b.files.iter().find(|(n, _)| *n == jobs::layout::REPORT_MD_FILE).map_or("", |(_, m)| m);
+            let md = b
+                .files
+                .iter()
+                .find(|(n, _)| *n == jobs::layout::REPORT_MD_FILE)
+                .map_or("", |(_, m)| m);
             let _ = write!(
                 s,
                 "<p class=\"muted\">From the {} games shard{} done by {} (it is rebuilt as shards finish). \
@@ -241,7 +295,11 @@ fn tasks_section(app: &App, e: &ExperimentRow) -> String {
         "<h2>Tasks</h2><p class=\"muted\">{} task{}{}: those in play first, then the most recently done.</p>",
         html::int(total),
         if total == 1 { "" } else { "s" },
-        if total > TASKS as u64 { format!(", {TASKS} shown") } else { String::new() }
+        if total > TASKS as u64 {
+            format!(", {TASKS} shown")
+        } else {
+            String::new()
+        }
     );
     s.push_str(
         "<div class=\"scroll\"><table><thead><tr><th>task</th><th>stage</th><th>state</th><th>worker</th>\
@@ -252,10 +310,14 @@ fn tasks_section(app: &App, e: &ExperimentRow) -> String {
             (TaskState::Leased, Some(ms)) => html::secs((ms - now) as f64 / 1000.0),
             _ => "-".into(),
         };
-        let games = if t.games > 0 { html::progress(t.games_done.min(t.games), t.games, "games") } else { "-".into() };
-        let _ = write!(
+        let games = if t.games > 0 {
+            html::progress(t.games_done.min(t.games), t.games, "games")
+        } else {
+            "-".into()
+        };
+        let _ = writeln!(
             s,
-            "<tr><td><code>{}</code></td><td>{}</td><td>{}</td><td>{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"bar\">{}</td></tr>\n",
+            "<tr><td><code>{}</code></td><td>{}</td><td>{}</td><td>{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"bar\">{}</td></tr>",
             Esc(&t.task_id),
             Esc(&t.stage),
             t.state.as_str(),
@@ -264,10 +326,10 @@ fn tasks_section(app: &App, e: &ExperimentRow) -> String {
             expires,
             games
         );
-        if t.state == TaskState::Failed {
-            if let Some(err) = &t.error {
-                let _ = write!(s, "<tr class=\"error-row\"><td colspan=\"7\">{}</td></tr>", Esc(err));
-            }
+        if t.state == TaskState::Failed
+            && let Some(err) = &t.error
+        {
+            let _ = write!(s, "<tr class=\"error-row\"><td colspan=\"7\">{}</td></tr>", Esc(err));
         }
     }
     s.push_str("</tbody></table></div>");
@@ -275,18 +337,30 @@ fn tasks_section(app: &App, e: &ExperimentRow) -> String {
 }
 
 fn checks_section(app: &App, e: &ExperimentRow) -> String {
-    let (checks, total) = app.shared.store().tasks_view(&e.id, Some(Stage::Check), TASKS).unwrap_or_default();
+    let (checks, total) = app
+        .shared
+        .store()
+        .tasks_view(&e.id, Some(Stage::Check), TASKS)
+        .unwrap_or_default();
     let mut s = format!(
         "<h2>Cross-checks</h2><p>{} passed, {} failed{}.</p>",
         html::int(e.checks_passed),
         html::int(e.checks_failed),
-        if total > 0 { format!(" ({} check tasks)", html::int(total)) } else { String::new() }
+        if total > 0 {
+            format!(" ({} check tasks)", html::int(total))
+        } else {
+            String::new()
+        }
     );
     if e.bad_workers.is_empty() {
         s.push_str("<p>No worker was found wrong.</p>");
     } else {
         s.push_str("<p class=\"bad\">Workers found wrong (their games were played again): ");
-        let names: Vec<String> = e.bad_workers.iter().map(|w| format!("<code>{}</code>", Esc(w))).collect();
+        let names: Vec<String> = e
+            .bad_workers
+            .iter()
+            .map(|w| format!("<code>{}</code>", Esc(w)))
+            .collect();
         s.push_str(&names.join(", "));
         s.push_str("</p>");
     }

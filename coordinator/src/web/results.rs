@@ -17,7 +17,10 @@ use super::{App, blocking, not_found, page_response};
 /// directory itself).
 const MAX_SERVED: u64 = 256 << 20;
 /// What a file name keeps unescaped in a link.
-const NAME: &percent_encoding::AsciiSet = &percent_encoding::NON_ALPHANUMERIC.remove(b'.').remove(b'-').remove(b'_');
+const NAME: &percent_encoding::AsciiSet = &percent_encoding::NON_ALPHANUMERIC
+    .remove(b'.')
+    .remove(b'-')
+    .remove(b'_');
 /// Entries listed at most in one directory.
 const MAX_LISTED: usize = 2000;
 
@@ -44,7 +47,10 @@ fn file_response(name: &str, body: Vec<u8>) -> Response {
         HeaderValue::from_static("default-src 'none'; style-src 'unsafe-inline'; img-src data:; sandbox"),
     );
     if download {
-        let shown: String = name.chars().filter(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '-' | '_')).collect();
+        let shown: String = name
+            .chars()
+            .filter(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '-' | '_'))
+            .collect();
         if let Ok(v) = HeaderValue::from_str(&format!("attachment; filename=\"{shown}\"")) {
             h.insert(header::CONTENT_DISPOSITION, v);
         }

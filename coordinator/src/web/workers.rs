@@ -39,17 +39,29 @@ fn render(app: &App, page_no: usize) -> String {
     let is_bad = |w: &str| bad.binary_search_by(|b| b.as_str().cmp(w)).is_ok();
     let fails = |w: &str| failures.get(w).copied().unwrap_or(0);
     workers.sort_by(|(a, ia), (b, ib)| {
-        let key = |w: &str, i: &crate::metrics::WorkerInfo| (!is_bad(w), now - i.last_seen_ms <= SILENT_MS, u64::MAX - fails(w));
+        let key = |w: &str, i: &crate::metrics::WorkerInfo| {
+            (!is_bad(w), now - i.last_seen_ms <= SILENT_MS, u64::MAX - fails(w))
+        };
         key(a, ia).cmp(&key(b, ib)).then_with(|| a.cmp(b))
     });
-    let alive = workers.iter().filter(|(_, i)| now - i.last_seen_ms <= SILENT_MS).count();
-    let busy = workers.iter().filter(|(_, i)| i.task.is_some() && now - i.last_seen_ms <= SILENT_MS).count();
+    let alive = workers
+        .iter()
+        .filter(|(_, i)| now - i.last_seen_ms <= SILENT_MS)
+        .count();
+    let busy = workers
+        .iter()
+        .filter(|(_, i)| i.task.is_some() && now - i.last_seen_ms <= SILENT_MS)
+        .count();
     let threads: u64 = workers
         .iter()
         .filter(|(_, i)| now - i.last_seen_ms <= SILENT_MS)
         .map(|(_, i)| u64::from(i.threads))
         .sum();
-    let rate: f64 = workers.iter().filter(|(_, i)| now - i.last_seen_ms <= SILENT_MS).map(|(_, i)| i.rate()).sum();
+    let rate: f64 = workers
+        .iter()
+        .filter(|(_, i)| now - i.last_seen_ms <= SILENT_MS)
+        .map(|(_, i)| i.rate())
+        .sum();
     let pages = workers.len().div_ceil(PAGE).max(1);
     let page_no = page_no.min(pages);
     let mut b = String::new();
@@ -74,17 +86,23 @@ fn render(app: &App, page_no: usize) -> String {
     );
     for (id, w) in workers.iter().skip((page_no - 1) * PAGE).take(PAGE) {
         let silent = now - w.last_seen_ms > SILENT_MS;
-        let bad_mark = if is_bad(id) { "<span class=\"bad\">yes</span>" } else { "no" };
-        let _ = write!(
+        let bad_mark = if is_bad(id) {
+            "<span class=\"bad\">yes</span>"
+        } else {
+            "no"
+        };
+        let _ = writeln!(
             b,
             "<tr{}><td><code>{}</code></td><td>{}</td><td class=\"num\">{}</td><td>{} ago</td><td>{}</td>\
-             <td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td><td>{bad_mark}</td></tr>\n",
+             <td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td><td>{bad_mark}</td></tr>",
             if silent { " class=\"silent\"" } else { "" },
             Esc(id),
             Esc(&w.host),
             w.threads,
             html::secs((now - w.last_seen_ms) as f64 / 1000.0),
-            w.task.as_deref().map_or("-".into(), |t| format!("<code>{}</code>", Esc(t))),
+            w.task
+                .as_deref()
+                .map_or("-".into(), |t| format!("<code>{}</code>", Esc(t))),
             html::rate(w.rate()),
             html::int(w.games),
             html::int(fails(id)),

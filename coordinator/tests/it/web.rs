@@ -34,9 +34,18 @@ engine = "expectimax" # "><img src=x onerror=window.__pwned=5>
 "#;
 
 /// An HTTP/1.1 request: the status, the head and the body.
-async fn http(addr: std::net::SocketAddr, method: &str, path: &str, headers: &[(&str, &str)], body: &str) -> (u16, String, String) {
+async fn http(
+    addr: std::net::SocketAddr,
+    method: &str,
+    path: &str,
+    headers: &[(&str, &str)],
+    body: &str,
+) -> (u16, String, String) {
     let mut conn = tokio::net::TcpStream::connect(addr).await.unwrap();
-    let mut req = format!("{method} {path} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\nContent-Length: {}\r\n", body.len());
+    let mut req = format!(
+        "{method} {path} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\nContent-Length: {}\r\n",
+        body.len()
+    );
     for (k, v) in headers {
         req.push_str(&format!("{k}: {v}\r\n"));
     }
@@ -55,7 +64,9 @@ fn assert_no_markup_from_payloads(page: &str, body: &str) {
     for raw in ["<script>window", "<img src=x", "onerror=", "<pre><script", "\"><img"] {
         // `onerror=` may only appear escaped as text, never as markup: the
         // escaped forms hold no '<'.
-        let markup = body.match_indices(raw).any(|(i, _)| raw.starts_with('<') || body[..i].ends_with('<'));
+        let markup = body
+            .match_indices(raw)
+            .any(|(i, _)| raw.starts_with('<') || body[..i].ends_with('<'));
         assert!(!markup, "{page}: raw payload {raw:?} in\n{body}");
     }
 }
@@ -68,14 +79,20 @@ async fn the_view_asks_for_a_token_escapes_what_specs_and_workers_send_and_chang
         c.web_token = coordinator::Token::new(Some(VIEW));
     })
     .await;
-    let channel = tonic::transport::Endpoint::from_shared(s.url.clone()).unwrap().connect().await.unwrap();
+    let channel = tonic::transport::Endpoint::from_shared(s.url.clone())
+        .unwrap()
+        .connect()
+        .await
+        .unwrap();
     let auth: tonic::metadata::MetadataValue<_> = format!("Bearer {TOKEN}").parse().unwrap();
     let mut c = CoordinatorClient::with_interceptor(channel, move |mut r: tonic::Request<()>| {
         r.metadata_mut().insert("authorization", auth.clone());
         Ok(r)
     });
     let e = c
-        .submit_experiment(SubmitExperimentRequest { spec_toml: PAYLOAD.into() })
+        .submit_experiment(SubmitExperimentRequest {
+            spec_toml: PAYLOAD.into(),
+        })
         .await
         .unwrap()
         .into_inner()
@@ -101,7 +118,14 @@ async fn the_view_asks_for_a_token_escapes_what_specs_and_workers_send_and_chang
             "{path} shows nothing of the experiments without a token"
         );
     }
-    let (status, _, _) = http(s.web, "GET", "/", &[("Authorization", "Bearer wrong-token-0123456789")], "").await;
+    let (status, _, _) = http(
+        s.web,
+        "GET",
+        "/",
+        &[("Authorization", "Bearer wrong-token-0123456789")],
+        "",
+    )
+    .await;
     assert_eq!(status, 401, "a wrong token");
 
     // The read-only token opens every page; payloads appear only escaped.
@@ -115,14 +139,27 @@ async fn the_view_asks_for_a_token_escapes_what_specs_and_workers_send_and_chang
     ] {
         let (status, head, body) = http(s.web, "GET", &path, &auth, "").await;
         assert_eq!(status, 200, "{path}: {body}");
-        assert!(head.to_ascii_lowercase().contains("content-security-policy: default-src 'none'; script-src 'self'"), "{path}: {head}");
+        assert!(
+            head.to_ascii_lowercase()
+                .contains("content-security-policy: default-src 'none'; script-src 'self'"),
+            "{path}: {head}"
+        );
         assert_no_markup_from_payloads(&path, &body);
     }
     let (_, _, page) = http(s.web, "GET", &format!("/experiments/{}", e.id), &auth, "").await;
-    assert!(page.contains("&lt;script&gt;window.__pwned=1&lt;/script&gt;"), "the name, escaped: {page}");
-    assert!(page.contains("&lt;/pre&gt;&lt;script&gt;window.__pwned = 4"), "the comment, escaped");
+    assert!(
+        page.contains("&lt;script&gt;window.__pwned=1&lt;/script&gt;"),
+        "the name, escaped: {page}"
+    );
+    assert!(
+        page.contains("&lt;/pre&gt;&lt;script&gt;window.__pwned = 4"),
+        "the comment, escaped"
+    );
     let (_, _, workers) = http(s.web, "GET", "/workers", &auth, "").await;
-    assert!(workers.contains("&lt;b&gt;w&lt;/b&gt;&quot;&gt;&lt;img"), "the worker id, escaped: {workers}");
+    assert!(
+        workers.contains("&lt;b&gt;w&lt;/b&gt;&quot;&gt;&lt;img"),
+        "the worker id, escaped: {workers}"
+    );
     assert!(workers.contains("<td class=\"num\">3</td>"), "its threads");
     let (_, _, list) = http(s.web, "GET", "/api/experiments", &auth, "").await;
     let list: serde_json::Value = serde_json::from_str(&list).unwrap();
@@ -146,8 +183,18 @@ async fn the_view_asks_for_a_token_escapes_what_specs_and_workers_send_and_chang
     assert!(head.contains("HttpOnly") && head.contains("SameSite=Strict"), "{head}");
     let (status, _, _) = http(s.web, "GET", "/workers", &[("Cookie", &cookie)], "").await;
     assert_eq!(status, 200, "the cookie opens the view");
-    let (_, head, _) = http(s.web, "POST", "/login", &form, &format!("token={VIEW}&next=%2F%2Fevil.example")).await;
-    assert!(head.contains("location: /\r") || head.ends_with("location: /"), "no redirect off the site: {head}");
+    let (_, head, _) = http(
+        s.web,
+        "POST",
+        "/login",
+        &form,
+        &format!("token={VIEW}&next=%2F%2Fevil.example"),
+    )
+    .await;
+    assert!(
+        head.contains("location: /\r") || head.ends_with("location: /"),
+        "no redirect off the site: {head}"
+    );
 
     // Read-only: other methods are refused and change nothing.
     for method in ["POST", "PUT", "DELETE", "PATCH"] {
@@ -158,7 +205,11 @@ async fn the_view_asks_for_a_token_escapes_what_specs_and_workers_send_and_chang
     assert!(after.contains("s-running"), "the experiment still runs");
 
     // Files: nothing outside the experiment's directory, nothing hidden.
-    for path in ["/files/..%2F..%2Fstate.sqlite", "/files/.muggins-results", "/files/%2Fetc%2Fpasswd"] {
+    for path in [
+        "/files/..%2F..%2Fstate.sqlite",
+        "/files/.muggins-results",
+        "/files/%2Fetc%2Fpasswd",
+    ] {
         let (status, _, _) = http(s.web, "GET", &format!("/experiments/{}{path}", e.id), &auth, "").await;
         assert_eq!(status, 404, "{path}");
     }

@@ -53,6 +53,9 @@ pub enum PlayerEngine {
     Ismcts,
     /// Seed 002's DominAI player (the full game only; docs/dominai.md).
     Dominai,
+    /// An agent outside muggins on the named agent's side (docs/agents.md):
+    /// it appears in rows, never in a spec's `engine`.
+    External,
 }
 
 impl std::str::FromStr for PlayerEngine {
@@ -63,6 +66,7 @@ impl std::str::FromStr for PlayerEngine {
             "mstar" => Ok(PlayerEngine::MStar),
             "ismcts" => Ok(PlayerEngine::Ismcts),
             "dominai" => Ok(PlayerEngine::Dominai),
+            "external" => Ok(PlayerEngine::External),
             _ => Err(format!(
                 "unknown engine {s:?}: expected mstar, expectimax, ismcts or dominai"
             )),
@@ -77,6 +81,7 @@ impl fmt::Display for PlayerEngine {
             PlayerEngine::MStar => "mstar",
             PlayerEngine::Ismcts => "ismcts",
             PlayerEngine::Dominai => "dominai",
+            PlayerEngine::External => "external",
         })
     }
 }

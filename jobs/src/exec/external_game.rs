@@ -1,5 +1,5 @@
-//! A full-game grid point whose opponent is an external agent
-//! (docs/agents.md): its process is told the game, decides the opponent's
+//! A full-game grid point with external agents (docs/agents.md), on
+//! either side or both: each process is told the game, decides its side's
 //! seats, and is told the end; a forfeit becomes the row of a game the
 //! other side won by the game's maximum.
 
@@ -12,25 +12,34 @@ use crate::grid::GameCoords;
 use crate::rows::{ExecError, GameRow};
 use crate::spec::{AgentPlay, ExternalAgent, Spec};
 
-/// The external agent of grid point `c`'s pairing (always its opponent),
-/// with the seats it plays.
-pub(super) fn opponent<'s>(
+/// The external agents of grid point `c`'s pairing (either side, or
+/// both), each with the seats it plays.
+pub(super) fn externals<'s>(
     spec: &'s Spec,
     c: &GameCoords,
     rules: &FullRules,
-) -> Option<(&'s str, &'s ExternalAgent, Vec<u8>)> {
-    let (pool, k) = (spec.pool.as_ref()?, c.pairing?);
-    let (_, o) = pool.pairings[k as usize];
-    let agent = &pool.agents[o as usize];
-    let AgentPlay::External(e) = &agent.play else {
-        return None;
+) -> Vec<(&'s str, &'s ExternalAgent, Vec<u8>)> {
+    let (Some(pool), Some(k)) = (spec.pool.as_ref(), c.pairing) else {
+        return Vec::new();
     };
-    let seats = (0..rules.seats()).filter(|&s| rules.side(s) != c.agent_side).collect();
-    Some((&agent.name, e, seats))
+    let (a, o) = pool.pairings[k as usize];
+    [(a, true), (o, false)]
+        .into_iter()
+        .filter_map(|(i, agent_side)| {
+            let agent = &pool.agents[i as usize];
+            let AgentPlay::External(e) = &agent.play else {
+                return None;
+            };
+            let seats = (0..rules.seats())
+                .filter(|&s| (rules.side(s) == c.agent_side) == agent_side)
+                .collect();
+            Some((agent.name.as_str(), e, seats))
+        })
+        .collect()
 }
 
-/// Begins the game with the external agent: the forfeit when it is out of
-/// restarts, the task's error when it cannot start.
+/// Begins the game with its external agents: the forfeit of the first
+/// that is out of restarts, the task's error when one cannot start.
 pub(super) fn begin(
     ext: &mut ExternalPool,
     spec: &Spec,
@@ -38,18 +47,26 @@ pub(super) fn begin(
     rules: &FullRules,
     to: u32,
 ) -> Result<Option<Forfeit>, ExecError> {
-    let Some((name, agent, seats)) = opponent(spec, c, rules) else {
-        return Ok(None);
-    };
-    let game = game_message(rules, to, &seats, game_seed(spec, c));
-    match ext.begin(name, agent, &game) {
-        Ok(()) => Ok(None),
-        Err(BeginError::Forfeit(reason)) => Ok(Some(Forfeit { seat: seats[0], reason })),
-        Err(BeginError::Fatal(message)) => Err(ExecError::Game {
-            index: c.game_index,
-            message,
-        }),
+    for (name, agent, seats) in externals(spec, c, rules) {
+        let game = game_message(rules, to, &seats, game_seed(spec, c));
+        match ext.begin(name, agent, &seats, &game) {
+            Ok(()) => {}
+            Err(BeginError::Forfeit(reason)) => {
+                // The others already begun hear the game's end.
+                let forfeit = Forfeit { seat: seats[0], reason };
+                end(ext, None, Some(&forfeit));
+                return Ok(Some(forfeit));
+            }
+            Err(BeginError::Fatal(message)) => {
+                ext.abandon();
+                return Err(ExecError::Game {
+                    index: c.game_index,
+                    message,
+                });
+            }
+        }
     }
+    Ok(None)
 }
 
 /// The seed the agent is given for its own randomness: a function of the
@@ -59,7 +76,7 @@ fn game_seed(spec: &Spec, c: &GameCoords) -> u64 {
     spec.seed ^ c.game_index.wrapping_mul(0x9e37_79b9_7f4a_7c15)
 }
 
-/// Tells the agent the game's end: each side's points (`totals`) and the
+/// Tells the agents the game's end: each side's points (`totals`) and the
 /// winning side, or the forfeit.
 pub(super) fn end(ext: &mut ExternalPool, totals: Option<(&[u32], u8)>, forfeit: Option<&Forfeit>) {
     let msg: Value = match (totals, forfeit) {
@@ -91,7 +108,11 @@ pub(super) fn forfeit_row(row: GameRow, c: &GameCoords, rules: &FullRules, to: u
     eprintln!(
         "game {}: {} forfeits (seat {}): {}",
         c.game_index,
-        row.opponent.as_deref().unwrap_or("the external agent"),
+        if rules.side(f.seat) == c.agent_side {
+            row.agent.as_deref().unwrap_or("the external agent")
+        } else {
+            row.opponent.as_deref().unwrap_or("the external agent")
+        },
         f.seat,
         f.reason
     );

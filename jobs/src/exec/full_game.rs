@@ -57,7 +57,7 @@ pub(crate) fn play(
     if let Some(f) = external_game::begin(ext, spec, c, &rules, to)? {
         return forfeited(&f);
     }
-    let external = external_game::opponent(spec, c, &rules).is_some();
+    let external = !external_game::externals(spec, c, &rules).is_empty();
     if rules.kind() != Preset::AllFives {
         return play_open(spec, c, &rules, &agents, external.then_some(ext));
     }
@@ -239,6 +239,8 @@ fn full_engine(e: PlayerEngine) -> FullEngine {
         PlayerEngine::Expectimax => FullEngine::Expectimax,
         PlayerEngine::Ismcts => FullEngine::Ismcts,
         PlayerEngine::Dominai => FullEngine::Dominai,
+        // A spec never names it (spec_engine refuses it): only rows do.
+        PlayerEngine::External => unreachable!("no spec's engine is external"),
     }
 }
 

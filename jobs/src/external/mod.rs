@@ -30,11 +30,13 @@ struct Slot {
     thinking: Duration,
 }
 
-/// The game being played with an external agent.
+/// An external agent in the game being played.
 #[derive(Debug)]
 struct Current {
     agent: String,
     spec: ExternalAgent,
+    /// The seats it decides.
+    seats: Vec<u8>,
     used: Duration,
 }
 
@@ -42,7 +44,8 @@ struct Current {
 #[derive(Debug, Default)]
 pub struct ExternalPool {
     slots: HashMap<String, Slot>,
-    current: Option<Current>,
+    /// The game's external agents (two when both sides are external).
+    current: Vec<Current>,
 }
 
 /// How a game with an external agent could not begin.
@@ -73,9 +76,15 @@ pub fn game_message(rules: &FullRules, to: u32, seats: &[u8], seed: u64) -> Valu
 }
 
 impl ExternalPool {
-    /// Begins a game of agent `name` (`spec`): its process, started or
-    /// restarted as needed, gets `game` (the `game` message).
-    pub fn begin(&mut self, name: &str, spec: &ExternalAgent, game: &Value) -> Result<(), BeginError> {
+    /// Begins a game of agent `name` (`spec`) deciding `seats`: its
+    /// process, started or restarted as needed, gets `game` (the `game`
+    /// message). Two agents may begin one game (one a side); the same agent
+    /// on both sides is one process told both seats' decisions.
+    pub fn begin(&mut self, name: &str, spec: &ExternalAgent, seats: &[u8], game: &Value) -> Result<(), BeginError> {
+        if let Some(cur) = self.current.iter_mut().find(|c| c.agent == name) {
+            cur.seats.extend_from_slice(seats);
+            return Ok(());
+        }
         let kind = game["game"].as_str().unwrap_or_default().to_string();
         let slot = self.slots.entry(name.to_string()).or_insert_with(|| Slot {
             process: None,
@@ -96,9 +105,10 @@ impl ExternalPool {
             self.lost(name, &why);
             return Err(BeginError::Forfeit(format!("{}: {why}", f.kind())));
         }
-        self.current = Some(Current {
+        self.current.push(Current {
             agent: name.to_string(),
             spec: spec.clone(),
+            seats: seats.to_vec(),
             used: Duration::ZERO,
         });
         Ok(())
@@ -107,12 +117,18 @@ impl ExternalPool {
     /// Ends the game: the agent is told the result (`end`, the protocol's
     /// `end` message); a process that cannot hear it is let go.
     pub fn end(&mut self, end: &Value) {
-        let Some(cur) = self.current.take() else { return };
-        if let Some(p) = self.slots.get_mut(&cur.agent).and_then(|s| s.process.as_mut())
-            && p.send(end).is_err()
-        {
-            self.lost(&cur.agent, "it could not be told the game's end");
+        for cur in std::mem::take(&mut self.current) {
+            if let Some(p) = self.slots.get_mut(&cur.agent).and_then(|s| s.process.as_mut())
+                && p.send(end).is_err()
+            {
+                self.lost(&cur.agent, "it could not be told the game's end");
+            }
         }
+    }
+
+    /// Forgets the game being begun (the task fails).
+    pub fn abandon(&mut self) {
+        self.current.clear();
     }
 
     /// The process of `name` ended or was ended: the next game restarts it
@@ -146,8 +162,17 @@ impl ExternalPool {
         }
     }
 
+    /// The agent deciding `seat` in the game being played.
+    fn deciding(&mut self, seat: u8) -> Option<&mut Current> {
+        let k = self.current.iter().position(|c| c.seats.contains(&seat))?;
+        self.current.get_mut(k)
+    }
+
     fn ask(&mut self, view: &SeatView) -> Result<u32, Failure> {
-        let cur = self.current.as_mut().expect("a decision comes within a game");
+        let Some(k) = self.current.iter().position(|c| c.seats.contains(&view.seat)) else {
+            return Err(Failure::Crash(format!("no external agent decides seat {}", view.seat)));
+        };
+        let cur = &mut self.current[k];
         let spec = &cur.spec;
         let left = Duration::from_millis(spec.game_ms).saturating_sub(cur.used);
         let limit = Duration::from_millis(spec.time_ms).min(left);
@@ -202,7 +227,7 @@ impl full::ExternalSeats for ExternalPool {
         match self.ask(view) {
             Ok(a) => Ok(a),
             Err(f) => {
-                let name = self.current.as_ref().map(|c| c.agent.clone()).unwrap_or_default();
+                let name = self.deciding(view.seat).map(|c| c.agent.clone()).unwrap_or_default();
                 let why = f.describe();
                 self.lost(&name, &why);
                 Err(match f {

@@ -77,7 +77,13 @@ fn scratch_dir(name: &str) -> std::io::Result<PathBuf> {
     // The name as a file name: its letters, digits, '-' and '_' only.
     let shown: String = name
         .chars()
-        .map(|c| if c.is_ascii_alphanumeric() || c == '-' || c == '_' { c } else { '_' })
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '-' || c == '_' {
+                c
+            } else {
+                '_'
+            }
+        })
         .take(40)
         .collect();
     let dir = std::env::temp_dir().join(format!(

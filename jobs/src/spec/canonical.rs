@@ -39,6 +39,7 @@ impl Spec {
             PlayerEngine::MStar => "mstar",
             PlayerEngine::Ismcts => "ismcts",
             PlayerEngine::Dominai => "dominai",
+            PlayerEngine::External => "external",
         };
         let states = match &g.starting_states {
             StateSet::Range { first, last } => format!("{{\"first\":{first},\"last\":{last}}}"),
@@ -229,7 +230,13 @@ impl Spec {
         let name: String = self
             .name
             .chars()
-            .map(|c| if c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.') { c } else { '_' })
+            .map(|c| {
+                if c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.') {
+                    c
+                } else {
+                    '_'
+                }
+            })
             .collect();
         format!("{name}-{}", &self.hash()[..12])
     }

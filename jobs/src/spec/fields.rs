@@ -82,6 +82,19 @@ pub(super) fn check_name(key: &str, s: &str) -> Result<(), SpecError> {
     Ok(())
 }
 
+/// An engine as a spec names it: any but `external`, which only rows
+/// carry (an external agent is a table with `command`).
+pub(super) fn spec_engine(s: &str) -> Result<engine::PlayerEngine, String> {
+    match s.parse::<engine::PlayerEngine>()? {
+        engine::PlayerEngine::External => Err(
+            "\"external\" is no engine: an external agent is an [agents.NAME] table with command = [...] \
+             (docs/agents.md)"
+                .to_string(),
+        ),
+        e => Ok(e),
+    }
+}
+
 /// An agent's name: any text of 1 to 64 bytes without control characters
 /// (reports quote it in CSV, escape it in Markdown and HTML).
 pub(super) fn check_label(key: &str, s: &str) -> Result<(), SpecError> {

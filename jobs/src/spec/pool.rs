@@ -122,9 +122,7 @@ fn agent_of(name: &str, mut t: Table, d: &Defaults) -> Result<Agent, SpecError> 
     let strategy = take_str(&mut t, &p, "strategy")?;
     let play = match (engine, strategy) {
         (Some(e), None) => {
-            let engine = e
-                .parse::<PlayerEngine>()
-                .map_err(|why| bad(&key("engine"), format!("\"{e}\""), why))?;
+            let engine = super::fields::spec_engine(&e).map_err(|why| bad(&key("engine"), format!("\"{e}\""), why))?;
             let depth = match take_int(&mut t, &p, "depth")? {
                 Some(v) => int_in(&key("depth"), v, 1, 254)? as u8,
                 None => match d.search.depth {
@@ -308,17 +306,20 @@ pub(super) fn build_pool(keys: PoolKeys, tables: Option<Table>, d: &Defaults) ->
         .iter()
         .map(|n| index(&mut pool, "grid.agents", n))
         .collect::<Result<_, _>>()?;
-    let searches = |pool: &Pool, i: u16| pool.agents[i as usize].searches();
+    // Who may take the agent's side: a searching or an external agent.
+    let plays = |pool: &Pool, i: u16| {
+        let a = &pool.agents[i as usize];
+        a.searches() || a.is_external()
+    };
     match pool.format {
         Format::Cross => {
-            if let Some(&i) = listed.iter().find(|&&i| !searches(&pool, i)) {
+            if let Some(&i) = listed.iter().find(|&&i| !plays(&pool, i)) {
                 let a = &pool.agents[i as usize];
-                let why = if a.is_external() {
-                    "is an external agent: it plays the opponent's side of a pairing (put it in grid.opponents)"
-                } else {
-                    "is a strategy: grid.agents are the searching agents (strategies go in grid.opponents)"
-                };
-                return Err(bad("grid.agents", format!("\"{}\"", a.name), why));
+                return Err(bad(
+                    "grid.agents",
+                    format!("\"{}\"", a.name),
+                    "is a strategy: grid.agents are searching or external agents (strategies go in grid.opponents)",
+                ));
             }
             let opponents: Vec<u16> = keys
                 .opponents
@@ -338,7 +339,7 @@ pub(super) fn build_pool(keys: PoolKeys, tables: Option<Table>, d: &Defaults) ->
         Format::RoundRobin => {
             for (x, &a) in listed.iter().enumerate() {
                 for &b in &listed[x + 1..] {
-                    match (searches(&pool, a), searches(&pool, b)) {
+                    match (plays(&pool, a), plays(&pool, b)) {
                         (true, _) => pool.pairings.push((a, b)),
                         (false, true) => pool.pairings.push((b, a)),
                         (false, false) => {}
@@ -348,11 +349,11 @@ pub(super) fn build_pool(keys: PoolKeys, tables: Option<Table>, d: &Defaults) ->
         }
         Format::Gauntlet => {
             let first = listed[0];
-            if !searches(&pool, first) {
+            if !plays(&pool, first) {
                 return Err(bad(
                     "grid.agents",
                     format!("\"{}\"", pool.agents[first as usize].name),
-                    "a gauntlet's first agent plays every other one and must search",
+                    "a gauntlet's first agent plays every other one and must search or be external",
                 ));
             }
             pool.pairings.extend(listed[1..].iter().map(|&o| (first, o)));

@@ -71,15 +71,25 @@ fn bad_external_tables_are_refused_naming_the_key() {
             assert!(e.contains(w), "{agent}: {e}");
         }
     }
-    // An external agent plays the opponent's side.
-    let e = err(&spec(
+    // An external agent takes either side: in grid.agents it is the agent
+    // (its rows name the engine `external`); a strategy may not.
+    let ok = Spec::from_toml(&spec(
         "command = [\"bot\"]",
         "agents = [\"bot\"]\nopponents = [\"mstar\"]",
+    ))
+    .unwrap();
+    let pool = ok.pool.as_ref().unwrap();
+    let (a, _) = pool.pairings[0];
+    assert_eq!(pool.agents[a as usize].name, "bot");
+    assert_eq!(jobs::coords(&ok, 0).engine, engine::PlayerEngine::External);
+    let e = err(&spec(
+        "command = [\"bot\"]",
+        "agents = [\"scorer\"]\nopponents = [\"bot\"]",
     ));
-    assert!(
-        e.contains("is an external agent") && e.contains("grid.opponents"),
-        "{e}"
-    );
+    assert!(e.contains("is a strategy") && e.contains("grid.opponents"), "{e}");
+    // No spec names the engine `external`.
+    let e = err(&spec("engine = \"external\"", CROSS));
+    assert!(e.contains("agents.bot.engine") && e.contains("command"), "{e}");
 }
 
 #[test]
