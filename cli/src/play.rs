@@ -301,6 +301,7 @@ fn full_agent(args: &PlayArgs, preset: Preset, depth: engine::DepthLimit, s: Ful
             belief: engine::Belief::Dominai,
             shaping: full::Shaping::None,
             predictor,
+            adaptive: false,
         }),
         (AgentArg::Search(FullEngine::Ismcts), _) if budget == 0 => {
             bail!("--agent ismcts runs until a node budget is spent: give --budget N, e.g. --budget 20000")
@@ -322,6 +323,7 @@ fn full_agent(args: &PlayArgs, preset: Preset, depth: engine::DepthLimit, s: Ful
             belief,
             shaping,
             predictor,
+            adaptive: false,
         }),
     })
 }

@@ -130,6 +130,10 @@ pub struct SearchSettings {
     pub shaping: super::alphabeta::Shaping,
     /// The model that predicts the opponents' plays for the shaping.
     pub predictor: super::predict::PredictModel,
+    /// Adaptive effort (All Fives, Expectimax and M*, partial
+    /// observation): stop adding worlds once the best play is decided
+    /// (`AlphaBeta::decide_with`); at most `worlds`.
+    pub adaptive: bool,
 }
 
 impl SearchSettings {
@@ -145,6 +149,7 @@ impl SearchSettings {
             belief: engine::Belief::Uniform,
             shaping: super::alphabeta::Shaping::None,
             predictor: super::predict::PredictModel::Logit,
+            adaptive: false,
         }
     }
 
@@ -181,10 +186,10 @@ impl FullAgent {
                 } else {
                     format!("depth {}", s.depth)
                 };
-                let worlds = if s.worlds > 0 {
-                    format!(", {} worlds", s.worlds)
-                } else {
-                    String::new()
+                let worlds = match (s.worlds, s.adaptive) {
+                    (0, _) => String::new(),
+                    (k, false) => format!(", {k} worlds"),
+                    (k, true) => format!(", up to {k} worlds (adaptive)"),
                 };
                 let eval = if s.learned { ", learned" } else { "" };
                 let mut belief = if s.belief != engine::Belief::Uniform && s.worlds > 0 {
@@ -433,8 +438,10 @@ pub fn search_decision(
     if !partial {
         return (ab.decide(&[*pos], limits), None);
     }
+    // Every world is drawn whether or not the adaptive stop uses it, so the
+    // seat's stream moves on the same with and without it.
     scratch.sampler.worlds(k, rng, &mut scratch.worlds);
-    (ab.decide(&scratch.worlds, limits), score)
+    (ab.decide_with(&scratch.worlds, limits, settings.adaptive), score)
 }
 
 /// The node cap of a DominAI decision without a budget.

@@ -153,6 +153,7 @@ impl Bot {
                     belief: parse("belief", &k.belief)?,
                     shaping: Shaping::None,
                     predictor: full::predict::PredictModel::Logit,
+                    adaptive: false,
                 })
             }
         };

@@ -220,7 +220,7 @@ fn hands(rules: &FullRules, eval: &LinearEval, runs: usize) -> Result<()> {
         "{:<30} {:>9} {:>12} {:>12} {:>14}",
         "hands against the scorer", "hands", "per hand", "hands/s", "nodes"
     );
-    let searcher = |engine, learned| {
+    let searcher = |engine, learned, adaptive| {
         FullAgent::Search(SearchSettings {
             engine,
             depth: 254,
@@ -230,12 +230,14 @@ fn hands(rules: &FullRules, eval: &LinearEval, runs: usize) -> Result<()> {
             belief: engine::Belief::Uniform,
             shaping: full::Shaping::None,
             predictor: full::predict::PredictModel::Logit,
+            adaptive,
         })
     };
     let rows = [
-        ("M*, K=16, 20,000, score", searcher(FullEngine::MStar, false)),
-        ("M*, K=16, 20,000, learned", searcher(FullEngine::MStar, true)),
-        ("ISMCTS, 16 x 20,000", searcher(FullEngine::Ismcts, false)),
+        ("M*, K=16, 20,000, score", searcher(FullEngine::MStar, false, false)),
+        ("M*, K=16, 20,000, learned", searcher(FullEngine::MStar, true, false)),
+        ("M*, K<=16 adaptive, learned", searcher(FullEngine::MStar, true, true)),
+        ("ISMCTS, 16 x 20,000", searcher(FullEngine::Ismcts, false, false)),
     ];
     const HANDS: u64 = 8;
     for (name, agent) in rows {

@@ -34,5 +34,5 @@ mod search;
 mod shaping;
 
 pub use limits::Limits;
-pub use search::AlphaBeta;
+pub use search::{ADAPTIVE_MIN_WORLDS, AlphaBeta};
 pub use shaping::Shaping;

@@ -199,22 +199,35 @@ impl<'a> AlphaBeta<'a> {
     /// ones): each world searched afresh (empty table) within `limits`, the
     /// values averaged; ties within 1e-9 to the first play.
     pub fn decide(&mut self, worlds: &[FivesPosition], limits: Limits) -> FullDecision {
+        self.decide_with(worlds, limits, false)
+    }
+
+    /// [`decide`](Self::decide), and with `adaptive` the worlds stop once
+    /// the best play is decided: after at least [`ADAPTIVE_MIN_WORLDS`]
+    /// worlds, when for every other play the paired difference of the
+    /// per-world root values (the leader's minus its) has a one-sided 99%
+    /// lower bound above 0 (a normal approximation: mean - 2.326 standard
+    /// errors), or is 0 in every world so far (an equivalent play). The
+    /// worlds are taken in order, so the decision is a pure function of
+    /// them; its `nodes` counts what was searched.
+    pub fn decide_with(&mut self, worlds: &[FivesPosition], limits: Limits, adaptive: bool) -> FullDecision {
         let mut list = ActionList::default();
         worlds[0].actions(self.rules, &mut list);
         let n = list.len();
         let start = self.progress.nodes;
-        let mut sum = [0.0f64; 64];
+        let mut race = Race::new(n, adaptive);
         let mut values = [0.0f64; 64];
         for w in worlds {
             self.table.clear();
             self.history.clear();
             self.root(w, limits, &mut values);
-            for (s, v) in sum[..n].iter_mut().zip(&values[..n]) {
-                *s += v;
+            race.add(&values[..n]);
+            if adaptive && race.decided() {
+                break;
             }
         }
-        let k = worlds.len() as f64;
-        let mut d = best_of(n, |i| sum[i] / k);
+        let k = race.m as f64;
+        let mut d = best_of(n, |i| race.sum[i] / k);
         d.nodes = self.progress.nodes - start;
         d
     }
@@ -542,5 +555,70 @@ impl<'a> AlphaBeta<'a> {
             sum += v;
         }
         sum / n
+    }
+}
+
+/// Worlds the adaptive stop always searches.
+pub const ADAPTIVE_MIN_WORLDS: usize = 4;
+/// The adaptive stop's one-sided normal quantile (99%).
+const ADAPTIVE_Z: f64 = 2.326;
+
+/// The per-world root values of a decision so far: their sums and cross
+/// products (for paired differences), on the stack.
+struct Race {
+    n: usize,
+    /// Whether the cross products are kept (only the adaptive stop needs them).
+    paired: bool,
+    m: usize,
+    sum: [f64; 64],
+    /// `cross[i][j]`: the sum over worlds of `v_i * v_j`.
+    cross: [[f64; 64]; 64],
+    /// Whether plays `i` and `j` had different values in some world.
+    differ: [[bool; 64]; 64],
+}
+
+impl Race {
+    fn new(n: usize, paired: bool) -> Race {
+        Race {
+            n,
+            paired,
+            m: 0,
+            sum: [0.0; 64],
+            cross: [[0.0; 64]; 64],
+            differ: [[false; 64]; 64],
+        }
+    }
+
+    fn add(&mut self, v: &[f64]) {
+        self.m += 1;
+        for i in 0..self.n {
+            self.sum[i] += v[i];
+            if !self.paired {
+                continue;
+            }
+            for j in 0..self.n {
+                self.cross[i][j] += v[i] * v[j];
+                self.differ[i][j] |= (v[i] - v[j]).abs() > 1e-9;
+            }
+        }
+    }
+
+    /// Whether the leader (the best mean, ties to the first) is ahead of
+    /// every other play with 99% confidence, or tied with it in every world.
+    fn decided(&self) -> bool {
+        if self.m < ADAPTIVE_MIN_WORLDS {
+            return false;
+        }
+        let m = self.m as f64;
+        let lead = (0..self.n).fold(0, |b, i| if self.sum[i] > self.sum[b] + 1e-9 { i } else { b });
+        (0..self.n).filter(|&j| j != lead).all(|j| {
+            if !self.differ[lead][j] {
+                return true;
+            }
+            let mean = (self.sum[lead] - self.sum[j]) / m;
+            let square = (self.cross[lead][lead] + self.cross[j][j] - 2.0 * self.cross[lead][j]) / m;
+            let var = (square - mean * mean).max(0.0) * m / (m - 1.0);
+            mean - ADAPTIVE_Z * (var / m).sqrt() > 0.0
+        })
     }
 }

@@ -1,6 +1,7 @@
 //! The full game's tests: rules and scoring (All Fives, block, team), the
 //! searches, beliefs, DominAI and the move predictors.
 
+mod adaptive;
 mod alphabeta;
 mod beliefs;
 mod dominai;

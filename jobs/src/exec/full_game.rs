@@ -177,6 +177,7 @@ pub fn agents(spec: &Spec, full: &FullSpec, c: &GameCoords) -> [FullAgent; MAX_S
                 belief: s.belief,
                 shaping: s.shaping.shaping,
                 predictor: s.shaping.predictor,
+                adaptive: s.adaptive,
             }),
         };
         let (mine, theirs) = (play(a), play(o));
@@ -207,6 +208,7 @@ pub fn agents(spec: &Spec, full: &FullSpec, c: &GameCoords) -> [FullAgent; MAX_S
         belief: c.belief,
         shaping: c.shaping.shaping,
         predictor: c.shaping.predictor,
+        adaptive: full.search.adaptive,
     };
     std::array::from_fn(|s| match (s, rules.side(s as u8), full.partner) {
         (0, _, _) | (_, 0, None) => FullAgent::Search(settings),

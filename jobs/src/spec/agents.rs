@@ -39,6 +39,8 @@ pub struct AgentSearch {
     pub shaping: ShapingLevel,
     /// Leaves valued by the learned evaluation (else the score so far).
     pub learned: bool,
+    /// Adaptive effort: stop adding worlds once the best play is decided.
+    pub adaptive: bool,
     /// The transposition table's megabytes (per thread) when this agent
     /// plays: a match's table is the largest of its two agents'. It never
     /// replaces an entry (checked against the budget), so it changes speed
@@ -161,12 +163,13 @@ impl Pool {
                     text(&s.shaping.name()),
                     s.learned,
                     // Present only when it differs from [search]'s (which the
-                    // canonical JSON has), so pools before it keep their ids.
+                    // canonical JSON has), so pools before it keep their ids;
+                    // likewise adaptive only when set.
                     if s.table_mb != table_mb {
                         format!(",\"table_mb\":{}", s.table_mb)
                     } else {
                         String::new()
-                    }
+                    } + if s.adaptive { ",\"adaptive\":true" } else { "" }
                 ),
             })
             .collect();

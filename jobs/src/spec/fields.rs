@@ -82,6 +82,15 @@ pub(super) fn check_name(key: &str, s: &str) -> Result<(), SpecError> {
     Ok(())
 }
 
+/// A `true` / `false` key (`prefix.key`), `None` when absent.
+pub(super) fn take_bool(t: &mut Table, prefix: &str, key: &str) -> Result<Option<bool>, SpecError> {
+    match t.remove(key) {
+        None => Ok(None),
+        Some(Value::Boolean(b)) => Ok(Some(b)),
+        Some(v) => Err(bad(&path(prefix, key), v, "expected true or false")),
+    }
+}
+
 /// An engine as a spec names it: any but `external`, which only rows
 /// carry (an external agent is a table with `command`).
 pub(super) fn spec_engine(s: &str) -> Result<engine::PlayerEngine, String> {

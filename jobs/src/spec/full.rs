@@ -37,6 +37,10 @@ pub struct FullSearch {
     pub learned: bool,
     /// `target_depth`: the `searcher` target's Expectimax depth.
     pub target_depth: u8,
+    /// `adaptive = true`: a partial-observation decision of Expectimax or
+    /// M* stops adding worlds once its best play is decided (docs/search.md,
+    /// "Adaptive effort"); at most `worlds`.
+    pub adaptive: bool,
 }
 
 impl Default for FullSearch {
@@ -46,6 +50,7 @@ impl Default for FullSearch {
             table_mb: full::DEFAULT_TABLE_MB,
             learned: false,
             target_depth: full::DEFAULT_TARGET_DEPTH,
+            adaptive: false,
         }
     }
 }
@@ -119,6 +124,9 @@ pub(super) fn take_full_search(
     }
     if let Some(v) = take_int(t, "search", "target_depth")? {
         f.target_depth = int_in("search.target_depth", v, 1, 254)? as u8;
+    }
+    if let Some(b) = super::fields::take_bool(t, "search", "adaptive")? {
+        f.adaptive = b;
     }
     match take_str(t, "search", "evaluation")? {
         None => {}

@@ -184,11 +184,13 @@ pub(super) const AGENT_KEYS: &[&str] = &[
     "evaluation",
     "shaping",
     "predictor",
+    "adaptive",
 ];
 
 /// The keys `[search]` of an All-Fives spec takes.
 pub(super) const FULL_SEARCH_KEYS: &[&str] = &[
     "partner",
+    "adaptive",
     "depth",
     "budget",
     "worlds",

@@ -41,6 +41,13 @@ pub(super) fn check_open_pool(pool: &Pool, preset: Preset) -> Result<(), SpecErr
                         format!("{preset}'s worlds come from \"uniform\" or \"constraints\""),
                     ));
                 }
+                if s.adaptive {
+                    return Err(bad(
+                        &key("adaptive"),
+                        "true",
+                        format!("adaptive effort stops all-fives' worlds, not {preset}'s"),
+                    ));
+                }
                 if s.shaping != ShapingLevel::NONE {
                     return Err(bad(
                         &key("shaping"),

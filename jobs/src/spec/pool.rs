@@ -187,6 +187,14 @@ fn agent_of(name: &str, mut t: Table, d: &Defaults) -> Result<Agent, SpecError> 
                     "applies with a shaping: give shaping = \"expect\" (or prune, asymmetric)",
                 ));
             }
+            let adaptive = super::fields::take_bool(&mut t, &p, "adaptive")?.unwrap_or(d.full.adaptive);
+            if adaptive && !matches!(engine, PlayerEngine::MStar | PlayerEngine::Expectimax) {
+                return Err(bad(
+                    &key("adaptive"),
+                    "true",
+                    format!("adaptive effort stops the worlds of mstar and expectimax, not {engine}"),
+                ));
+            }
             let table_mb = match take_int(&mut t, &p, "table_mb")? {
                 Some(v) => int_in(&key("table_mb"), v, 1, 65_536)? as u32,
                 None => d.full.table_mb,
@@ -217,6 +225,7 @@ fn agent_of(name: &str, mut t: Table, d: &Defaults) -> Result<Agent, SpecError> 
                 belief,
                 shaping,
                 learned,
+                adaptive,
                 table_mb,
             })
         }
