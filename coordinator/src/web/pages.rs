@@ -31,6 +31,27 @@ fn stage_progress(e: &ExperimentRow) -> (String, u64, u64, &'static str) {
     }
 }
 
+/// An experiment's progress as a page shows it: the stage, its bar, the
+/// rate and the ETA ("-" once it is not running).
+struct Shown {
+    stage: String,
+    bar: String,
+    rate: String,
+    eta: String,
+}
+
+fn shown(app: &App, e: &ExperimentRow) -> Shown {
+    let (rate, eta) = app.shared.rate_eta(e);
+    let (stage, done, total, unit) = stage_progress(e);
+    let running = e.state == ExpState::Running;
+    Shown {
+        stage: Esc(&stage).to_string(),
+        bar: html::progress(done, total, unit),
+        rate: if running { html::rate(rate) } else { "-".into() },
+        eta: if running { html::secs(eta) } else { "-".into() },
+    }
+}
+
 fn state_badge(s: ExpState) -> String {
     format!("<span class=\"state s-{0}\">{0}</span>", s.as_str())
 }
@@ -67,8 +88,7 @@ fn experiments_page(app: &App) -> String {
          <th>progress</th><th class=\"num\">games/s</th><th class=\"num\">ETA</th><th>started</th><th>finished</th></tr></thead><tbody>\n",
     );
     for e in &rows {
-        let (rate, eta) = app.shared.rate_eta(e);
-        let (stage, done, total, unit) = stage_progress(e);
+        let sh = shown(app, e);
         let finished = if e.state == ExpState::Running {
             "-".to_string()
         } else {
@@ -81,18 +101,10 @@ fn experiments_page(app: &App) -> String {
             id = Esc(&e.id),
             name = Esc(&e.name),
             state = state_badge(e.state),
-            stage = Esc(&stage),
-            bar = html::progress(done, total, unit),
-            rate = if e.state == ExpState::Running {
-                html::rate(rate)
-            } else {
-                "-".into()
-            },
-            eta = if e.state == ExpState::Running {
-                html::secs(eta)
-            } else {
-                "-".into()
-            },
+            stage = sh.stage,
+            bar = sh.bar,
+            rate = sh.rate,
+            eta = sh.eta,
             started = html::time(e.created_ms),
         );
         if !e.error.is_empty() {
@@ -180,8 +192,7 @@ fn experiment_page(app: &Arc<App>, e: &ExperimentRow) -> String {
 }
 
 fn summary(app: &App, e: &ExperimentRow) -> String {
-    let (rate, eta) = app.shared.rate_eta(e);
-    let (stage, done, total, unit) = stage_progress(e);
+    let sh = shown(app, e);
     let mut s = String::new();
     let _ = write!(
         s,
@@ -191,18 +202,10 @@ fn summary(app: &App, e: &ExperimentRow) -> String {
          <dt>started</dt><dd>{started}</dd><dt>{upd}</dt><dd>{updated}</dd></dl>",
         id = Esc(&e.id),
         out = Esc(&e.output),
-        stage = Esc(&stage),
-        bar = html::progress(done, total, unit),
-        rate = if e.state == ExpState::Running {
-            html::rate(rate)
-        } else {
-            "-".into()
-        },
-        eta = if e.state == ExpState::Running {
-            html::secs(eta)
-        } else {
-            "-".into()
-        },
+        stage = sh.stage,
+        bar = sh.bar,
+        rate = sh.rate,
+        eta = sh.eta,
         started = html::time(e.created_ms),
         upd = if e.state == ExpState::Running {
             "updated"

@@ -30,9 +30,11 @@
 
 mod limits;
 mod ordering;
+mod race;
 mod search;
 mod shaping;
 
 pub use limits::Limits;
-pub use search::{ADAPTIVE_MIN_WORLDS, AlphaBeta};
+pub use race::ADAPTIVE_MIN_WORLDS;
+pub use search::AlphaBeta;
 pub use shaping::Shaping;

@@ -19,9 +19,8 @@ const LIMITS: Limits = Limits {
 
 fn decide(r: &FullRules, pos: &FivesPosition, worlds: &[FivesPosition], adaptive: bool) -> FullDecision {
     let mut table = FivesTable::with_mb(16);
-    AlphaBeta::new(r, pos.mover, FullEngine::MStar, MODELS, Evaluation::Score, &mut table).decide_with(
-        worlds, LIMITS, adaptive,
-    )
+    AlphaBeta::new(r, pos.mover, FullEngine::MStar, MODELS, Evaluation::Score, &mut table)
+        .decide_with(worlds, LIMITS, adaptive)
 }
 
 #[test]
@@ -62,7 +61,10 @@ fn adaptive_effort_is_the_decision_of_the_worlds_it_searched() {
         decisions += 1;
     }
     assert!(decisions >= 15, "{decisions} decisions");
-    assert!(stopped >= 5, "the stop saves worlds: {stopped} of {decisions} stopped early");
+    assert!(
+        stopped >= 5,
+        "the stop saves worlds: {stopped} of {decisions} stopped early"
+    );
 }
 
 #[test]

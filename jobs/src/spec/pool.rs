@@ -166,27 +166,7 @@ fn agent_of(name: &str, mut t: Table, d: &Defaults) -> Result<Agent, SpecError> 
                     ));
                 }
             };
-            let shaping = match take_str(&mut t, &p, "shaping")? {
-                None => ShapingLevel::NONE,
-                Some(s) => {
-                    let shaping = shaping_of(&s, &ShapingParams::default())
-                        .map_err(|why| bad(&key("shaping"), format!("\"{s}\""), why))?;
-                    let predictor = match take_str(&mut t, &p, "predictor")? {
-                        None => full::predict::PredictModel::Logit,
-                        Some(m) => m
-                            .parse()
-                            .map_err(|why| bad(&key("predictor"), format!("\"{m}\""), why))?,
-                    };
-                    ShapingLevel { shaping, predictor }
-                }
-            };
-            if let Some(v) = t.remove("predictor") {
-                return Err(bad(
-                    &key("predictor"),
-                    v,
-                    "applies with a shaping: give shaping = \"expect\" (or prune, asymmetric)",
-                ));
-            }
+            let shaping = shaping_key(&mut t, &p)?;
             let adaptive = super::fields::take_bool(&mut t, &p, "adaptive")?.unwrap_or(d.full.adaptive);
             if adaptive && !matches!(engine, PlayerEngine::MStar | PlayerEngine::Expectimax) {
                 return Err(bad(
@@ -262,6 +242,34 @@ fn agent_of(name: &str, mut t: Table, d: &Defaults) -> Result<Agent, SpecError> 
         name: name.to_string(),
         play,
     })
+}
+
+/// An agent table's `shaping` (with its `predictor`): none when absent; a
+/// predictor without a shaping is refused.
+fn shaping_key(t: &mut Table, p: &str) -> Result<ShapingLevel, SpecError> {
+    let key = |k: &str| format!("{p}.{k}");
+    let shaping = match take_str(t, p, "shaping")? {
+        None => ShapingLevel::NONE,
+        Some(s) => {
+            let shaping = shaping_of(&s, &ShapingParams::default())
+                .map_err(|why| bad(&key("shaping"), format!("\"{s}\""), why))?;
+            let predictor = match take_str(t, p, "predictor")? {
+                None => full::predict::PredictModel::Logit,
+                Some(m) => m
+                    .parse()
+                    .map_err(|why| bad(&key("predictor"), format!("\"{m}\""), why))?,
+            };
+            ShapingLevel { shaping, predictor }
+        }
+    };
+    if let Some(v) = t.remove("predictor") {
+        return Err(bad(
+            &key("predictor"),
+            v,
+            "applies with a shaping: give shaping = \"expect\" (or prune, asymmetric)",
+        ));
+    }
+    Ok(shaping)
 }
 
 /// The pool from `[agents]` and the grid's keys. A name that is not an

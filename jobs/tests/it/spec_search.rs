@@ -26,6 +26,7 @@ fn an_all_fives_spec_reads_its_search_settings() {
             table_mb: 32,
             learned: true,
             target_depth: 3,
+            adaptive: false,
         }
     );
     assert_eq!(s.search.worlds, engine::WorldCount::Sample(16));
