@@ -129,6 +129,19 @@ impl Metrics {
         info.sample(now);
     }
 
+    /// A worker already heard from reported something (a completion, a
+    /// failure); one never seen is not added.
+    pub fn update(&self, worker: &str, update: impl FnOnce(&mut WorkerInfo)) {
+        let now = crate::store::now_ms();
+        let mut w = self.workers.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(info) = w.get_mut(worker) {
+            info.last_seen = Instant::now();
+            info.last_seen_ms = now;
+            update(info);
+            info.sample(now);
+        }
+    }
+
     pub(crate) fn alive(&self) -> usize {
         let w = self.workers.lock().unwrap_or_else(|e| e.into_inner());
         w.values().filter(|i| i.last_seen.elapsed() < ALIVE).count()

@@ -280,7 +280,7 @@ impl Coordinator for CoordinatorService {
         let shared = Arc::clone(&self.shared);
         let (task, worker, rows) = (r.task_id.clone(), r.worker_id.clone(), r.rows);
         let outcome = blocking(move || complete(&shared, &r)).await?.map_err(status)?;
-        self.shared.metrics.seen(&worker, |w| {
+        self.shared.metrics.update(&worker, |w| {
             if matches!(outcome, CompleteOutcome::Accepted { .. })
                 && jobs::layout::Stage::of_task_id(&task) == Some(jobs::layout::Stage::Games)
             {
@@ -337,7 +337,7 @@ impl Coordinator for CoordinatorService {
             .store()
             .fail(&r.worker_id, &r.task_id, &r.lease_token, &error, r.retryable, r.release)
             .map_err(status)?;
-        self.shared.metrics.seen(&r.worker_id, |w| {
+        self.shared.metrics.update(&r.worker_id, |w| {
             w.failures += u64::from(!r.release);
             w.holds(None);
         });

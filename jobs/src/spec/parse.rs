@@ -185,12 +185,10 @@ fn identity(root: &mut Table) -> Result<(String, u64, String, bool), SpecError> 
         None => {
             check_name("name", &name).map_err(|_| {
                 bad(
-                    "output",
-                    "(not given)",
-                    format!(
-                        "the name {name:?} is not a directory name (1 to 64 letters, digits, '-', '_' or '.'), \
-                         so give the results directory: output = \"my-experiment\""
-                    ),
+                    "name",
+                    toml::Value::String(name.clone()),
+                    "is not a directory name (1 to 64 letters, digits, '-', '_' or '.', not starting with '.', \
+                     '_' or '-'), and output is not given: give the results directory, output = \"my-experiment\"",
                 )
             })?;
             name.clone()
