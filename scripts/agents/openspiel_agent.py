@@ -14,7 +14,9 @@ playable tile would have played it), on OpenSpiel's own
 `python_block_dominoes` / `python_team_dominoes`. ISMCTS samples its worlds
 with that same sampler (`ISMCTSBot.set_resampler`); MCTS searches one
 sampled world per decision (MCTS needs a full state); random plays a
-uniform legal action. Needs `pip install open_spiel`.
+uniform legal action. When the rejection sampler finds no deal in 2,000
+tries (rare, late in a team hand) the agent plays a uniform legal action
+and says so on stderr. Needs `pip install open_spiel`.
 
 With the muggins package installed, block and team are played on its
 drop-in `muggins_block` / `muggins_team` (the same ids, strings and
@@ -175,11 +177,18 @@ def main():
             if args.bot == "random":
                 action = rng.choice(m["legal"])
             else:
-                if isinstance(world, FivesWorld):
-                    state = world.sample(m["seat"], m["tiles"], m["history"], rng, m["hand"])
-                else:
-                    state = world.sample(m["seat"], m["tiles"], m["history"], rng)
-                action = bot.step(state)
+                try:
+                    if isinstance(world, FivesWorld):
+                        state = world.sample(m["seat"], m["tiles"], m["history"], rng, m["hand"])
+                    else:
+                        state = world.sample(m["seat"], m["tiles"], m["history"], rng)
+                    action = bot.step(state)
+                except RuntimeError as e:
+                    # The rejection sampler found no deal that replays the
+                    # history (rare, late in a team hand): a uniform legal
+                    # play rather than a forfeit.
+                    print(f"no world sampled ({e}): a random legal play", file=sys.stderr, flush=True)
+                    action = rng.choice(m["legal"])
                 if args.bot == "ismcts":
                     bot.reset()
             send({"type": "action", "action": int(action)})
