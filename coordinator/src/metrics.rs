@@ -87,6 +87,14 @@ impl WorkerInfo {
         }
     }
 
+    /// A call at `now_ms` that told `update`.
+    fn heard(&mut self, now_ms: i64, update: impl FnOnce(&mut WorkerInfo)) {
+        self.last_seen = Instant::now();
+        self.last_seen_ms = now_ms;
+        update(self);
+        self.sample(now_ms);
+    }
+
     fn sample(&mut self, now_ms: i64) {
         if self.samples.back().is_none_or(|&(t, _)| now_ms - t >= RATE_SPACING_MS) {
             self.samples.push_back((now_ms, self.games));
@@ -122,11 +130,9 @@ impl Metrics {
         if w.len() > 100_000 {
             w.retain(|_, i| i.last_seen.elapsed() < ALIVE);
         }
-        let info = w.entry(worker.to_string()).or_insert_with(|| WorkerInfo::new(now));
-        info.last_seen = Instant::now();
-        info.last_seen_ms = now;
-        update(info);
-        info.sample(now);
+        w.entry(worker.to_string())
+            .or_insert_with(|| WorkerInfo::new(now))
+            .heard(now, update);
     }
 
     /// A worker already heard from reported something (a completion, a
@@ -135,10 +141,7 @@ impl Metrics {
         let now = crate::store::now_ms();
         let mut w = self.workers.lock().unwrap_or_else(|e| e.into_inner());
         if let Some(info) = w.get_mut(worker) {
-            info.last_seen = Instant::now();
-            info.last_seen_ms = now;
-            update(info);
-            info.sample(now);
+            info.heard(now, update);
         }
     }
 

@@ -26,35 +26,33 @@ impl Shared {
     /// adds a sample when the count moved or a second passed.
     pub(crate) fn rate_eta(&self, e: &ExperimentRow) -> (f64, f64) {
         let now = now_ms();
-        {
-            let mut all = self.samples.lock().unwrap_or_else(|p| p.into_inner());
-            let s = all.entry(e.id.clone()).or_default();
-            // Games lost (their tasks run again) make the count go back:
-            // the rate starts over from here.
-            if s.back().is_some_and(|&(_, g)| g > e.games_done) {
-                s.clear();
-            }
-            if s.back().is_none_or(|&(t, g)| g != e.games_done || now - t > 1000) {
-                s.push_back((now, e.games_done));
-            }
-            while s.len() > 2 && now - s[0].0 > 30_000 {
-                s.pop_front();
-            }
-            let (t0, g0) = s[0];
-            let dt = (now - t0) as f64 / 1000.0;
-            let rate = if dt >= 0.5 {
-                e.games_done.saturating_sub(g0) as f64 / dt
-            } else {
-                0.0
-            };
-            let left = e.games_total - e.games_done.min(e.games_total);
-            let eta = match e.state {
-                ExpState::Running if rate > 0.0 => left as f64 / rate,
-                ExpState::Running => -1.0,
-                _ => 0.0,
-            };
-            (rate, eta)
+        let mut all = self.samples.lock().unwrap_or_else(|p| p.into_inner());
+        let s = all.entry(e.id.clone()).or_default();
+        // Games lost (their tasks run again) make the count go back:
+        // the rate starts over from here.
+        if s.back().is_some_and(|&(_, g)| g > e.games_done) {
+            s.clear();
         }
+        if s.back().is_none_or(|&(t, g)| g != e.games_done || now - t > 1000) {
+            s.push_back((now, e.games_done));
+        }
+        while s.len() > 2 && now - s[0].0 > 30_000 {
+            s.pop_front();
+        }
+        let (t0, g0) = s[0];
+        let dt = (now - t0) as f64 / 1000.0;
+        let rate = if dt >= 0.5 {
+            e.games_done.saturating_sub(g0) as f64 / dt
+        } else {
+            0.0
+        };
+        let left = e.games_total - e.games_done.min(e.games_total);
+        let eta = match e.state {
+            ExpState::Running if rate > 0.0 => left as f64 / rate,
+            ExpState::Running => -1.0,
+            _ => 0.0,
+        };
+        (rate, eta)
     }
 
     pub fn store(&self) -> MutexGuard<'_, Store> {

@@ -135,6 +135,21 @@ pub fn confine_name(root: &Path, relative: &str) -> Result<PathBuf, PathError> {
     Ok(dir.join(name))
 }
 
+/// `s` as a plain word, safe in a file name, a URL or a log: each
+/// character other than an ASCII letter, digit, '-', '_' or '.' written as
+/// '_' (a plain word is itself).
+pub fn plain_name(s: &str) -> String {
+    s.chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.') {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect()
+}
+
 /// Whether `path` is a regular file itself, not a symbolic link to one.
 pub fn is_plain_file(path: &Path) -> bool {
     std::fs::symlink_metadata(path).is_ok_and(|m| m.file_type().is_file())

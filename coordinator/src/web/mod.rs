@@ -37,8 +37,9 @@ use crate::shared::Shared;
 #[derive(Debug)]
 pub(crate) struct App {
     pub shared: Arc<Shared>,
-    /// The tokens a viewer may give (the coordinator's and `--web-token`).
-    tokens: Vec<Token>,
+    /// The tokens a viewer may give (the coordinator's and `--web-token`),
+    /// each with the value of the cookie it signs in as.
+    keys: Vec<(Arc<[u8]>, String)>,
     pub live: live::LiveReports,
 }
 
@@ -53,14 +54,20 @@ impl App {
         h.finalize().iter().map(|b| format!("{b:02x}")).collect()
     }
 
-    /// Whether the request carries a token the view accepts (always, when
-    /// none is set).
-    fn allowed(&self, headers: &HeaderMap) -> bool {
+    /// Whether the view accepts a request giving `bearer` (a token) or
+    /// `cookie` (the sign-in cookie's value); always when no token is set.
+    fn accepts(&self, bearer: Option<&[u8]>, cookie: Option<&[u8]>) -> bool {
         use subtle::ConstantTimeEq;
-        let wanted: Vec<&[u8]> = self.tokens.iter().filter_map(|t| t.0.as_deref()).collect();
-        if wanted.is_empty() {
-            return true;
-        }
+        self.keys.is_empty()
+            || self.keys.iter().any(|(token, value)| {
+                let by_bearer = bearer.is_some_and(|b| bool::from(b.ct_eq(token)));
+                let by_cookie = cookie.is_some_and(|c| bool::from(c.ct_eq(value.as_bytes())));
+                by_bearer || by_cookie
+            })
+    }
+
+    /// Whether the request carries a token the view accepts.
+    fn allowed(&self, headers: &HeaderMap) -> bool {
         let bearer = headers
             .get(header::AUTHORIZATION)
             .and_then(|v| v.to_str().ok())
@@ -71,11 +78,7 @@ impl App {
             .filter_map(|v| v.to_str().ok())
             .flat_map(|v| v.split(';'))
             .find_map(|c| c.trim().strip_prefix(COOKIE).and_then(|r| r.strip_prefix('=')));
-        wanted.iter().any(|w| {
-            let by_bearer = bearer.is_some_and(|b| bool::from(b.as_bytes().ct_eq(w)));
-            let by_cookie = cookie.is_some_and(|c| bool::from(c.as_bytes().ct_eq(Self::cookie_value(w).as_bytes())));
-            by_bearer || by_cookie
-        })
+        self.accepts(bearer.map(str::as_bytes), cookie.map(str::as_bytes))
     }
 }
 
@@ -149,12 +152,7 @@ async fn login(State(app): State<Arc<App>>, body: Bytes) -> Response {
     let next = form_value(&body, "next")
         .filter(|n| n.starts_with('/') && !n.starts_with("//") && !n.contains('\\'))
         .unwrap_or_else(|| "/".into());
-    let mut headers = HeaderMap::new();
-    headers.insert(
-        header::AUTHORIZATION,
-        HeaderValue::from_str(&format!("Bearer {token}")).unwrap_or(HeaderValue::from_static("")),
-    );
-    if !app.allowed(&headers) || token.is_empty() {
+    if token.is_empty() || !app.accepts(Some(token.as_bytes()), None) {
         crate::metrics::Metrics::inc(&app.shared.metrics.unauthenticated);
         return (StatusCode::UNAUTHORIZED, page_response(login_page(&next, true))).into_response();
     }
@@ -245,9 +243,17 @@ pub async fn serve(
     tokens: Vec<Token>,
     shutdown: impl std::future::Future<Output = ()> + Send + 'static,
 ) -> std::io::Result<()> {
+    let keys = tokens
+        .iter()
+        .filter_map(|t| t.0.clone())
+        .map(|t| {
+            let cookie = App::cookie_value(&t);
+            (t, cookie)
+        })
+        .collect();
     let app = Arc::new(App {
         shared,
-        tokens,
+        keys,
         live: live::LiveReports::default(),
     });
     axum::serve(listener, router(app))

@@ -60,13 +60,15 @@ pub(crate) async fn experiments(State(app): State<Arc<App>>) -> Response {
     blocking(move || page_response(experiments_page(&app))).await
 }
 
+/// The newest `LIST` experiments, newest first, and how many there are.
+fn newest(app: &App) -> (Vec<ExperimentRow>, u64) {
+    let store = app.shared.store();
+    let (ids, total) = store.newest_ids(LIST).unwrap_or_default();
+    (ids.iter().filter_map(|id| store.experiment(id).ok()).collect(), total)
+}
+
 fn experiments_page(app: &App) -> String {
-    let (rows, total) = {
-        let store = app.shared.store();
-        let (ids, total) = store.newest_ids(LIST).unwrap_or_default();
-        let rows: Vec<ExperimentRow> = ids.iter().filter_map(|id| store.experiment(id).ok()).collect();
-        (rows, total)
-    };
+    let (rows, total) = newest(app);
     let mut b = String::new();
     let _ = write!(
         b,
@@ -123,11 +125,7 @@ fn experiments_page(app: &App) -> String {
 /// need it).
 pub(crate) async fn experiments_json(State(app): State<Arc<App>>) -> Response {
     blocking(move || {
-        let rows: Vec<ExperimentRow> = {
-            let store = app.shared.store();
-            let (ids, _) = store.newest_ids(LIST).unwrap_or_default();
-            ids.iter().filter_map(|id| store.experiment(id).ok()).collect()
-        };
+        let (rows, _) = newest(&app);
         let list: Vec<serde_json::Value> = rows
             .iter()
             .map(|e| {

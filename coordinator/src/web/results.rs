@@ -47,10 +47,7 @@ fn file_response(name: &str, body: Vec<u8>) -> Response {
         HeaderValue::from_static("default-src 'none'; style-src 'unsafe-inline'; img-src data:; sandbox"),
     );
     if download {
-        let shown: String = name
-            .chars()
-            .filter(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '-' | '_'))
-            .collect();
+        let shown = jobs::layout::plain_name(name);
         if let Ok(v) = HeaderValue::from_str(&format!("attachment; filename=\"{shown}\"")) {
             h.insert(header::CONTENT_DISPOSITION, v);
         }

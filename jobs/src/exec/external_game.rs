@@ -38,18 +38,20 @@ pub(super) fn externals<'s>(
         .collect()
 }
 
-/// Begins the game with its external agents: the forfeit of the first
-/// that is out of restarts, the task's error when one cannot start.
+/// Begins the game with its external agents (`externals`): the forfeit
+/// of the first that is out of restarts, the task's error when one cannot
+/// start.
 pub(super) fn begin(
     ext: &mut ExternalPool,
+    externals: &[(&str, &ExternalAgent, Vec<u8>)],
     spec: &Spec,
     c: &GameCoords,
     rules: &FullRules,
     to: u32,
 ) -> Result<Option<Forfeit>, ExecError> {
-    for (name, agent, seats) in externals(spec, c, rules) {
-        let game = game_message(rules, to, &seats, game_seed(spec, c));
-        match ext.begin(name, agent, &seats, &game) {
+    for (name, agent, seats) in externals {
+        let game = game_message(rules, to, seats, game_seed(spec, c));
+        match ext.begin(name, agent, seats, &game) {
             Ok(()) => {}
             Err(BeginError::Forfeit(reason)) => {
                 // The others already begun hear the game's end.

@@ -54,10 +54,11 @@ pub(crate) fn play(
             Vec::new(),
         ))
     };
-    if let Some(f) = external_game::begin(ext, spec, c, &rules, to)? {
+    let externals = external_game::externals(spec, c, &rules);
+    if let Some(f) = external_game::begin(ext, &externals, spec, c, &rules, to)? {
         return forfeited(&f);
     }
-    let external = !external_game::externals(spec, c, &rules).is_empty();
+    let external = !externals.is_empty();
     if rules.kind() != Preset::AllFives {
         return play_open(spec, c, &rules, &agents, external.then_some(ext));
     }

@@ -162,14 +162,13 @@ impl ExternalPool {
         }
     }
 
-    /// The agent deciding `seat` in the game being played.
-    fn deciding(&mut self, seat: u8) -> Option<&mut Current> {
-        let k = self.current.iter().position(|c| c.seats.contains(&seat))?;
-        self.current.get_mut(k)
+    /// Which of the game's agents decides `seat`.
+    fn deciding(&self, seat: u8) -> Option<usize> {
+        self.current.iter().position(|c| c.seats.contains(&seat))
     }
 
     fn ask(&mut self, view: &SeatView) -> Result<u32, Failure> {
-        let Some(k) = self.current.iter().position(|c| c.seats.contains(&view.seat)) else {
+        let Some(k) = self.deciding(view.seat) else {
             return Err(Failure::Crash(format!("no external agent decides seat {}", view.seat)));
         };
         let cur = &mut self.current[k];
@@ -227,7 +226,10 @@ impl full::ExternalSeats for ExternalPool {
         match self.ask(view) {
             Ok(a) => Ok(a),
             Err(f) => {
-                let name = self.deciding(view.seat).map(|c| c.agent.clone()).unwrap_or_default();
+                let name = self
+                    .deciding(view.seat)
+                    .map(|k| self.current[k].agent.clone())
+                    .unwrap_or_default();
                 let why = f.describe();
                 self.lost(&name, &why);
                 Err(match f {

@@ -74,18 +74,8 @@ pub struct AgentProcess {
 fn scratch_dir(name: &str) -> std::io::Result<PathBuf> {
     use std::sync::atomic::{AtomicU64, Ordering};
     static NEXT: AtomicU64 = AtomicU64::new(0);
-    // The name as a file name: its letters, digits, '-' and '_' only.
-    let shown: String = name
-        .chars()
-        .map(|c| {
-            if c.is_ascii_alphanumeric() || c == '-' || c == '_' {
-                c
-            } else {
-                '_'
-            }
-        })
-        .take(40)
-        .collect();
+    // The name as a file name (at most 40 characters of it).
+    let shown: String = crate::layout::plain_name(name).chars().take(40).collect();
     let dir = std::env::temp_dir().join(format!(
         "muggins-agent-{shown}-{}-{}",
         std::process::id(),
