@@ -156,6 +156,30 @@ impl Board {
         }
     }
 
+    /// The count [`play`](Self::play) of `tile` at `loc` would leave, without
+    /// playing it (a legal play on a board with a tile or more; tested
+    /// against `play` then [`count`](Self::count)).
+    #[inline]
+    pub fn count_after(&self, rules: &impl PipTable, tile: u8, loc: Loc) -> u32 {
+        let (a, b) = rules.pips(tile);
+        let i = loc as usize;
+        let new = End {
+            pip: a + b - self.ends[i].pip,
+            double: a == b,
+            covered: true,
+        };
+        if self.tiles == 1 {
+            // The lone tile's other end, then counted as an arm's end.
+            return new.value() + self.ends[1 - i].value();
+        }
+        let old = if i < 2 || self.ends[i].covered {
+            self.ends[i].value()
+        } else {
+            0
+        };
+        self.count() - old + new.value()
+    }
+
     /// Defense score: 4 minus the number of distinct pips over the open locations
     /// (Up/Down take part as soon as they open).
     pub fn defense(&self) -> u32 {

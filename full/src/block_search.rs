@@ -11,7 +11,7 @@
 //! order. There are no chance nodes after the deal.
 
 use super::position::{FullActions, FullPosition};
-use super::search::{FullDecision, FullSearcher, best_of};
+use super::search::{FullDecision, FullSearcher, NodeKind, best_of};
 use super::targets::{FullTarget, heaviest_play};
 
 /// [`FullSearcher`] on block and team hands.
@@ -63,5 +63,136 @@ impl FullSearcher<'_> {
             next.play(rules, list.as_slice()[i]);
             s.open_value(&next, depth - 1)
         })
+    }
+
+    /// [`open_values`](Self::open_values) to a node budget: iterative
+    /// deepening from depth 1 to the searcher's depth, each iteration
+    /// valuing every play exactly at its depth with alpha-beta inside
+    /// (minimising and maximising nodes prune; an average node, M*'s model
+    /// of `random`, does not). The values are the deepest iteration that
+    /// finished within `budget` nodes (the first always finishes), or the
+    /// exact values once an iteration reached the hand's end on every line.
+    /// A pure function of the position, the settings and the budget.
+    pub fn open_values_budget(&mut self, pos: &FullPosition, budget: u64, out: &mut Vec<f64>) {
+        let mut list = FullActions::default();
+        pos.actions(self.rules, &mut list);
+        let start = self.nodes;
+        let mut values = Vec::with_capacity(list.len());
+        out.clear();
+        for depth in 1..=self.depth {
+            self.limit = if depth == 1 {
+                u64::MAX
+            } else {
+                start.saturating_add(budget)
+            };
+            self.cut = false;
+            values.clear();
+            for &a in list.as_slice() {
+                let mut next = *pos;
+                next.play(self.rules, a);
+                let v = self.bounded(&next, depth - 1, f64::NEG_INFINITY, f64::INFINITY);
+                if self.aborted {
+                    break;
+                }
+                values.push(v);
+            }
+            if self.aborted {
+                break;
+            }
+            out.clone_from(&values);
+            if !self.cut {
+                break;
+            }
+        }
+        self.limit = u64::MAX;
+        self.aborted = false;
+    }
+
+    /// The value of `pos` to `depth` within (`alpha`, `beta`), fail-soft:
+    /// exact inside the window, a bound outside it.
+    fn bounded(&mut self, pos: &FullPosition, depth: u8, mut alpha: f64, mut beta: f64) -> f64 {
+        self.nodes += 1;
+        if self.nodes > self.limit {
+            self.aborted = true;
+            return 0.0;
+        }
+        let rules = self.rules;
+        if pos.end.is_some() || depth == 0 {
+            self.cut |= pos.end.is_none();
+            return pos.pip_returns(rules)[self.side as usize] as f64;
+        }
+        let mut list = FullActions::default();
+        pos.actions(rules, &mut list);
+        let plays = list.as_slice();
+        let child = |s: &mut Self, i: usize, alpha: f64, beta: f64| {
+            let mut next = *pos;
+            next.play(rules, plays[i]);
+            s.bounded(&next, depth - 1, alpha, beta)
+        };
+        let kind = self.node_kind(pos.mover);
+        // Heaviest tiles first: shedding pips is what a blocked hand pays
+        // for, so these cut off soonest.
+        let mut order = [0u8; 128];
+        let n = plays.len();
+        if matches!(kind, NodeKind::Max | NodeKind::Min) {
+            let weight = |i: u8| {
+                let (a, b) = rules.pips(plays[i as usize].tile);
+                a + b
+            };
+            for i in 0..n {
+                let mut j = i;
+                while j > 0 && weight(order[j - 1]) < weight(i as u8) {
+                    order[j] = order[j - 1];
+                    j -= 1;
+                }
+                order[j] = i as u8;
+            }
+        }
+        let order = &order[..n];
+        match kind {
+            NodeKind::Max => {
+                let mut best = f64::NEG_INFINITY;
+                for &i in order {
+                    let i = i as usize;
+                    let v = child(self, i, alpha, beta);
+                    if self.aborted {
+                        return 0.0;
+                    }
+                    best = best.max(v);
+                    alpha = alpha.max(v);
+                    if alpha >= beta {
+                        break;
+                    }
+                }
+                best
+            }
+            NodeKind::Min => {
+                let mut best = f64::INFINITY;
+                for &i in order {
+                    let i = i as usize;
+                    let v = child(self, i, alpha, beta);
+                    if self.aborted {
+                        return 0.0;
+                    }
+                    best = best.min(v);
+                    beta = beta.min(v);
+                    if alpha >= beta {
+                        break;
+                    }
+                }
+                best
+            }
+            NodeKind::Heaviest => child(self, heaviest_play(rules, plays), alpha, beta),
+            NodeKind::Average => {
+                let mut sum = 0.0;
+                for i in 0..plays.len() {
+                    sum += child(self, i, f64::NEG_INFINITY, f64::INFINITY);
+                    if self.aborted {
+                        return 0.0;
+                    }
+                }
+                sum / plays.len() as f64
+            }
+        }
     }
 }

@@ -164,14 +164,16 @@ pub fn features(rules: &FullRules, pos: &FivesPosition, side: u8) -> [f64; FEATU
         let acc = if rules.side(s) == side { &mut mine } else { &mut theirs };
         acc[0] += rules.pip_total(hand) as f64;
         acc[1] += hand.count_ones() as f64;
-        acc[2] += scoring_plays(rules, pos, hand) as f64;
+        acc[2] += scoring_plays(rules, pos, hand, matching) as f64;
         acc[3] += (hand & matching).count_ones() as f64;
         acc[4] += (hand & rules.doubles()).count_ones() as f64;
         acc[5] += (open > 0 && hand & matching == 0) as u8 as f64;
     }
     let mine_seats = (0..seats).filter(|&s| rules.side(s) == side).count() as f64;
     let their_seats = seats as f64 - mine_seats;
-    let per = |x: f64, n: f64| x / n.max(1.0);
+    // Dividing by 1 (two seats, or sides of equal seats) is skipped: the
+    // same value, without a division in the search's leaves.
+    let per = |x: f64, n: f64| if n <= 1.0 { x } else { x / n };
     [
         1.0,
         mine[0],
@@ -193,8 +195,9 @@ pub fn features(rules: &FullRules, pos: &FivesPosition, side: u8) -> [f64; FEATU
 }
 
 /// How many tiles of `hand` would score (make a positive count that is a
-/// multiple of 5) if played now somewhere.
-fn scoring_plays(rules: &FullRules, pos: &FivesPosition, hand: TileSet) -> u32 {
+/// multiple of 5) if played now somewhere (`matching`: the tiles that match
+/// an open end).
+fn scoring_plays(rules: &FullRules, pos: &FivesPosition, hand: TileSet, matching: TileSet) -> u32 {
     if pos.board.is_empty() {
         return bits(hand)
             .filter(|&t| {
@@ -205,21 +208,15 @@ fn scoring_plays(rules: &FullRules, pos: &FivesPosition, hand: TileSet) -> u32 {
             .count() as u32;
     }
     let open = pos.board.open_locations();
-    let mut playable = 0;
-    for &loc in &Loc::ALL[..open] {
-        playable |= rules.pip_mask(pos.board.exposed(loc).expect("open"));
-    }
     let mut n = 0;
-    for t in bits(hand & playable) {
+    for t in bits(hand & matching) {
         let (a, b) = rules.pips(t);
         let scores = Loc::ALL[..open].iter().any(|&loc| {
             let p = pos.board.exposed(loc).expect("open");
             if a != p && b != p {
                 return false;
             }
-            let mut board = pos.board;
-            board.play(rules, t, loc);
-            let c = board.count();
+            let c = pos.board.count_after(rules, t, loc);
             c > 0 && c.is_multiple_of(5)
         });
         n += scores as u32;

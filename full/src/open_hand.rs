@@ -78,7 +78,11 @@ pub fn pimc_open(
             }
         }
         let mut s = FullSearcher::new(rules, pos.mover, settings.engine, settings.depth, models);
-        s.open_values(&world, &mut values);
+        if settings.budget > 0 {
+            s.open_values_budget(&world, settings.budget, &mut values);
+        } else {
+            s.open_values(&world, &mut values);
+        }
         nodes += s.nodes();
         sum.resize(values.len(), 0.0);
         for (t, v) in sum.iter_mut().zip(&values) {
@@ -182,7 +186,15 @@ pub fn play_open_hand_external(
             }
             FullAgent::Search(settings) => {
                 let mut s = FullSearcher::new(rules, seat, settings.engine, settings.depth, models);
-                let d = s.choose_open(&pos);
+                let d = if settings.budget > 0 {
+                    let mut values = Vec::new();
+                    s.open_values_budget(&pos, settings.budget, &mut values);
+                    let mut d = super::search::best_of(values.len(), |i| values[i]);
+                    d.nodes = s.nodes();
+                    d
+                } else {
+                    s.choose_open(&pos)
+                };
                 nodes += s.nodes();
                 decisions.push((plays.len(), d));
                 d.index

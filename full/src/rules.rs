@@ -4,7 +4,7 @@
 use std::fmt;
 
 use engine::RulesError;
-use engine::{TileSet, bit};
+use engine::{TileSet, bit, bits};
 
 /// Most seats at a table.
 pub const MAX_SEATS: usize = 4;
@@ -355,10 +355,12 @@ impl FullRules {
     /// it, a double's counted twice.
     #[inline]
     pub fn pip_total(&self, set: TileSet) -> u32 {
+        // A tile at a time: a hand holds a few, and the default target has
+        // no popcount instruction.
         let mut total = 0;
-        for p in 1..=self.set {
-            let m = set & self.pip_mask[p as usize];
-            total += p as u32 * (m.count_ones() + (m & self.doubles).count_ones());
+        for t in bits(set) {
+            let (a, b) = self.pips[t as usize];
+            total += (a + b) as u32;
         }
         total
     }

@@ -90,6 +90,25 @@ pub struct FullSearcher<'a> {
     /// Each seat's strategy, as M* models it (the agent's own seats unused).
     models: [FullTarget; MAX_SEATS],
     pub(super) nodes: u64,
+    /// A budgeted search's node count at which it gives up its iteration
+    /// (`u64::MAX`: none), whether it did, and whether a line of the
+    /// iteration stopped at the depth limit (`block_search.rs`).
+    pub(super) limit: u64,
+    pub(super) aborted: bool,
+    pub(super) cut: bool,
+}
+
+/// How a node combines its children's values (block and team).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum NodeKind {
+    /// The agent's side: the best.
+    Max,
+    /// An opponent that minimises.
+    Min,
+    /// An opponent modelled as `heaviest`: its play.
+    Heaviest,
+    /// An opponent modelled as `random`: the uniform average.
+    Average,
 }
 
 impl<'a> FullSearcher<'a> {
@@ -108,6 +127,23 @@ impl<'a> FullSearcher<'a> {
             depth: depth.max(1),
             models,
             nodes: 0,
+            limit: u64::MAX,
+            aborted: false,
+            cut: false,
+        }
+    }
+
+    /// How a block or team node of `mover` combines its children, as
+    /// [`decision`](Self::decision) does.
+    pub(super) fn node_kind(&self, mover: u8) -> NodeKind {
+        if self.rules.side(mover) == self.side {
+            return NodeKind::Max;
+        }
+        match (self.engine, self.models[mover as usize]) {
+            (FullEngine::MStar, FullTarget::Heaviest) => NodeKind::Heaviest,
+            (FullEngine::MStar, FullTarget::Searcher) => NodeKind::Min,
+            (FullEngine::MStar, _) => NodeKind::Average,
+            _ => NodeKind::Min,
         }
     }
 

@@ -262,7 +262,7 @@ impl Bot {
     }
 }
 
-/// Expectimax or M* to the settings' depth on `worlds` sampled worlds of
+/// Expectimax or M* to the settings' depth (or node budget) on `worlds` sampled worlds of
 /// a block or team hand ([`full::pimc_open`], the game loop's PIMC: the
 /// worlds from the player's view only).
 fn pimc_open(
@@ -273,9 +273,9 @@ fn pimc_open(
     opponent: FullTarget,
     rng: &mut ChaCha20Rng,
 ) -> Result<usize, String> {
-    if !matches!(s.engine, FullEngine::MStar | FullEngine::Expectimax) || s.budget > 0 {
+    if !matches!(s.engine, FullEngine::MStar | FullEngine::Expectimax) {
         return Err(format!(
-            "engine = {:?}: block and team have Expectimax and M* to a depth (no budget)",
+            "engine = {:?}: block and team have Expectimax and M* (to a depth, or a node budget a world)",
             s.engine.name()
         ));
     }

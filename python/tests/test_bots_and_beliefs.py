@@ -94,7 +94,7 @@ def test_a_bot_decides_from_the_players_information_only():
             if "evaluation" in settings and knobs:
                 continue
             if game != "all-fives" and "budget" in settings:
-                settings = dict(depth=2, worlds=2)
+                settings = dict(budget=2000, worlds=2)
             bot = muggins.Bot(engine, seed=3, **settings)
             for seed in range(4):
                 s = random_state(game, seed, plays=2, **knobs)

@@ -4,7 +4,9 @@
 mod adaptive;
 mod alphabeta;
 mod beliefs;
+mod block_budget;
 mod dominai;
+mod eval_leaf;
 mod external;
 mod fives;
 mod game;

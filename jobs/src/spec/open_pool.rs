@@ -9,9 +9,9 @@ use super::agents::{AgentPlay, Pool};
 use super::fields::bad;
 use super::shaping::ShapingLevel;
 
-/// Named agents on block and team: the searches go to a depth (mstar,
-/// expectimax; dominai), their worlds from the uniform or constraints
-/// belief; the strategies are random and heaviest.
+/// Named agents on block and team: the searches go to a depth or a node
+/// budget a world (mstar, expectimax; dominai), their worlds from the
+/// uniform or constraints belief; the strategies are random and heaviest.
 pub(super) fn check_open_pool(pool: &Pool, preset: Preset) -> Result<(), SpecError> {
     if preset == Preset::AllFives {
         return Ok(());
@@ -25,13 +25,6 @@ pub(super) fn check_open_pool(pool: &Pool, preset: Preset) -> Result<(), SpecErr
                         &key("engine"),
                         "\"ismcts\"",
                         format!("{preset} is searched by mstar, expectimax and dominai; ismcts plays all-fives"),
-                    ));
-                }
-                if s.budget > 0 && s.engine != PlayerEngine::Dominai {
-                    return Err(bad(
-                        &key("budget"),
-                        s.budget,
-                        format!("{preset}'s searches go to a depth: give depth = N, not a budget"),
                     ));
                 }
                 if matches!(s.belief, engine::Belief::Model | engine::Belief::Dominai) {
