@@ -162,22 +162,26 @@ impl Board {
     #[inline]
     pub fn count_after(&self, rules: &impl PipTable, tile: u8, loc: Loc) -> u32 {
         let (a, b) = rules.pips(tile);
+        let q = a + b - self.ends[loc as usize].pip;
+        self.count_beside(loc) + if a == b { 2 * q as u32 } else { q as u32 }
+    }
+
+    /// The count of a board with a tile or more, less what open location
+    /// `loc` adds to it: a play there then adds what its new end shows (a
+    /// double both halves), as [`count_after`](Self::count_after) does.
+    #[inline]
+    pub fn count_beside(&self, loc: Loc) -> u32 {
         let i = loc as usize;
-        let new = End {
-            pip: a + b - self.ends[i].pip,
-            double: a == b,
-            covered: true,
-        };
         if self.tiles == 1 {
             // The lone tile's other end, then counted as an arm's end.
-            return new.value() + self.ends[1 - i].value();
+            return self.ends[1 - i].value();
         }
         let old = if i < 2 || self.ends[i].covered {
             self.ends[i].value()
         } else {
             0
         };
-        self.count() - old + new.value()
+        self.count() - old
     }
 
     /// Defense score: 4 minus the number of distinct pips over the open locations

@@ -149,14 +149,14 @@ impl LinearEval {
 /// The features of `pos` from `side`'s point of view.
 pub fn features(rules: &FullRules, pos: &FivesPosition, side: u8) -> [f64; FEATURE_COUNT] {
     let seats = rules.seats();
-    // Open ends, and the count each tile would make at its best location.
+    // The tiles that match an open end, and those that would score if
+    // played now somewhere.
     let open = pos.board.open_locations();
     let mut matching: TileSet = 0;
     for &loc in &Loc::ALL[..open] {
-        if let Some(p) = pos.board.exposed(loc) {
-            matching |= rules.pip_mask(p);
-        }
+        matching |= rules.pip_mask(pos.board.exposed(loc).expect("open"));
     }
+    let scoring = scoring_tiles(rules, pos);
     let mut mine = [0.0f64; 6];
     let mut theirs = [0.0f64; 6];
     for s in 0..seats {
@@ -164,7 +164,7 @@ pub fn features(rules: &FullRules, pos: &FivesPosition, side: u8) -> [f64; FEATU
         let acc = if rules.side(s) == side { &mut mine } else { &mut theirs };
         acc[0] += rules.pip_total(hand) as f64;
         acc[1] += hand.count_ones() as f64;
-        acc[2] += scoring_plays(rules, pos, hand, matching) as f64;
+        acc[2] += (hand & scoring).count_ones() as f64;
         acc[3] += (hand & matching).count_ones() as f64;
         acc[4] += (hand & rules.doubles()).count_ones() as f64;
         acc[5] += (open > 0 && hand & matching == 0) as u8 as f64;
@@ -194,34 +194,41 @@ pub fn features(rules: &FullRules, pos: &FivesPosition, side: u8) -> [f64; FEATU
     ]
 }
 
-/// How many tiles of `hand` would score (make a positive count that is a
-/// multiple of 5) if played now somewhere (`matching`: the tiles that match
-/// an open end).
-fn scoring_plays(rules: &FullRules, pos: &FivesPosition, hand: TileSet, matching: TileSet) -> u32 {
+/// The tiles that would score (make a positive count that is a multiple
+/// of 5) if played now somewhere, whoever holds them. A play at an open end
+/// adds to the rest of the count (`Board::count_beside`) what the tile's
+/// other half shows (a double both halves), so at an end showing `p` the
+/// scoring tiles are `p`'s double if `rest + 2p` scores, and the tiles
+/// `(p, q)` whose `q` makes `rest + q` score: at most two values of `q` a
+/// set, five apart.
+fn scoring_tiles(rules: &FullRules, pos: &FivesPosition) -> TileSet {
+    let scores = |c: u32| c > 0 && c.is_multiple_of(5);
+    let mut scoring = 0;
     if pos.board.is_empty() {
-        return bits(hand)
-            .filter(|&t| {
-                let (a, b) = rules.pips(t);
-                let c = (a + b) as u32;
-                c > 0 && c.is_multiple_of(5)
-            })
-            .count() as u32;
-    }
-    let open = pos.board.open_locations();
-    let mut n = 0;
-    for t in bits(hand & matching) {
-        let (a, b) = rules.pips(t);
-        let scores = Loc::ALL[..open].iter().any(|&loc| {
-            let p = pos.board.exposed(loc).expect("open");
-            if a != p && b != p {
-                return false;
+        for t in bits(rules.all_tiles()) {
+            let (a, b) = rules.pips(t);
+            if scores((a + b) as u32) {
+                scoring |= 1 << t;
             }
-            let c = pos.board.count_after(rules, t, loc);
-            c > 0 && c.is_multiple_of(5)
-        });
-        n += scores as u32;
+        }
+        return scoring;
     }
-    n
+    for &loc in &Loc::ALL[..pos.board.open_locations()] {
+        let p = pos.board.exposed(loc).expect("open");
+        let with_p = rules.pip_mask(p);
+        let rest = pos.board.count_beside(loc);
+        if scores(rest + 2 * p as u32) {
+            scoring |= with_p & rules.doubles();
+        }
+        let mut q = ((5 - rest % 5) % 5) as u8;
+        while q <= rules.set() {
+            if q != p && scores(rest + q as u32) {
+                scoring |= with_p & rules.pip_mask(q);
+            }
+            q += 5;
+        }
+    }
+    scoring
 }
 
 /// One sample of self-play: the features of a position for side 0 and the

@@ -1,6 +1,7 @@
 //! The learned leaf's cheaper arithmetic gives today's values bit for bit:
 //! `Board::count_after` against playing the tile, and the features' pip
 //! totals and scoring plays against their first (playing) definitions.
+//! Double-6 at 2-4 seats and double-9 at 4.
 
 use engine::{ActionList, Loc, TileSet, bits};
 use full::{FivesPosition, FullConfig, FullRules, Opening, features};
@@ -27,11 +28,20 @@ fn walk(rules: &FullRules, hands: usize, seed: u64, mut visit: impl FnMut(&Fives
     }
 }
 
+/// Double-6 at 2, 3 and 4 seats, and double-9 (55 tiles: every byte of a
+/// tile set in use) at 4.
 fn rule_sets() -> Vec<FullRules> {
-    [2, 3, 4]
+    let mut sets: Vec<FullRules> = [2, 3, 4]
         .into_iter()
         .map(|seats| FullRules::new(FullConfig::all_fives(seats)).expect("valid rules"))
-        .collect()
+        .collect();
+    let nine = FullConfig {
+        set: 9,
+        hand: 13,
+        ..FullConfig::all_fives(4)
+    };
+    sets.push(FullRules::new(nine).expect("valid rules"));
+    sets
 }
 
 #[test]
