@@ -46,6 +46,36 @@ echo "== block and team against OpenSpiel: 10,000 random games of each, move for
 python3 scripts/openspiel-check.py target/debug/muggins --games 10000
 openspiel_ok=1
 
+echo "== scripts/flamegraph.py folds perf script stacks (docs/search.md)"
+python3 - <<'PY'
+import subprocess
+perf = """muggins 1 1.0: 1 cpu-clock:
+\t  10 leaf+0x1 (/bin/m)
+\t  11 search+0x2 (/bin/m)
+\t  12 search+0x3 (/bin/m)
+\t  13 decide+0x4 (/bin/m)
+\t  14 main+0x5 (/bin/m)
+
+muggins 1 1.1: 1 cpu-clock:
+\t  20 probe+0x1 (/bin/m)
+\t  21 search+0x2 (/bin/m)
+\t  23 decide+0x4 (/bin/m)
+\t  24 main+0x5 (/bin/m)
+
+muggins 1 1.2: 1 cpu-clock:
+\t  30 other+0x1 (/bin/m)
+\t  34 main+0x5 (/bin/m)
+"""
+svg = subprocess.run(["python3", "scripts/flamegraph.py", "--root", "decide"], input=perf, text=True,
+                     capture_output=True, check=True).stdout
+for want in ["decide (2 samples, 100.0%)", "search (2 samples, 100.0%)", "leaf (1 samples, 50.0%)",
+             "probe (1 samples, 50.0%)"]:
+    assert want in svg, (want, svg)
+assert "other" not in svg and "main" not in svg, svg
+assert svg.count("<title>search ") == 1, "a direct recursion is one frame"
+print("flamegraph.py: stacks folded from the root, recursion drawn once")
+PY
+
 echo "== the web view in a real browser: Debian's chromium through chromedriver (docs/web.md)"
 if ! command -v chromium >/dev/null || ! command -v chromedriver >/dev/null; then
     if [[ "$(id -u)" == 0 ]]; then
