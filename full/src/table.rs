@@ -96,9 +96,13 @@ impl FivesTable {
     }
 
     /// The slots a search under a node budget of `budget` needs so that it
-    /// never replaces an entry: a power of two at least twice the budget.
+    /// never replaces an entry: a power of two at least 4/3 of the budget
+    /// (and 16 more), so that a world's entries, one a node at most, stay
+    /// below the 3/4 load at which [`put`](Self::put) starts replacing. The
+    /// smallest such table keeps the probes in cache; what a search finds
+    /// does not depend on the size (tested).
     pub fn slots_for_budget(budget: u64) -> usize {
-        (2 * budget as usize + 16).next_power_of_two()
+        (budget as usize / 3 * 4 + 20).next_power_of_two()
     }
 
     /// The megabytes [`Self::slots_for_budget`] takes (rounded up).
