@@ -10,23 +10,20 @@
 //! blocked there. Ties within 1e-9 go to the first play in OpenSpiel's id
 //! order. There are no chance nodes after the deal.
 
-use super::position::{FullActions, FullPosition};
+use super::position::{FullAction, FullActions, FullPosition};
 use super::search::{FullDecision, FullSearcher, NodeKind, best_of};
 use super::targets::{FullTarget, heaviest_play};
 
 /// [`FullSearcher`] on block and team hands.
 impl FullSearcher<'_> {
     /// The mover's play among its legal plays (two or more) in a block or
-    /// team hand.
-    pub fn choose_open(&mut self, pos: &FullPosition) -> FullDecision {
-        let mut list = FullActions::default();
-        pos.actions(self.rules, &mut list);
+    /// team hand, searched to the depth or, with a `budget`, as
+    /// [`open_values_budget`](Self::open_values_budget) does.
+    pub fn choose_open(&mut self, pos: &FullPosition, budget: u64) -> FullDecision {
         let start = self.nodes;
-        let mut d = best_of(list.len(), |i| {
-            let mut next = *pos;
-            next.play(self.rules, list.as_slice()[i]);
-            self.open_value(&next, self.depth - 1)
-        });
+        let mut values = Vec::new();
+        self.open_values_budget(pos, budget, &mut values);
+        let mut d = best_of(values.len(), |i| values[i]);
         d.nodes = self.nodes - start;
         d
     }
@@ -73,7 +70,11 @@ impl FullSearcher<'_> {
     /// finished within `budget` nodes (the first always finishes), or the
     /// exact values once an iteration reached the hand's end on every line.
     /// A pure function of the position, the settings and the budget.
+    /// Budget 0: no budget, [`open_values`](Self::open_values).
     pub fn open_values_budget(&mut self, pos: &FullPosition, budget: u64, out: &mut Vec<f64>) {
+        if budget == 0 {
+            return self.open_values(pos, out);
+        }
         let mut list = FullActions::default();
         pos.actions(self.rules, &mut list);
         let start = self.nodes;
@@ -110,7 +111,7 @@ impl FullSearcher<'_> {
 
     /// The value of `pos` to `depth` within (`alpha`, `beta`), fail-soft:
     /// exact inside the window, a bound outside it.
-    fn bounded(&mut self, pos: &FullPosition, depth: u8, mut alpha: f64, mut beta: f64) -> f64 {
+    fn bounded(&mut self, pos: &FullPosition, depth: u8, alpha: f64, beta: f64) -> f64 {
         self.nodes += 1;
         if self.nodes > self.limit {
             self.aborted = true;
@@ -124,75 +125,74 @@ impl FullSearcher<'_> {
         let mut list = FullActions::default();
         pos.actions(rules, &mut list);
         let plays = list.as_slice();
-        let child = |s: &mut Self, i: usize, alpha: f64, beta: f64| {
-            let mut next = *pos;
-            next.play(rules, plays[i]);
-            s.bounded(&next, depth - 1, alpha, beta)
-        };
         let kind = self.node_kind(pos.mover);
-        // Heaviest tiles first: shedding pips is what a blocked hand pays
-        // for, so these cut off soonest.
+        let NodeKind::Model(model) = kind else {
+            return self.minimax(kind == NodeKind::Max, pos, plays, depth, alpha, beta);
+        };
+        if model == FullTarget::Heaviest {
+            let mut next = *pos;
+            next.play(rules, plays[heaviest_play(rules, plays)]);
+            return self.bounded(&next, depth - 1, alpha, beta);
+        }
+        // Random, and any model block has no play for: the uniform average,
+        // each play valued exactly.
+        let mut sum = 0.0;
+        for &a in plays {
+            let mut next = *pos;
+            next.play(rules, a);
+            sum += self.bounded(&next, depth - 1, f64::NEG_INFINITY, f64::INFINITY);
+            if self.aborted {
+                return 0.0;
+            }
+        }
+        sum / plays.len() as f64
+    }
+
+    /// A maximising (`max`) or minimising node of [`bounded`](Self::bounded)
+    /// over `plays`, heaviest tiles first: shedding pips is what a blocked
+    /// hand pays for, so these cut off soonest.
+    fn minimax(
+        &mut self,
+        max: bool,
+        pos: &FullPosition,
+        plays: &[FullAction],
+        depth: u8,
+        mut alpha: f64,
+        mut beta: f64,
+    ) -> f64 {
+        let rules = self.rules;
+        let weight = |a: &FullAction| {
+            let (x, y) = rules.pips(a.tile);
+            x + y
+        };
         let mut order = [0u8; 128];
-        let n = plays.len();
-        if matches!(kind, NodeKind::Max | NodeKind::Min) {
-            let weight = |i: u8| {
-                let (a, b) = rules.pips(plays[i as usize].tile);
-                a + b
-            };
-            for i in 0..n {
-                let mut j = i;
-                while j > 0 && weight(order[j - 1]) < weight(i as u8) {
-                    order[j] = order[j - 1];
-                    j -= 1;
-                }
-                order[j] = i as u8;
+        for i in 0..plays.len() {
+            let mut j = i;
+            while j > 0 && weight(&plays[order[j - 1] as usize]) < weight(&plays[i]) {
+                order[j] = order[j - 1];
+                j -= 1;
+            }
+            order[j] = i as u8;
+        }
+        let mut best = if max { f64::NEG_INFINITY } else { f64::INFINITY };
+        for &i in &order[..plays.len()] {
+            let mut next = *pos;
+            next.play(rules, plays[i as usize]);
+            let v = self.bounded(&next, depth - 1, alpha, beta);
+            if self.aborted {
+                return 0.0;
+            }
+            if max {
+                best = best.max(v);
+                alpha = alpha.max(v);
+            } else {
+                best = best.min(v);
+                beta = beta.min(v);
+            }
+            if alpha >= beta {
+                break;
             }
         }
-        let order = &order[..n];
-        match kind {
-            NodeKind::Max => {
-                let mut best = f64::NEG_INFINITY;
-                for &i in order {
-                    let i = i as usize;
-                    let v = child(self, i, alpha, beta);
-                    if self.aborted {
-                        return 0.0;
-                    }
-                    best = best.max(v);
-                    alpha = alpha.max(v);
-                    if alpha >= beta {
-                        break;
-                    }
-                }
-                best
-            }
-            NodeKind::Min => {
-                let mut best = f64::INFINITY;
-                for &i in order {
-                    let i = i as usize;
-                    let v = child(self, i, alpha, beta);
-                    if self.aborted {
-                        return 0.0;
-                    }
-                    best = best.min(v);
-                    beta = beta.min(v);
-                    if alpha >= beta {
-                        break;
-                    }
-                }
-                best
-            }
-            NodeKind::Heaviest => child(self, heaviest_play(rules, plays), alpha, beta),
-            NodeKind::Average => {
-                let mut sum = 0.0;
-                for i in 0..plays.len() {
-                    sum += child(self, i, f64::NEG_INFINITY, f64::INFINITY);
-                    if self.aborted {
-                        return 0.0;
-                    }
-                }
-                sum / plays.len() as f64
-            }
-        }
+        best
     }
 }

@@ -152,11 +152,7 @@ pub fn features(rules: &FullRules, pos: &FivesPosition, side: u8) -> [f64; FEATU
     // The tiles that match an open end, and those that would score if
     // played now somewhere.
     let open = pos.board.open_locations();
-    let mut matching: TileSet = 0;
-    for &loc in &Loc::ALL[..open] {
-        matching |= rules.pip_mask(pos.board.exposed(loc).expect("open"));
-    }
-    let scoring = scoring_tiles(rules, pos);
+    let (matching, scoring) = end_tiles(rules, pos);
     let mut mine = [0.0f64; 6];
     let mut theirs = [0.0f64; 6];
     for s in 0..seats {
@@ -194,16 +190,16 @@ pub fn features(rules: &FullRules, pos: &FivesPosition, side: u8) -> [f64; FEATU
     ]
 }
 
-/// The tiles that would score (make a positive count that is a multiple
-/// of 5) if played now somewhere, whoever holds them. A play at an open end
-/// adds to the rest of the count (`Board::count_beside`) what the tile's
-/// other half shows (a double both halves), so at an end showing `p` the
-/// scoring tiles are `p`'s double if `rest + 2p` scores, and the tiles
-/// `(p, q)` whose `q` makes `rest + q` score: at most two values of `q` a
-/// set, five apart.
-fn scoring_tiles(rules: &FullRules, pos: &FivesPosition) -> TileSet {
+/// The tiles that match an open end, and those that would score (make a
+/// positive count that is a multiple of 5) if played now somewhere, whoever
+/// holds them. A play at an open end adds to the rest of the count
+/// (`Board::count_beside`) what the tile's other half shows (a double both
+/// halves), so at an end showing `p` the scoring tiles are `p`'s double if
+/// `rest + 2p` scores, and the tiles `(p, q)` whose `q` makes `rest + q`
+/// score: at most two values of `q` a set, five apart.
+fn end_tiles(rules: &FullRules, pos: &FivesPosition) -> (TileSet, TileSet) {
     let scores = |c: u32| c > 0 && c.is_multiple_of(5);
-    let mut scoring = 0;
+    let (mut matching, mut scoring) = (0, 0);
     if pos.board.is_empty() {
         for t in bits(rules.all_tiles()) {
             let (a, b) = rules.pips(t);
@@ -211,11 +207,12 @@ fn scoring_tiles(rules: &FullRules, pos: &FivesPosition) -> TileSet {
                 scoring |= 1 << t;
             }
         }
-        return scoring;
+        return (matching, scoring);
     }
     for &loc in &Loc::ALL[..pos.board.open_locations()] {
         let p = pos.board.exposed(loc).expect("open");
         let with_p = rules.pip_mask(p);
+        matching |= with_p;
         let rest = pos.board.count_beside(loc);
         if scores(rest + 2 * p as u32) {
             scoring |= with_p & rules.doubles();
@@ -228,7 +225,7 @@ fn scoring_tiles(rules: &FullRules, pos: &FivesPosition) -> TileSet {
             q += 5;
         }
     }
-    scoring
+    (matching, scoring)
 }
 
 /// One sample of self-play: the features of a position for side 0 and the

@@ -78,11 +78,7 @@ pub fn pimc_open(
             }
         }
         let mut s = FullSearcher::new(rules, pos.mover, settings.engine, settings.depth, models);
-        if settings.budget > 0 {
-            s.open_values_budget(&world, settings.budget, &mut values);
-        } else {
-            s.open_values(&world, &mut values);
-        }
+        s.open_values_budget(&world, settings.budget, &mut values);
         nodes += s.nodes();
         sum.resize(values.len(), 0.0);
         for (t, v) in sum.iter_mut().zip(&values) {
@@ -186,15 +182,7 @@ pub fn play_open_hand_external(
             }
             FullAgent::Search(settings) => {
                 let mut s = FullSearcher::new(rules, seat, settings.engine, settings.depth, models);
-                let d = if settings.budget > 0 {
-                    let mut values = Vec::new();
-                    s.open_values_budget(&pos, settings.budget, &mut values);
-                    let mut d = super::search::best_of(values.len(), |i| values[i]);
-                    d.nodes = s.nodes();
-                    d
-                } else {
-                    s.choose_open(&pos)
-                };
+                let d = s.choose_open(&pos, settings.budget);
                 nodes += s.nodes();
                 decisions.push((plays.len(), d));
                 d.index

@@ -358,7 +358,7 @@ impl FullRules {
     pub fn pip_total(&self, set: TileSet) -> u32 {
         // A byte of the set at a time, from a table: no branch on the
         // tiles held, no popcount (the default target has no instruction).
-        let table = pip_bytes(self.set);
+        let table = pip_bytes(self.set, &self.pips[..self.tiles as usize]);
         let mut total = 0;
         for (j, row) in table.iter().enumerate().take((self.tiles as usize).div_ceil(8)) {
             total += row[(set >> (8 * j) & 0xff) as usize] as u32;
@@ -413,23 +413,19 @@ impl engine::PipTable for FullRules {
     }
 }
 
-/// The pips on each byte of a tile set of double-`set` (bit `i` of byte `j`
-/// is tile `8 j + i` in canonical order): a table a set size, built once.
-fn pip_bytes(set: u8) -> &'static [[u16; 256]; 7] {
+/// The pips on each byte of a tile set of double-`set` whose tiles show
+/// `pips` (bit `i` of byte `j` is tile `8 j + i`): a table a set size, built
+/// once.
+fn pip_bytes(set: u8, pips: &[(u8, u8)]) -> &'static [[u16; 256]; 7] {
     static TABLES: [OnceLock<Box<[[u16; 256]; 7]>>; 10] = [const { OnceLock::new() }; 10];
     TABLES[set as usize].get_or_init(|| {
-        let mut pips = Vec::new();
-        for a in 0..=set as u16 {
-            for b in a..=set as u16 {
-                pips.push(a + b);
-            }
-        }
         let mut table = Box::new([[0u16; 256]; 7]);
         for (j, row) in table.iter_mut().enumerate() {
             for (byte, total) in row.iter_mut().enumerate() {
                 *total = (0..8)
                     .filter(|k| byte >> k & 1 == 1)
-                    .map(|k| pips.get(8 * j + k).copied().unwrap_or(0))
+                    .filter_map(|k| pips.get(8 * j + k))
+                    .map(|&(a, b)| (a + b) as u16)
                     .sum();
             }
         }

@@ -98,17 +98,16 @@ pub struct FullSearcher<'a> {
     pub(super) cut: bool,
 }
 
-/// How a node combines its children's values (block and team).
+/// How a node of a mover combines its children's values.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(super) enum NodeKind {
     /// The agent's side: the best.
     Max,
     /// An opponent that minimises.
     Min,
-    /// An opponent modelled as `heaviest`: its play.
-    Heaviest,
-    /// An opponent modelled as `random`: the uniform average.
-    Average,
+    /// An opponent following its M* model: the model's play, or (`random`,
+    /// and any model with no play here) the uniform average.
+    Model(FullTarget),
 }
 
 impl<'a> FullSearcher<'a> {
@@ -133,17 +132,15 @@ impl<'a> FullSearcher<'a> {
         }
     }
 
-    /// How a block or team node of `mover` combines its children, as
-    /// [`decision`](Self::decision) does.
+    /// How a node of `mover` combines its children.
     pub(super) fn node_kind(&self, mover: u8) -> NodeKind {
         if self.rules.side(mover) == self.side {
             return NodeKind::Max;
         }
         match (self.engine, self.models[mover as usize]) {
-            (FullEngine::MStar, FullTarget::Heaviest) => NodeKind::Heaviest,
             (FullEngine::MStar, FullTarget::Searcher) => NodeKind::Min,
-            (FullEngine::MStar, _) => NodeKind::Average,
-            _ => NodeKind::Min,
+            (FullEngine::MStar, model) => NodeKind::Model(model),
+            (FullEngine::Expectimax | FullEngine::Ismcts | FullEngine::Dominai, _) => NodeKind::Min,
         }
     }
 
@@ -189,18 +186,10 @@ impl<'a> FullSearcher<'a> {
         model_play: impl FnOnce(FullTarget) -> Option<usize>,
         mut child: impl FnMut(&mut Self, usize) -> f64,
     ) -> f64 {
-        if self.rules.side(mover) == self.side {
-            return (0..n).map(|i| child(self, i)).fold(f64::NEG_INFINITY, f64::max);
-        }
-        let model = self.models[mover as usize];
-        match self.engine {
-            FullEngine::Expectimax | FullEngine::Ismcts | FullEngine::Dominai => {
-                (0..n).map(|i| child(self, i)).fold(f64::INFINITY, f64::min)
-            }
-            FullEngine::MStar if model == FullTarget::Searcher => {
-                (0..n).map(|i| child(self, i)).fold(f64::INFINITY, f64::min)
-            }
-            FullEngine::MStar => match model_play(model) {
+        match self.node_kind(mover) {
+            NodeKind::Max => (0..n).map(|i| child(self, i)).fold(f64::NEG_INFINITY, f64::max),
+            NodeKind::Min => (0..n).map(|i| child(self, i)).fold(f64::INFINITY, f64::min),
+            NodeKind::Model(model) => match model_play(model) {
                 Some(i) => child(self, i),
                 None => (0..n).map(|i| child(self, i)).sum::<f64>() / n as f64,
             },
