@@ -61,13 +61,13 @@ pub struct PlayArgs {
     pub match_to: Option<u32>,
     /// With --preset: the player of seat 0 and its partner: a strategy
     /// (random, scorer, defender, heaviest) or a search (mstar or
-    /// expectimax, with --depth N moves or --budget N nodes; for all-fives
-    /// also ismcts, with --budget), or dominai (seed 002's player, with
-    /// --observability partial).
+    /// expectimax, with --depth N moves or --budget N nodes; ismcts, with
+    /// --budget), or dominai (seed 002's player, with --observability
+    /// partial).
     #[arg(long, default_value = "heaviest", requires = "preset")]
     pub agent: AgentArg,
-    /// With --preset all-fives: nodes per world of a decision (iterative
-    /// deepening stops when they are spent; ismcts: nodes per decision per world).
+    /// With --preset: nodes per world of a decision (iterative deepening
+    /// stops when they are spent; ismcts: nodes per decision per world).
     #[arg(long, requires = "preset")]
     pub budget: Option<u64>,
     /// With --preset all-fives: the transposition table's megabytes.
@@ -161,8 +161,8 @@ fn run_full(args: PlayArgs, preset: Preset) -> Result<()> {
         bail!("--budget {budget}: give 1 to {} nodes", jobs::MAX_BUDGET);
     }
     let (shaping, predictor) = shaping_of(&args, fives)?;
-    if !fives && (budget > 0 || learned) {
-        bail!("--budget/--eval: {preset} is searched to a fixed --depth; they apply to --preset all-fives");
+    if !fives && learned {
+        bail!("--eval learned: the learned evaluation values All Fives; {preset}'s leaves are valued by their pips");
     }
     let need = full::FivesTable::mb_for_budget(budget);
     if budget > 0 && args.table_mb < need {
@@ -188,7 +188,7 @@ fn run_full(args: PlayArgs, preset: Preset) -> Result<()> {
         shaping,
         predictor,
     };
-    let agent = full_agent(&args, preset, depth, flags)?;
+    let agent = full_agent(&args, depth, flags)?;
     play_full::run(FullPlay {
         rules: play_full::rules(preset, args.seats, args.teams)?,
         deal: args.state,
@@ -264,7 +264,7 @@ fn shaping_of(args: &PlayArgs, fives: bool) -> Result<(full::Shaping, full::pred
 }
 
 /// Seat 0's agent from `--agent` and the search flags already checked.
-fn full_agent(args: &PlayArgs, preset: Preset, depth: engine::DepthLimit, s: FullSearchFlags) -> Result<FullAgent> {
+fn full_agent(args: &PlayArgs, depth: engine::DepthLimit, s: FullSearchFlags) -> Result<FullAgent> {
     let FullSearchFlags {
         worlds,
         budget,
@@ -273,7 +273,6 @@ fn full_agent(args: &PlayArgs, preset: Preset, depth: engine::DepthLimit, s: Ful
         shaping,
         predictor,
     } = s;
-    let fives = preset == Preset::AllFives;
     Ok(match (args.agent, depth) {
         (AgentArg::Fixed(t), _) if depth != engine::DepthLimit::Unlimited || budget > 0 || worlds > 0 || learned => {
             bail!(
@@ -286,9 +285,6 @@ fn full_agent(args: &PlayArgs, preset: Preset, depth: engine::DepthLimit, s: Ful
             bail!("--agent searcher: the searcher is a target; for seat 0 use --agent expectimax --depth N")
         }
         (AgentArg::Fixed(t), _) => FullAgent::Fixed(t),
-        (AgentArg::Search(FullEngine::Ismcts), _) if !fives => {
-            bail!("--agent ismcts plays --preset all-fives; {preset} is searched by mstar and expectimax")
-        }
         (AgentArg::Search(FullEngine::Dominai), _) if args.observability == Observability::Full => {
             bail!("--agent dominai plays from its own hand and its matrices: add --observability partial")
         }

@@ -17,6 +17,7 @@ use engine::Loc;
 use engine::{TileSet, bits};
 
 use super::fives::FivesPosition;
+use super::position::FullPosition;
 use super::rules::{FullRules, MAX_SEATS};
 
 /// Holders of hidden tiles: the seats, then the boneyard.
@@ -474,6 +475,24 @@ impl Constraints {
     pub fn world(&self, pos: &FivesPosition, at: &[u8; 64]) -> FivesPosition {
         world_of(self.observation(), pos, at)
     }
+}
+
+/// The block or team hand `pos` with the hidden tiles of `obs` where the sample `at` puts them.
+pub(crate) fn open_world_of(rules: &FullRules, pos: &FullPosition, obs: &Observation, at: &[u8; 64]) -> FullPosition {
+    let mut world = *pos;
+    for s in 0..rules.seats() as usize {
+        if s != obs.seat as usize {
+            world.hands[s] = 0;
+        }
+    }
+    world.boneyard = 0;
+    for t in engine::bits(obs.hidden) {
+        match at[t as usize] as usize {
+            BONEYARD => world.boneyard |= 1 << t,
+            s => world.hands[s] |= 1 << t,
+        }
+    }
+    world
 }
 
 /// `pos` with the hidden tiles of `obs` where `at` says.

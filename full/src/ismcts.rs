@@ -89,6 +89,20 @@ fn settle(rules: &FullRules, pos: &mut FivesPosition, rng: &mut impl RngCore, st
 }
 
 impl IsmctsTree {
+    /// Empties the tree down to its root.
+    pub(crate) fn reset(&mut self) {
+        self.nodes.clear();
+        self.nodes.push(TreeNode {
+            edge: ROOT,
+            ours: false,
+            first_child: NONE,
+            next_sibling: NONE,
+            visits: 0,
+            available: 0,
+            total: 0.0,
+        });
+    }
+
     fn add(&mut self, parent: u32, edge: u16, ours: bool) -> u32 {
         let id = self.nodes.len() as u32;
         let p = &mut self.nodes[parent as usize];
@@ -117,6 +131,92 @@ impl IsmctsTree {
         None
     }
 
+    /// The edge into `node`.
+    pub(crate) fn edge(&self, node: u32) -> u16 {
+        self.nodes[node as usize].edge
+    }
+
+    /// One step down from `node`, whose legal edges in this world are
+    /// `edges` (at most 128, the mover's side `ours`): counts every tried
+    /// edge as available, then adds an untried edge drawn uniformly (the
+    /// node to return, `true`), or else takes the tried one with the best
+    /// UCB1 (`exploration` in the gain's units; ties to the first).
+    pub(crate) fn step(
+        &mut self,
+        node: u32,
+        edges: impl IntoIterator<Item = u16>,
+        ours: bool,
+        exploration: f64,
+        rng: &mut impl RngCore,
+    ) -> (u32, bool) {
+        let mut untried = [0u16; 128];
+        let mut u = 0;
+        let mut best: Option<(f64, u32)> = None;
+        for e in edges {
+            match self.child(node, e) {
+                None => {
+                    untried[u] = e;
+                    u += 1;
+                }
+                Some(c) => {
+                    let n = &mut self.nodes[c as usize];
+                    n.available += 1;
+                    let mean = n.total / n.visits.max(1) as f64;
+                    let ucb = mean + exploration * ((n.available as f64).ln() / n.visits.max(1) as f64).sqrt();
+                    if best.is_none_or(|(b, _)| ucb > b) {
+                        best = Some((ucb, c));
+                    }
+                }
+            }
+        }
+        if u > 0 {
+            let e = untried[below_u32(rng, u as u32) as usize];
+            let c = self.add(node, e, ours);
+            self.nodes[c as usize].available += 1;
+            return (c, true);
+        }
+        (best.expect("a play is legal").1, false)
+    }
+
+    /// Backs `gain` (the searching side's) up the nodes of `path`, negated
+    /// at the other sides' edges.
+    pub(crate) fn backup(&mut self, path: &[u32], gain: f64) {
+        for &id in path {
+            let n = &mut self.nodes[id as usize];
+            n.visits += 1;
+            n.total += if n.ours { gain } else { -gain };
+        }
+    }
+
+    /// The root's most visited of its legal `edges` (ties to the first),
+    /// its mean gain and the best mean of the other visited ones; `nodes`
+    /// is left to the caller.
+    pub(crate) fn root_choice(&self, edges: impl IntoIterator<Item = u16>) -> FullDecision {
+        let mut best = 0;
+        let mut stats = [(0u32, 0.0f64); 128];
+        let mut len = 0;
+        for (i, e) in edges.into_iter().enumerate() {
+            if let Some(c) = self.child(0, e) {
+                let n = &self.nodes[c as usize];
+                stats[i] = (n.visits, n.total / n.visits.max(1) as f64);
+            }
+            if stats[i].0 > stats[best].0 {
+                best = i;
+            }
+            len = i + 1;
+        }
+        let best_other = (0..len)
+            .filter(|&i| i != best && stats[i].0 > 0)
+            .map(|i| stats[i].1)
+            .reduce(f64::max);
+        FullDecision {
+            index: best,
+            value: stats[best].1,
+            best_other,
+            nodes: 0,
+        }
+    }
+
     /// The play of the mover at `pos` (two or more plays) after searching
     /// until `budget` nodes are spent; `rng` samples the worlds (under
     /// partial observation, from the belief `partial` was prepared with; else
@@ -131,16 +231,7 @@ impl IsmctsTree {
     ) -> FullDecision {
         let seat = pos.mover;
         let side = rules.side(seat);
-        self.nodes.clear();
-        self.nodes.push(TreeNode {
-            edge: ROOT,
-            ours: false,
-            first_child: NONE,
-            next_sibling: NONE,
-            visits: 0,
-            available: 0,
-            total: 0.0,
-        });
+        self.reset();
         let base = util(rules, pos, side);
         let mut steps = 0u64;
         let mut list = ActionList::default();
@@ -163,41 +254,14 @@ impl IsmctsTree {
                 steps += 1;
                 world.actions(rules, &mut list);
                 let ours = rules.side(world.mover) == side;
-                // Untried plays legal here, and availability of the tried ones.
-                let mut untried = [0u16; 64];
-                let mut u = 0;
-                let mut best: Option<(f64, u32)> = None;
-                for &a in list.as_slice() {
-                    let e = edge_of(a);
-                    match self.child(node, e) {
-                        None => {
-                            untried[u] = e;
-                            u += 1;
-                        }
-                        Some(c) => {
-                            let n = &mut self.nodes[c as usize];
-                            n.available += 1;
-                            let mean = n.total / n.visits.max(1) as f64;
-                            let ucb =
-                                mean + ISMCTS_EXPLORATION * ((n.available as f64).ln() / n.visits.max(1) as f64).sqrt();
-                            if best.is_none_or(|(b, _)| ucb > b) {
-                                best = Some((ucb, c));
-                            }
-                        }
-                    }
-                }
-                if u > 0 {
-                    let e = untried[below_u32(rng, u as u32) as usize];
-                    let c = self.add(node, e, ours);
-                    self.nodes[c as usize].available += 1;
-                    world.play(rules, action_of(e));
-                    path.push(c);
-                    break;
-                }
-                let (_, c) = best.expect("a play is legal");
-                world.play(rules, action_of(self.nodes[c as usize].edge));
+                let edges = list.as_slice().iter().map(|&a| edge_of(a));
+                let (c, added) = self.step(node, edges, ours, ISMCTS_EXPLORATION, rng);
+                world.play(rules, action_of(self.edge(c)));
                 path.push(c);
                 node = c;
+                if added {
+                    break;
+                }
             }
             // Playout: every seat plays as the scorer.
             loop {
@@ -210,35 +274,12 @@ impl IsmctsTree {
                 let i = fixed_choice(rules, scorer, &world, list.as_slice()).expect("deterministic");
                 world.play(rules, list.as_slice()[i]);
             }
-            let gain = util(rules, &world, side) - base;
-            for &id in &path {
-                let n = &mut self.nodes[id as usize];
-                n.visits += 1;
-                n.total += if n.ours { gain } else { -gain };
-            }
+            self.backup(&path, util(rules, &world, side) - base);
         }
-        // The most visited root play, ties to the first in canonical order.
         pos.actions(rules, &mut list);
-        let mut best = 0;
-        let mut stats = [(0u32, 0.0f64); 64];
-        for (i, &a) in list.as_slice().iter().enumerate() {
-            if let Some(c) = self.child(0, edge_of(a)) {
-                let n = &self.nodes[c as usize];
-                stats[i] = (n.visits, n.total / n.visits.max(1) as f64);
-            }
-            if stats[i].0 > stats[best].0 {
-                best = i;
-            }
-        }
-        let best_other = (0..list.len())
-            .filter(|&i| i != best && stats[i].0 > 0)
-            .map(|i| stats[i].1)
-            .reduce(f64::max);
         FullDecision {
-            index: best,
-            value: stats[best].1,
-            best_other,
             nodes: steps,
+            ..self.root_choice(list.as_slice().iter().map(|&a| edge_of(a)))
         }
     }
 }

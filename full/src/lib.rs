@@ -19,6 +19,7 @@ mod fives;
 mod game;
 mod ismcts;
 mod open_hand;
+mod open_ismcts;
 pub mod openspiel;
 mod position;
 pub mod predict;
@@ -53,7 +54,7 @@ pub use game::{
     play_match, play_match_external, play_match_with, play_token, random_fives_hand,
 };
 pub use ismcts::{ISMCTS_EXPLORATION, IsmctsTree};
-pub use open_hand::{OpenHandRecord, pimc_open, play_open_hand, play_open_hand_external};
+pub use open_hand::{OpenHandRecord, decide_open, pimc_open, play_open_hand, play_open_hand_external};
 pub use position::{FullAction, FullActions, FullPosition, HandEnd, OPENING, tiles_of};
 pub use rules::{DealOrder, FivesBlocked, FivesLead, FullConfig, FullRules, MAX_SEATS, Preset};
 pub use search::{FULL_TIE_EPSILON, FullDecision, FullEngine, FullSearcher};

@@ -7,8 +7,10 @@ use engine::TileSet;
 use engine::seed::below;
 
 use super::agent::{ExternalSeats, Forfeit, FullAgent, SeatView, external_choice, models};
-use super::belief::Observation;
+use super::belief::{Observation, open_world_of};
 use super::dominai::dominai_decide_block;
+use super::ismcts::IsmctsTree;
+use super::open_ismcts::ismcts_open;
 use super::openspiel::action_id;
 use super::position::{FullAction, FullActions, FullPosition, HandEnd};
 use super::rules::{FullRules, MAX_SEATS};
@@ -64,19 +66,7 @@ pub fn pimc_open(
         belief
             .sample(rng, &mut at)
             .expect("the true deal agrees with what the seat saw");
-        let mut world = *pos;
-        for s in 0..rules.seats() as usize {
-            if s != obs.seat as usize {
-                world.hands[s] = 0;
-            }
-        }
-        world.boneyard = 0;
-        for t in engine::bits(obs.hidden) {
-            match at[t as usize] as usize {
-                super::belief::BONEYARD => world.boneyard |= 1 << t,
-                s => world.hands[s] |= 1 << t,
-            }
-        }
+        let world = open_world_of(rules, pos, &obs, &at);
         let mut s = FullSearcher::new(rules, pos.mover, settings.engine, settings.depth, models);
         s.open_values_budget(&world, settings.budget, &mut values);
         nodes += s.nodes();
@@ -89,6 +79,36 @@ pub fn pimc_open(
     let mut d = super::search::best_of(sum.len(), |i| sum[i] / k);
     d.nodes = nodes;
     d
+}
+
+/// The decision of a searching seat, the mover of `pos`, that sees what
+/// `obs` says (under partial observation, `settings.worlds > 0`): PIMC
+/// ([`pimc_open`]) for M* and Expectimax, ISMCTS on `settings.budget` times
+/// `settings.worlds` nodes for ISMCTS (the tree kept in `tree` between
+/// decisions). DominAI is decided by `dominai_decide_block`.
+pub fn decide_open(
+    rules: &FullRules,
+    pos: &FullPosition,
+    obs: &Observation,
+    settings: super::agent::SearchSettings,
+    models: [FullTarget; MAX_SEATS],
+    tree: &mut IsmctsTree,
+    rng: &mut ChaCha20Rng,
+) -> FullDecision {
+    if settings.engine != FullEngine::Ismcts {
+        return pimc_open(rules, pos, obs, settings, models, rng);
+    }
+    let budget = settings.budget.max(1) * settings.worlds.max(1) as u64;
+    if settings.worlds == 0 {
+        return ismcts_open(tree, rules, pos, None, budget, rng);
+    }
+    let obs = if settings.belief == engine::Belief::Uniform {
+        obs.without_voids()
+    } else {
+        *obs
+    };
+    let mut belief = super::belief::Constraints::new(&obs);
+    ismcts_open(tree, rules, pos, Some((&mut belief, &obs)), budget, rng)
 }
 
 /// Plays a block or team hand from `hands`, `agents[seat]` in each seat;
@@ -120,6 +140,7 @@ pub fn play_open_hand_external(
     // holds no tile matching the open ends then (there are no draws).
     let (mut void, mut void_pips) = ([0 as TileSet; MAX_SEATS], [0u16; MAX_SEATS]);
     let mut beliefs = Vec::new();
+    let mut tree = IsmctsTree::default();
     while pos.end.is_none() {
         let seat = pos.mover;
         pos.actions(rules, &mut list);
@@ -173,9 +194,10 @@ pub fn play_open_hand_external(
                 decisions.push((plays.len(), d));
                 d.index
             }
-            FullAgent::Search(settings) if settings.worlds > 0 => {
+            FullAgent::Search(settings) if settings.worlds > 0 || settings.engine == FullEngine::Ismcts => {
                 let obs = Observation::of_hands(rules, &pos.hands, pos.boneyard, seat, &void, &void_pips);
-                let d = pimc_open(rules, &pos, &obs, settings, models, &mut seat_rngs[seat as usize]);
+                let rng = &mut seat_rngs[seat as usize];
+                let d = decide_open(rules, &pos, &obs, settings, models, &mut tree, rng);
                 nodes += d.nodes;
                 decisions.push((plays.len(), d));
                 d.index

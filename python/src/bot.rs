@@ -3,8 +3,9 @@
 //! first draws a state the player cannot tell from the true one
 //! (`State::resample`, from the constraints belief) and decides on it, so
 //! no hidden tile of the true state can reach the engine; in block and team
-//! its PIMC (`full::pimc_open`, the game loop's) reads only the player's
-//! hand and the public part, its worlds drawn from the belief. The stream is
+//! its searches (`full::decide_open`, the game loop's: PIMC, or ISMCTS)
+//! read only the player's hand and the public part, their worlds drawn
+//! from the belief. The stream is
 //! keyed by the bot's seed, the history's length and the player: the same
 //! bot gives the same action for the same information, whatever it was
 //! asked before. The search runs with the GIL released.
@@ -255,17 +256,18 @@ impl Bot {
             FullAgent::Fixed(FullTarget::Heaviest) => heaviest_play(rules, list.as_slice()),
             FullAgent::Fixed(t) if t.name() == "random" => engine::seed::below_u32(rng, list.len() as u32) as usize,
             FullAgent::Fixed(t) => return Err(format!("engine = {:?} plays All Fives only", t.name())),
-            FullAgent::Search(s) => pimc_open(rules, core, player, s, self.opponent, rng)?,
+            FullAgent::Search(s) => open_search(rules, core, player, s, self.opponent, rng)?,
             FullAgent::External => unreachable!("a bot is muggins' own"),
         };
         Ok(full::openspiel::action_id(rules, player, list.as_slice()[index]))
     }
 }
 
-/// Expectimax or M* to the settings' depth (or node budget) on `worlds` sampled worlds of
-/// a block or team hand ([`full::pimc_open`], the game loop's PIMC: the
-/// worlds from the player's view only).
-fn pimc_open(
+/// A search's decision in a block or team hand from the player's view only
+/// ([`full::decide_open`], the game loop's): Expectimax or M* to the
+/// settings' depth (or node budget) on `worlds` sampled worlds, or ISMCTS
+/// on `budget` x `worlds` nodes.
+fn open_search(
     rules: &FullRules,
     core: &OpenSpielState,
     player: u8,
@@ -273,13 +275,17 @@ fn pimc_open(
     opponent: FullTarget,
     rng: &mut ChaCha20Rng,
 ) -> Result<usize, String> {
-    if !matches!(s.engine, FullEngine::MStar | FullEngine::Expectimax) {
+    if !matches!(s.engine, FullEngine::MStar | FullEngine::Expectimax | FullEngine::Ismcts) {
         return Err(format!(
-            "engine = {:?}: block and team have Expectimax and M* (to a depth, or a node budget a world)",
+            "engine = {:?}: block and team have Expectimax and M* (to a depth, or a node budget a world) and ISMCTS",
             s.engine.name()
         ));
     }
+    if s.engine == FullEngine::Ismcts && s.budget == 0 {
+        return Err("engine = \"ismcts\" runs until a node budget is spent: give budget, e.g. budget=2000".into());
+    }
     let pos = core.pos.expect("a player node has a position");
     let obs = Observation::of_hands(rules, &pos.hands, pos.boneyard, player, &core.void, &[0; MAX_SEATS]);
-    Ok(full::pimc_open(rules, &pos, &obs, s, [opponent; MAX_SEATS], rng).index)
+    let mut tree = full::IsmctsTree::default();
+    Ok(full::decide_open(rules, &pos, &obs, s, [opponent; MAX_SEATS], &mut tree, rng).index)
 }

@@ -89,12 +89,14 @@ def test_resample_is_exactly_uniform_over_consistent_placements():
 def test_a_bot_decides_from_the_players_information_only():
     for game, knobs in [("all-fives", {}), ("all-fives", {"seats": 4}), ("block", {}), ("team", {})]:
         for engine, settings in ENGINES:
-            if game != "all-fives" and engine not in ("mstar", "expectimax", "random", "heaviest"):
+            if game != "all-fives" and engine not in ("mstar", "expectimax", "ismcts", "random", "heaviest"):
                 continue
             if "evaluation" in settings and knobs:
                 continue
             if game != "all-fives" and "budget" in settings:
                 settings = dict(budget=2000, worlds=2)
+            if game != "all-fives" and engine == "ismcts":
+                settings = dict(budget=300, worlds=4)
             bot = muggins.Bot(engine, seed=3, **settings)
             for seed in range(4):
                 s = random_state(game, seed, plays=2, **knobs)

@@ -156,11 +156,19 @@ fn play_refuses_what_a_preset_does_not_have() {
     with(&["--agent", "mstar", "--depth", "3", "--eval", "deep"]).assert_err(&["--eval \"deep\"", "score or learned"]);
     with(&["--agent", "searcher"]).assert_err(&["searcher", "target"]);
     TestCommand::new(&[
-        "play", "--preset", "block", "--state", "1", "--agent", "mstar", "--budget", "100",
+        "play", "--preset", "block", "--state", "1", "--agent", "mstar", "--depth", "3", "--eval", "learned",
     ])
-    .assert_err(&["--budget", "all-fives"]);
+    .assert_err(&["--eval learned", "block"]);
     TestCommand::new(&["play", "--preset", "team", "--state", "1", "--agent", "ismcts"])
-        .assert_err(&["ismcts", "all-fives"]);
+        .assert_err(&["--agent ismcts", "--budget"]);
+    // Block and team take a node budget, and ISMCTS.
+    for agent in ["mstar", "ismcts"] {
+        let out = TestCommand::new(&[
+            "play", "--preset", "team", "--state", "1", "--agent", agent, "--budget", "300",
+        ])
+        .stdout();
+        assert!(out.contains("returns ["), "{agent}: {out}");
+    }
     TestCommand::new(&["play", "--state", "1", "--engine", "ismcts"]).assert_err(&["ismcts", "--preset all-fives"]);
     // Beliefs.
     let partial = [

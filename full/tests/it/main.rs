@@ -10,5 +10,6 @@ mod eval_leaf;
 mod external;
 mod fives;
 mod game;
+mod open_ismcts;
 mod predict;
 mod thesis;

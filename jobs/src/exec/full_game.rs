@@ -344,12 +344,22 @@ fn play_open(
         }
     };
     let elapsed_us = t.elapsed().as_micros() as u64;
-    let ret = h.returns[0];
+    // The agent's side's return (every seat of a side has the same).
+    let mine = (0..rules.seats())
+        .find(|&s| rules.side(s) == c.agent_side)
+        .expect("the agent's side has a seat");
+    let ret = h.returns[mine as usize];
     let row = GameRow {
         player_score: ret.max(0) as u32,
         target_score: (-ret).max(0) as u32,
         score_diff: ret,
         win_or_tie: ret >= 0,
+        // Seat 0 opens a block or team hand.
+        leader: if rules.side(0) == c.agent_side {
+            Seat::Player
+        } else {
+            Seat::Target
+        },
         ending: match h.end {
             HandEnd::Domino(_) => Ending::Domino,
             HandEnd::Blocked => Ending::Blocked,
@@ -359,8 +369,8 @@ fn play_open(
         moves: open_moves_text(rules, &h),
         belief_log_loss: mean(&h.beliefs.iter().collect::<Vec<_>>(), |s| Some(s.log_loss)),
         belief_brier: mean(&h.beliefs.iter().collect::<Vec<_>>(), |s| Some(s.brier)),
-        // The rest as `GameRow::at` leaves it: seat 0 opens (`player`), nobody
-        // draws, and no predictions are made.
+        // The rest as `GameRow::at` leaves it: nobody draws, and no
+        // predictions are made.
         elapsed_us,
         ..with_belief(named(spec, c, GameRow::at(c)))
     };

@@ -357,13 +357,6 @@ pub(super) fn check_full_grid(
                 format!("{preset} has no count to score or defend: its targets are random and heaviest"),
             ));
         }
-        if g.engine.contains(&PlayerEngine::Ismcts) {
-            return Err(bad(
-                "grid.engine",
-                "\"ismcts\"",
-                format!("{preset} is searched by mstar and expectimax; ismcts plays all-fives"),
-            ));
-        }
         // Under partial observation mstar and expectimax search sampled
         // worlds (PIMC, docs/search.md); dominai plays from its own hand.
     }

@@ -1,7 +1,7 @@
 //! Named agents on OpenSpiel's block and team: which engines, beliefs and
 //! strategies play them.
 
-use engine::{PlayerEngine, TargetKind};
+use engine::TargetKind;
 use full::{FullTarget, Preset};
 
 use super::SpecError;
@@ -10,8 +10,9 @@ use super::fields::bad;
 use super::shaping::ShapingLevel;
 
 /// Named agents on block and team: the searches go to a depth or a node
-/// budget a world (mstar, expectimax; dominai), their worlds from the
-/// uniform or constraints belief; the strategies are random and heaviest.
+/// budget a world (mstar, expectimax; dominai) or spend a node budget
+/// (ismcts), their worlds from the uniform or constraints belief; the
+/// strategies are random and heaviest.
 pub(super) fn check_open_pool(pool: &Pool, preset: Preset) -> Result<(), SpecError> {
     if preset == Preset::AllFives {
         return Ok(());
@@ -20,13 +21,6 @@ pub(super) fn check_open_pool(pool: &Pool, preset: Preset) -> Result<(), SpecErr
         let key = |k: &str| format!("agents.{}.{k}", a.name);
         match &a.play {
             AgentPlay::Search(s) => {
-                if s.engine == PlayerEngine::Ismcts {
-                    return Err(bad(
-                        &key("engine"),
-                        "\"ismcts\"",
-                        format!("{preset} is searched by mstar, expectimax and dominai; ismcts plays all-fives"),
-                    ));
-                }
                 if matches!(s.belief, engine::Belief::Model | engine::Belief::Dominai) {
                     return Err(bad(
                         &key("belief"),

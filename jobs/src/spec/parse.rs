@@ -353,7 +353,10 @@ fn check_engines(
         }
         None => {
             for (e, plays) in [
-                (PlayerEngine::Ismcts, "ismcts plays [rules] preset = \"all-fives\""),
+                (
+                    PlayerEngine::Ismcts,
+                    "ismcts plays [rules] preset = \"all-fives\", \"block\" and \"team\"",
+                ),
                 (
                     PlayerEngine::Dominai,
                     "dominai plays [rules] preset = \"all-fives\" and \"team\"",

@@ -305,3 +305,65 @@ fn an_agent_may_have_its_own_table_which_changes_no_result() {
     .unwrap_err();
     assert_eq!(e.key(), Some("agents.b.table_mb"));
 }
+
+/// Block and team, with named agents on both seatings of each deal: a row
+/// scores the agent's side, whichever seats it played. Identical agents
+/// (a deterministic search, and ISMCTS, whose worlds come from each seat's
+/// own stream) replay a deal mirrored, and every row's `score_diff` is its
+/// agent side's return when OpenSpiel's history in `moves` is replayed.
+#[test]
+fn block_and_team_rows_score_the_agents_side_on_both_seatings() {
+    use full::{FullRules, Preset, openspiel::replay_history};
+    for (preset, name) in [(Preset::Block, "block"), (Preset::Team, "team")] {
+        for engine in ["expectimax\"\ndepth = 2", "ismcts\"\nbudget = 2000"] {
+            let text = format!(
+                r#"
+name = "sides"
+seed = 5
+[rules]
+preset = "{name}"
+[grid]
+observability = ["partial"]
+information_source = ["oracle"]
+starting_states = "spread:6"
+repeats = 1
+agents = ["a", "b", "random"]
+tournament = "round-robin"
+[search]
+worlds = 4
+belief = "constraints"
+[agents.a]
+engine = "{engine}
+[agents.b]
+engine = "{engine}
+"#
+            );
+            let spec = Spec::from_toml(&text).unwrap_or_else(|e| panic!("{e}\n{text}"));
+            let rules = FullRules::preset(preset);
+            let rows = run_all(&spec);
+            assert_eq!(rows.len() as u64, spec.games());
+            let mut won = [0u32; 2];
+            for r in &rows {
+                let ids: Vec<u64> = r.moves.split(' ').map(|t| t.parse().unwrap()).collect();
+                let returns = replay_history(&rules, &ids).unwrap().returns.expect("a whole hand");
+                let side = r.agent_side.expect("named agents") as u8;
+                let seat = (0..rules.seats()).find(|&s| rules.side(s) == side).unwrap();
+                assert_eq!(r.score_diff, returns[seat as usize], "{name} {engine}: {r:?}");
+                assert_eq!(r.score_diff, r.player_score as i32 - r.target_score as i32);
+                assert_eq!(r.leader == engine::Seat::Player, side == 0);
+                if r.agent.as_deref() == Some("a") && r.opponent.as_deref() == Some("random") {
+                    won[side as usize] += (r.score_diff > 0) as u32;
+                }
+            }
+            // A search beats random play from either seating.
+            assert!(won[0] >= 3 && won[1] >= 3, "{name} {engine}: wins by side {won:?}");
+            let ab: Vec<&GameRow> = rows.iter().filter(|r| r.opponent.as_deref() == Some("b")).collect();
+            for pair in ab.chunks(2) {
+                let (x, y) = (pair[0], pair[1]);
+                assert_eq!((x.agent_side, y.agent_side), (Some(0), Some(1)));
+                assert_eq!(x.moves, y.moves, "{name} {engine}: the same plays from the same seats");
+                assert_eq!(x.score_diff, -y.score_diff);
+            }
+        }
+    }
+}
