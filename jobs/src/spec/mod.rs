@@ -12,6 +12,7 @@ use serde::Serialize;
 
 mod agents;
 mod canonical;
+mod cost;
 mod external;
 mod fields;
 mod full;
@@ -289,70 +290,11 @@ impl Spec {
             * g.repeats as u128
     }
 
-    /// The estimated seconds one game of this spec takes on one core of a
-    /// 2020s machine, averaged over the grid: what `[shards] minutes`
-    /// sizes shards with. A thesis game is about 15 us. A full-game hand
-    /// makes about 10 searched decisions a side; a budgeted search costs
-    /// its budget per world at about 15 million nodes a second, an
-    /// unbudgeted one about 4^depth nodes; a match is about one hand per
-    /// 20 points of its target. Measured figures: docs/jobs.md, "Task sizes".
+    /// The estimated seconds one game of this spec takes on one core,
+    /// averaged over the grid: what `[shards] minutes` sizes shards with
+    /// (the model and its measured constants: `cost.rs`).
     pub fn estimated_game_secs(&self) -> f64 {
-        const NODES_PER_SEC: f64 = 15.0e6;
-        let Some(full) = &self.full else {
-            return 15e-6;
-        };
-        let depth = match self.search.depth {
-            engine::DepthLimit::Turns(d) => d as i32,
-            engine::DepthLimit::Unlimited => 30,
-        };
-        let per_world = |budget: u64| -> f64 {
-            let by_depth = 4f64.powi(depth.min(12));
-            if budget > 0 {
-                (budget as f64).min(by_depth)
-            } else {
-                by_depth
-            }
-        };
-        let worlds = |k: u16| if k > 0 { k as f64 } else { 1.0 };
-        // The grid's searches, each level as often as it is played.
-        let mut nodes = Vec::new();
-        match &self.pool {
-            Some(pool) => {
-                for &(a, o) in &pool.pairings {
-                    let mut n = 0.0;
-                    for i in [a, o] {
-                        if let AgentPlay::Search(s) = pool.agents[i as usize].play {
-                            n += per_world(s.budget) * worlds(s.worlds);
-                        }
-                    }
-                    nodes.push(n);
-                }
-            }
-            None => {
-                let k = match self.search.worlds {
-                    engine::WorldCount::Sample(k) => k as u16,
-                    engine::WorldCount::All => 1,
-                };
-                let budgets: Vec<u64> = if self.grid.budget.is_empty() {
-                    vec![full.search.budget]
-                } else {
-                    self.grid.budget.clone()
-                };
-                for &o in &self.grid.observability {
-                    for &b in &budgets {
-                        let w = if o == engine::Observability::Partial {
-                            worlds(k)
-                        } else {
-                            1.0
-                        };
-                        nodes.push(per_world(b) * w);
-                    }
-                }
-            }
-        }
-        let mean = nodes.iter().sum::<f64>() / nodes.len().max(1) as f64;
-        let hands = full.match_to.map_or(1.0, |to| (to as f64 / 20.0).max(1.0));
-        (10.0 * mean / NODES_PER_SEC * hands).max(2e-4)
+        cost::estimated_game_secs(self)
     }
 
     /// Whether an agent of the pool is a program outside muggins: its

@@ -230,12 +230,13 @@ fn shards_sized_in_minutes_follow_the_estimated_cost_of_a_game() {
     assert_eq!(d6.games(), 100_000);
     assert_eq!(smoke.games(), 400);
     assert_eq!(d6.estimated_game_secs(), smoke.estimated_game_secs());
-    // 5 minutes of a ~0.11 s game (half the games sample 16 worlds of
-    // 20,000 nodes, half search one): thousands of games a shard.
+    // 5 minutes of a ~0.07 s game (about 5 searched decisions a hand;
+    // half the games sample 16 worlds of 20,000 nodes, half search one):
+    // thousands of games a shard.
     let g = d6.estimated_game_secs();
     assert!((0.05..0.5).contains(&g), "{g}");
     assert_eq!(d6.shard_games, (300.0 / g).round() as u64);
-    assert_eq!(smoke.shard_games, (30.0 / g).round() as u64);
+    assert_eq!(smoke.shard_games, (6.0 / g).round() as u64);
     // The thesis's games are ~10^4 times cheaper.
     let thesis = Spec::from_toml(jobs::MYERS2014_SPEC).unwrap();
     assert!(g / thesis.estimated_game_secs() > 1e3);
@@ -243,6 +244,23 @@ fn shards_sized_in_minutes_follow_the_estimated_cost_of_a_game() {
     assert_eq!(e.key(), Some("shards.minutes"), "{e}");
     let e = Spec::from_toml(&jobs::DOUBLE6_SPEC.replace("minutes = 5", "minutes = 0")).unwrap_err();
     assert_eq!(e.key(), Some("shards.minutes"), "{e}");
+    // The model's terms: a side's seats and hand size count decisions,
+    // leaves set the node rate, and ISMCTS spends its budget at any depth.
+    let seats = |rules: &str| {
+        let text = jobs::DOUBLE6_SPEC.replace("preset = \"all-fives\"", &format!("preset = \"all-fives\"\n{rules}"));
+        Spec::from_toml(&text).unwrap().estimated_game_secs()
+    };
+    let (two, three, teams) = (seats(""), seats("seats = 3"), seats("seats = 4\nteams = true"));
+    assert!(two > three && teams > three, "{two} {three} {teams}");
+    let score = Spec::from_toml(&jobs::DOUBLE6_SPEC.replace("evaluation = \"learned\"", "")).unwrap();
+    assert!(score.estimated_game_secs() < g);
+    let ismcts = |budget: u32| {
+        let text = jobs::DOUBLE6_SPEC
+            .replace("engine = [\"mstar\", \"expectimax\"]", "engine = [\"ismcts\"]")
+            .replace("budget = 20000", &format!("budget = {budget}\ndepth = 2"));
+        Spec::from_toml(&text).unwrap().estimated_game_secs()
+    };
+    assert!(ismcts(200_000) > 9.0 * ismcts(20_000));
 }
 
 /// docs/specs.md's agents example is a spec that reads (with a name, a seed
