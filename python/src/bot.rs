@@ -275,7 +275,10 @@ fn open_search(
     opponent: FullTarget,
     rng: &mut ChaCha20Rng,
 ) -> Result<usize, String> {
-    if !matches!(s.engine, FullEngine::MStar | FullEngine::Expectimax | FullEngine::Ismcts) {
+    if !matches!(
+        s.engine,
+        FullEngine::MStar | FullEngine::Expectimax | FullEngine::Ismcts
+    ) {
         return Err(format!(
             "engine = {:?}: block and team have Expectimax and M* (to a depth, or a node budget a world) and ISMCTS",
             s.engine.name()
