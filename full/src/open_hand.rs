@@ -54,11 +54,7 @@ pub fn pimc_open(
     models: [FullTarget; MAX_SEATS],
     rng: &mut ChaCha20Rng,
 ) -> FullDecision {
-    let obs = if settings.belief == engine::Belief::Uniform {
-        obs.without_voids()
-    } else {
-        *obs
-    };
+    let obs = belief_view(obs, settings.belief);
     let mut belief = super::belief::Constraints::new(&obs);
     let (mut sum, mut values, mut nodes) = (Vec::new(), Vec::new(), 0);
     let mut at = [u8::MAX; 64];
@@ -79,6 +75,16 @@ pub fn pimc_open(
     let mut d = super::search::best_of(sum.len(), |i| sum[i] / k);
     d.nodes = nodes;
     d
+}
+
+/// What a block or team seat's worlds are drawn from: `obs`, or with the
+/// `uniform` belief its hand sizes alone.
+fn belief_view(obs: &Observation, belief: engine::Belief) -> Observation {
+    if belief == engine::Belief::Uniform {
+        obs.without_voids()
+    } else {
+        *obs
+    }
 }
 
 /// The decision of a searching seat, the mover of `pos`, that sees what
@@ -102,11 +108,7 @@ pub fn decide_open(
     if settings.worlds == 0 {
         return ismcts_open(tree, rules, pos, None, budget, rng);
     }
-    let obs = if settings.belief == engine::Belief::Uniform {
-        obs.without_voids()
-    } else {
-        *obs
-    };
+    let obs = belief_view(obs, settings.belief);
     let mut belief = super::belief::Constraints::new(&obs);
     ismcts_open(tree, rules, pos, Some((&mut belief, &obs)), budget, rng)
 }
