@@ -184,6 +184,28 @@ impl Board {
         self.count() - old
     }
 
+    /// The count, and each open location's exposed pip and
+    /// [`count_beside`](Self::count_beside) (the first
+    /// [`open_locations`](Self::open_locations) entries), the count computed
+    /// once.
+    #[inline]
+    pub fn open_ends(&self) -> (u32, [(u8, u32); 4]) {
+        let count = self.count();
+        let mut out = [(0, 0); 4];
+        for (i, o) in out.iter_mut().enumerate().take(self.open_locations()) {
+            let e = self.ends[i];
+            let rest = if self.tiles == 1 {
+                self.ends[1 - i].value()
+            } else if i < 2 || e.covered {
+                count - e.value()
+            } else {
+                count
+            };
+            *o = (e.pip, rest);
+        }
+        (count, out)
+    }
+
     /// Defense score: 4 minus the number of distinct pips over the open locations
     /// (Up/Down take part as soon as they open).
     pub fn defense(&self) -> u32 {

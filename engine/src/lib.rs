@@ -34,5 +34,5 @@ pub use rules::{Blocked, Lead, Rules, RulesConfig, RulesError};
 pub use search::{Decision, DepthLimit, PlayerView, SearchConfig, Searcher, TIE_EPSILON};
 pub use table::{DEFAULT_TABLE_CAP, Key, LocalTable, SharedTable, ValueStore};
 pub use targets::{EngineKind, OpponentModel, TargetKind, myopic_choice, target_choice};
-pub use tiles::{PipTable, TileSet, bit, bits, tile_name};
+pub use tiles::{PipTable, TileSet, bit, bits, count_two, tile_name};
 pub use worlds::{Belief, Unseen, World, WorldCount, Worlds};

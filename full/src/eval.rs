@@ -13,9 +13,8 @@ use rand_chacha::ChaCha20Rng;
 use serde::{Deserialize, Serialize};
 
 use engine::ActionList;
-use engine::Loc;
 use engine::seed::keyed_rng;
-use engine::{TileSet, bits};
+use engine::{TileSet, count_two};
 
 use super::deal::random_deal;
 use super::fives::{FivesPosition, Opening};
@@ -121,9 +120,11 @@ impl LinearEval {
     /// The estimated rest-of-hand gain of `side`, clamped to [`EVAL_LIMIT`].
     #[inline]
     pub fn predict(&self, f: &[f64; FEATURE_COUNT]) -> f64 {
+        // A fixed length: one bounds check, the sum unrolled, its order kept.
+        let w: &[f64; FEATURE_COUNT] = self.weights[..FEATURE_COUNT].try_into().expect("checked when loaded");
         let mut v = 0.0;
-        for (w, x) in self.weights.iter().zip(f) {
-            v += w * x;
+        for k in 0..FEATURE_COUNT {
+            v += w[k] * f[k];
         }
         v.clamp(-EVAL_LIMIT, EVAL_LIMIT)
     }
@@ -151,81 +152,85 @@ pub fn features(rules: &FullRules, pos: &FivesPosition, side: u8) -> [f64; FEATU
     let seats = rules.seats();
     // The tiles that match an open end, and those that would score if
     // played now somewhere.
-    let open = pos.board.open_locations();
-    let (matching, scoring) = end_tiles(rules, pos);
-    let mut mine = [0.0f64; 6];
-    let mut theirs = [0.0f64; 6];
-    for s in 0..seats {
-        let hand = pos.hands[s as usize];
-        let acc = if rules.side(s) == side { &mut mine } else { &mut theirs };
-        acc[0] += rules.pip_total(hand) as f64;
-        acc[1] += hand.count_ones() as f64;
-        acc[2] += (hand & scoring).count_ones() as f64;
-        acc[3] += (hand & matching).count_ones() as f64;
-        acc[4] += (hand & rules.doubles()).count_ones() as f64;
-        acc[5] += (open > 0 && hand & matching == 0) as u8 as f64;
-    }
-    let mine_seats = (0..seats).filter(|&s| rules.side(s) == side).count() as f64;
-    let their_seats = seats as f64 - mine_seats;
-    // Dividing by 1 (two seats, or sides of equal seats) is skipped: the
-    // same value, without a division in the search's leaves.
-    let per = |x: f64, n: f64| if n <= 1.0 { x } else { x / n };
+    let (count, matching, scoring) = end_tiles(rules, &pos.board);
+    // Each side's pips, tiles, scoring plays, suit matches, doubles and
+    // voids: integers, so their sums are exact whatever the order.
+    let seat = |s: u8| seat_counts(rules, pos.hands[s as usize], matching, scoring);
+    let (mine, theirs, mine_seats) = if rules.sides() == 2 && seats == 2 {
+        // Two seats, one a side (the reference workload's): no loop.
+        (seat(side & 1), seat(1 - (side & 1)), 1)
+    } else {
+        let mut mine = [0u32; 6];
+        let mut theirs = [0u32; 6];
+        let mut mine_seats = 0;
+        for s in 0..seats {
+            let x = seat(s);
+            let m = (rules.side(s) == side) as u32;
+            mine_seats += m;
+            for k in 0..6 {
+                mine[k] += m * x[k];
+                theirs[k] += (1 - m) * x[k];
+            }
+        }
+        (mine, theirs, mine_seats)
+    };
+    let their_seats = seats as u32 - mine_seats;
+    let mine = mine.map(|x| x as f64);
+    // The other sides' features per seat of ours: dividing by 1 (two seats,
+    // or sides of equal seats) is skipped, without a division in the
+    // search's leaves.
+    let theirs = if their_seats <= mine_seats.max(1) {
+        theirs.map(|x| x as f64)
+    } else {
+        let n = their_seats as f64 / (mine_seats as f64).max(1.0);
+        theirs.map(|x| x as f64 / n)
+    };
     [
         1.0,
         mine[0],
-        per(theirs[0], their_seats / mine_seats.max(1.0)),
+        theirs[0],
         mine[1],
-        per(theirs[1], their_seats / mine_seats.max(1.0)),
-        pos.board.count() as f64,
+        theirs[1],
+        count as f64,
         (rules.side(pos.mover) == side) as u8 as f64,
         mine[2],
-        per(theirs[2], their_seats / mine_seats.max(1.0)),
+        theirs[2],
         mine[3],
-        per(theirs[3], their_seats / mine_seats.max(1.0)),
-        pos.boneyard.count_ones() as f64,
+        theirs[3],
+        rules.tally(pos.boneyard).tiles as f64,
         mine[4],
-        per(theirs[4], their_seats / mine_seats.max(1.0)),
+        theirs[4],
         mine[5],
-        per(theirs[5], their_seats / mine_seats.max(1.0)),
+        theirs[5],
     ]
 }
 
-/// The tiles that match an open end, and those that would score (make a
-/// positive count that is a multiple of 5) if played now somewhere, whoever
-/// holds them. A play at an open end adds to the rest of the count
-/// (`Board::count_beside`) what the tile's other half shows (a double both
-/// halves), so at an end showing `p` the scoring tiles are `p`'s double if
-/// `rest + 2p` scores, and the tiles `(p, q)` whose `q` makes `rest + q`
-/// score: at most two values of `q` a set, five apart.
-fn end_tiles(rules: &FullRules, pos: &FivesPosition) -> (TileSet, TileSet) {
-    let scores = |c: u32| c > 0 && c.is_multiple_of(5);
+/// One seat's pips, tiles, scoring plays, suit matches, doubles and void
+/// (1 when an end is open and no tile of `hand` matches one).
+#[inline]
+fn seat_counts(rules: &FullRules, hand: TileSet, matching: TileSet, scoring: TileSet) -> [u32; 6] {
+    let held = rules.tally(hand);
+    let (scores, matches) = count_two(hand & scoring, hand & matching);
+    let void = matching != 0 && hand & matching == 0;
+    [held.pips, held.tiles, scores, matches, held.doubles, void as u32]
+}
+
+/// The board's count, the tiles that match an open end, and those that
+/// would score (make a positive count that is a multiple of 5) if played
+/// now somewhere, whoever holds them: at an end showing `p`, the tiles of
+/// [`FullRules::scoring_at`] beside the rest of the count.
+#[inline]
+fn end_tiles(rules: &FullRules, board: &engine::Board) -> (u32, TileSet, TileSet) {
+    if board.is_empty() {
+        return (0, 0, rules.lead_scoring());
+    }
+    let (count, ends) = board.open_ends();
     let (mut matching, mut scoring) = (0, 0);
-    if pos.board.is_empty() {
-        for t in bits(rules.all_tiles()) {
-            let (a, b) = rules.pips(t);
-            if scores((a + b) as u32) {
-                scoring |= 1 << t;
-            }
-        }
-        return (matching, scoring);
+    for &(p, rest) in &ends[..board.open_locations()] {
+        matching |= rules.pip_mask(p);
+        scoring |= rules.scoring_at(p, rest);
     }
-    for &loc in &Loc::ALL[..pos.board.open_locations()] {
-        let p = pos.board.exposed(loc).expect("open");
-        let with_p = rules.pip_mask(p);
-        matching |= with_p;
-        let rest = pos.board.count_beside(loc);
-        if scores(rest + 2 * p as u32) {
-            scoring |= with_p & rules.doubles();
-        }
-        let mut q = ((5 - rest % 5) % 5) as u8;
-        while q <= rules.set() {
-            if q != p && scores(rest + q as u32) {
-                scoring |= with_p & rules.pip_mask(q);
-            }
-            q += 5;
-        }
-    }
-    (matching, scoring)
+    (count, matching, scoring)
 }
 
 /// One sample of self-play: the features of a position for side 0 and the

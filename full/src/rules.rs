@@ -159,6 +159,17 @@ pub enum DealOrder {
     RoundRobin,
 }
 
+/// What a set of tiles holds ([`FullRules::tally`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Tally {
+    /// Pips, a double's both halves.
+    pub pips: u32,
+    /// Tiles.
+    pub tiles: u32,
+    /// Doubles.
+    pub doubles: u32,
+}
+
 /// A validated rule set of the full game, with the tables positions use.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct FullRules {
@@ -176,6 +187,12 @@ pub struct FullRules {
     pip_mask: [TileSet; 10],
     /// The doubles.
     doubles: TileSet,
+    /// `scoring_at[p][r]`: the tiles that score at an open end showing `p`
+    /// beside a positive count of `r` modulo 5, and at `r = 5` beside a
+    /// count of 0 (see [`FullRules::scoring_at`]).
+    scoring_at: [[TileSet; 6]; 10],
+    /// The tiles that score as the lead.
+    lead_scoring: TileSet,
     /// First OpenSpiel-style action offset of each tile within a seat's block.
     action_offset: [u16; 55],
     actions_per_seat: u16,
@@ -281,6 +298,7 @@ impl FullRules {
                 i += 1;
             }
         }
+        let (scoring_at, lead_scoring) = scoring_tables(&pips[..tiles as usize]);
         let deal_order = match preset {
             Preset::Block | Preset::AllFives => DealOrder::Blocks,
             Preset::Team => DealOrder::RoundRobin,
@@ -297,6 +315,8 @@ impl FullRules {
             pips,
             pip_mask,
             doubles,
+            scoring_at,
+            lead_scoring,
             action_offset,
             actions_per_seat: offset,
         })
@@ -356,19 +376,50 @@ impl FullRules {
     /// it, a double's counted twice.
     #[inline]
     pub fn pip_total(&self, set: TileSet) -> u32 {
-        // A byte of the set at a time, from a table: no branch on the
-        // tiles held, no popcount (the default target has no instruction).
-        let table = pip_bytes(self.set, &self.pips[..self.tiles as usize]);
-        let mut total = 0;
-        for (j, row) in table.iter().enumerate().take((self.tiles as usize).div_ceil(8)) {
-            total += row[(set >> (8 * j) & 0xff) as usize] as u32;
+        self.packed_tally(set) & 0xffff
+    }
+    /// The pips, tiles and doubles of `set`, at the cost of its pips alone.
+    #[inline]
+    pub fn tally(&self, set: TileSet) -> Tally {
+        let packed = self.packed_tally(set);
+        Tally {
+            pips: packed & 0xffff,
+            tiles: packed >> 16 & 0xff,
+            doubles: packed >> 24,
         }
-        total
+    }
+    /// A [`Tally`] packed in one word (pips in the low 16 bits, then tiles
+    /// and doubles a byte each), summed a byte of the set at a time from a
+    /// table: no branch on the tiles held, no popcount (the default target
+    /// has no instruction).
+    #[inline]
+    fn packed_tally(&self, set: TileSet) -> u32 {
+        let table = tally_bytes(self.set, &self.pips[..self.tiles as usize]);
+        let byte = |j: usize| table[j][(set >> (8 * j) & 0xff) as usize];
+        if self.tiles <= 32 {
+            byte(0) + byte(1) + byte(2) + byte(3)
+        } else {
+            (0..7).map(byte).sum()
+        }
     }
     /// The doubles of the set.
     #[inline]
     pub fn doubles(&self) -> TileSet {
         self.doubles
+    }
+    /// The tiles that score (make a positive count, a multiple of 5) when
+    /// played at an open end showing `p` of a board whose count without that
+    /// end is `rest` (`Board::count_beside`): `p`'s double if `rest + 2p`
+    /// scores, and each `(p, q)` whose `q` makes `rest + q` score.
+    #[inline]
+    pub fn scoring_at(&self, p: u8, rest: u32) -> TileSet {
+        let r = if rest == 0 { 5 } else { rest % 5 };
+        self.scoring_at[p as usize][r as usize]
+    }
+    /// The tiles that score as the lead: their pips are a positive multiple of 5.
+    #[inline]
+    pub fn lead_scoring(&self) -> TileSet {
+        self.lead_scoring
     }
     /// The side a seat plays for: its partnership, or itself.
     #[inline]
@@ -413,20 +464,54 @@ impl engine::PipTable for FullRules {
     }
 }
 
-/// The pips on each byte of a tile set of double-`set` whose tiles show
-/// `pips` (bit `i` of byte `j` is tile `8 j + i`): a table a set size, built
-/// once.
-fn pip_bytes(set: u8, pips: &[(u8, u8)]) -> &'static [[u16; 256]; 7] {
-    static TABLES: [OnceLock<Box<[[u16; 256]; 7]>>; 10] = [const { OnceLock::new() }; 10];
+/// [`FullRules::scoring_at`]'s table (by the rest modulo 5) and the lead's
+/// scoring tiles, over the tiles' pips.
+fn scoring_tables(pips: &[(u8, u8)]) -> ([[TileSet; 6]; 10], TileSet) {
+    let mut at = [[0; 6]; 10];
+    let mut lead = 0;
+    for (i, &(a, b)) in pips.iter().enumerate() {
+        let t = bit(i as u8);
+        if a + b > 0 && (a + b).is_multiple_of(5) {
+            lead |= t;
+        }
+        // Index 5 is a rest of 0, where a count of 0 does not score.
+        let scores = |r: u8, added: u8| (r + added).is_multiple_of(5) && (r < 5 || added > 0);
+        for r in 0..6u8 {
+            // At an end showing one half, the tile adds its other half (a
+            // double both).
+            if a == b {
+                if scores(r, 2 * a) {
+                    at[a as usize][r as usize] |= t;
+                }
+            } else {
+                if scores(r, b) {
+                    at[a as usize][r as usize] |= t;
+                }
+                if scores(r, a) {
+                    at[b as usize][r as usize] |= t;
+                }
+            }
+        }
+    }
+    (at, lead)
+}
+
+/// Each byte of a tile set of double-`set` whose tiles show `pips`, as a
+/// packed [`Tally`] (bit `i` of byte `j` is tile `8 j + i`): a table a set
+/// size, built once. Fields cannot overflow into each other: a double-9
+/// set has 495 pips, 55 tiles and 10 doubles.
+fn tally_bytes(set: u8, pips: &[(u8, u8)]) -> &'static [[u32; 256]; 7] {
+    static TABLES: [OnceLock<Box<[[u32; 256]; 7]>>; 10] = [const { OnceLock::new() }; 10];
     TABLES[set as usize].get_or_init(|| {
-        let mut table = Box::new([[0u16; 256]; 7]);
+        let mut table = Box::new([[0u32; 256]; 7]);
         for (j, row) in table.iter_mut().enumerate() {
-            for (byte, total) in row.iter_mut().enumerate() {
-                *total = (0..8)
+            for (byte, packed) in row.iter_mut().enumerate() {
+                for &(a, b) in (0..8)
                     .filter(|k| byte >> k & 1 == 1)
                     .filter_map(|k| pips.get(8 * j + k))
-                    .map(|&(a, b)| (a + b) as u16)
-                    .sum();
+                {
+                    *packed += (a + b) as u32 + (1 << 16) + if a == b { 1 << 24 } else { 0 };
+                }
             }
         }
         table

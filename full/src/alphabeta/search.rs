@@ -125,6 +125,10 @@ impl<'a> AlphaBeta<'a> {
     fn util(&self, pos: &FivesPosition) -> f64 {
         let sides = self.rules.sides() as usize;
         let mine = pos.scores[self.side as usize];
+        if sides == 2 {
+            // The same value without dividing by 1.
+            return mine as f64 - pos.scores[1 - self.side as usize] as f64;
+        }
         let mut others = 0;
         for s in 0..sides {
             if s != self.side as usize {

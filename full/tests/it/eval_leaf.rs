@@ -4,7 +4,10 @@
 //! Double-6 at 2-4 seats and double-9 at 4.
 
 use engine::{ActionList, Loc, TileSet, bits};
-use full::{FivesPosition, FullConfig, FullRules, Opening, features};
+use full::{
+    EVAL_LIMIT, FEATURE_COUNT, FEATURES, FivesPosition, FullConfig, FullRules, LinearEval, Opening, default_training,
+    features,
+};
 use rand_chacha::ChaCha8Rng;
 use rand_core::SeedableRng;
 
@@ -98,32 +101,102 @@ fn scoring_by_playing(rules: &FullRules, pos: &FivesPosition, hand: TileSet) -> 
         .count() as u32
 }
 
+/// Every feature by its first definition, summed over a side's seats in
+/// seat order as f64 (the other sides' per seat of ours beyond one).
+fn features_by_definition(rules: &FullRules, pos: &FivesPosition, side: u8) -> [f64; 16] {
+    let exposed: Vec<u8> = Loc::ALL.iter().filter_map(|&l| pos.board.exposed(l)).collect();
+    let matching: TileSet = bits(rules.all_tiles())
+        .filter(|&t| {
+            let (a, b) = rules.pips(t);
+            exposed.contains(&a) || exposed.contains(&b)
+        })
+        .fold(0, |m, t| m | 1 << t);
+    let (mut mine, mut theirs) = ([0.0f64; 6], [0.0f64; 6]);
+    for s in 0..rules.seats() {
+        let hand = pos.hands[s as usize];
+        let acc = if rules.side(s) == side { &mut mine } else { &mut theirs };
+        acc[0] += pips_by_value(rules, hand) as f64;
+        acc[1] += hand.count_ones() as f64;
+        acc[2] += scoring_by_playing(rules, pos, hand) as f64;
+        acc[3] += (hand & matching).count_ones() as f64;
+        acc[4] += (hand & rules.doubles()).count_ones() as f64;
+        acc[5] += (!exposed.is_empty() && hand & matching == 0) as u8 as f64;
+    }
+    let my_seats = (0..rules.seats()).filter(|&s| rules.side(s) == side).count() as f64;
+    let scale = ((rules.seats() as f64 - my_seats) / my_seats).max(1.0);
+    let t = theirs.map(|x| x / scale);
+    [
+        1.0,
+        mine[0],
+        t[0],
+        mine[1],
+        t[1],
+        pos.board.count() as f64,
+        (rules.side(pos.mover) == side) as u8 as f64,
+        mine[2],
+        t[2],
+        mine[3],
+        t[3],
+        pos.boneyard.count_ones() as f64,
+        mine[4],
+        t[4],
+        mine[5],
+        t[5],
+    ]
+}
+
 #[test]
 fn the_features_are_their_first_definitions_bit_for_bit() {
+    // Weights with long mantissas, so that a changed order of the sum
+    // would show in the last bits.
+    let weights: Vec<f64> = (0..FEATURE_COUNT).map(|k| (k as f64 + 0.1) / 3.0 - 2.7).collect();
+    let eval = LinearEval {
+        features: FEATURES.iter().map(|s| s.to_string()).collect(),
+        weights: weights.clone(),
+        training: default_training(),
+        samples: 0,
+        holdout_mse: 0.0,
+        holdout_mse_score: 0.0,
+    };
     for rules in rule_sets() {
         let mut positions = 0;
         walk(&rules, 300, 8, |pos| {
             positions += 1;
             for side in 0..rules.sides() {
-                let f = features(&rules, pos, side);
-                let (mut mine, mut theirs) = ([0.0f64; 2], [0.0f64; 2]);
-                for s in 0..rules.seats() {
-                    let hand = pos.hands[s as usize];
-                    let acc = if rules.side(s) == side { &mut mine } else { &mut theirs };
-                    acc[0] += pips_by_value(&rules, hand) as f64;
-                    acc[1] += scoring_by_playing(&rules, pos, hand) as f64;
-                }
-                let my_seats = (0..rules.seats()).filter(|&s| rules.side(s) == side).count() as f64;
-                let scale = ((rules.seats() as f64 - my_seats) / my_seats).max(1.0);
-                let want = [mine[0], theirs[0] / scale, mine[1], theirs[1] / scale];
-                let got = [f[1], f[2], f[7], f[8]];
+                let got = features(&rules, pos, side);
+                let want = features_by_definition(&rules, pos, side);
                 assert_eq!(
                     want.map(f64::to_bits),
                     got.map(f64::to_bits),
-                    "side {side}: {want:?} != {got:?}"
+                    "side {side}: {want:?} != {got:?} on {:?}",
+                    pos.board
                 );
+                // The prediction is the plain sum in the features' order.
+                let mut v = 0.0;
+                for (w, x) in weights.iter().zip(&want) {
+                    v += w * x;
+                }
+                let v = v.clamp(-EVAL_LIMIT, EVAL_LIMIT);
+                assert_eq!(eval.predict(&got).to_bits(), v.to_bits(), "prediction on {want:?}");
             }
         });
         assert!(positions > 5_000, "{positions} positions");
+    }
+}
+
+#[test]
+fn two_sets_are_counted_as_one_at_a_time() {
+    let mut rng = ChaCha8Rng::seed_from_u64(4);
+    for i in 0..100_000u32 {
+        // Sets inside and beyond the first 32 tiles.
+        let bits_in = [28, 32, 55][i as usize % 3];
+        let mask = (1u64 << bits_in) - 1;
+        let a = rand_core::RngCore::next_u64(&mut rng) & mask;
+        let b = rand_core::RngCore::next_u64(&mut rng) & mask;
+        assert_eq!(
+            engine::count_two(a, b),
+            (a.count_ones(), b.count_ones()),
+            "{a:#x} {b:#x}"
+        );
     }
 }
