@@ -297,7 +297,7 @@ fn full_agent(args: &PlayArgs, depth: engine::DepthLimit, s: FullSearchFlags) ->
             belief: engine::Belief::Dominai,
             shaping: full::Shaping::None,
             predictor,
-            adaptive: false,
+            adaptive: None,
         }),
         (AgentArg::Search(FullEngine::Ismcts), _) if budget == 0 => {
             bail!("--agent ismcts runs until a node budget is spent: give --budget N, e.g. --budget 20000")
@@ -319,7 +319,7 @@ fn full_agent(args: &PlayArgs, depth: engine::DepthLimit, s: FullSearchFlags) ->
             belief,
             shaping,
             predictor,
-            adaptive: false,
+            adaptive: None,
         }),
     })
 }

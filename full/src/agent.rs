@@ -131,9 +131,9 @@ pub struct SearchSettings {
     /// The model that predicts the opponents' plays for the shaping.
     pub predictor: super::predict::PredictModel,
     /// Adaptive effort (All Fives, Expectimax and M*, partial
-    /// observation): stop adding worlds once the best play is decided
-    /// (`AlphaBeta::decide_with`); at most `worlds`.
-    pub adaptive: bool,
+    /// observation): stop adding worlds once the best play is decided at
+    /// the stated confidence (`AlphaBeta::decide_with`); at most `worlds`.
+    pub adaptive: Option<super::alphabeta::Adaptive>,
 }
 
 impl SearchSettings {
@@ -149,7 +149,7 @@ impl SearchSettings {
             belief: engine::Belief::Uniform,
             shaping: super::alphabeta::Shaping::None,
             predictor: super::predict::PredictModel::Logit,
-            adaptive: false,
+            adaptive: None,
         }
     }
 
@@ -188,8 +188,9 @@ impl FullAgent {
                 };
                 let worlds = match (s.worlds, s.adaptive) {
                     (0, _) => String::new(),
-                    (k, false) => format!(", {k} worlds"),
-                    (k, true) => format!(", up to {k} worlds (adaptive)"),
+                    (k, None) => format!(", {k} worlds"),
+                    (k, Some(super::alphabeta::Adaptive::DEFAULT)) => format!(", up to {k} worlds (adaptive)"),
+                    (k, Some(a)) => format!(", up to {k} worlds (adaptive {a})"),
                 };
                 let eval = if s.learned { ", learned" } else { "" };
                 let mut belief = if s.belief != engine::Belief::Uniform && s.worlds > 0 {

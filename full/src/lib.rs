@@ -35,7 +35,7 @@ pub use agent::{
     DEFAULT_TABLE_MB, DOMINAI_NODES, ExternalSeats, Forfeit, FullAgent, MatchContext, MatchOptions, Scratch,
     SearchSettings, SeatView, search_decision,
 };
-pub use alphabeta::{ADAPTIVE_MIN_WORLDS, AlphaBeta, Limits, Shaping};
+pub use alphabeta::{ADAPTIVE_MIN_WORLDS, Adaptive, AlphaBeta, Limits, Shaping};
 pub use belief::{BONEYARD, Constraints, HOLDERS, Marginals, Observation, matching, scores, world_of};
 pub use deal::{
     binom, deal_count, deal_from_index, deal_index, playout_returns, playouts, random_deal, random_playout,

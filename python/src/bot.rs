@@ -154,7 +154,7 @@ impl Bot {
                     belief: parse("belief", &k.belief)?,
                     shaping: Shaping::None,
                     predictor: full::predict::PredictModel::Logit,
-                    adaptive: false,
+                    adaptive: None,
                 })
             }
         };

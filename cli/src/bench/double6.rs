@@ -7,9 +7,9 @@ use std::time::Instant;
 use anyhow::{Result, bail};
 use engine::TargetKind;
 use full::{
-    AlphaBeta, Evaluation, FivesPosition, FivesTable, FullAgent, FullConfig, FullEngine, FullRules, FullTarget,
-    IsmctsTree, Limits, LinearEval, MatchOptions, Opening, SearchSettings, Seen, deal_from_index, fixed_choice,
-    play_match_with,
+    Adaptive, AlphaBeta, Evaluation, FivesPosition, FivesTable, FullAgent, FullConfig, FullEngine, FullRules,
+    FullTarget, IsmctsTree, Limits, LinearEval, MatchOptions, Opening, SearchSettings, Seen, deal_from_index,
+    fixed_choice, play_match_with,
 };
 
 use super::{median, ms};
@@ -233,11 +233,19 @@ fn hands(rules: &FullRules, eval: &LinearEval, runs: usize) -> Result<()> {
             adaptive,
         })
     };
+    let at = |c: f64| Some(Adaptive::with_confidence(c).expect("a valid confidence"));
     let rows = [
-        ("M*, K=16, 20,000, score", searcher(FullEngine::MStar, false, false)),
-        ("M*, K=16, 20,000, learned", searcher(FullEngine::MStar, true, false)),
-        ("M*, K<=16 adaptive, learned", searcher(FullEngine::MStar, true, true)),
-        ("ISMCTS, 16 x 20,000", searcher(FullEngine::Ismcts, false, false)),
+        ("M*, K=16, 20,000, score", searcher(FullEngine::MStar, false, None)),
+        ("M*, K=16, 20,000, learned", searcher(FullEngine::MStar, true, None)),
+        (
+            "M*, K<=16 adaptive, learned",
+            searcher(FullEngine::MStar, true, Some(Adaptive::DEFAULT)),
+        ),
+        (
+            "M*, K<=16 adaptive 95%, learned",
+            searcher(FullEngine::MStar, true, at(0.95)),
+        ),
+        ("ISMCTS, 16 x 20,000", searcher(FullEngine::Ismcts, false, None)),
     ];
     const HANDS: u64 = 8;
     for (name, agent) in rows {

@@ -16,7 +16,7 @@ use crate::targets::{FullTarget, fixed_choice};
 
 use super::limits::{Limits, Progress};
 use super::ordering::History;
-use super::race::Race;
+use super::race::{Adaptive, Race};
 use super::shaping::{ShapedKids, Shaper, Shaping};
 
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -204,18 +204,24 @@ impl<'a> AlphaBeta<'a> {
     /// ones): each world searched afresh (empty table) within `limits`, the
     /// values averaged; ties within 1e-9 to the first play.
     pub fn decide(&mut self, worlds: &[FivesPosition], limits: Limits) -> FullDecision {
-        self.decide_with(worlds, limits, false)
+        self.decide_with(worlds, limits, None)
     }
 
     /// [`decide`](Self::decide), and with `adaptive` the worlds stop once
     /// the best play is decided: after at least [`ADAPTIVE_MIN_WORLDS`]
     /// worlds, when for every other play the paired difference of the
-    /// per-world root values (the leader's minus its) has a one-sided 99%
-    /// lower bound above 0 (a normal approximation: mean - 2.326 standard
-    /// errors), or is 0 in every world so far (an equivalent play). The
-    /// worlds are taken in order, so the decision is a pure function of
-    /// them; its `nodes` counts what was searched.
-    pub fn decide_with(&mut self, worlds: &[FivesPosition], limits: Limits, adaptive: bool) -> FullDecision {
+    /// per-world root values (the leader's minus its) has a one-sided lower
+    /// bound above 0 at the stated confidence (a normal approximation: the
+    /// mean less z standard errors, z = 2.326 at the default 99%), or is 0
+    /// in every world so far (an equivalent play). The worlds are taken in
+    /// order, so the decision is a pure function of them; its `nodes`
+    /// counts what was searched.
+    pub fn decide_with(
+        &mut self,
+        worlds: &[FivesPosition],
+        limits: Limits,
+        adaptive: Option<Adaptive>,
+    ) -> FullDecision {
         let mut list = ActionList::default();
         worlds[0].actions(self.rules, &mut list);
         let n = list.len();
@@ -227,7 +233,7 @@ impl<'a> AlphaBeta<'a> {
             self.history.clear();
             self.root(w, limits, &mut values);
             race.add(&values[..n]);
-            if adaptive && race.decided() {
+            if adaptive.is_some() && race.decided() {
                 break;
             }
         }

@@ -304,7 +304,7 @@ fn ismcts_is_a_pure_function_of_its_stream_and_beats_random_play() {
         belief: Belief::Uniform,
         shaping: full::Shaping::None,
         predictor: full::predict::PredictModel::Logit,
-        adaptive: false,
+        adaptive: None,
     });
     let random = FullAgent::Fixed(FullTarget::Thesis(TargetKind::Random));
     let mut diff = 0i64;
@@ -336,7 +336,7 @@ fn a_match_is_the_same_whatever_the_table_size() {
         belief: Belief::Uniform,
         shaping: full::Shaping::None,
         predictor: full::predict::PredictModel::Logit,
-        adaptive: false,
+        adaptive: None,
     });
     let target = FullAgent::Fixed(FullTarget::Thesis(TargetKind::Defender));
     let agents = [agent, target, agent, target];

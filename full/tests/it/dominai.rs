@@ -354,7 +354,7 @@ fn dominai() -> FullAgent {
         belief: Belief::Dominai,
         shaping: full::Shaping::None,
         predictor: full::predict::PredictModel::Logit,
-        adaptive: false,
+        adaptive: None,
     })
 }
 

@@ -39,8 +39,9 @@ pub struct AgentSearch {
     pub shaping: ShapingLevel,
     /// Leaves valued by the learned evaluation (else the score so far).
     pub learned: bool,
-    /// Adaptive effort: stop adding worlds once the best play is decided.
-    pub adaptive: bool,
+    /// Adaptive effort: stop adding worlds once the best play is decided
+    /// at the stated confidence.
+    pub adaptive: Option<full::Adaptive>,
     /// The transposition table's megabytes (per thread) when this agent
     /// plays: a match's table is the largest of its two agents'. It never
     /// replaces an entry (checked against the budget), so it changes speed
@@ -169,7 +170,7 @@ impl Pool {
                         format!(",\"table_mb\":{}", s.table_mb)
                     } else {
                         String::new()
-                    } + if s.adaptive { ",\"adaptive\":true" } else { "" }
+                    } + &super::fields::adaptive_json(s.adaptive)
                 ),
             })
             .collect();

@@ -186,9 +186,7 @@ impl Spec {
                 let _ = write!(full_search, ",\"target_depth\":{}", fs.target_depth);
             }
             // Only when set, so specs before it keep their ids.
-            if fs.adaptive {
-                full_search.push_str(",\"adaptive\":true");
-            }
+            full_search.push_str(&super::fields::adaptive_json(fs.adaptive));
             // The shaping's levels with their parameters and the training of
             // the predictors the fit stage makes, when there is more than `none`.
             if g.shaping != [super::ShapingLevel::NONE] {

@@ -82,12 +82,45 @@ pub(super) fn check_name(key: &str, s: &str) -> Result<(), SpecError> {
     Ok(())
 }
 
-/// A `true` / `false` key (`prefix.key`), `None` when absent.
-pub(super) fn take_bool(t: &mut Table, prefix: &str, key: &str) -> Result<Option<bool>, SpecError> {
-    match t.remove(key) {
+/// `adaptive` (`prefix.adaptive`): `true` (99%), `false`, or a confidence
+/// such as `0.95`; `None` when absent.
+pub(super) fn take_adaptive(t: &mut Table, prefix: &str) -> Result<Option<Option<full::Adaptive>>, SpecError> {
+    match t.remove("adaptive") {
         None => Ok(None),
-        Some(Value::Boolean(b)) => Ok(Some(b)),
-        Some(v) => Err(bad(&path(prefix, key), v, "expected true or false")),
+        Some(Value::Boolean(b)) => Ok(Some(b.then_some(full::Adaptive::DEFAULT))),
+        Some(Value::Float(c)) => full::Adaptive::with_confidence(c)
+            .map(|a| Some(Some(a)))
+            .map_err(|why| {
+                bad(
+                    &path(prefix, "adaptive"),
+                    Value::Float(c),
+                    format!("expected true, false or {why}"),
+                )
+            }),
+        Some(v) => Err(bad(
+            &path(prefix, "adaptive"),
+            v,
+            "expected true, false or a confidence such as 0.95",
+        )),
+    }
+}
+
+/// `adaptive` as a spec writes it: `true` at the default, else the confidence.
+pub(super) fn adaptive_text(a: full::Adaptive) -> String {
+    if a == full::Adaptive::DEFAULT {
+        "true".into()
+    } else {
+        a.confidence().to_string()
+    }
+}
+
+/// `adaptive` in canonical JSON: absent when off (so specs before it keep
+/// their ids), `true` at the default 99%, else the confidence.
+pub(super) fn adaptive_json(a: Option<full::Adaptive>) -> String {
+    match a {
+        None => String::new(),
+        Some(full::Adaptive::DEFAULT) => ",\"adaptive\":true".to_string(),
+        Some(a) => format!(",\"adaptive\":{}", a.confidence()),
     }
 }
 

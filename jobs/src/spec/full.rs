@@ -37,10 +37,11 @@ pub struct FullSearch {
     pub learned: bool,
     /// `target_depth`: the `searcher` target's Expectimax depth.
     pub target_depth: u8,
-    /// `adaptive = true`: a partial-observation decision of Expectimax or
-    /// M* stops adding worlds once its best play is decided (docs/search.md,
+    /// `adaptive = true` (99%) or a confidence such as `0.95`: a
+    /// partial-observation decision of Expectimax or M* stops adding worlds
+    /// once its best play is decided at that confidence (docs/search.md,
     /// "Adaptive effort"); at most `worlds`.
-    pub adaptive: bool,
+    pub adaptive: Option<full::Adaptive>,
 }
 
 impl Default for FullSearch {
@@ -50,7 +51,7 @@ impl Default for FullSearch {
             table_mb: full::DEFAULT_TABLE_MB,
             learned: false,
             target_depth: full::DEFAULT_TARGET_DEPTH,
-            adaptive: false,
+            adaptive: None,
         }
     }
 }
@@ -125,8 +126,8 @@ pub(super) fn take_full_search(
     if let Some(v) = take_int(t, "search", "target_depth")? {
         f.target_depth = int_in("search.target_depth", v, 1, 254)? as u8;
     }
-    if let Some(b) = super::fields::take_bool(t, "search", "adaptive")? {
-        f.adaptive = b;
+    if let Some(a) = super::fields::take_adaptive(t, "search")? {
+        f.adaptive = a;
     }
     match take_str(t, "search", "evaluation")? {
         None => {}

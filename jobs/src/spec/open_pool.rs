@@ -28,10 +28,10 @@ pub(super) fn check_open_pool(pool: &Pool, preset: Preset) -> Result<(), SpecErr
                         format!("{preset}'s worlds come from \"uniform\" or \"constraints\""),
                     ));
                 }
-                if s.adaptive {
+                if let Some(a) = s.adaptive {
                     return Err(bad(
                         &key("adaptive"),
-                        "true",
+                        super::fields::adaptive_text(a),
                         format!("adaptive effort stops all-fives' worlds, not {preset}'s"),
                     ));
                 }

@@ -167,11 +167,13 @@ fn agent_of(name: &str, mut t: Table, d: &Defaults) -> Result<Agent, SpecError> 
                 }
             };
             let shaping = shaping_key(&mut t, &p)?;
-            let adaptive = super::fields::take_bool(&mut t, &p, "adaptive")?.unwrap_or(d.full.adaptive);
-            if adaptive && !matches!(engine, PlayerEngine::MStar | PlayerEngine::Expectimax) {
+            let adaptive = super::fields::take_adaptive(&mut t, &p)?.unwrap_or(d.full.adaptive);
+            if let Some(a) = adaptive
+                && !matches!(engine, PlayerEngine::MStar | PlayerEngine::Expectimax)
+            {
                 return Err(bad(
                     &key("adaptive"),
-                    "true",
+                    super::fields::adaptive_text(a),
                     format!("adaptive effort stops the worlds of mstar and expectimax, not {engine}"),
                 ));
             }

@@ -144,6 +144,13 @@ fn agent_specs_refuse_mistakes_by_name() {
     assert_eq!(e.key(), Some("grid.tournament"), "{e}");
     let e = err(&POOL.replace("tournament = \"round-robin\"", ""));
     assert_eq!(e.key(), Some("grid.opponents"), "{e}");
+    let e = err(&POOL.replace(
+        "[agents.b]\nengine = \"expectimax\"",
+        "[agents.b]\nengine = \"ismcts\"\nbudget = 100\nadaptive = 0.95",
+    ));
+    assert_eq!(e.key(), Some("agents.b.adaptive"), "{e}");
+    assert!(e.to_string().contains("agents.b.adaptive = 0.95"), "{e}");
+    assert!(e.to_string().contains("mstar and expectimax, not ismcts"), "{e}");
     let e = err(&POOL.replace("[grid]", "[grid]\nengine = [\"mstar\"]"));
     assert_eq!(e.key(), Some("grid.engine"), "{e}");
     let e = err(&POOL

@@ -26,7 +26,7 @@ fn an_all_fives_spec_reads_its_search_settings() {
             table_mb: 32,
             learned: true,
             target_depth: 3,
-            adaptive: false,
+            adaptive: None,
         }
     );
     assert_eq!(s.search.worlds, engine::WorldCount::Sample(16));
@@ -318,6 +318,45 @@ fn a_shaping_the_spec_cannot_use_is_refused_naming_key_and_value() {
         let e = Spec::from_toml(&text).unwrap_err().to_string();
         for p in parts {
             assert!(e.contains(p), "{e:?} lacks {p:?}");
+        }
+    }
+}
+
+#[test]
+fn adaptive_is_true_false_or_a_confidence() {
+    let partial = ALL_FIVES
+        .replace("[\"full\"]", "[\"partial\"]")
+        .replace("depth = 2", "depth = 2\nworlds = 8");
+    let read = |v: &str| Spec::from_toml(&partial.replace("worlds = 8", &format!("worlds = 8\nadaptive = {v}")));
+    let default = read("true").unwrap();
+    assert_eq!(
+        default.full.as_ref().unwrap().search.adaptive,
+        Some(full::Adaptive::DEFAULT)
+    );
+    // `true` keeps the canonical text it had before levels existed.
+    assert!(default.canonical_json().contains(",\"adaptive\":true"));
+    let at95 = read("0.95").unwrap();
+    assert_eq!(
+        at95.full.as_ref().unwrap().search.adaptive,
+        Some(full::Adaptive::with_confidence(0.95).unwrap())
+    );
+    assert!(at95.canonical_json().contains(",\"adaptive\":0.95"));
+    assert_ne!(at95.id(), default.id());
+    // 0.99 is `true`, and `false` is no setting at all.
+    assert_eq!(read("0.99").unwrap().id(), default.id());
+    assert_eq!(read("false").unwrap().id(), Spec::from_toml(&partial).unwrap().id());
+    for (v, parts) in [
+        ("1.0", vec!["search.adaptive = 1.0", "above 0.5 and below 1"]),
+        ("0.9555", vec!["search.adaptive = 0.9555", "thousandths"]),
+        (
+            "\"yes\"",
+            vec!["search.adaptive = \"yes\"", "true, false or a confidence"],
+        ),
+        ("2", vec!["search.adaptive = 2", "true, false or a confidence"]),
+    ] {
+        let e = read(v).unwrap_err().to_string();
+        for p in parts {
+            assert!(e.contains(p), "{v}: {e:?} lacks {p:?}");
         }
     }
 }
