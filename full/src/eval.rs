@@ -148,6 +148,8 @@ impl LinearEval {
 }
 
 /// The features of `pos` from `side`'s point of view.
+// Inlined into the search's leaf: about 10% off a learned hand (bench).
+#[inline(always)]
 pub fn features(rules: &FullRules, pos: &FivesPosition, side: u8) -> [f64; FEATURE_COUNT] {
     let seats = rules.seats();
     // The tiles that match an open end, and those that would score if
@@ -207,7 +209,7 @@ pub fn features(rules: &FullRules, pos: &FivesPosition, side: u8) -> [f64; FEATU
 
 /// One seat's pips, tiles, scoring plays, suit matches, doubles and void
 /// (1 when an end is open and no tile of `hand` matches one).
-#[inline]
+#[inline(always)]
 fn seat_counts(rules: &FullRules, hand: TileSet, matching: TileSet, scoring: TileSet) -> [u32; 6] {
     let held = rules.tally(hand);
     let (scores, matches) = count_two(hand & scoring, hand & matching);
