@@ -75,6 +75,7 @@ pub fn run(runs: usize) -> Result<()> {
         "fixed depth (32 positions)", "depth", "median", "nodes/s", "nodes"
     );
     fixed_depth(&rules, &starts, runs)?;
+    leaf(&rules, eval, runs)?;
     budgeted(&rules, &starts, eval, runs)?;
     hands(&rules, eval, runs)
 }
@@ -128,6 +129,64 @@ fn fixed_depth(rules: &FullRules, starts: &[FivesPosition], runs: usize) -> Resu
             nodes
         );
     }
+    Ok(())
+}
+
+/// The learned leaf alone (features and prediction), from both sides, over
+/// the positions of 64 deals that the scorer plays in both seats until a
+/// seat must draw; the checksum (the values' bits summed over one pass) is
+/// a behaviour check like the node counts.
+fn leaf(rules: &FullRules, eval: &LinearEval, runs: usize) -> Result<()> {
+    let scorer = FullTarget::Thesis(TargetKind::Scorer);
+    let mut positions = Vec::new();
+    let mut list = engine::ActionList::default();
+    for d in 0..64u64 {
+        let hands = deal_from_index(rules, d * 2_151_252_675).expect("a deal index");
+        let mut pos = FivesPosition::deal(rules, hands, Opening::of(rules, &hands, None));
+        while pos.end.is_none() && pos.can_play(rules, pos.mover) {
+            positions.push(pos);
+            pos.actions(rules, &mut list);
+            let i = fixed_choice(rules, scorer, &pos, list.as_slice()).expect("deterministic");
+            pos.play(rules, list.as_slice()[i]);
+        }
+    }
+    let ev = Evaluation::Learned(eval);
+    let pass = |sum: u64| {
+        positions.iter().fold(sum, |sum, p| {
+            (0..2).fold(sum, |sum, side| {
+                sum.wrapping_add(ev.leaf(rules, std::hint::black_box(p), side).to_bits())
+            })
+        })
+    };
+    let check = pass(0);
+    const REPEAT: usize = 1_000;
+    let mut times = Vec::new();
+    for _ in 0..runs {
+        let t = Instant::now();
+        let mut sum = 0;
+        for _ in 0..REPEAT {
+            sum = pass(sum);
+        }
+        times.push(t.elapsed());
+        if sum != check.wrapping_mul(REPEAT as u64) {
+            bail!("the learned leaf: a pass gave other values: it is not deterministic");
+        }
+    }
+    let t = median(times);
+    let calls = (REPEAT * positions.len() * 2) as f64;
+    println!();
+    println!(
+        "{:<30} {:>9} {:>12} {:>12} {:>14}",
+        "learned leaf", "positions", "per call", "calls/s", "checksum"
+    );
+    println!(
+        "{:<30} {:>9} {:>10.1}ns {:>12.0} {:>14x}",
+        "features and prediction",
+        positions.len(),
+        t.as_secs_f64() * 1e9 / calls,
+        calls / t.as_secs_f64(),
+        check
+    );
     Ok(())
 }
 

@@ -76,7 +76,11 @@ pub fn run(a: RunArgs) -> Result<()> {
             .await
             .context("binding a loopback port")?;
         let url = format!("http://{}", listener.local_addr()?);
+        // Workers stop first, while the coordinator still answers them (a
+        // task the end made unneeded is given back, not retried against a
+        // closed port); then the coordinator.
         let (stop_tx, stop_rx) = tokio::sync::watch::channel(false);
+        let (workers_stop_tx, workers_stop_rx) = tokio::sync::watch::channel(false);
         let until = |mut rx: tokio::sync::watch::Receiver<bool>| async move {
             let _ = rx.wait_for(|s| *s).await;
         };
@@ -122,7 +126,7 @@ pub fn run(a: RunArgs) -> Result<()> {
                 auth: Default::default(),
                 tls: None,
             };
-            workers.push(worker::run(config, until(stop_rx.clone())));
+            workers.push(worker::run(config, until(workers_stop_rx.clone())));
         }
         // The run ends when the experiment does, or when every worker has
         // stopped (a worker only stops early on an error it cannot get past).
@@ -152,8 +156,9 @@ pub fn run(a: RunArgs) -> Result<()> {
             eprintln!("the run is over; the web view stays at {url} until Ctrl-C");
             super::termination().await;
         }
-        let _ = stop_tx.send(true);
+        let _ = workers_stop_tx.send(true);
         while workers.join_next().await.is_some() {}
+        let _ = stop_tx.send(true);
         match server.await {
             Ok(Ok(())) => {}
             Ok(Err(e)) => return Err(anyhow::Error::from(e)),
