@@ -220,6 +220,15 @@ fn bench_prints_checksums_and_speeds() {
     ] {
         assert!(text.lines().any(|l| l.starts_with(row)), "{row} missing in {text}");
     }
+    // Perft's leaves and every node it visits; the learned leaf's values.
+    let row = |prefix: &str| {
+        text.lines()
+            .find(|l| l.starts_with(prefix))
+            .unwrap_or_else(|| panic!("{prefix} missing in {text}"))
+    };
+    assert!(row("depth 8 ").trim_end().ends_with(" 20767865"));
+    assert!(row("  every node visited").trim_end().ends_with(" 24134568"));
+    assert!(row("features and prediction").trim_end().ends_with(" abe289cd86fa7b16"));
 }
 
 /// A spec of the games `play_replays_the_experiments_games_of_every_source` replays.

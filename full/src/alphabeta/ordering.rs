@@ -43,22 +43,23 @@ impl History {
     ) -> [u8; 64] {
         let n = acts.len();
         let mut order = [0u8; 64];
+        for (i, o) in order[..n].iter_mut().enumerate() {
+            *o = i as u8;
+        }
+        if !prune {
+            return order;
+        }
         let mut keys = [0u64; 64];
         for i in 0..n {
-            order[i] = i as u8;
-            keys[i] = if prune {
-                if i as u8 == tt_best {
-                    u64::MAX
-                } else {
-                    let a = acts[i];
-                    let mut board = pos.board;
-                    board.play(rules, a.tile, a.loc);
-                    let c = board.count() as u64;
-                    let points = if c > 0 && c.is_multiple_of(5) { c } else { 0 };
-                    points << 32 | self.0[history_index(a.tile, a.loc)] as u64
-                }
+            keys[i] = if i as u8 == tt_best {
+                u64::MAX
             } else {
-                0
+                let a = acts[i];
+                let mut board = pos.board;
+                board.play(rules, a.tile, a.loc);
+                let c = board.count() as u64;
+                let points = if c > 0 && c.is_multiple_of(5) { c } else { 0 };
+                points << 32 | self.0[history_index(a.tile, a.loc)] as u64
             };
         }
         // Insertion sort, stable: equal keys keep canonical order.

@@ -295,7 +295,8 @@ impl<'a> AlphaBeta<'a> {
             let r = self.util(&child) - base;
             return r + self.search(&child, depth - 1, alpha - r, beta - r);
         }
-        let key = position_key(pos);
+        // Without pruning there is no table: no key to hash.
+        let key = if self.prune { position_key(pos) } else { 0 };
         let mut tt_best = u8::MAX;
         if self.prune
             && let Some(e) = self.table.get(key)
