@@ -315,7 +315,12 @@ impl Coordinator for CoordinatorService {
             }
             CompleteOutcome::Refused(reason) => {
                 Metrics::inc(&self.shared.metrics.stale_completions);
-                tracing::warn!(%task, %worker, %reason, "completion refused");
+                if reason.starts_with(jobs::sprt::STOPPED) {
+                    // Expected: the test decided while this task was played.
+                    tracing::info!(%task, %worker, %reason, "completion not needed");
+                } else {
+                    tracing::warn!(%task, %worker, %reason, "completion refused");
+                }
                 CompleteTaskResponse {
                     accepted: false,
                     reason,
