@@ -12,6 +12,10 @@
 //! - A decision: the budget per world (or about 4^depth nodes without one)
 //!   times the worlds, at about 12.5 million nodes a second with learned
 //!   leaves, 20 million with the score so far, 9 million for ISMCTS.
+//! - Adaptive effort (M* and Expectimax under partial observation) stops
+//!   a decision's worlds early: about 59% of them at 95%, 77% at 99%
+//!   (`muggins bench --suite double6`'s nodes), linear in the level's
+//!   normal quantile between and beyond, at least a quarter and at most all.
 //! - A match: about one hand per 20 points of its target.
 
 use ::full::FullConfig;
@@ -31,6 +35,15 @@ const ISMCTS_NODES_PER_SEC: f64 = 9.0e6;
 const THESIS_GAME_SECS: f64 = 15e-6;
 /// The least a full-game hand is taken to cost.
 const MIN_GAME_SECS: f64 = 2e-4;
+
+/// The share of a decision's worlds searched with adaptive effort at `a`
+/// (1 without it): measured at two levels on the double-6 bench's hands
+/// (6,366,560 and 8,266,231 nodes of 10,743,606 at 95% and 99%).
+fn adaptive_share(a: Option<::full::Adaptive>) -> f64 {
+    let Some(a) = a else { return 1.0 };
+    let (z95, z99, s95, s99) = (1.645, 2.326, 0.593, 0.769);
+    (s95 + (a.z() - z95) * (s99 - s95) / (z99 - z95)).clamp(0.25, 1.0)
+}
 
 /// Searched decisions a seat makes in a hand of `config`.
 fn seat_decisions(config: &FullConfig) -> f64 {
@@ -92,9 +105,13 @@ pub(super) fn estimated_game_secs(spec: &Spec) -> f64 {
                     let mut secs = 0.0;
                     for i in [a, o] {
                         if let AgentPlay::Search(s) = pool.agents[i as usize].play {
-                            let worlds = if obs == Observability::Partial { s.worlds } else { 1 };
+                            let (worlds, share) = if obs == Observability::Partial {
+                                (s.worlds, adaptive_share(s.adaptive))
+                            } else {
+                                (1, 1.0)
+                            };
                             let depth = DepthLimit::Turns(s.depth);
-                            secs += side * decision_secs(s.engine, depth, s.budget, worlds, s.learned);
+                            secs += side * share * decision_secs(s.engine, depth, s.budget, worlds, s.learned);
                         }
                     }
                     hands.push(secs);
@@ -115,9 +132,15 @@ pub(super) fn estimated_game_secs(spec: &Spec) -> f64 {
             for &o in &spec.grid.observability {
                 for &e in &spec.grid.engine {
                     for &b in &budgets {
-                        let worlds = if o == Observability::Partial { k } else { 1 };
+                        let (worlds, share) = match (o, e) {
+                            (Observability::Partial, PlayerEngine::MStar | PlayerEngine::Expectimax) => {
+                                (k, adaptive_share(full.search.adaptive))
+                            }
+                            (Observability::Partial, _) => (k, 1.0),
+                            _ => (1, 1.0),
+                        };
                         let d = decision_secs(e, spec.search.depth, b, worlds, full.search.learned);
-                        hands.push(seats * d);
+                        hands.push(seats * share * d);
                     }
                 }
             }

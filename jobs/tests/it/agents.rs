@@ -268,6 +268,22 @@ fn shards_sized_in_minutes_follow_the_estimated_cost_of_a_game() {
         Spec::from_toml(&text).unwrap().estimated_game_secs()
     };
     assert!(ismcts(200_000) > 9.0 * ismcts(20_000));
+    // Adaptive effort searches fewer of a partial decision's worlds, the
+    // fewer the lower its level; the full-observation half is unchanged.
+    let adaptive = |level: &str| {
+        let text = jobs::DOUBLE6_SPEC.replace("[search]", &format!("[search]\nadaptive = {level}"));
+        Spec::from_toml(&text).unwrap().estimated_game_secs()
+    };
+    let (a99, a95) = (adaptive("true"), adaptive("0.95"));
+    assert!(a95 < a99 && a99 < g, "{a95} {a99} {g}");
+    assert!(
+        a95 > 0.5 * g,
+        "the full half and at least a quarter of the worlds: {a95} {g}"
+    );
+    assert_eq!(adaptive("false"), g);
+    let successor = Spec::from_toml(include_str!("../../specs/double6-adaptive.toml")).unwrap();
+    assert_eq!(successor.estimated_game_secs(), a95);
+    assert_eq!(successor.shard_games, (120.0 / a95).round() as u64);
 }
 
 /// docs/specs.md's agents example is a spec that reads (with a name, a seed
