@@ -18,31 +18,38 @@ use super::{median, ms};
 /// plays of the scorer strategy in every seat, where the mover has two or
 /// more plays.
 fn positions(rules: &FullRules) -> Vec<FivesPosition> {
-    let scorer = FullTarget::Thesis(TargetKind::Scorer);
     let mut out = Vec::new();
-    let mut d = 0u64;
     let mut list = engine::ActionList::default();
-    while out.len() < 32 {
-        let hands = deal_from_index(rules, d * 2_151_252_675).expect("a deal index");
-        let mut pos = FivesPosition::deal(rules, hands, Opening::of(rules, &hands, None));
-        for _ in 0..d % 6 {
-            if pos.end.is_some() || !pos.can_play(rules, pos.mover) {
-                break;
-            }
-            pos.actions(rules, &mut list);
-            let i = fixed_choice(rules, scorer, &pos, list.as_slice()).expect("deterministic");
-            pos.play(rules, list.as_slice()[i]);
+    for d in 0u64.. {
+        if out.len() == 32 {
+            break;
         }
-        d += 1;
-        if pos.end.is_some() || !pos.can_play(rules, pos.mover) {
+        let Some(pos) = scorer_line(rules, d).nth((d % 6) as usize) else {
             continue;
-        }
+        };
         pos.actions(rules, &mut list);
         if list.len() >= 2 {
             out.push(pos);
         }
     }
     out
+}
+
+/// The positions of the bench's deal `d`, played by the scorer in every
+/// seat, while the seat to move can play.
+fn scorer_line(rules: &FullRules, d: u64) -> impl Iterator<Item = FivesPosition> + '_ {
+    let playable = |p: &FivesPosition| p.end.is_none() && p.can_play(rules, p.mover);
+    let hands = deal_from_index(rules, d * 2_151_252_675).expect("a deal index");
+    let start = FivesPosition::deal(rules, hands, Opening::of(rules, &hands, None));
+    std::iter::successors(Some(start).filter(playable), move |pos| {
+        let mut list = engine::ActionList::default();
+        pos.actions(rules, &mut list);
+        let scorer = FullTarget::Thesis(TargetKind::Scorer);
+        let i = fixed_choice(rules, scorer, pos, list.as_slice()).expect("deterministic");
+        let mut next = *pos;
+        next.play(rules, list.as_slice()[i]);
+        Some(next).filter(playable)
+    })
 }
 
 /// Fills `table` once (untimed), so that its pages are in memory.
@@ -137,19 +144,7 @@ fn fixed_depth(rules: &FullRules, starts: &[FivesPosition], runs: usize) -> Resu
 /// seat must draw; the checksum (the values' bits summed over one pass) is
 /// a behaviour check like the node counts.
 fn leaf(rules: &FullRules, eval: &LinearEval, runs: usize) -> Result<()> {
-    let scorer = FullTarget::Thesis(TargetKind::Scorer);
-    let mut positions = Vec::new();
-    let mut list = engine::ActionList::default();
-    for d in 0..64u64 {
-        let hands = deal_from_index(rules, d * 2_151_252_675).expect("a deal index");
-        let mut pos = FivesPosition::deal(rules, hands, Opening::of(rules, &hands, None));
-        while pos.end.is_none() && pos.can_play(rules, pos.mover) {
-            positions.push(pos);
-            pos.actions(rules, &mut list);
-            let i = fixed_choice(rules, scorer, &pos, list.as_slice()).expect("deterministic");
-            pos.play(rules, list.as_slice()[i]);
-        }
-    }
+    let positions: Vec<FivesPosition> = (0..64).flat_map(|d| scorer_line(rules, d)).collect();
     let ev = Evaluation::Learned(eval);
     let pass = |sum: u64| {
         positions.iter().fold(sum, |sum, p| {

@@ -36,11 +36,14 @@ const THESIS_GAME_SECS: f64 = 15e-6;
 /// The least a full-game hand is taken to cost.
 const MIN_GAME_SECS: f64 = 2e-4;
 
-/// The share of a decision's worlds searched with adaptive effort at `a`
-/// (1 without it): measured at two levels on the double-6 bench's hands
-/// (6,366,560 and 8,266,231 nodes of 10,743,606 at 95% and 99%).
-fn adaptive_share(a: Option<::full::Adaptive>) -> f64 {
-    let Some(a) = a else { return 1.0 };
+/// The share of a decision's worlds that `engine` searches with adaptive
+/// effort at `a` (1 without it, and for ISMCTS, which it does not stop):
+/// measured at two levels on the double-6 bench's hands (6,366,560 and
+/// 8,266,231 nodes of 10,743,606 at 95% and 99%).
+fn adaptive_share(engine: PlayerEngine, a: Option<::full::Adaptive>) -> f64 {
+    let (PlayerEngine::MStar | PlayerEngine::Expectimax, Some(a)) = (engine, a) else {
+        return 1.0;
+    };
     let (z95, z99, s95, s99) = (1.645, 2.326, 0.593, 0.769);
     (s95 + (a.z() - z95) * (s99 - s95) / (z99 - z95)).clamp(0.25, 1.0)
 }
@@ -106,7 +109,7 @@ pub(super) fn estimated_game_secs(spec: &Spec) -> f64 {
                     for i in [a, o] {
                         if let AgentPlay::Search(s) = pool.agents[i as usize].play {
                             let (worlds, share) = if obs == Observability::Partial {
-                                (s.worlds, adaptive_share(s.adaptive))
+                                (s.worlds, adaptive_share(s.engine, s.adaptive))
                             } else {
                                 (1, 1.0)
                             };
@@ -132,12 +135,10 @@ pub(super) fn estimated_game_secs(spec: &Spec) -> f64 {
             for &o in &spec.grid.observability {
                 for &e in &spec.grid.engine {
                     for &b in &budgets {
-                        let (worlds, share) = match (o, e) {
-                            (Observability::Partial, PlayerEngine::MStar | PlayerEngine::Expectimax) => {
-                                (k, adaptive_share(full.search.adaptive))
-                            }
-                            (Observability::Partial, _) => (k, 1.0),
-                            _ => (1, 1.0),
+                        let (worlds, share) = if o == Observability::Partial {
+                            (k, adaptive_share(e, full.search.adaptive))
+                        } else {
+                            (1, 1.0)
                         };
                         let d = decision_secs(e, spec.search.depth, b, worlds, full.search.learned);
                         hands.push(seats * share * d);
