@@ -14,9 +14,9 @@ playable tile would have played it), on OpenSpiel's own
 `python_block_dominoes` / `python_team_dominoes`. ISMCTS samples its worlds
 with that same sampler (`ISMCTSBot.set_resampler`); MCTS searches one
 sampled world per decision (MCTS needs a full state); random plays a
-uniform legal action. When the rejection sampler finds no deal in 2,000
-tries (rare, late in a team hand) the agent plays a uniform legal action
-and says so on stderr. Needs `pip install open_spiel`.
+uniform legal action. The sampler rejects against the pips each seat
+showed it lacks and, when 20,000 tries find nothing, draws among every
+such placement enumerated. Needs `pip install open_spiel`.
 
 With the muggins package installed, block and team are played on its
 drop-in `muggins_block` / `muggins_team` (the same ids, strings and
@@ -90,13 +90,17 @@ class World:
         self.players = game.num_players()
         self.per_seat = game.num_distinct_actions() // self.players
         # Which tile each action id plays (from a probe state's strings).
-        self.tile_of = {}
+        self.tile_of, self.pips_of, self.covered = {}, {}, {}
         probe = game.new_initial_state()
         for a in range(game.num_distinct_actions()):
             text = probe.action_to_string(0, a)
             # "p0 tile:(2.0, 5.0) pip:5.0"
             pips = text.split("tile:(")[1].split(")")[0].split(", ")
-            self.tile_of[a] = self._index(int(float(pips[0])), int(float(pips[1])))
+            x, y = int(float(pips[0])), int(float(pips[1]))
+            self.tile_of[a] = self._index(x, y)
+            self.pips_of[self.tile_of[a]] = (x, y)
+            covered = text.split("pip:")[1]
+            self.covered[a] = None if covered == "None" else int(float(covered))
 
     @staticmethod
     def _index(a, b):
@@ -108,37 +112,99 @@ class World:
             return [k % 4 for k in range(TILES)]
         return [k // 7 for k in range(14)]
 
-    def sample(self, seat, tiles, history, rng, tries=2000):
+    def voids(self, history, seat):
+        """The pips each seat showed it lacks: a seat skipped between two
+        plays, or between the last play and `seat`'s decision now, held no
+        tile matching either open end then (there are no draws)."""
+        void = [set() for _ in range(self.players)]
+        ends, last = None, None
+
+        def skipped(until):
+            q = (last + 1) % self.players
+            while q != until:
+                void[q].update(ends)
+                q = (q + 1) % self.players
+
+        for a in history:
+            mover = a // self.per_seat
+            if last is not None:
+                skipped(mover)
+            x, y = self.pips_of[self.tile_of[a]]
+            if ends is None:
+                ends = [x, y]
+            else:
+                covered = self.covered[a]
+                ends[ends.index(covered)] = y if x == covered else x
+            last = mover
+        if last is not None:
+            skipped(seat)
+        return void
+
+    def sample(self, seat, tiles, history, rng, tries=20000):
         """A state after `history` where `seat` holds `tiles`; the others'
-        tiles uniform among the deals that replay the history."""
+        tiles uniform among the deals that replay the history: each other
+        seat's unseen tiles avoid the pips it showed it lacks. Drawn by
+        rejection, then, if that finds none in `tries`, uniformly from
+        every such deal (few by then: the constraints are tight)."""
         played = {s: [] for s in range(self.players)}
         for a in history:
             played[a // self.per_seat].append(self.tile_of[a])
         own = sorted(set(tiles) | set(played[seat]))
         order = self.deal_order()
         unseen = [t for t in range(TILES) if t not in own and all(t not in p for p in played.values())]
+        void = self.voids(history, seat)
+        others = [s for s in range(self.players) if s != seat]
+        need = {s: order.count(s) - len(played[s]) for s in others}
+        fits = {s: {t for t in unseen if not (set(self.pips_of[t]) & void[s])} for s in others}
+        hidden = None
         for _ in range(tries):
             rng.shuffle(unseen)
-            hands, rest = {seat: list(own)}, list(unseen)
-            for s in range(self.players):
-                if s != seat:
-                    need = order.count(s) - len(played[s])
-                    hands[s] = played[s] + rest[:need]
-                    rest = rest[need:]
-            state = self.game.new_initial_state()
-            left = {s: sorted(h) for s, h in hands.items()}
-            for s in order:
-                state.apply_action(left[s].pop(0))
-            try:
-                for a in history:
-                    if a not in state.legal_actions():
-                        raise ValueError
-                    state.apply_action(a)
-            except ValueError:
-                continue
-            if state.current_player() == seat:
-                return state
-        raise RuntimeError("no deal replays the history")
+            hands, rest = {}, list(unseen)
+            for s in others:
+                hands[s], rest = rest[:need[s]], rest[need[s]:]
+            if all(t in fits[s] for s in others for t in hands[s]):
+                hidden = hands
+                break
+        if hidden is None:
+            every = list(self._placements(sorted(unseen), others, need, fits))
+            if not every:
+                raise RuntimeError("no deal replays the history")
+            hidden = rng.choice(every)
+        hands = {s: played[s] + list(hidden[s]) for s in others}
+        hands[seat] = own
+        state = self.game.new_initial_state()
+        left = {s: sorted(h) for s, h in hands.items()}
+        for s in order:
+            state.apply_action(left[s].pop(0))
+        for a in history:
+            if a not in state.legal_actions():
+                raise RuntimeError(f"the sampled deal does not replay action {a}")
+            state.apply_action(a)
+        return state
+
+    @staticmethod
+    def _placements(unseen, others, need, fits):
+        """Every placement of `unseen` tiles: `need[s]` of them to each seat
+        of `others`, each a tile it `fits`, the rest left out (block's
+        undealt tiles); as {seat: tiles}."""
+        spare = len(unseen) - sum(need.values())
+
+        def place(i, hands, spare):
+            if len(unseen) - i < spare + sum(need[s] - len(hands[s]) for s in others):
+                return
+            if i == len(unseen):
+                yield {s: tuple(h) for s, h in hands.items()}
+                return
+            t = unseen[i]
+            for s in others:
+                if len(hands[s]) < need[s] and t in fits[s]:
+                    hands[s].append(t)
+                    yield from place(i + 1, hands, spare)
+                    hands[s].pop()
+            if spare > 0:
+                yield from place(i + 1, hands, spare - 1)
+
+        yield from place(0, {s: [] for s in others}, spare)
 
 
 def main():
