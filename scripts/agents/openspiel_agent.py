@@ -189,9 +189,9 @@ class World:
         undealt tiles); as {seat: tiles}."""
         spare = len(unseen) - sum(need.values())
 
+        # Each tile goes to a seat or is left out, so the seats' needs are
+        # met exactly when the tiles run out.
         def place(i, hands, spare):
-            if len(unseen) - i < spare + sum(need[s] - len(hands[s]) for s in others):
-                return
             if i == len(unseen):
                 yield {s: tuple(h) for s, h in hands.items()}
                 return
