@@ -146,6 +146,7 @@ impl Coordinator for CoordinatorService {
         let r = request.into_inner();
         require("worker_id", &r.worker_id)?;
         check_len("results_root", &r.results_root, 4096)?;
+        check_len("experiment_id", &r.experiment_id, 256)?;
         if r.results_marker != self.shared.marker {
             let theirs = if r.results_root.is_empty() {
                 "its results root".to_string()
@@ -163,8 +164,15 @@ impl Coordinator for CoordinatorService {
         }
         let (leased, idle, workers) = {
             let mut store = self.shared.store();
-            let leased = store.lease(&r.worker_id, self.lease_ms()).map_err(status)?;
-            let idle = leased.is_none() && store.running_ids().map_err(status)?.is_empty();
+            let only = (!r.experiment_id.is_empty()).then_some(r.experiment_id.as_str());
+            let leased = store.lease(&r.worker_id, self.lease_ms(), only).map_err(status)?;
+            let idle = leased.is_none() && {
+                let running = store.running_ids().map_err(status)?;
+                match only {
+                    Some(id) => !running.iter().any(|r| r == id),
+                    None => running.is_empty(),
+                }
+            };
             // The report task reads which worker played which games.
             let workers = match &leased {
                 Some(t) if jobs::layout::Stage::parse(&t.stage) == Some(jobs::layout::Stage::Report) => {

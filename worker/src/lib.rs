@@ -28,8 +28,11 @@ pub struct Config {
     pub results: PathBuf,
     pub threads: usize,
     pub worker_id: String,
-    /// Stop once no experiment is running.
+    /// Stop once no experiment is running (with `experiment`: once it is not).
     pub exit_when_done: bool,
+    /// Lease only this experiment's tasks (`muggins run`'s own workers,
+    /// `muggins worker --experiment`); `None`: any running experiment's.
+    pub experiment: Option<String>,
     /// After shutdown is asked for, how long the current task may still run
     /// before it is given back.
     pub grace: Duration,
@@ -146,6 +149,7 @@ pub async fn run(config: Config, shutdown: impl Future<Output = ()> + Send + 'st
                 threads: config.threads as u32,
                 results_marker: marker.clone(),
                 results_root: results_shown.clone(),
+                experiment_id: config.experiment.clone().unwrap_or_default(),
             })
             .await;
         let reply = match lease {

@@ -374,6 +374,7 @@ impl SimWorker {
                 threads: 1,
                 results_marker: self.marker.clone(),
                 results_root: self.root.clone(),
+                experiment_id: String::new(),
             })
             .await;
         self.tally.lease.add(t);

@@ -56,6 +56,9 @@ pub fn run(a: RunArgs) -> Result<()> {
         ),
     };
     let spec = jobs::Spec::from_toml(&text).with_context(|| format!("spec {origin}"))?;
+    // The run's workers play only this experiment: an interrupted run of
+    // another spec in the same --out waits for its own spec to be run again.
+    let spec_id = spec.id();
     let (n_workers, threads) = run_shape(a.workers, a.threads, cores())?;
     std::fs::create_dir_all(&a.out).with_context(|| format!("--out {}: cannot create it", a.out.display()))?;
     let _lock = lock_out_dir(&a.out)?;
@@ -121,6 +124,7 @@ pub fn run(a: RunArgs) -> Result<()> {
                 threads: share,
                 worker_id: format!("{LOCAL_WORKER_PREFIX}{k}"),
                 exit_when_done: false,
+                experiment: Some(spec_id.clone()),
                 grace: Duration::from_secs(5),
                 chunk_every: worker::DEFAULT_CHUNK_EVERY,
                 auth: Default::default(),

@@ -124,9 +124,12 @@ pub struct WorkerArgs {
     /// Threads (default: all cores).
     #[arg(long)]
     pub threads: Option<usize>,
-    /// Exit once no experiment is running.
+    /// Exit once no experiment is running (with --experiment: once that one is not).
     #[arg(long)]
     pub exit_when_done: bool,
+    /// Play only this experiment's tasks (its id, as `muggins submit` prints it).
+    #[arg(long)]
+    pub experiment: Option<String>,
     /// Worker id (default: host name and process id).
     #[arg(long)]
     pub id: Option<String>,
@@ -392,6 +395,7 @@ pub fn worker(a: WorkerArgs) -> Result<()> {
         threads,
         worker_id: a.id.unwrap_or_else(worker::default_worker_id),
         exit_when_done: a.exit_when_done,
+        experiment: a.experiment.clone(),
         grace: Duration::from_secs(a.grace_secs),
         chunk_every: Duration::from_secs_f64(a.chunk_secs),
         auth: proto::client::Auth::new(a.url.token.as_deref()).context("--token")?,

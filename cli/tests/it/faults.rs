@@ -84,6 +84,7 @@ fn replay_once(port: u16, dir: &Path, spec: &jobs::Spec) -> bool {
                     .map(|m| m.trim().to_string())
                     .unwrap_or_default(),
                 results_root: String::new(),
+                experiment_id: String::new(),
             })
             .await
         else {

@@ -1,10 +1,11 @@
 //! What `muggins run` finds in an output directory before it writes there:
-//! a symbolic link at a partition's name, files it did not write.
+//! a symbolic link at a partition's name, files it did not write, another
+//! experiment's unfinished run.
 
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use crate::cluster::{expected, rows};
+use crate::cluster::{SLOW_SPEC, expected, rows, wait_for};
 use crate::util::{Dir, TestCommand};
 
 /// 40 games in 2 shards, written to `output`.
@@ -114,4 +115,61 @@ fn an_output_directory_holding_files_muggins_did_not_write_is_refused_and_left_a
     let again = run(&dir, &spec).success();
     assert!(again.stderr.contains("resuming experiment"), "{}", again.stderr);
     assert_eq!(dir.read("res/foreign/NOTES.txt"), "later\n");
+}
+
+/// Every file under `dir`, with its size, in order.
+fn listing(dir: &Path) -> Vec<(PathBuf, u64)> {
+    let mut out = Vec::new();
+    for e in std::fs::read_dir(dir).unwrap().flatten() {
+        let (path, meta) = (e.path(), e.metadata().unwrap());
+        if meta.is_dir() {
+            out.extend(listing(&path));
+        } else {
+            out.push((path, meta.len()));
+        }
+    }
+    out.sort();
+    out
+}
+
+#[test]
+fn a_run_plays_only_its_own_experiment_and_leaves_an_interrupted_one_alone() {
+    let dir = Dir::new();
+    let slow = dir.create_spec(SLOW_SPEC);
+    let mut first = TestCommand::new(&["run"]);
+    first
+        .arg(&slow)
+        .arg("--out")
+        .arg(dir.join("res"))
+        .args(["--workers", "1", "--threads", "1", "--no-web"])
+        .quiet();
+    let mut first = first.spawn();
+    // Ctrl-C as soon as the first experiment is submitted.
+    let faults = dir.join("res/faults");
+    wait_for("the first run's experiment", 120, || {
+        faults.join("_experiment.json").is_file()
+    });
+    first.signal("-INT");
+    assert!(
+        first.wait_timeout(Duration::from_secs(60)).is_some(),
+        "Ctrl-C ends the run"
+    );
+    assert!(
+        !faults.join("_SUCCESS").exists(),
+        "the first run was interrupted unfinished"
+    );
+    let before = listing(&faults);
+    // Another spec in the same --out runs to its end and plays none of the
+    // interrupted experiment's games (before, its workers finished that
+    // older experiment first, showing no progress of their own).
+    let text = spec("mine");
+    let o = run(&dir, &dir.create_spec(&text)).success();
+    assert!(o.stderr.contains("succeeded: 40 games"), "{}", o.stderr);
+    assert_eq!(rows(&dir.join("res/mine")), expected(&text, &dir.join("res/mine")));
+    assert_eq!(
+        listing(&faults),
+        before,
+        "the interrupted experiment's files are untouched"
+    );
+    assert!(!faults.join("_SUCCESS").exists());
 }

@@ -31,8 +31,10 @@ impl Store {
     /// first, the expired lease that expired first. Every lookup is a range
     /// of an index (`tasks_open`, `tasks_by_state`, `tasks_by_expiry`), so a
     /// lease costs the same with 100 tasks or 100,000 (`muggins bench
-    /// coordinator`).
-    pub fn lease(&mut self, worker: &str, lease_ms: i64) -> Result<Option<LeasedTask>> {
+    /// coordinator`). With `only`, just that experiment's tasks (a
+    /// `muggins run`'s own workers leave the other experiments of its
+    /// results directory alone).
+    pub fn lease(&mut self, worker: &str, lease_ms: i64, only: Option<&str>) -> Result<Option<LeasedTask>> {
         let now = now_ms();
         let games_stage = Stage::Games.name();
         let tx = self.conn.transaction()?;
@@ -41,9 +43,10 @@ impl Store {
         }
         let experiments: Vec<(String, String, String, String)> = {
             let mut q = tx.prepare_cached(
-                "SELECT id, spec_toml, spec_hash, output FROM experiments WHERE state = ?1 ORDER BY created_ms, id",
+                "SELECT id, spec_toml, spec_hash, output FROM experiments
+                 WHERE state = ?1 AND (?2 IS NULL OR id = ?2) ORDER BY created_ms, id",
             )?;
-            q.query_map(params![ExpState::Running], |r| {
+            q.query_map(params![ExpState::Running, only], |r| {
                 Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?))
             })?
             .collect::<std::result::Result<_, _>>()?

@@ -32,6 +32,7 @@ async fn a_worker_that_does_not_see_the_results_root_is_refused_with_both_paths(
         threads: 1,
         worker_id: "lost".into(),
         exit_when_done: false,
+        experiment: None,
         grace: Duration::from_secs(1),
         auth: Default::default(),
         tls: None,

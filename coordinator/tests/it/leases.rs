@@ -223,3 +223,40 @@ async fn state_survives_a_restart_in_a_wal_sqlite_file() {
     assert!(complete(&mut c, &s2, &t, &t.lease_token).await.accepted);
     s2.stop().await;
 }
+
+#[tokio::test]
+async fn a_lease_for_one_experiment_takes_only_its_tasks() {
+    let mut s = start(Duration::from_secs(30)).await;
+    let mut c = client(&s.url).await;
+    let first = submit(&mut c, SPEC).await;
+    let second = submit(&mut c, &SPEC.replace("name = \"tiny\"", "name = \"other\"")).await;
+    assert_ne!(first.id, second.id);
+    let only = |id: &str| LeaseTaskRequest {
+        experiment_id: id.into(),
+        ..lease_request(&s, "w-only")
+    };
+    // Without the filter the older experiment comes first; with it, the
+    // named one, even though the older one still has pending tasks.
+    let any = lease(&mut c, &s, "w-any").await.unwrap();
+    assert_eq!(any.experiment_id, first.id);
+    let r = c.lease_task(only(&second.id)).await.unwrap().into_inner();
+    let t = r.task.expect("the named experiment has a task");
+    assert_eq!(t.experiment_id, second.id);
+    assert!(!r.idle);
+    // An experiment that is not running has nothing to lease, and a worker
+    // bound to it is idle while the other experiment still runs.
+    c.cancel_experiment(CancelExperimentRequest { id: second.id.clone() })
+        .await
+        .unwrap();
+    let r = c.lease_task(only(&second.id)).await.unwrap().into_inner();
+    assert!(r.task.is_none() && r.idle, "{r:?}");
+    let r = c.lease_task(only("nope-000000000000")).await.unwrap().into_inner();
+    assert!(r.task.is_none() && r.idle, "{r:?}");
+    let r = c.lease_task(lease_request(&s, "w-any2")).await.unwrap().into_inner();
+    assert_eq!(r.task.expect("the first still has tasks").experiment_id, first.id);
+    // The filter is bounded like every id.
+    let long = c.lease_task(only(&"x".repeat(300))).await.unwrap_err();
+    assert_eq!(long.code(), tonic::Code::InvalidArgument);
+    assert!(long.message().contains("experiment_id"), "{}", long.message());
+    s.stop().await;
+}

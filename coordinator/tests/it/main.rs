@@ -140,6 +140,7 @@ pub fn lease_request(s: &Server, worker: &str) -> LeaseTaskRequest {
         threads: 1,
         results_marker: marker(&s.results()),
         results_root: s.results().display().to_string(),
+        experiment_id: String::new(),
     }
 }
 

@@ -125,6 +125,7 @@ async fn run_worker(script: Arc<Scripted>, results: &std::path::Path) -> Result<
         threads: 1,
         worker_id: "w".into(),
         exit_when_done: true,
+        experiment: None,
         grace: Duration::from_secs(1),
         auth: Default::default(),
         tls: None,
