@@ -272,6 +272,18 @@ async fn drive(url: &str, web: Option<&str>, text: &str) -> Result<Experiment> {
             e.id, e.games_done, e.games_total
         );
     }
+    // Another spec's interrupted run in this --out waits for its own spec.
+    if let Ok(list) = c.list_experiments(ListExperimentsRequest {}).await {
+        for o in list.into_inner().experiments {
+            if o.id != e.id && o.state == ExperimentState::Running as i32 {
+                eprintln!(
+                    "note: this --out also holds unfinished experiment {} ({} of {} games); this run leaves it \
+                     alone: run its spec to resume it",
+                    o.id, o.games_done, o.games_total
+                );
+            }
+        }
+    }
     eprintln!(
         "coordinator at {url}: `muggins status {} --watch --coordinator {url}` follows this run",
         e.id

@@ -165,6 +165,11 @@ fn a_run_plays_only_its_own_experiment_and_leaves_an_interrupted_one_alone() {
     let text = spec("mine");
     let o = run(&dir, &dir.create_spec(&text)).success();
     assert!(o.stderr.contains("succeeded: 40 games"), "{}", o.stderr);
+    assert!(
+        o.stderr.contains("also holds unfinished experiment faults-") && o.stderr.contains("run its spec to resume it"),
+        "{}",
+        o.stderr
+    );
     assert_eq!(rows(&dir.join("res/mine")), expected(&text, &dir.join("res/mine")));
     assert_eq!(
         listing(&faults),
