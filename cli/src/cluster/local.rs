@@ -135,7 +135,7 @@ pub fn run(a: RunArgs) -> Result<()> {
         // The run ends when the experiment does, or when every worker has
         // stopped (a worker only stops early on an error it cannot get past).
         let mut workers: tokio::task::JoinSet<_> = workers.into_iter().collect();
-        let drive = drive(&url, web_url.as_deref(), &text);
+        let drive = drive(&url, web_url.as_deref(), &text, &spec_id);
         tokio::pin!(drive);
         let mut worker_error = None;
         let outcome = loop {
@@ -241,7 +241,7 @@ const PLAIN_PROGRESS_EVERY: Duration = Duration::from_secs(10);
 
 /// Submits the spec and shows progress until the experiment ends: a bar
 /// naming the stage on a terminal, else a plain line every 10 s.
-async fn drive(url: &str, web: Option<&str>, text: &str) -> Result<Experiment> {
+async fn drive(url: &str, web: Option<&str>, text: &str, spec_id: &str) -> Result<Experiment> {
     let mut client = None;
     for _ in 0..100 {
         match connect(url, None, None).await {
@@ -261,6 +261,12 @@ async fn drive(url: &str, web: Option<&str>, text: &str) -> Result<Experiment> {
         .map_err(|s| anyhow::anyhow!("{}", s.message()))?
         .into_inner();
     let e = r.experiment.context("no experiment returned")?;
+    // The workers were bound to the id this process derived from the spec.
+    anyhow::ensure!(
+        e.id == spec_id,
+        "the coordinator named the experiment {} where this run's workers expect {spec_id}",
+        e.id
+    );
     if !r.created && e.games_done == 0 && e.state == ExperimentState::Running as i32 {
         eprintln!(
             "starting experiment {} over (none of its games are in its directory)",

@@ -395,7 +395,7 @@ pub fn worker(a: WorkerArgs) -> Result<()> {
         threads,
         worker_id: a.id.unwrap_or_else(worker::default_worker_id),
         exit_when_done: a.exit_when_done,
-        experiment: a.experiment.clone(),
+        experiment: a.experiment,
         grace: Duration::from_secs(a.grace_secs),
         chunk_every: Duration::from_secs_f64(a.chunk_secs),
         auth: proto::client::Auth::new(a.url.token.as_deref()).context("--token")?,
