@@ -14,6 +14,7 @@ use full::{
     FullAgent, FullEngine, FullRules, FullTarget, LinearEval, MAX_SEATS, MatchContext, MatchOptions, Observation,
     Scratch, SearchSettings, Shaping, full_choice, heaviest_play, search_decision,
 };
+use engine::Belief;
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
@@ -138,6 +139,13 @@ impl Bot {
                 }
                 let learned = match k.evaluation.as_str() {
                     "score" => false,
+                    "learned" if matches!(e, FullEngine::Ismcts | FullEngine::Dominai) => {
+                        return Err(PyValueError::new_err(format!(
+                            "evaluation = \"learned\": the learned evaluation values the leaves of mstar and \
+                             expectimax; {} has none",
+                            e.name()
+                        )));
+                    }
                     "learned" => true,
                     v => {
                         return Err(PyValueError::new_err(format!(
@@ -283,6 +291,20 @@ fn open_search(
             "engine = {:?}: block and team have Expectimax and M* (to a depth, or a node budget a world) and ISMCTS",
             s.engine.name()
         ));
+    }
+    if matches!(s.belief, Belief::Model | Belief::Dominai) {
+        return Err(format!(
+            "belief = {:?}: block and team draw their worlds from \"constraints\" or \"uniform\" (the model and \
+             dominai beliefs weigh All Fives' plays)",
+            s.belief.name()
+        ));
+    }
+    if s.learned {
+        return Err(
+            "evaluation = \"learned\": the learned evaluation is All Fives' (two seats of double-6); block and team \
+             value leaves by the score"
+                .into(),
+        );
     }
     if s.engine == FullEngine::Ismcts && s.budget == 0 {
         return Err("engine = \"ismcts\" runs until a node budget is spent: give budget, e.g. budget=2000".into());

@@ -119,6 +119,26 @@ def test_bad_settings_are_refused_naming_them():
             assert word in str(e), str(e)
         else:
             raise AssertionError(f"{args} {kw} accepted")
+    # Learned leaves are alpha-beta's: an ISMCTS or DominAI asked for them is refused, not left without.
+    for engine in ["ismcts", "dominai"]:
+        try:
+            muggins.Bot(engine, budget=200, evaluation="learned")
+        except ValueError as e:
+            assert "evaluation" in str(e) and engine in str(e), str(e)
+        else:
+            raise AssertionError(f"{engine} with learned leaves accepted")
+    # Settings only All Fives has: refused at a block or team decision, never silently played as another.
+    for game in ["block", "team"]:
+        s = random_state(game, 1, plays=1)
+        for kw, word in [(dict(belief="model"), "belief"), (dict(belief="dominai"), "belief"),
+                         (dict(evaluation="learned"), "evaluation")]:
+            try:
+                muggins.Bot("mstar", depth=2, worlds=2, **kw).step(s)
+            except ValueError as e:
+                assert word in str(e) and kw[word] in str(e), str(e)
+            else:
+                raise AssertionError(f"{game} {kw} accepted")
+        assert muggins.Bot("mstar", depth=2, worlds=2, belief="constraints").step(s) in s.legal_actions()
     for game, kw, word in [("all-fives", dict(seats=7), "seats"), ("block", dict(seats=4), "seats"),
                            ("all-fives", dict(colour="red"), "colour"), ("poker", {}, "poker")]:
         try:

@@ -28,6 +28,16 @@ pub(super) fn check_open_pool(pool: &Pool, preset: Preset) -> Result<(), SpecErr
                         format!("{preset}'s worlds come from \"uniform\" or \"constraints\""),
                     ));
                 }
+                if s.learned {
+                    return Err(bad(
+                        &key("evaluation"),
+                        "\"learned\"",
+                        format!(
+                            "the learned evaluation is all-fives' (two seats of double-6); {preset}'s searches value \
+                             leaves by the score"
+                        ),
+                    ));
+                }
                 if let Some(a) = s.adaptive {
                     return Err(bad(
                         &key("adaptive"),

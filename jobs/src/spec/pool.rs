@@ -157,6 +157,16 @@ fn agent_of(name: &str, mut t: Table, d: &Defaults) -> Result<Agent, SpecError> 
             let learned = match take_str(&mut t, &p, "evaluation")?.as_deref() {
                 None => d.full.learned,
                 Some("score") => false,
+                // Said of this agent, the learned leaves must be ones it
+                // values: ISMCTS plays every iteration out to the hand's end,
+                // DominAI values by its own rules.
+                Some("learned") if matches!(engine, PlayerEngine::Ismcts | PlayerEngine::Dominai) => {
+                    return Err(bad(
+                        &key("evaluation"),
+                        "\"learned\"",
+                        format!("the learned evaluation values the leaves of mstar and expectimax; {engine} has none"),
+                    ));
+                }
                 Some("learned") => true,
                 Some(s) => {
                     return Err(bad(

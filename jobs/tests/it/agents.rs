@@ -151,6 +151,38 @@ fn agent_specs_refuse_mistakes_by_name() {
     assert_eq!(e.key(), Some("agents.b.adaptive"), "{e}");
     assert!(e.to_string().contains("agents.b.adaptive = 0.95"), "{e}");
     assert!(e.to_string().contains("mstar and expectimax, not ismcts"), "{e}");
+    // Learned leaves said of an agent that has none are refused, never
+    // written into its name and left unused.
+    for engine in ["ismcts", "dominai"] {
+        let e = err(&POOL.replace(
+            "[agents.b]\nengine = \"expectimax\"",
+            &format!("[agents.b]\nengine = \"{engine}\"\nbudget = 100\nevaluation = \"learned\""),
+        ));
+        assert_eq!(e.key(), Some("agents.b.evaluation"), "{e}");
+        assert!(e.to_string().contains(&format!("{engine} has none")), "{e}");
+    }
+    // Block and team search to the score: All Fives' learned leaves and
+    // beliefs are refused there, naming the agent's key.
+    let block = POOL.replace("preset = \"all-fives\"", "preset = \"block\"").replace(
+        "agents = [\"a\", \"b\", \"scorer\"]",
+        "agents = [\"a\", \"b\", \"random\"]",
+    );
+    assert!(Spec::from_toml(&block).is_ok());
+    for (key, line) in [
+        ("evaluation", "evaluation = \"learned\""),
+        ("belief", "belief = \"model\""),
+    ] {
+        let text = block
+            .replace("observability = [\"full\"]", "observability = [\"partial\"]")
+            .replace("depth = 2", "depth = 2\nworlds = 4")
+            .replace(
+                "[agents.b]\nengine = \"expectimax\"",
+                &format!("[agents.b]\nengine = \"expectimax\"\n{line}"),
+            );
+        let e = err(&text);
+        assert_eq!(e.key(), Some(format!("agents.b.{key}").as_str()), "{e}");
+        assert!(e.to_string().contains("block"), "{e}");
+    }
     let e = err(&POOL.replace("[grid]", "[grid]\nengine = [\"mstar\"]"));
     assert_eq!(e.key(), Some("grid.engine"), "{e}");
     let e = err(&POOL
