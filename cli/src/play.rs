@@ -33,8 +33,8 @@ pub struct PlayArgs {
     /// (block and team: random).
     #[arg(long)]
     pub target: Option<FullTarget>,
-    /// full or partial (with --preset all-fives: partial samples --worlds K
-    /// worlds per decision).
+    /// full or partial (with --preset: partial samples --worlds K worlds
+    /// per decision).
     #[arg(long, default_value = "full")]
     pub observability: Observability,
     /// Where M* takes its target model from: oracle, classifier or bayes.
@@ -136,12 +136,6 @@ fn run_full(args: PlayArgs, preset: Preset) -> Result<()> {
             "--worlds {w}: worlds are sampled under --observability partial; leave --worlds out, or add \
              --observability partial"
         ),
-        (Observability::Partial, _) if !fives => {
-            bail!(
-                "--observability partial: {preset} is searched under full observation (only --agent dominai \
-                 plays it from its own hand)"
-            )
-        }
         (Observability::Partial, w) => match w.parse::<u16>() {
             Ok(k) if (1..=jobs::MAX_WORLDS as u16).contains(&k) => k,
             _ => bail!(
@@ -153,6 +147,13 @@ fn run_full(args: PlayArgs, preset: Preset) -> Result<()> {
     };
     let learned = match args.evaluation.as_str() {
         "score" => false,
+        "learned" if matches!(args.agent, AgentArg::Search(FullEngine::Ismcts | FullEngine::Dominai)) => bail!(
+            "--eval learned: the learned evaluation values the leaves of mstar and expectimax; --agent {} has none",
+            match args.agent {
+                AgentArg::Search(e) => e.name(),
+                AgentArg::Fixed(t) => t.name(),
+            }
+        ),
         "learned" => true,
         other => bail!("--eval {other:?}: expected score or learned"),
     };
@@ -173,6 +174,13 @@ fn run_full(args: PlayArgs, preset: Preset) -> Result<()> {
     }
     let depth = parse_depth(&args.search.depth)?;
     let belief = args.search.belief()?;
+    if !fives && matches!(belief, engine::Belief::Model | engine::Belief::Dominai) {
+        bail!(
+            "--belief {}: {preset}'s worlds come from uniform or constraints (model and dominai weigh All Fives' \
+             plays)",
+            belief.name()
+        );
+    }
     if belief != engine::Belief::Uniform && worlds == 0 {
         bail!(
             "--belief {}: beliefs choose the worlds of partial observation; add --observability partial \
