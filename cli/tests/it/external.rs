@@ -198,6 +198,16 @@ fn an_agent_that_cannot_start_fails_the_task_naming_it() {
         "{log}"
     );
     assert!(log.contains("/nonexistent/python9"), "{log}");
+    // A script named relative to a cwd that lacks it: the message says so
+    // (the program itself only sees its own empty directory).
+    let dir = Dir::new();
+    let misbehave = repo().join("cli/tests/agents/misbehave.py");
+    let text = spec("bad", "\"--mode\", \"none\"", "", 2, "all-fives")
+        .replace(&misbehave.display().to_string(), "bots/nobot.py");
+    let (ok, log, _) = run(&dir, &text);
+    assert!(!ok, "{log}");
+    assert!(log.contains("agent bad cannot start"), "{log}");
+    assert!(log.contains("\"bots/nobot.py\" names no file under cwd \".\""), "{log}");
 }
 
 #[test]

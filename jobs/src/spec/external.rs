@@ -151,6 +151,22 @@ impl ExternalAgent {
             .collect()
     }
 
+    /// The first argument that reads like a relative file name (a `/` in
+    /// it, or a short extension such as `.py`) but names no file under
+    /// `cwd`: passed as written, it is looked for in the process's own empty
+    /// directory, the likely cause of an agent that cannot start.
+    pub fn missing_file_arg(&self) -> Option<&str> {
+        self.command.iter().skip(1).map(String::as_str).find(|a| {
+            let p = std::path::Path::new(a);
+            let looks = a.contains('/')
+                || p.extension()
+                    .and_then(|e| e.to_str())
+                    .is_some_and(|e| (1..=4).contains(&e.len()) && e.chars().all(|c| c.is_ascii_alphanumeric()));
+            let other = a.starts_with('-') || a.contains("://") || a.contains('=') || a.parse::<f64>().is_ok();
+            !other && !p.is_absolute() && looks && self.file_of(a).is_none()
+        })
+    }
+
     /// `arg` as a file under `cwd`, if it names one.
     fn file_of(&self, arg: &str) -> Option<std::path::PathBuf> {
         let p = std::path::Path::new(arg);

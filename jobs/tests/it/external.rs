@@ -45,6 +45,30 @@ fn an_external_agent_parses_with_its_defaults() {
     assert_eq!(e.cwd, ".");
     assert!(s.has_external_agents());
     assert_eq!(pool.pairings.len(), 1);
+    // No bot.py here: the argument a failed start will name.
+    assert_eq!(e.missing_file_arg(), Some("bot.py"));
+    let s = Spec::from_toml(&spec(
+        "command = [\"python3\", \"Cargo.toml\", \"--temperature\", \"0.5\", \"x=y.z\", \"http://h/a.b\"]",
+        CROSS,
+    ))
+    .unwrap();
+    let AgentPlay::External(e) = &s
+        .pool
+        .as_ref()
+        .unwrap()
+        .agents
+        .iter()
+        .find(|a| a.name == "bot")
+        .unwrap()
+        .play
+    else {
+        panic!("external")
+    };
+    assert_eq!(
+        e.missing_file_arg(),
+        None,
+        "a file that exists, flags, numbers, settings and URLs"
+    );
 }
 
 #[test]
