@@ -104,6 +104,10 @@ fn main() -> ExitCode {
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
+        Err(e) if e.downcast_ref::<cluster::Interrupted>().is_some() => {
+            eprintln!("{e}");
+            ExitCode::from(cluster::Interrupted::EXIT as u8)
+        }
         Err(e) => {
             eprintln!("error: {}", error_text(&e));
             ExitCode::from(2)

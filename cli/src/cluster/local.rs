@@ -45,6 +45,46 @@ fn lock_out_dir(out: &Path) -> Result<std::fs::File> {
     }
 }
 
+/// A run stopped by Ctrl-C or SIGTERM: nothing is lost, and the same
+/// command resumes it.
+#[derive(Debug)]
+pub struct Interrupted {
+    /// The experiment's results directory.
+    pub out: std::path::PathBuf,
+}
+
+impl Interrupted {
+    /// The exit status (a shell's for SIGINT).
+    pub const EXIT: i32 = 130;
+}
+
+impl std::fmt::Display for Interrupted {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "interrupted: what was played is kept in {}; run the same command again to resume",
+            self.out.display()
+        )
+    }
+}
+
+impl std::error::Error for Interrupted {}
+
+/// Resolves on Ctrl-C or SIGTERM with the run's [`Interrupted`] error: the
+/// workers then give their tasks back (the games of finished chunks are
+/// kept), agents' processes end and their directories go; a second signal
+/// stops the process at once.
+async fn interruption(out: std::path::PathBuf) -> anyhow::Error {
+    super::termination().await;
+    eprintln!("\ninterrupted: giving back the tasks in play (again to stop at once)");
+    tokio::spawn(async {
+        super::termination().await;
+        eprintln!("stopped at once");
+        std::process::exit(Interrupted::EXIT);
+    });
+    anyhow::Error::new(Interrupted { out })
+}
+
 /// `muggins run`: a coordinator and workers in this process, over loopback gRPC.
 pub fn run(a: RunArgs) -> Result<()> {
     init_logs("warn", false);
@@ -125,7 +165,9 @@ pub fn run(a: RunArgs) -> Result<()> {
                 worker_id: format!("{LOCAL_WORKER_PREFIX}{k}"),
                 exit_when_done: false,
                 experiment: Some(spec_id.clone()),
-                grace: Duration::from_secs(5),
+                // When the run ends, a task still in play is unneeded (the
+                // experiment is over) or interrupted: give it back at once.
+                grace: Duration::ZERO,
                 chunk_every: worker::DEFAULT_CHUNK_EVERY,
                 auth: Default::default(),
                 tls: None,
@@ -135,12 +177,15 @@ pub fn run(a: RunArgs) -> Result<()> {
         // The run ends when the experiment does, or when every worker has
         // stopped (a worker only stops early on an error it cannot get past).
         let mut workers: tokio::task::JoinSet<_> = workers.into_iter().collect();
-        let drive = drive(&url, web_url.as_deref(), &text, &spec_id);
-        tokio::pin!(drive);
+        // Boxed so that it can be dropped when interrupted: its open watch
+        // stream would hold the coordinator's graceful stop.
+        let mut drive = Box::pin(drive(&url, web_url.as_deref(), &text, &spec_id));
+        let mut signalled = Box::pin(interruption(a.out.join(&spec.output)));
         let mut worker_error = None;
         let outcome = loop {
             tokio::select! {
                 o = &mut drive => break o,
+                e = &mut signalled => break Err(e),
                 w = workers.join_next() => match w {
                     Some(Ok(Ok(_))) => {}
                     Some(Ok(Err(e))) => { worker_error.get_or_insert(e.to_string()); }
@@ -152,6 +197,7 @@ pub fn run(a: RunArgs) -> Result<()> {
                 },
             }
         };
+        drop(drive);
         if let (true, Some(url), Ok(e)) = (a.keep_web, &web_url, &outcome) {
             if e.state == ExperimentState::Succeeded as i32 {
                 print_summary(&a.out.join(&spec.output))?;

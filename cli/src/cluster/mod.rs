@@ -8,7 +8,7 @@ mod client;
 mod local;
 
 pub use client::{cancel, status, submit};
-pub use local::run;
+pub use local::{Interrupted, run};
 
 use std::net::SocketAddr;
 use std::path::{Path, PathBuf};

@@ -396,3 +396,58 @@ fn an_sprt_tests_an_external_agent_against_an_engine() {
     assert!(!rows.is_empty() && rows.len() < 800, "{}", rows.len());
     assert!(rows.iter().all(|r| r.agent.as_deref() == Some("mine")));
 }
+
+/// The scratch directories of the agents of the worker process `pid`.
+fn agent_dirs(pid: u32) -> usize {
+    let tag = format!("-{pid}-");
+    std::fs::read_dir(std::env::temp_dir())
+        .unwrap()
+        .flatten()
+        .filter(|e| {
+            let n = e.file_name().to_string_lossy().into_owned();
+            n.starts_with("muggins-agent-") && n.contains(&tag)
+        })
+        .count()
+}
+
+#[test]
+fn ctrl_c_gives_the_tasks_back_ends_the_agents_and_the_same_command_resumes() {
+    let dir = Dir::new();
+    let text = spec("slow", "\"--mode\", \"slow\"", "", 30, "all-fives");
+    let path = dir.create_spec(&text);
+    let log = dir.join("first.log");
+    let mut first = TestCommand::new(&["run"]);
+    first
+        .arg(&path)
+        .arg("--out")
+        .arg(dir.path())
+        .args(["--workers", "1", "--threads", "2", "--no-web"])
+        .stdout_to(std::process::Stdio::null())
+        .stderr_to(std::fs::File::create(&log).unwrap());
+    let mut first = first.spawn();
+    let pid = first.0.id();
+    crate::cluster::wait_for("an agent of the run", 120, || agent_dirs(pid) > 0);
+    first.signal("-INT");
+    let status = first
+        .wait_timeout(Duration::from_secs(60))
+        .expect("Ctrl-C ends the run");
+    let said = text_of(&log);
+    assert_eq!(status.code(), Some(130), "{said}");
+    assert!(
+        said.contains("interrupted: what was played is kept in") && said.contains("run the same command again"),
+        "{said}"
+    );
+    // Each agent's process was ended and its directory deleted.
+    assert_eq!(agent_dirs(pid), 0, "{said}");
+    let spec = jobs::Spec::from_toml(&text).unwrap();
+    assert!(!dir.join(&spec.name).join("_SUCCESS").exists(), "stopped unfinished");
+    // The same command resumes it and plays every game once.
+    let (ok, log, rows) = run(&dir, &text);
+    assert!(ok, "{log}");
+    assert!(log.contains("experiment"), "{log}");
+    assert_eq!(rows.len(), 120, "{log}");
+    let mut index: Vec<u64> = rows.iter().map(|r| r.game_index).collect();
+    index.sort_unstable();
+    index.dedup();
+    assert_eq!(index.len(), 120, "no game twice");
+}

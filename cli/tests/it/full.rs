@@ -173,46 +173,21 @@ fn play_refuses_what_a_preset_does_not_have() {
     // Block and team under partial observation, as `muggins run` plays
     // them: worlds from uniform or constraints; All Fives' beliefs refused.
     for (agent, budget) in [("ismcts", "300"), ("expectimax", "200")] {
-        let args = [
-            "play",
-            "--preset",
-            "team",
-            "--state",
-            "1",
-            "--agent",
-            agent,
-            "--budget",
-            budget,
-            "--observability",
-            "partial",
-            "--worlds",
-            "4",
-            "--belief",
-            "constraints",
-            "--json",
-        ];
-        let out = TestCommand::new(&args).stdout();
+        let line = format!(
+            "play --preset team --state 1 --agent {agent} --budget {budget} --observability partial --worlds 4 \
+             --belief constraints --json"
+        );
+        let out = TestCommand::new(&line.split_whitespace().collect::<Vec<_>>()).stdout();
         let v: serde_json::Value = serde_json::from_str(&out).unwrap();
         assert_eq!(v["plays"].as_array().map(|p| p.len() > 4), Some(true), "{agent}: {out}");
     }
-    TestCommand::new(&[
-        "play",
-        "--preset",
+    let line =
+        "play --preset block --state 1 --agent mstar --depth 3 --observability partial --worlds 4 --belief model";
+    TestCommand::new(&line.split_whitespace().collect::<Vec<_>>()).assert_err(&[
+        "--belief model",
         "block",
-        "--state",
-        "1",
-        "--agent",
-        "mstar",
-        "--depth",
-        "3",
-        "--observability",
-        "partial",
-        "--worlds",
-        "4",
-        "--belief",
-        "model",
-    ])
-    .assert_err(&["--belief model", "block", "uniform or constraints"]);
+        "uniform or constraints",
+    ]);
     with(&["--agent", "ismcts", "--budget", "300", "--eval", "learned"])
         .assert_err(&["--eval learned", "--agent ismcts has none"]);
     // Beliefs.

@@ -83,8 +83,40 @@ fn scratch_dir(name: &str) -> std::io::Result<PathBuf> {
         std::process::id(),
         NEXT.fetch_add(1, Ordering::Relaxed)
     ));
+    static SWEPT: std::sync::Once = std::sync::Once::new();
+    SWEPT.call_once(|| sweep_stale_dirs(&std::env::temp_dir()));
     std::fs::create_dir_all(&dir)?;
     Ok(dir)
+}
+
+/// Removes the directories of agents whose worker is gone (a worker stopped
+/// at once, by a second Ctrl-C or SIGKILL, cannot delete its own): those
+/// named `muggins-agent-NAME-PID-N` in `temp` whose process `PID` no longer
+/// runs. Linux only (it asks `/proc`); elsewhere they stay.
+pub(crate) fn sweep_stale_dirs(temp: &std::path::Path) {
+    if !std::path::Path::new("/proc/self").exists() {
+        return;
+    }
+    let Ok(entries) = std::fs::read_dir(temp) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        let name = entry.file_name();
+        let Some(rest) = name.to_str().and_then(|n| n.strip_prefix("muggins-agent-")) else {
+            continue;
+        };
+        let mut fields = rest.rsplitn(3, '-');
+        let (Some(n), Some(pid), Some(_)) = (fields.next(), fields.next(), fields.next()) else {
+            continue;
+        };
+        let Ok(pid) = pid.parse::<u32>() else {
+            continue;
+        };
+        let mine = entry.metadata().is_ok_and(|m| m.is_dir()) && n.parse::<u64>().is_ok();
+        if mine && pid != std::process::id() && !std::path::Path::new(&format!("/proc/{pid}")).exists() {
+            let _ = std::fs::remove_dir_all(entry.path());
+        }
+    }
 }
 
 impl AgentProcess {
@@ -307,5 +339,42 @@ fn log_stderr(stderr: impl Read, name: &str, kept: &Mutex<VecDeque<String>>) {
             k.pop_front();
         }
         k.push_back(line);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::sweep_stale_dirs;
+
+    #[test]
+    fn only_the_directories_of_gone_workers_are_swept() {
+        let temp = tempfile::tempdir().unwrap();
+        let own = std::process::id();
+        // No process has a pid this large (Linux's limit is 2^22).
+        let gone = ["muggins-agent-bot-999999999-0", "muggins-agent-my-bot-999999999-12"];
+        let kept = [
+            format!("muggins-agent-bot-{own}-0"),
+            "muggins-agent-bot-1-0".to_string(),
+            "muggins-agent-bot-x-0".to_string(),
+            "muggins-agents-999999999-0".to_string(),
+            "something-else".to_string(),
+        ];
+        for d in gone.iter().map(|s| s.to_string()).chain(kept.iter().cloned()) {
+            std::fs::create_dir(temp.path().join(&d)).unwrap();
+            std::fs::write(temp.path().join(&d).join("f"), "x").unwrap();
+        }
+        // A file by such a name is not a directory of ours.
+        std::fs::write(temp.path().join("muggins-agent-file-999999999-1"), "x").unwrap();
+        sweep_stale_dirs(temp.path());
+        for d in gone {
+            assert!(!temp.path().join(d).exists(), "{d} is swept");
+        }
+        for d in kept
+            .iter()
+            .map(String::as_str)
+            .chain(["muggins-agent-file-999999999-1"])
+        {
+            assert!(temp.path().join(d).exists(), "{d} is kept");
+        }
     }
 }
