@@ -10,11 +10,11 @@
 //! bot gives the same action for the same information, whatever it was
 //! asked before. The search runs with the GIL released.
 
+use engine::Belief;
 use full::{
     FullAgent, FullEngine, FullRules, FullTarget, LinearEval, MAX_SEATS, MatchContext, MatchOptions, Observation,
     Scratch, SearchSettings, Shaping, full_choice, heaviest_play, search_decision,
 };
-use engine::Belief;
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
