@@ -349,7 +349,11 @@ async fn report_failure(
         match client.fail_task(request.clone()).await {
             Ok(r) => {
                 let r = r.into_inner();
-                if !r.accepted {
+                // Given back after the SPRT decided: nothing to take.
+                let stopped = r.reason.starts_with(jobs::sprt::STOPPED);
+                if !r.accepted && stopped {
+                    tracing::info!(task = %lease.task_id, reason = %r.reason, "the SPRT stopped the experiment; nothing to give back");
+                } else if !r.accepted {
                     tracing::warn!(task = %lease.task_id, reason = %r.reason, "the coordinator did not take the failure");
                 }
                 return;

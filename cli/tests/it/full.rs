@@ -322,7 +322,7 @@ fn dominai_plays_team_from_its_own_hand_in_play_and_in_run() {
         "--observability",
         "partial",
     ])
-    .assert_err(&["--observability partial", "dominai"]);
+    .assert_err(&["--worlds \"all\"", "--worlds 16"]);
     let dir = crate::util::Dir::new();
     let spec = dir.create_spec(
         r#"

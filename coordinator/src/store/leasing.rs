@@ -251,11 +251,7 @@ impl Store {
             )
             .optional()?;
         Ok(match found {
-            None => Err(self.stopped_by_sprt(task_id).unwrap_or_else(|| {
-                format!(
-                    "stale lease: task {task_id} is not leased with this token (it expired and was leased again, or is finished)"
-                )
-            })),
+            None => Err(self.stale_reason(task_id)),
             Some((state, t)) if state != ExpState::Running => {
                 Err(format!("experiment {} is {}", t.experiment_id, state.as_str()))
             }
@@ -284,9 +280,9 @@ impl Store {
         } = *by;
         let tx = self.conn.transaction()?;
         let Some((exp, state)) = Self::leased_by(&tx, task_id, token)? else {
-            return Ok(CompleteOutcome::Refused(format!(
-                "stale lease: task {task_id} is not leased with this token (it expired and was leased again, or is finished)"
-            )));
+            // The SPRT may have decided since the service's first look.
+            drop(tx);
+            return Ok(CompleteOutcome::Refused(self.stale_reason(task_id)));
         };
         if state != ExpState::Running {
             return Ok(CompleteOutcome::Refused(format!(
@@ -362,9 +358,8 @@ impl Store {
     ) -> Result<FailOutcome> {
         let tx = self.conn.transaction()?;
         let Some((exp, _)) = Self::leased_by(&tx, task_id, token)? else {
-            return Ok(FailOutcome::Refused(format!(
-                "stale lease: task {task_id} is not leased with this token"
-            )));
+            drop(tx);
+            return Ok(FailOutcome::Refused(self.stale_reason(task_id)));
         };
         if release {
             tx.execute(

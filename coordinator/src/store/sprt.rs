@@ -30,6 +30,18 @@ impl Store {
         Ok(first + leased)
     }
 
+    /// Why a completion or heartbeat names a lease this coordinator does
+    /// not hold: the SPRT's stop when it dropped the task (expected, said
+    /// as such), else a stale lease.
+    pub(super) fn stale_reason(&self, task_id: &str) -> String {
+        self.stopped_by_sprt(task_id).unwrap_or_else(|| {
+            format!(
+                "stale lease: task {task_id} is not leased with this token (it expired and was leased again, or is \
+                 finished)"
+            )
+        })
+    }
+
     /// Why a games task this coordinator no longer has is gone, when an
     /// SPRT that decided before its shard dropped it.
     pub(super) fn stopped_by_sprt(&self, task_id: &str) -> Option<String> {
