@@ -127,3 +127,77 @@ impl Store {
         Ok(Some((k, files)))
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::super::{CompleteOutcome, Completed, FailOutcome, LeaseRef, LeasedTask, Reporter, Store};
+
+    /// The shipped SPRT spec (32-game shards).
+    const SPEC: &str = include_str!("../../../jobs/specs/speed-sprt.toml");
+
+    fn complete(store: &mut Store, t: &LeasedTask, stats: &str) -> CompleteOutcome {
+        let done = Completed {
+            rows: t.games,
+            checksum: "0",
+            temp_file: "",
+            final_file: "f",
+            file: (1, "0"),
+            placed: false,
+            stats: Some(stats),
+        };
+        let lease = LeaseRef {
+            task_id: &t.task_id,
+            token: &t.lease_token,
+        };
+        let by = Reporter {
+            worker: "w",
+            chunks: &[],
+            check_fraction: 0.0,
+        };
+        store.complete(lease, &done, &by).unwrap()
+    }
+
+    /// A task the SPRT dropped while a worker held it is refused with the
+    /// SPRT's reason, whether the worker completes or gives it back: the
+    /// worker logs it as expected, not as a stale lease.
+    #[test]
+    fn a_task_the_sprt_dropped_is_refused_with_its_reason() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut store = Store::open(&dir.path().join("state.sqlite")).unwrap();
+        let spec = jobs::Spec::from_toml(SPEC).unwrap();
+        let sprt = spec.stop.unwrap();
+        let (id, _) = store.submit(&spec, SPEC).unwrap();
+        // Every pair won from both seatings: the test accepts H1 soon.
+        let wins = serde_json::json!({ "pairs": vec![[40, 40]; 16] }).to_string();
+        let mut held = store.lease("w", 60_000, None).unwrap().unwrap();
+        let dropped = loop {
+            let next = store.lease("w", 60_000, None).unwrap().expect("a next games task");
+            assert!(matches!(
+                complete(&mut store, &held, &wins),
+                CompleteOutcome::Accepted { .. }
+            ));
+            if store.sprt_stop(&id, &sprt).unwrap().is_some() {
+                break next;
+            }
+            held = next;
+        };
+        let lease = (dropped.task_id.as_str(), dropped.lease_token.as_str());
+        let FailOutcome::Refused(why) = store.fail("w", lease.0, lease.1, "shutting down", true, true).unwrap() else {
+            panic!("a dropped task cannot be given back")
+        };
+        assert!(why.starts_with(jobs::sprt::STOPPED), "{why}");
+        let CompleteOutcome::Refused(why) = complete(&mut store, &dropped, &wins) else {
+            panic!("a dropped task cannot be completed")
+        };
+        assert!(why.starts_with(jobs::sprt::STOPPED), "{why}");
+        // A lease that merely went stale (a task the test kept, done) still
+        // says so.
+        let FailOutcome::Refused(why) = store
+            .fail("w", &held.task_id, &held.lease_token, "x", true, true)
+            .unwrap()
+        else {
+            panic!("a done task cannot be given back")
+        };
+        assert!(why.starts_with("stale lease"), "{why}");
+    }
+}
