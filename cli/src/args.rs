@@ -67,7 +67,7 @@ impl SearchArgs {
     /// The thesis's search settings (its beliefs: uniform and constraints).
     pub fn config(&self) -> Result<SearchConfig> {
         let belief = self.belief()?;
-        if matches!(belief, Belief::Dominai | Belief::Model) {
+        if belief.all_fives_only() {
             bail!(
                 "--belief {}: the thesis's worlds split the unseen tiles between the target and the boneyard: use \
                  uniform or constraints (dominai and model play --preset all-fives)",

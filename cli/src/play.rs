@@ -147,13 +147,15 @@ fn run_full(args: PlayArgs, preset: Preset) -> Result<()> {
     };
     let learned = match args.evaluation.as_str() {
         "score" => false,
-        "learned" if matches!(args.agent, AgentArg::Search(FullEngine::Ismcts | FullEngine::Dominai)) => bail!(
-            "--eval learned: the learned evaluation values the leaves of mstar and expectimax; --agent {} has none",
-            match args.agent {
-                AgentArg::Search(e) => e.name(),
-                AgentArg::Fixed(t) => t.name(),
-            }
-        ),
+        "learned"
+            if let AgentArg::Search(e) = args.agent
+                && !e.values_leaves() =>
+        {
+            bail!(
+                "--eval learned: the learned evaluation values the leaves of mstar and expectimax; --agent {} has none",
+                e.name()
+            )
+        }
         "learned" => true,
         other => bail!("--eval {other:?}: expected score or learned"),
     };
@@ -174,7 +176,7 @@ fn run_full(args: PlayArgs, preset: Preset) -> Result<()> {
     }
     let depth = parse_depth(&args.search.depth)?;
     let belief = args.search.belief()?;
-    if !fives && matches!(belief, engine::Belief::Model | engine::Belief::Dominai) {
+    if !fives && belief.all_fives_only() {
         bail!(
             "--belief {}: {preset}'s worlds come from uniform or constraints (model and dominai weigh All Fives' \
              plays)",
@@ -260,9 +262,7 @@ fn shaping_of(args: &PlayArgs, fives: bool) -> Result<(full::Shaping, full::pred
         .predictor
         .parse()
         .map_err(|why| anyhow::anyhow!("--predictor: {why}"))?;
-    if shaping != full::Shaping::None
-        && (!fives || !matches!(args.agent, AgentArg::Search(FullEngine::MStar | FullEngine::Expectimax)))
-    {
+    if shaping != full::Shaping::None && (!fives || !matches!(args.agent, AgentArg::Search(e) if e.values_leaves())) {
         bail!(
             "--shaping {}: shaping applies to --preset all-fives searched by --agent mstar or expectimax",
             args.shaping

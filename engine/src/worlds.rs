@@ -62,6 +62,14 @@ pub enum Belief {
 }
 
 impl Belief {
+    /// Whether the belief weighs what only All Fives has: seed 002's
+    /// matrices (`dominai`) and the opponent models' plays (`model`); the
+    /// thesis's rules and block and team draw their worlds from `uniform`
+    /// or `constraints`.
+    pub fn all_fives_only(self) -> bool {
+        matches!(self, Belief::Dominai | Belief::Model)
+    }
+
     /// Every belief, in the order of the docs.
     pub const ALL: [Belief; 4] = [Belief::Uniform, Belief::Constraints, Belief::Dominai, Belief::Model];
 

@@ -37,6 +37,12 @@ pub enum FullEngine {
 }
 
 impl FullEngine {
+    /// Whether the engine values depth-limited leaves (M* and Expectimax),
+    /// as [`engine::PlayerEngine::values_leaves`].
+    pub fn values_leaves(self) -> bool {
+        matches!(self, FullEngine::MStar | FullEngine::Expectimax)
+    }
+
     /// The name on the command line and in specs.
     pub fn name(self) -> &'static str {
         match self {

@@ -10,7 +10,6 @@
 //! bot gives the same action for the same information, whatever it was
 //! asked before. The search runs with the GIL released.
 
-use engine::Belief;
 use full::{
     FullAgent, FullEngine, FullRules, FullTarget, LinearEval, MAX_SEATS, MatchContext, MatchOptions, Observation,
     Scratch, SearchSettings, Shaping, full_choice, heaviest_play, search_decision,
@@ -139,7 +138,7 @@ impl Bot {
                 }
                 let learned = match k.evaluation.as_str() {
                     "score" => false,
-                    "learned" if matches!(e, FullEngine::Ismcts | FullEngine::Dominai) => {
+                    "learned" if !e.values_leaves() => {
                         return Err(PyValueError::new_err(format!(
                             "evaluation = \"learned\": the learned evaluation values the leaves of mstar and \
                              expectimax; {} has none",
@@ -292,7 +291,7 @@ fn open_search(
             s.engine.name()
         ));
     }
-    if matches!(s.belief, Belief::Model | Belief::Dominai) {
+    if s.belief.all_fives_only() {
         return Err(format!(
             "belief = {:?}: block and team draw their worlds from \"constraints\" or \"uniform\" (the model and \
              dominai beliefs weigh All Fives' plays)",

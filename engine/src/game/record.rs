@@ -58,6 +58,16 @@ pub enum PlayerEngine {
     External,
 }
 
+impl PlayerEngine {
+    /// Whether the engine values depth-limited leaves (the alpha-beta
+    /// searches M* and Expectimax): what a learned evaluation, shaping and
+    /// adaptive effort apply to. ISMCTS plays out to the hand's end, DominAI
+    /// keeps its own rules.
+    pub fn values_leaves(self) -> bool {
+        matches!(self, PlayerEngine::MStar | PlayerEngine::Expectimax)
+    }
+}
+
 impl std::str::FromStr for PlayerEngine {
     type Err = String;
     fn from_str(s: &str) -> Result<Self, String> {

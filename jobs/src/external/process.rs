@@ -68,8 +68,6 @@ pub struct AgentProcess {
     lines: Receiver<Result<String, String>>,
     stderr: Arc<Mutex<VecDeque<String>>>,
     dir: PathBuf,
-    /// Said when it cannot start: an argument naming no file under `cwd`.
-    hint: Option<String>,
 }
 
 /// A directory of its own for a process, under the system's scratch space.
@@ -161,15 +159,18 @@ impl AgentProcess {
             lines,
             stderr: kept,
             dir,
-            hint: spec.missing_file_arg().map(|a| {
+        };
+        p.hello(game, spec.time_ms.max(HELLO_MS)).map_err(|why| {
+            // The likely cause: an argument naming no file under `cwd`.
+            let note = spec.missing_file_arg().map_or(String::new(), |a| {
                 format!(
                     " (note: {a:?} names no file under cwd {:?}; the program runs in an empty directory of its own, \
                      so relative paths must name files under cwd)",
                     spec.cwd
                 )
-            }),
-        };
-        p.hello(game, spec.time_ms.max(HELLO_MS)).map_err(|why| p.fatal(&why))?;
+            });
+            p.fatal(&format!("{why}{note}"))
+        })?;
         Ok(p)
     }
 
@@ -211,8 +212,7 @@ impl AgentProcess {
         } else {
             format!("its last stderr lines:\n{tail}")
         };
-        let hint = self.hint.as_deref().unwrap_or("");
-        format!("agent {} cannot start: {why}{hint}; {tail}", self.name)
+        format!("agent {} cannot start: {why}; {tail}", self.name)
     }
 
     /// The last lines the process wrote on stderr.

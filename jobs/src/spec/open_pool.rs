@@ -21,7 +21,7 @@ pub(super) fn check_open_pool(pool: &Pool, preset: Preset) -> Result<(), SpecErr
         let key = |k: &str| format!("agents.{}.{k}", a.name);
         match &a.play {
             AgentPlay::Search(s) => {
-                if matches!(s.belief, engine::Belief::Model | engine::Belief::Dominai) {
+                if s.belief.all_fives_only() {
                     return Err(bad(
                         &key("belief"),
                         format!("\"{}\"", s.belief.name()),

@@ -160,7 +160,7 @@ fn agent_of(name: &str, mut t: Table, d: &Defaults) -> Result<Agent, SpecError> 
                 // Said of this agent, the learned leaves must be ones it
                 // values: ISMCTS plays every iteration out to the hand's end,
                 // DominAI values by its own rules.
-                Some("learned") if matches!(engine, PlayerEngine::Ismcts | PlayerEngine::Dominai) => {
+                Some("learned") if !engine.values_leaves() => {
                     return Err(bad(
                         &key("evaluation"),
                         "\"learned\"",
@@ -179,7 +179,7 @@ fn agent_of(name: &str, mut t: Table, d: &Defaults) -> Result<Agent, SpecError> 
             let shaping = shaping_key(&mut t, &p)?;
             let adaptive = super::fields::take_adaptive(&mut t, &p)?.unwrap_or(d.full.adaptive);
             if let Some(a) = adaptive
-                && !matches!(engine, PlayerEngine::MStar | PlayerEngine::Expectimax)
+                && !engine.values_leaves()
             {
                 return Err(bad(
                     &key("adaptive"),
@@ -202,7 +202,7 @@ fn agent_of(name: &str, mut t: Table, d: &Defaults) -> Result<Agent, SpecError> 
                     ),
                 ));
             }
-            if shaping != ShapingLevel::NONE && matches!(engine, PlayerEngine::Ismcts | PlayerEngine::Dominai) {
+            if shaping != ShapingLevel::NONE && !engine.values_leaves() {
                 return Err(bad(
                     &key("shaping"),
                     format!("\"{}\"", shaping.shaping.name()),

@@ -358,7 +358,7 @@ pub(super) fn take_beliefs(
         }
         let preset = full.map(|f| f.preset);
         match (preset, b) {
-            (None, Belief::Dominai | Belief::Model) => {
+            (None, b) if b.all_fives_only() => {
                 return Err(bad(
                     key,
                     &item,
@@ -367,7 +367,7 @@ pub(super) fn take_beliefs(
                      \"all-fives\"",
                 ));
             }
-            (Some(p), Belief::Dominai | Belief::Model) if p != full::Preset::AllFives => {
+            (Some(p), b) if b.all_fives_only() && p != full::Preset::AllFives => {
                 return Err(bad(
                     key,
                     &item,
