@@ -191,6 +191,14 @@ pub(crate) struct TournamentAcc {
     pub(crate) external: Vec<String>,
 }
 
+/// The side that gave a forfeited game up: the forfeiting side scores 0 and
+/// the other the game's maximum (`jobs`' forfeit row), so the agent forfeited
+/// when its difference is negative. An external agent may sit on either side
+/// (`[grid] agents` or `opponents`).
+fn forfeiter<'a>(r: &jobs::GameRow, agent: &'a String, opponent: &'a String) -> &'a String {
+    if r.score_diff < 0 { agent } else { opponent }
+}
+
 /// (rule set, observability, deal, repeat).
 type GroupKey = (Option<String>, Observability, u64, u32);
 /// (agent, opponent, seating, score difference).
@@ -202,8 +210,10 @@ impl TournamentAcc {
             return;
         };
         if let Some(f) = &r.forfeit {
-            // The external agent is always the opponent side.
-            *self.forfeits.entry((o.clone(), f.clone())).or_default() += 1;
+            *self
+                .forfeits
+                .entry((forfeiter(r, a, o).clone(), f.clone()))
+                .or_default() += 1;
         }
         let key = (r.rules.clone(), r.observability, r.starting_state, r.repeat);
         if self.group.as_ref().is_some_and(|(k, _)| *k != key) {

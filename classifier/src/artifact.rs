@@ -31,6 +31,15 @@ impl Model {
             Model::RandomForest(f) => f.predict(x),
         }
     }
+
+    /// [`Self::predict`] of each of `xs`, in order (a forest walks each
+    /// tree over all of them while it is in cache).
+    pub fn predict_many(&self, xs: &[[f64; FEATURES]]) -> Vec<u8> {
+        match self {
+            Model::Mda(m) => xs.iter().map(|x| m.predict(x)).collect(),
+            Model::RandomForest(f) => f.predict_many(xs),
+        }
+    }
 }
 
 /// A model ready for the grid: the fitted classifier and the prior class.

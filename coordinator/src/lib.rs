@@ -223,7 +223,8 @@ pub async fn serve_all(
     }
     let running = store.running_ids().unwrap_or_default();
     tracing::info!(experiments = running.len(), state = %config.state.display(), "coordinator resuming");
-    let service = CoordinatorService::new(store, config.clone(), marker);
+    let reader = Store::open_reader(&config.state).map_err(|e| ServeError::State(e.to_string()))?;
+    let service = CoordinatorService::new(store, reader, config.clone(), marker);
     let sweeper = tokio::spawn(sweeper::run(Arc::clone(service.shared()), config.sweep_every));
     let (stop_tx, stop_rx) = tokio::sync::watch::channel(false);
     let metrics_task = metrics.map(|l| {

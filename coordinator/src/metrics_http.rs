@@ -17,7 +17,7 @@ pub fn render(shared: &Shared) -> String {
     let m = &shared.metrics;
     let mut out = String::new();
     let (tasks, experiments, games_done, recent, bad) = {
-        let store = shared.store();
+        let store = shared.reader();
         (
             store.task_counts().unwrap_or_default(),
             store.experiment_counts().unwrap_or_default(),

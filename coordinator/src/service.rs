@@ -16,7 +16,7 @@ use crate::Config;
 use crate::metrics::Metrics;
 use crate::shared::Shared;
 use crate::store::{CompleteOutcome, Completed, FailOutcome, HeartbeatOutcome, LeaseRef, Reporter, Store, StoreError};
-use crate::wire::{check_len, require, status, task_to_proto, truncate_chars};
+use crate::wire::{check_len, require, require_worker_id, status, task_to_proto, truncate_chars};
 
 /// The coordinator's gRPC service.
 #[derive(Clone, Debug)]
@@ -25,14 +25,16 @@ pub struct CoordinatorService {
 }
 
 impl CoordinatorService {
-    pub fn new(store: Store, config: Config, marker: String) -> CoordinatorService {
+    pub fn new(store: Store, reader: Store, config: Config, marker: String) -> CoordinatorService {
         CoordinatorService {
             shared: Arc::new(Shared {
                 store: Mutex::new(store),
+                reader: Mutex::new(reader),
                 config,
                 samples: Mutex::new(HashMap::new()),
                 metrics: Default::default(),
                 marker,
+                specs: Default::default(),
             }),
         }
     }
@@ -144,7 +146,7 @@ impl Coordinator for CoordinatorService {
     async fn lease_task(&self, request: Request<LeaseTaskRequest>) -> Result<Response<LeaseTaskResponse>, Status> {
         let host = request.remote_addr().map(|a| a.ip().to_string()).unwrap_or_default();
         let r = request.into_inner();
-        require("worker_id", &r.worker_id)?;
+        require_worker_id(&r.worker_id)?;
         check_len("results_root", &r.results_root, 4096)?;
         check_len("experiment_id", &r.experiment_id, 256)?;
         if r.results_marker != self.shared.marker {
@@ -279,7 +281,7 @@ impl Coordinator for CoordinatorService {
         request: Request<CompleteTaskRequest>,
     ) -> Result<Response<CompleteTaskResponse>, Status> {
         let r = request.into_inner();
-        require("worker_id", &r.worker_id)?;
+        require_worker_id(&r.worker_id)?;
         require("task_id", &r.task_id)?;
         require("lease_token", &r.lease_token)?;
         check_len("checksum", &r.checksum, 128)?;
@@ -340,7 +342,7 @@ impl Coordinator for CoordinatorService {
 
     async fn fail_task(&self, request: Request<FailTaskRequest>) -> Result<Response<FailTaskResponse>, Status> {
         let r = request.into_inner();
-        require("worker_id", &r.worker_id)?;
+        require_worker_id(&r.worker_id)?;
         require("task_id", &r.task_id)?;
         require("lease_token", &r.lease_token)?;
         let mut error = r.error;
@@ -402,10 +404,10 @@ fn complete(shared: &Shared, r: &CompleteTaskRequest) -> Result<CompleteOutcome,
     // A games task's spec, read once: the side tables it must have and
     // its `[stop] sprt`.
     let spec = (jobs::layout::Stage::parse(&target.stage) == Some(jobs::layout::Stage::Games))
-        .then(|| jobs::Spec::from_toml(&target.spec_toml).ok())
+        .then(|| shared.spec(&target.experiment_id, &target.spec_toml))
         .flatten();
     let sprt = spec.as_ref().and_then(|s| s.stop);
-    let checked = check_completion(&shared.config.results, &target, &c, spec.as_ref()).and_then(|f| {
+    let checked = check_completion(&shared.config.results, &target, &c, spec.as_deref()).and_then(|f| {
         // `[stop] sprt`: the shard's paired outcomes, read from the file
         // just checked, kept with the task for the test.
         let stats = match sprt {
@@ -434,7 +436,7 @@ fn complete(shared: &Shared, r: &CompleteTaskRequest) -> Result<CompleteOutcome,
                 chunks: &chunks,
                 // An external agent's games are not a pure function of
                 // the spec: no cross-check can replay them.
-                check_fraction: if spec.as_ref().is_some_and(jobs::Spec::has_external_agents) {
+                check_fraction: if spec.as_deref().is_some_and(jobs::Spec::has_external_agents) {
                     0.0
                 } else {
                     shared.config.check_fraction

@@ -2,7 +2,7 @@
 //! store, the configuration, the counters and the results root's marker.
 
 use std::collections::{HashMap, VecDeque};
-use std::sync::{Mutex, MutexGuard};
+use std::sync::{Arc, Mutex, MutexGuard};
 
 use crate::Config;
 use crate::metrics::Metrics;
@@ -12,13 +12,23 @@ use crate::store::{ExpState, ExperimentRow, Store, now_ms};
 #[derive(Debug)]
 pub struct Shared {
     pub store: Mutex<Store>,
+    /// A read-only connection to the same state file, for the web view and
+    /// the metrics endpoint (never the write path's lock).
+    pub reader: Mutex<Store>,
     pub config: Config,
     /// Recent (time, games done) samples per experiment, for rates and ETAs.
     pub(crate) samples: Mutex<HashMap<String, VecDeque<(i64, u64)>>>,
     pub metrics: Metrics,
     /// The content of the results root's marker file, which workers must echo.
     pub marker: String,
+    /// Each experiment's parsed spec (a spec never changes under its id), so
+    /// that a completion does not parse the TOML again. Bounded: emptied
+    /// past [`SPECS_KEPT`] experiments.
+    pub(crate) specs: Mutex<HashMap<String, Option<Arc<jobs::Spec>>>>,
 }
+
+/// Parsed specs kept at most (running experiments are few).
+const SPECS_KEPT: usize = 256;
 
 impl Shared {
     /// An experiment's rate (games a second over the last 30 s) and ETA in
@@ -55,7 +65,27 @@ impl Shared {
         (rate, eta)
     }
 
+    /// Experiment `id`'s spec from its TOML, parsed once (`None`: it does
+    /// not parse, which a submitted spec always does).
+    pub(crate) fn spec(&self, id: &str, toml: &str) -> Option<Arc<jobs::Spec>> {
+        let mut specs = self.specs.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some(s) = specs.get(id) {
+            return s.clone();
+        }
+        if specs.len() >= SPECS_KEPT {
+            specs.clear();
+        }
+        let parsed = jobs::Spec::from_toml(toml).ok().map(Arc::new);
+        specs.insert(id.to_string(), parsed.clone());
+        parsed
+    }
+
     pub fn store(&self) -> MutexGuard<'_, Store> {
         self.store.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// The read-only connection: what pages and metrics read.
+    pub fn reader(&self) -> MutexGuard<'_, Store> {
+        self.reader.lock().unwrap_or_else(|e| e.into_inner())
     }
 }

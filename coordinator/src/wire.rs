@@ -98,6 +98,18 @@ pub(crate) fn require(field: &str, value: &str) -> Result<(), Status> {
     check_len(field, value, 256)
 }
 
+/// A worker's id: required, at most 256 bytes, no control character (the
+/// store delimits the workers a check avoids with newlines).
+pub(crate) fn require_worker_id(value: &str) -> Result<(), Status> {
+    require("worker_id", value)?;
+    if let Some(c) = value.chars().find(|c| c.is_control()) {
+        return Err(Status::invalid_argument(format!(
+            "worker_id {value:?} holds the control character {c:?}; ids are printable"
+        )));
+    }
+    Ok(())
+}
+
 /// Reported chunks off the wire (an empty file name: no file).
 pub(crate) fn chunks_from_wire(chunks: &[proto::Chunk]) -> Vec<crate::files::ReportedChunk> {
     chunks

@@ -121,32 +121,91 @@ fn pick(data: &[Sample], idx: &[usize]) -> Vec<Sample> {
     idx.iter().map(|&i| data[i]).collect()
 }
 
-/// Cross validation on `train`, then a fit on all of it scored on `test`.
+/// Runs `jobs` (each given the tree threads it may use) on up to `threads`
+/// threads, and returns their results in order: the same whatever the
+/// count (every fit is a pure function of its samples and the seed).
+fn in_parallel<T: Send>(threads: usize, jobs: Vec<Box<dyn FnOnce(usize) -> T + Send + '_>>) -> Vec<T> {
+    let lanes = threads.clamp(1, jobs.len().max(1));
+    if lanes == 1 {
+        return jobs.into_iter().map(|job| job(threads)).collect();
+    }
+    // Each lane's share of the threads grows a forest's trees.
+    let per_lane = (threads / lanes).max(1);
+    let queue = std::sync::Mutex::new(jobs.into_iter().enumerate());
+    let mut out: Vec<(usize, T)> = std::thread::scope(|scope| {
+        let lanes: Vec<_> = (0..lanes)
+            .map(|_| {
+                scope.spawn(|| {
+                    let mut done = Vec::new();
+                    loop {
+                        let next = queue.lock().unwrap_or_else(|e| e.into_inner()).next();
+                        let Some((k, job)) = next else { break done };
+                        done.push((k, job(per_lane)));
+                    }
+                })
+            })
+            .collect();
+        lanes
+            .into_iter()
+            .flat_map(|lane| lane.join().unwrap_or_else(|p| std::panic::resume_unwind(p)))
+            .collect()
+    });
+    out.sort_by_key(|(k, _)| *k);
+    out.into_iter().map(|(_, t)| t).collect()
+}
+
+/// A fit of the cross validation (its fold's accuracy) or the final one
+/// (the model and the fit's milliseconds).
+type FitJob<'a> = Box<dyn FnOnce(usize) -> Result<FitDone, String> + Send + 'a>;
+
+enum FitDone {
+    Fold(f64),
+    Final(Model, f64),
+}
+
+/// Cross validation on `train`, then a fit on all of it scored on `test`:
+/// the folds and the final fit run side by side on `threads` threads.
 fn evaluate(kind: &str, data: &[Sample], spec: &Spec, threads: usize) -> Result<(Evaluation, Model), String> {
     let c = &spec.classifier;
     let (train, test) = holdout_split(data.len(), c.holdout, spec.seed);
     let train_set = pick(data, &train);
-    let mut cv_folds = Vec::new();
+    let train_set = &train_set;
+    let mut jobs: Vec<FitJob<'_>> = Vec::new();
     for fold in folds(train_set.len(), c.folds as usize, spec.seed) {
-        let inside: std::collections::HashSet<usize> = fold.iter().copied().collect();
-        let fit_on: Vec<Sample> = (0..train_set.len())
-            .filter(|i| !inside.contains(i))
-            .map(|i| train_set[i])
-            .collect();
-        let m = fit_kind(kind, &fit_on, spec, threads)?;
-        let mut conf = Confusion::default();
-        for &i in &fold {
-            conf.add(train_set[i].label, m.predict(&train_set[i].x));
-        }
-        cv_folds.push(conf.accuracy());
+        jobs.push(Box::new(move |threads| {
+            let inside: std::collections::HashSet<usize> = fold.iter().copied().collect();
+            let fit_on: Vec<Sample> = (0..train_set.len())
+                .filter(|i| !inside.contains(i))
+                .map(|i| train_set[i])
+                .collect();
+            let m = fit_kind(kind, &fit_on, spec, threads)?;
+            let xs: Vec<_> = fold.iter().map(|&i| train_set[i].x).collect();
+            let mut conf = Confusion::default();
+            for (&i, predicted) in fold.iter().zip(m.predict_many(&xs)) {
+                conf.add(train_set[i].label, predicted);
+            }
+            Ok(FitDone::Fold(conf.accuracy()))
+        }));
     }
-    let t = Instant::now();
-    let model = fit_kind(kind, &train_set, spec, threads)?;
-    let fit_ms = t.elapsed().as_secs_f64() * 1e3;
+    jobs.push(Box::new(move |threads| {
+        let t = Instant::now();
+        let model = fit_kind(kind, train_set, spec, threads)?;
+        Ok(FitDone::Final(model, t.elapsed().as_secs_f64() * 1e3))
+    }));
+    let mut cv_folds = Vec::new();
+    let mut last = None;
+    for done in in_parallel(threads, jobs) {
+        match done? {
+            FitDone::Fold(accuracy) => cv_folds.push(accuracy),
+            FitDone::Final(model, ms) => last = Some((model, ms)),
+        }
+    }
+    let (model, fit_ms) = last.expect("the final fit");
     let t = Instant::now();
     let mut conf = Confusion::default();
-    for &i in &test {
-        conf.add(data[i].label, model.predict(&data[i].x));
+    let xs: Vec<_> = test.iter().map(|&i| data[i].x).collect();
+    for (&i, predicted) in test.iter().zip(model.predict_many(&xs)) {
+        conf.add(data[i].label, predicted);
     }
     let predict_ms = t.elapsed().as_secs_f64() * 1e3;
     let cv_accuracy = cv_folds.iter().sum::<f64>() / cv_folds.len().max(1) as f64;

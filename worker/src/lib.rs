@@ -27,6 +27,10 @@ pub struct Config {
     /// The results root as this worker sees it (shared with the coordinator).
     pub results: PathBuf,
     pub threads: usize,
+    /// Threads the classifier's fit uses (0: `threads`). A fit is a stage
+    /// of its own (nothing else of its experiment can run beside it), so
+    /// `muggins run` gives it every thread of the run, not one worker's share.
+    pub fit_threads: usize,
     pub worker_id: String,
     /// Stop once no experiment is running (with `experiment`: once it is not).
     pub exit_when_done: bool,

@@ -94,6 +94,7 @@ pub(crate) fn prepare(
     executor: &Arc<Executor>,
     a: &Assignment,
     chunking: &Chunking,
+    fit_threads: usize,
 ) -> Result<Work, TaskError> {
     let spec = a.spec.clone();
     let shard = a.shard;
@@ -171,7 +172,11 @@ pub(crate) fn prepare(
         }),
         Stage::Fit => {
             let dir = resolve(results, a.dir.output())?;
-            let threads = executor.threads();
+            let threads = if fit_threads == 0 {
+                executor.threads()
+            } else {
+                fit_threads
+            };
             Box::new(move |_, _| fit(&spec, &dir, threads).map_err(Halt::from))
         }
         Stage::Report => {

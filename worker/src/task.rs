@@ -46,7 +46,7 @@ pub(crate) async fn run_task(
     let ended = match Assignment::from_wire(task) {
         Ok(a) => {
             tracing::info!(task = %a.lease.task_id, experiment = %a.lease.experiment_id, games = a.shard.games, "task leased");
-            let ended = match prepare(&config.results, executor, &a, &chunking) {
+            let ended = match prepare(&config.results, executor, &a, &chunking, config.fit_threads) {
                 Ok(work) => execute(config, client, &a.lease, work, stopping, &chunking).await,
                 Err(e) => Ended::Failed(e),
             };

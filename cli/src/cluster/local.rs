@@ -162,6 +162,8 @@ pub fn run(a: RunArgs) -> Result<()> {
                 coordinator: url.clone(),
                 results: a.out.clone(),
                 threads: share,
+                // The fit runs alone: every thread of the run.
+                fit_threads: threads,
                 worker_id: format!("{LOCAL_WORKER_PREFIX}{k}"),
                 exit_when_done: false,
                 experiment: Some(spec_id.clone()),

@@ -393,6 +393,7 @@ pub fn worker(a: WorkerArgs) -> Result<()> {
         coordinator: a.url.coordinator,
         results: a.results,
         threads,
+        fit_threads: 0,
         worker_id: a.id.unwrap_or_else(worker::default_worker_id),
         exit_when_done: a.exit_when_done,
         experiment: a.experiment,

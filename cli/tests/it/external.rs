@@ -362,6 +362,40 @@ fn an_external_agent_takes_the_agents_side_against_strategies_and_engines() {
     assert!(rows.iter().any(|r| r.agent_side == Some(0)) && rows.iter().any(|r| r.agent_side == Some(1)));
 }
 
+/// Issue 41: a forfeit is credited to the side that gave the game up, also
+/// when the external agent is the agent's side (before, the report named
+/// the opponent, `| random | protocol | n |`).
+#[test]
+fn an_agent_side_forfeit_is_credited_to_the_agent_not_its_opponent() {
+    let dir = Dir::new();
+    let misbehave = repo().join("cli/tests/agents/misbehave.py");
+    let grid = "starting_states = \"spread:4\"\nagents = [\"bad\"]\nopponents = [\"random\"]";
+    let extra = format!(
+        "[agents.bad]\ncommand = [\"python3\", \"{}\", \"--mode\", \"garbage\"]\nrestarts = 100",
+        misbehave.display()
+    );
+    let (ok, log, rows) = run(&dir, &agent_side_spec("ext-forfeit", "all-fives", "full", grid, &extra));
+    assert!(ok, "{log}");
+    assert_eq!(rows.len(), 8, "{log}");
+    let forfeited: Vec<_> = rows.iter().filter(|r| r.forfeit.is_some()).collect();
+    assert!(!forfeited.is_empty(), "{log}");
+    // The agent side gave the game up: it scores 0.
+    assert!(
+        forfeited
+            .iter()
+            .all(|r| r.agent.as_deref() == Some("bad") && r.player_score == 0)
+    );
+    let report = dir.read("ext-forfeit/report/report.md");
+    assert!(
+        report.contains(&format!("| bad | protocol | {} |", forfeited.len())),
+        "{report}"
+    );
+    assert!(!report.contains("| random | protocol"), "{report}");
+    let json: serde_json::Value = serde_json::from_str(&dir.read("ext-forfeit/report/report.json")).unwrap();
+    let f = &json["tournament"]["forfeits"];
+    assert_eq!(f[0]["agent"], "bad", "{f}");
+}
+
 #[test]
 fn two_external_agents_play_each_other_in_a_round_robin_of_team_dominoes() {
     let dir = Dir::new();

@@ -386,3 +386,78 @@ impl Store {
         Ok((bad, passed as u64, failed as u64))
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::super::{ChunkIn, CompleteOutcome, Completed, LeaseRef, LeasedTask, Reporter, Store};
+    use jobs::layout::Stage;
+
+    /// A spec whose first stage is its games (no training, no fit).
+    const SPEC: &str = include_str!("../../../jobs/specs/speed-sprt.toml");
+
+    /// Completes `t` as played by `worker`, its games one chunk, every
+    /// range drawn for a check.
+    fn complete_as(store: &mut Store, worker: &str, t: &LeasedTask) {
+        let chunks = [ChunkIn {
+            first_game: t.first_game,
+            games: t.games,
+            checksum: "c".into(),
+            file: None,
+        }];
+        let done = Completed {
+            rows: t.games,
+            checksum: "c",
+            temp_file: "",
+            final_file: "f",
+            file: (1, "0"),
+            placed: false,
+            stats: Some(r#"{"pairs": []}"#),
+        };
+        let lease = LeaseRef {
+            task_id: &t.task_id,
+            token: &t.lease_token,
+        };
+        let by = Reporter {
+            worker,
+            chunks: &chunks,
+            check_fraction: 1.0,
+        };
+        assert!(matches!(
+            store.complete(lease, &done, &by).unwrap(),
+            CompleteOutcome::Accepted { .. }
+        ));
+    }
+
+    /// Issue 41: a check avoids exactly the worker that played its range.
+    /// Before, membership was a suffix match (`instr(avoid, id || '\n')`),
+    /// so the check of a range `hw1` played was refused to `w1` for the
+    /// whole avoidance window. Ids that are suffixes and prefixes of each
+    /// other: each is avoided only by its own check.
+    #[test]
+    fn a_check_avoids_only_the_worker_that_played_its_range() {
+        for (played, other) in [("hw1", "w1"), ("w1", "hw1"), ("w1", "w"), ("w", "w1"), ("a\tb", "b")] {
+            let dir = tempfile::tempdir().unwrap();
+            let mut store = Store::open(&dir.path().join("state.sqlite")).unwrap();
+            let spec = jobs::Spec::from_toml(SPEC).unwrap();
+            store.submit(&spec, SPEC).unwrap();
+            let first = store.lease(played, 60_000, None).unwrap().unwrap();
+            complete_as(&mut store, played, &first);
+            // The player itself gets the next games task, never the check.
+            let own = store.lease(played, 60_000, None).unwrap().unwrap();
+            assert_eq!(
+                Stage::parse(&own.stage),
+                Some(Stage::Games),
+                "{played}: {}",
+                own.task_id
+            );
+            // Any other worker gets the check first (it comes in the games task's place).
+            let check = store.lease(other, 60_000, None).unwrap().unwrap();
+            assert_eq!(
+                Stage::parse(&check.stage),
+                Some(Stage::Check),
+                "{other} after {played}: {}",
+                check.task_id
+            );
+        }
+    }
+}

@@ -81,14 +81,14 @@ impl Store {
             let pending = pick(
                 "SELECT seq, task_id, stage, shard, first_game, games FROM tasks
                  WHERE state = ?1 AND experiment_id = ?2 AND stage_seq = ?3 AND (stage != ?7 OR shard <= ?6)
-                   AND (avoid_worker IS NULL OR instr(avoid_worker, ?5 || char(10)) = 0 OR avoid_until_ms < ?4) ORDER BY seq LIMIT 1",
+                   AND (avoid_worker IS NULL OR instr(char(10) || avoid_worker, char(10) || ?5 || char(10)) = 0 OR avoid_until_ms < ?4) ORDER BY seq LIMIT 1",
                 TaskState::Pending,
             )?;
             let expired = pick(
                 "SELECT seq, task_id, stage, shard, first_game, games FROM tasks
                  WHERE state = ?1 AND experiment_id = ?2 AND stage_seq = ?3 AND lease_expires_ms < ?4
                    AND (stage != ?7 OR shard <= ?6)
-                   AND (avoid_worker IS NULL OR instr(avoid_worker, ?5 || char(10)) = 0 OR avoid_until_ms < ?4)
+                   AND (avoid_worker IS NULL OR instr(char(10) || avoid_worker, char(10) || ?5 || char(10)) = 0 OR avoid_until_ms < ?4)
                  ORDER BY lease_expires_ms LIMIT 1",
                 TaskState::Leased,
             )?;

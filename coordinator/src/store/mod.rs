@@ -405,6 +405,22 @@ impl Store {
         })
     }
 
+    /// A second, read-only connection to the state file that [`Self::open`]
+    /// made: the web view and the metrics endpoint read through it, so that a
+    /// page never waits on (or holds up) the lock that leases take. In WAL
+    /// mode a reader sees the last committed state and blocks no writer.
+    pub fn open_reader(path: &Path) -> Result<Store> {
+        let flags = rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY | rusqlite::OpenFlags::SQLITE_OPEN_NO_MUTEX;
+        let explain = |e: rusqlite::Error| StoreError::Open(format!("state file {} (read-only): {e}", path.display()));
+        let conn = Connection::open_with_flags(path, flags).map_err(explain)?;
+        conn.busy_timeout(std::time::Duration::from_secs(5)).map_err(explain)?;
+        Ok(Store {
+            conn,
+            stops: Default::default(),
+            walks: Default::default(),
+        })
+    }
+
     /// The journal mode in force (for tests: "wal").
     pub fn journal_mode(&self) -> Result<String> {
         Ok(self.conn.query_row("PRAGMA journal_mode", [], |r| r.get(0))?)

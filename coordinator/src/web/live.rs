@@ -91,7 +91,7 @@ impl LiveReports {
     /// The latest live report of `e` (and the last build's error), starting
     /// a new build when shards were done since the last and it is due.
     pub fn get(&self, shared: &Arc<Shared>, e: &ExperimentRow) -> (Option<Arc<Built>>, Option<String>) {
-        let key = shared.store().done_shards_key(&e.id).unwrap_or_default();
+        let key = shared.reader().done_shards_key(&e.id).unwrap_or_default();
         let first = {
             let mut all = self.lock();
             if all.len() >= KEEP
@@ -155,7 +155,7 @@ impl LiveReports {
 fn build(shared: &Shared, e: &ExperimentRow) -> Result<Built, String> {
     let spec = jobs::Spec::from_toml(&e.spec_toml).map_err(|err| err.to_string())?;
     let (done, chunks) = {
-        let store = shared.store();
+        let store = shared.reader();
         let done = store.done_shards(&e.id).map_err(|err| err.to_string())?;
         (done, store.worker_chunks(&e.id).map_err(|err| err.to_string())?)
     };

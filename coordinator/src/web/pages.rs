@@ -62,7 +62,7 @@ pub(crate) async fn experiments(State(app): State<Arc<App>>) -> Response {
 
 /// The newest `LIST` experiments, newest first, and how many there are.
 fn newest(app: &App) -> (Vec<ExperimentRow>, u64) {
-    let store = app.shared.store();
+    let store = app.shared.reader();
     let (ids, total) = store.newest_ids(LIST).unwrap_or_default();
     (ids.iter().filter_map(|id| store.experiment(id).ok()).collect(), total)
 }
@@ -150,7 +150,7 @@ pub(crate) async fn experiments_json(State(app): State<Arc<App>>) -> Response {
 
 pub(crate) async fn experiment(State(app): State<Arc<App>>, Path(id): Path<String>) -> Response {
     blocking(move || {
-        let row = app.shared.store().experiment(&id);
+        let row = app.shared.reader().experiment(&id);
         match row {
             Ok(e) => page_response(experiment_page(&app, &e)),
             Err(_) => not_found(format!("No experiment has the id {id}.")),
@@ -290,7 +290,7 @@ fn report_section(app: &Arc<App>, e: &ExperimentRow) -> String {
 }
 
 fn tasks_section(app: &App, e: &ExperimentRow) -> String {
-    let (tasks, total) = app.shared.store().tasks_view(&e.id, None, TASKS).unwrap_or_default();
+    let (tasks, total) = app.shared.reader().tasks_view(&e.id, None, TASKS).unwrap_or_default();
     let now = crate::store::now_ms();
     let mut s = format!(
         "<h2>Tasks</h2><p class=\"muted\">{} task{}{}: those in play first, then the most recently done.</p>",
@@ -340,7 +340,7 @@ fn tasks_section(app: &App, e: &ExperimentRow) -> String {
 fn checks_section(app: &App, e: &ExperimentRow) -> String {
     let (checks, total) = app
         .shared
-        .store()
+        .reader()
         .tasks_view(&e.id, Some(Stage::Check), TASKS)
         .unwrap_or_default();
     let mut s = format!(

@@ -71,7 +71,7 @@ pub(crate) async fn file(State(app): State<Arc<App>>, Path((id, path)): Path<(St
 }
 
 fn serve(app: &App, id: &str, rel: &str) -> Response {
-    let Ok(e) = app.shared.store().experiment(id) else {
+    let Ok(e) = app.shared.reader().experiment(id) else {
         return not_found(format!("No experiment has the id {id}."));
     };
     let trimmed = rel.trim_end_matches('/');

@@ -28,7 +28,7 @@ pub(crate) async fn page(State(app): State<Arc<App>>, uri: Uri) -> Response {
 
 fn render(app: &App, page_no: usize) -> String {
     let (bad, failures) = {
-        let store = app.shared.store();
+        let store = app.shared.reader();
         (
             store.bad_workers().unwrap_or_default(),
             store.failures_by_worker().unwrap_or_default(),

@@ -30,6 +30,7 @@ async fn a_worker_that_does_not_see_the_results_root_is_refused_with_both_paths(
         coordinator: s.url.clone(),
         results: wrong.path().to_path_buf(),
         threads: 1,
+        fit_threads: 0,
         worker_id: "lost".into(),
         exit_when_done: false,
         experiment: None,

@@ -123,6 +123,7 @@ async fn run_worker(script: Arc<Scripted>, results: &std::path::Path) -> Result<
         coordinator: url,
         results: results.to_path_buf(),
         threads: 1,
+        fit_threads: 0,
         worker_id: "w".into(),
         exit_when_done: true,
         experiment: None,
