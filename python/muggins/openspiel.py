@@ -36,6 +36,17 @@ _FIVES_PARAMS = {
 }
 
 
+def _core_of(state, method):
+    """The `muggins.State` a muggins OpenSpiel state plays; anything else
+    raises TypeError naming `method`."""
+    core = getattr(state, "_core", None)
+    if not isinstance(core, _State):
+        kind = type(state)
+        name = kind.__qualname__ if kind.__module__ == "builtins" else f"{kind.__module__}.{kind.__qualname__}"
+        raise TypeError(f"{method} takes a state of a muggins OpenSpiel game, not {name}")
+    return core
+
+
 def _game_type(short_name, long_name, min_players, max_players, params):
     return pyspiel.GameType(
         short_name=short_name,
@@ -166,7 +177,10 @@ class MugginsState(pyspiel.State):
         drawn exactly from the constraints belief (uniform over the
         placements that agree with everything the player saw), the stream
         seeded from `probability_sampler`."""
-        seed = int(probability_sampler() * 2**53)
+        u = probability_sampler()
+        if not isinstance(u, (float, int, np.floating, np.integer)) or not 0.0 <= u <= 1.0:
+            raise ValueError(f"resample_from_infostate: probability_sampler() gave {u!r}; expected a float in [0, 1]")
+        seed = int(u * 2**53)
         world = self._core.resample(player_id, seed)
         state = MugginsState(self.get_game(), self._core.restart())
         for a in world.history():
@@ -199,10 +213,10 @@ class MugginsObserver:
             index += size
 
     def set_from(self, state, player):
-        self.tensor[:] = state._core.observation_tensor(player, **self._view)
+        self.tensor[:] = _core_of(state, "MugginsObserver.set_from").observation_tensor(player, **self._view)
 
     def string_from(self, state, player):
-        return state._core.observation_string(player, **self._view)
+        return _core_of(state, "MugginsObserver.string_from").observation_string(player, **self._view)
 
 
 class _MugginsBot(pyspiel.Bot):
@@ -214,10 +228,10 @@ class _MugginsBot(pyspiel.Bot):
         return self._bot.step(state)
 
     def restart_at(self, state):
-        pass
+        self._bot.restart_at(state)
 
     def inform_action(self, state, player_id, action):
-        pass
+        self._bot.inform_action(state, player_id, action)
 
 
 def bot(engine, **settings):

@@ -14,12 +14,13 @@ use full::{
     FullAgent, FullEngine, FullRules, FullTarget, LinearEval, MAX_SEATS, MatchContext, MatchOptions, Observation,
     Scratch, SearchSettings, Shaping, full_choice, heaviest_play, search_decision,
 };
-use pyo3::exceptions::PyValueError;
+use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
 use rand_chacha::ChaCha20Rng;
 use std::sync::OnceLock;
 
+use super::args;
 use super::state::{Core, State};
 use full::spiel::{FivesState, OpenSpielState, play_id};
 
@@ -72,18 +73,27 @@ impl Default for Settings {
     }
 }
 
+/// The settings' ranges (those of `muggins run`'s specs, jobs/src/spec).
+const MAX_BUDGET: i128 = 100_000_000;
+const MAX_WORLDS: i128 = 1_000;
+const MAX_DEPTH: i128 = 254;
+const MAX_TABLE_MB: i128 = 65_536;
+
 impl Settings {
     fn set(&mut self, key: &str, v: &Bound<'_, PyAny>) -> PyResult<()> {
         let bad = |e: PyErr| PyValueError::new_err(format!("{key} = {v}: {e}"));
+        let int = |lo: i128, hi: i128, what: &str| {
+            args::int_in(v, &format!("{key} ="), lo..=hi, || format!(": {what} ({lo} to {hi})"))
+        };
         match key {
-            "budget" => self.budget = v.extract().map_err(bad)?,
-            "depth" => self.depth = Some(v.extract().map_err(bad)?),
-            "worlds" => self.worlds = v.extract().map_err(bad)?,
+            "budget" => self.budget = int(0, MAX_BUDGET, "nodes per world; 0 searches to depth")? as u64,
+            "depth" => self.depth = Some(int(1, MAX_DEPTH, "plies")? as u8),
+            "worlds" => self.worlds = int(0, MAX_WORLDS, "sampled worlds a decision")? as u16,
             "belief" => self.belief = v.extract().map_err(bad)?,
             "evaluation" => self.evaluation = v.extract().map_err(bad)?,
             "opponent" => self.opponent = v.extract().map_err(bad)?,
-            "seed" => self.seed = v.extract().map_err(bad)?,
-            "table_mb" => self.table_mb = v.extract().map_err(bad)?,
+            "seed" => self.seed = args::seed(v, "seed =")?,
+            "table_mb" => self.table_mb = int(1, MAX_TABLE_MB, "megabytes of transposition table")? as u32,
             other => {
                 return Err(PyValueError::new_err(format!(
                     "unknown setting {other:?}: a bot takes budget, depth, worlds, belief, evaluation, opponent, seed, table_mb"
@@ -179,19 +189,26 @@ impl Bot {
     }
 
     /// OpenSpiel's bot interface (`evaluate_bots`): the bot keeps nothing
-    /// between decisions, so these do nothing.
-    fn restart_at(&self, _state: &Bound<'_, PyAny>) {}
+    /// between decisions, so these only check that `state` is muggins'.
+    fn restart_at(&self, state: &Bound<'_, PyAny>) -> PyResult<()> {
+        state_of(state, "restart_at").map(drop)
+    }
 
-    #[pyo3(signature = (*_args))]
-    fn inform_action(&self, _args: &Bound<'_, pyo3::types::PyTuple>) {}
+    #[pyo3(signature = (state, player_id, action))]
+    fn inform_action(
+        &self,
+        state: &Bound<'_, PyAny>,
+        player_id: &Bound<'_, PyAny>,
+        action: &Bound<'_, PyAny>,
+    ) -> PyResult<()> {
+        let _ = (player_id, action);
+        state_of(state, "inform_action").map(drop)
+    }
 
     /// The action the bot takes for the player to act in `state` (a
     /// `muggins.State`, or a `muggins.openspiel` state).
     fn step(&self, py: Python<'_>, state: &Bound<'_, PyAny>) -> PyResult<u32> {
-        let state: State = match state.cast::<State>() {
-            Ok(s) => s.borrow().clone(),
-            Err(_) => state.getattr("_core")?.cast::<State>()?.borrow().clone(),
-        };
+        let state = state_of(state, "step")?;
         let player = state.current_player_id();
         let Ok(player) = u8::try_from(player) else {
             return Err(PyValueError::new_err(format!(
@@ -212,6 +229,24 @@ impl Bot {
         })
         .map_err(PyValueError::new_err)
     }
+}
+
+/// The `muggins.State` that `state` is or plays (a `muggins.openspiel`
+/// state holds it as `_core`); anything else raises TypeError naming
+/// `Bot.{method}` and what it was given.
+fn state_of(state: &Bound<'_, PyAny>, method: &str) -> PyResult<State> {
+    if let Ok(s) = state.cast::<State>() {
+        return Ok(s.borrow().clone());
+    }
+    if let Ok(core) = state.getattr("_core")
+        && let Ok(s) = core.cast::<State>()
+    {
+        return Ok(s.borrow().clone());
+    }
+    Err(PyTypeError::new_err(format!(
+        "Bot.{method} takes a muggins.State (or the muggins OpenSpiel game's state), not {}",
+        args::type_name(state)
+    )))
 }
 
 impl Bot {

@@ -31,7 +31,9 @@ impl Game {
         let mut pairs = Vec::new();
         if let Some(k) = knobs {
             for (key, value) in k.iter() {
-                pairs.push((key.extract::<String>()?, Knob::from_py(&value)?));
+                let key = key.extract::<String>()?;
+                let value = Knob::from_py(&key, &value)?;
+                pairs.push((key, value));
             }
         }
         Game::new(name, &pairs)
@@ -194,20 +196,25 @@ pub enum Knob {
 }
 
 impl Knob {
-    fn from_py(v: &Bound<'_, PyAny>) -> PyResult<Knob> {
+    fn from_py(key: &str, v: &Bound<'_, PyAny>) -> PyResult<Knob> {
         // bool before int: Python's True is an int too.
         if let Ok(b) = v.cast::<pyo3::types::PyBool>() {
             return Ok(Knob::Bool(b.is_true()));
         }
-        if let Ok(i) = v.extract::<i64>() {
-            return Ok(Knob::Int(i));
-        }
         if let Ok(s) = v.extract::<String>() {
             return Ok(Knob::Str(s));
         }
-        Err(PyValueError::new_err(format!(
-            "knob value {v}: expected an int, a bool or a str"
-        )))
+        match v.extract::<i128>() {
+            Ok(i) => i64::try_from(i)
+                .map(Knob::Int)
+                .map_err(|_| PyValueError::new_err(format!("knob {key} = {i}: out of range"))),
+            Err(e) if e.is_instance_of::<pyo3::exceptions::PyOverflowError>(v.py()) => {
+                Err(PyValueError::new_err(format!("knob {key} = {v}: out of range")))
+            }
+            Err(_) => Err(PyValueError::new_err(format!(
+                "knob {key} = {v}: expected an int, a bool or a str"
+            ))),
+        }
     }
 
     fn int(&self, key: &str) -> PyResult<i64> {

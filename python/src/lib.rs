@@ -3,6 +3,7 @@
 //! (`Bot`), and random playouts in batch. `muggins.openspiel` (Python)
 //! registers them with OpenSpiel.
 
+mod args;
 mod bot;
 mod game;
 mod state;
@@ -22,20 +23,38 @@ fn playout_rules(name: &str) -> PyResult<FullRules> {
     }
 }
 
+/// The most hands one call plays (their returns are held in memory: 4 GB).
+const MAX_PLAYOUTS: i128 = 1_000_000_000;
+
+/// `n` and `seed` checked: `n` from 0 to [`MAX_PLAYOUTS`], the seed any u64.
+fn playout_args(n: &Bound<'_, PyAny>, seed: &Bound<'_, PyAny>) -> PyResult<(u64, u64)> {
+    let n = args::int_in(n, "n", 0..=MAX_PLAYOUTS, || {
+        format!(": playouts play 0 to {MAX_PLAYOUTS} hands a call")
+    })?;
+    Ok((n as u64, args::seed(seed, "seed")?))
+}
+
 /// `n` random hands of `game` (uniform deals and uniform legal plays, one
 /// stream seeded with `seed`; `full::playout_returns`): seat 0's return in
 /// each, computed with the GIL released.
 #[pyfunction]
-fn playouts(py: Python<'_>, game: &str, n: u64, seed: u64) -> PyResult<Vec<i32>> {
+fn playouts(py: Python<'_>, game: &str, n: &Bound<'_, PyAny>, seed: &Bound<'_, PyAny>) -> PyResult<Vec<i32>> {
     let rules = playout_rules(game)?;
+    let (n, seed) = playout_args(n, seed)?;
     Ok(py.detach(|| full::playout_returns(&rules, seed, n)))
 }
 
 /// [`playouts`] as little-endian `i32` bytes, for a numpy or Arrow array
 /// without a Python int per hand (`muggins.playouts` wraps it).
 #[pyfunction]
-fn playouts_bytes<'py>(py: Python<'py>, game: &str, n: u64, seed: u64) -> PyResult<Bound<'py, PyBytes>> {
+fn playouts_bytes<'py>(
+    py: Python<'py>,
+    game: &str,
+    n: &Bound<'py, PyAny>,
+    seed: &Bound<'py, PyAny>,
+) -> PyResult<Bound<'py, PyBytes>> {
     let rules = playout_rules(game)?;
+    let (n, seed) = playout_args(n, seed)?;
     let bytes: Vec<u8> = py.detach(|| {
         full::playout_returns(&rules, seed, n)
             .into_iter()

@@ -8,6 +8,7 @@ use pyo3::types::{PyDict, PyTuple};
 
 use full::spiel::{CHANCE, FivesState, OpenSpielState, TERMINAL, View};
 
+use super::args;
 use super::game::Game;
 
 /// The state of a preset.
@@ -43,16 +44,42 @@ impl State {
         }
     }
 
-    fn check_player(&self, player: i64) -> PyResult<u8> {
-        let seats = self.game.rules.seats() as i64;
-        if (0..seats).contains(&player) {
-            Ok(player as u8)
-        } else {
-            Err(PyValueError::new_err(format!(
-                "player {player}: this game has players 0 to {}",
-                seats - 1
-            )))
+    /// A seat of this game (a player id from Python), else a ValueError
+    /// naming it.
+    pub fn check_player(&self, player: &Bound<'_, PyAny>) -> PyResult<u8> {
+        let seats = self.game.rules.seats() as i128;
+        let p = args::int_in(player, "player", 0..=seats - 1, || {
+            format!(": {} has {seats} seats (players 0 to {})", self.game.name, seats - 1)
+        })?;
+        Ok(p as u8)
+    }
+
+    /// The number of action ids.
+    pub fn action_count(&self) -> u32 {
+        match &self.core {
+            Core::Open(c) => c.rules.seats() as u32 * c.rules.actions_per_seat() as u32,
+            Core::Fives(c) => c.num_distinct_actions(),
         }
+    }
+
+    /// `action` as an action id of this game (0 to `action_count() - 1`),
+    /// else a ValueError naming it; `what` names the argument.
+    pub fn check_action(&self, action: &Bound<'_, PyAny>, what: &str) -> PyResult<u32> {
+        let n = self.action_count();
+        let a = args::int_in(action, what, 0..=n as i128 - 1, || {
+            format!(" is not an action id of {} (0..{n})", self.game.name)
+        })?;
+        Ok(a as u32)
+    }
+
+    /// `outcome` as a chance outcome of this game (a tile index), else a
+    /// ValueError naming it.
+    pub fn check_outcome(&self, outcome: &Bound<'_, PyAny>) -> PyResult<u32> {
+        let n = self.game.rules.tile_count() as i128;
+        let t = args::int_in(outcome, "chance outcome", 0..=n - 1, || {
+            format!(" is not a tile of {} (0..{n})", self.game.name)
+        })?;
+        Ok(t as u32)
     }
 
     /// The player to act (OpenSpiel's ids).
@@ -81,12 +108,55 @@ impl State {
 /// A state of `game` (with `knobs`) after `history` (unpickling).
 #[pyfunction]
 #[pyo3(signature = (game, knobs, history))]
-pub fn state_from_history(game: &str, knobs: &Bound<'_, PyDict>, history: Vec<u32>) -> PyResult<State> {
+pub fn state_from_history(game: &str, knobs: &Bound<'_, PyDict>, history: &Bound<'_, PyAny>) -> PyResult<State> {
     let mut s = State::new_game(Game::from_py(game, Some(knobs))?);
+    let history = args::int_list(history, "history", |i, a| s.check_action(a, &format!("history[{i}]")))?;
     for a in history {
         s.apply(a).map_err(PyValueError::new_err)?;
     }
     Ok(s)
+}
+
+/// The plays of a public `history` (`State.from_view`) are each legal
+/// where they are made (the tile not on the board yet, matching the end it
+/// is played on) and none comes after the hand's end: the checks
+/// `FivesState::from_view` relies on and does not make (issue 41: an
+/// unplayable tile there reached a panic). The replay is `from_view`'s own
+/// (every seat may hold every tile not yet played).
+fn check_view_history(rules: &full::FullRules, seat: u8, history: &[u32]) -> PyResult<()> {
+    use full::{FivesPosition, MAX_SEATS, Opening, fives_action_of, fives_draw_id, fives_pass_id};
+    let seats = rules.seats() as u64;
+    let (draw, pass) = (fives_draw_id(rules), fives_pass_id(rules));
+    let turns = history.iter().filter(|&&a| a != draw).count() as u64;
+    let leader = ((seat as u64 + seats * (turns + 1) - turns % seats) % seats) as u8;
+    let mut pos = FivesPosition::deal(rules, [rules.all_tiles(); MAX_SEATS], Opening { leader, forced: None });
+    pos.boneyard = 0;
+    let mut on_board = 0u64;
+    let mut list = engine::ActionList::default();
+    for (i, &a) in history.iter().enumerate() {
+        if pos.end.is_some() {
+            return Err(PyValueError::new_err(format!(
+                "history[{i}] {a}: the hand is over before it"
+            )));
+        }
+        if a == draw {
+            continue;
+        }
+        if a == pass {
+            pos.pass(rules);
+            continue;
+        }
+        let act = fives_action_of(a);
+        pos.actions(rules, &mut list);
+        if on_board >> act.tile & 1 == 1 || !list.as_slice().contains(&act) {
+            return Err(PyValueError::new_err(format!(
+                "history[{i}] {a}: cannot be played here"
+            )));
+        }
+        pos.play(rules, act);
+        on_board |= 1 << act.tile;
+    }
+    Ok(())
 }
 
 #[pymethods]
@@ -145,8 +215,9 @@ impl State {
     }
 
     /// Applies a legal action; an illegal one raises ValueError naming it.
-    fn apply_action(&mut self, action: i64) -> PyResult<()> {
-        let a = u32::try_from(action).map_err(|_| PyValueError::new_err(format!("action {action}: not legal here")))?;
+    fn apply_action(&mut self, action: &Bound<'_, PyAny>) -> PyResult<()> {
+        let a = args::int(action, "action")?;
+        let a = u32::try_from(a).map_err(|_| PyValueError::new_err(format!("action {a}: not legal here")))?;
         self.apply(a).map_err(PyValueError::new_err)
     }
 
@@ -185,18 +256,39 @@ impl State {
         PyTuple::new(py, [f.into_any(), args.into_pyobject(py)?.into_any()])
     }
 
-    /// The string of `action` taken by `player` (-1: chance).
-    fn action_to_string(&self, player: i64, action: u32) -> String {
-        match &self.core {
+    /// The string of `action` taken by `player` (-1: chance, `action` a
+    /// tile); a player or an id the game does not have raises ValueError.
+    fn action_to_string(&self, player: &Bound<'_, PyAny>, action: &Bound<'_, PyAny>) -> PyResult<String> {
+        let p = args::int(player, "player")?;
+        let (player, action) = if p == CHANCE as i128 {
+            (CHANCE, self.check_outcome(action)?)
+        } else {
+            let seats = self.game.rules.seats() as i128;
+            if !(0..seats).contains(&p) {
+                return Err(PyValueError::new_err(format!(
+                    "player {p}: {} has {seats} seats (players 0 to {}, or -1 for chance)",
+                    self.game.name,
+                    seats - 1
+                )));
+            }
+            (p as i64, self.check_action(action, "action")?)
+        };
+        Ok(match &self.core {
             Core::Open(c) => c.action_string(player, action),
             Core::Fives(c) => c.action_string(player, action),
-        }
+        })
     }
 
     /// What `player` observes now (OpenSpiel's default observer: its own
     /// tiles and the public part; `perfect_recall` for the whole history).
     #[pyo3(signature = (player, perfect_recall=false, private=true, public=true))]
-    fn observation_string(&self, player: i64, perfect_recall: bool, private: bool, public: bool) -> PyResult<String> {
+    fn observation_string(
+        &self,
+        player: &Bound<'_, PyAny>,
+        perfect_recall: bool,
+        private: bool,
+        public: bool,
+    ) -> PyResult<String> {
         let p = self.check_player(player)?;
         let v = State::view(perfect_recall, private, public);
         Ok(match &self.core {
@@ -206,14 +298,20 @@ impl State {
     }
 
     /// Everything `player` has seen, in order.
-    fn information_state_string(&self, player: i64) -> PyResult<String> {
+    fn information_state_string(&self, player: &Bound<'_, PyAny>) -> PyResult<String> {
         self.observation_string(player, true, true, true)
     }
 
     /// The observation tensor of `player` (flat; its pieces' names and
     /// shapes are `tensor_pieces`).
     #[pyo3(signature = (player, perfect_recall=false, private=true, public=true))]
-    fn observation_tensor(&self, player: i64, perfect_recall: bool, private: bool, public: bool) -> PyResult<Vec<f32>> {
+    fn observation_tensor(
+        &self,
+        player: &Bound<'_, PyAny>,
+        perfect_recall: bool,
+        private: bool,
+        public: bool,
+    ) -> PyResult<Vec<f32>> {
         let p = self.check_player(player)?;
         let v = State::view(perfect_recall, private, public);
         Ok(match &self.core {
@@ -222,7 +320,7 @@ impl State {
         })
     }
 
-    fn information_state_tensor(&self, player: i64) -> PyResult<Vec<f32>> {
+    fn information_state_tensor(&self, player: &Bound<'_, PyAny>) -> PyResult<Vec<f32>> {
         self.observation_tensor(player, true, true, true)
     }
 
@@ -239,8 +337,9 @@ impl State {
     /// A state `player` cannot tell from this one, its hidden tiles drawn
     /// exactly from the constraints belief with the stream keyed by `seed`
     /// (docs/python.md).
-    fn resample(&self, py: Python<'_>, player: i64, seed: u64) -> PyResult<State> {
+    fn resample(&self, py: Python<'_>, player: &Bound<'_, PyAny>, seed: &Bound<'_, PyAny>) -> PyResult<State> {
         let p = self.check_player(player)?;
+        let seed = args::seed(seed, "seed")?;
         let mut rng = engine::seed::keyed_rng(seed, 0, 0, engine::seed::PYTHON, 1);
         let core = py
             .detach(|| match &self.core {
@@ -265,19 +364,19 @@ impl State {
     fn from_view(
         py: Python<'_>,
         game: &str,
-        seat: u8,
-        tiles: Vec<u8>,
-        history: Vec<u32>,
+        seat: &Bound<'_, PyAny>,
+        tiles: &Bound<'_, PyAny>,
+        history: &Bound<'_, PyAny>,
         options: Option<&Bound<'_, PyDict>>,
     ) -> PyResult<State> {
         // `winner` and `seed` are options; every other keyword is a knob.
         let knobs = PyDict::new(py);
-        let (mut winner, mut seed) = (None::<u8>, 0u64);
+        let (mut winner, mut seed) = (None, 0u64);
         if let Some(o) = options {
             for (k, v) in o.iter() {
                 match k.extract::<String>()?.as_str() {
-                    "winner" => winner = v.extract()?,
-                    "seed" => seed = v.extract()?,
+                    "winner" => winner = (!v.is_none()).then_some(v),
+                    "seed" => seed = args::seed(&v, "seed")?,
                     _ => knobs.set_item(k, v)?,
                 }
             }
@@ -290,10 +389,32 @@ impl State {
             )));
         }
         g.to = 0;
-        let set = tiles
-            .iter()
-            .try_fold(0u64, |m, &t| (t < g.rules.tile_count()).then_some(m | 1 << t).ok_or(t));
-        let set = set.map_err(|t| PyValueError::new_err(format!("tiles: {t} is not a tile of this set")))?;
+        let shape = State::new_game(g.clone());
+        let seats = g.rules.seats() as i128;
+        let seat = args::int_in(seat, "seat", 0..=seats - 1, || {
+            format!(": {} has {seats} seats (0 to {})", g.name, seats - 1)
+        })? as u8;
+        let winner = match winner {
+            None => None,
+            Some(w) => Some(args::int_in(&w, "winner", 0..=seats - 1, || {
+                format!(
+                    ": {} has {seats} seats (0 to {}, or None for a first hand)",
+                    g.name,
+                    seats - 1
+                )
+            })? as u8),
+        };
+        let tile_count = g.rules.tile_count() as i128;
+        let tiles = args::int_list(tiles, "tiles", |i, t| {
+            args::int_in(t, &format!("tiles[{i}]"), 0..=tile_count - 1, || {
+                format!(" is not a tile of {} (0..{tile_count})", g.name)
+            })
+        })?;
+        let set = tiles.iter().fold(0u64, |m, &t| m | 1 << t);
+        let history = args::int_list(history, "history", |i, a| {
+            shape.check_action(a, &format!("history[{i}]"))
+        })?;
+        check_view_history(&g.rules, seat, &history)?;
         let previous = winner.map(full::HandEnd::Domino);
         let mut rng = engine::seed::keyed_rng(seed, 0, 0, engine::seed::PYTHON, 2);
         let rules = g.rules.clone();
@@ -321,10 +442,7 @@ impl State {
 
     /// The number of action ids (`num_distinct_actions` in OpenSpiel).
     fn num_distinct_actions(&self) -> u32 {
-        match &self.core {
-            Core::Open(c) => c.rules.seats() as u32 * c.rules.actions_per_seat() as u32,
-            Core::Fives(c) => c.num_distinct_actions(),
-        }
+        self.action_count()
     }
 
     fn max_chance_outcomes(&self) -> u32 {
