@@ -87,29 +87,30 @@ impl Store {
             }
             // The lease holder's ranges supersede older records they
             // overlap (a chunk file found missing or wrong and replayed).
-            let gone = tx.execute(
-                "DELETE FROM chunks WHERE experiment_id = ?1 AND shard = ?2
+            let gone = tx
+                .prepare_cached(
+                    "DELETE FROM chunks WHERE experiment_id = ?1 AND shard = ?2
                  AND first_game < ?4 AND first_game + games > ?3",
-                params![exp, shard as i64, c.first_game as i64, end as i64],
-            )?;
+                )?
+                .execute(params![exp, shard as i64, c.first_game as i64, end as i64])?;
             if gone > 0 {
                 tracing::info!(%exp, shard, first = c.first_game, games = c.games, replaced = gone, "replayed range replaces older chunk records");
             }
         }
         for c in chunks {
-            tx.execute(
+            tx.prepare_cached(
                 "INSERT OR REPLACE INTO chunks (experiment_id, shard, first_game, games, checksum, file, worker_id)
                  VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
-                params![
-                    exp,
-                    shard as i64,
-                    c.first_game as i64,
-                    c.games as i64,
-                    c.checksum,
-                    c.file,
-                    worker
-                ],
-            )?;
+            )?
+            .execute(params![
+                exp,
+                shard as i64,
+                c.first_game as i64,
+                c.games as i64,
+                c.checksum,
+                c.file,
+                worker
+            ])?;
         }
         Ok(Ok(chunks.len()))
     }
@@ -153,24 +154,22 @@ impl Store {
         }
         // The games task's own place in the stage: its checks are leased
         // next to it (a primary-key lookup, not a scan of the tasks).
-        let (stage_seq, seq): (i64, i64) = tx.query_row(
-            "SELECT stage_seq, seq FROM tasks WHERE experiment_id = ?1 AND task_id = ?2",
-            params![exp, Stage::Games.task_id(shard)],
-            |r| Ok((r.get(0)?, r.get(1)?)),
-        )?;
+        let (stage_seq, seq): (i64, i64) = tx
+            .prepare_cached("SELECT stage_seq, seq FROM tasks WHERE experiment_id = ?1 AND task_id = ?2")?
+            .query_row(params![exp, Stage::Games.task_id(shard)], |r| {
+                Ok((r.get(0)?, r.get(1)?))
+            })?;
         let mut added = 0;
         for (first, games, checksum, worker) in ranges {
             if !drawn(exp, shard, first as u64, fraction) {
                 continue;
             }
-            tx.execute(
-                "INSERT OR IGNORE INTO stages (experiment_id, name, seq) VALUES (?1, ?2, ?3)",
-                params![exp, Stage::Check.name(), stage_seq],
-            )?;
-            let n = tx.execute(
-                "INSERT OR IGNORE INTO tasks (experiment_id, task_id, stage, stage_seq, seq, shard, first_game, games, state,
+            tx.prepare_cached("INSERT OR IGNORE INTO stages (experiment_id, name, seq) VALUES (?1, ?2, ?3)")?
+                .execute(params![exp, Stage::Check.name(), stage_seq])?;
+            let n = tx.prepare_cached("INSERT OR IGNORE INTO tasks (experiment_id, task_id, stage, stage_seq, seq, shard, first_game, games, state,
                                               avoid_worker, avoid_until_ms, expected_checksum)
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)",
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)")?
+.execute(
                 params![
                     exp,
                     Stage::check_task_id(shard, first as u64),
@@ -206,22 +205,21 @@ impl Store {
     ) -> Result<CheckOutcome> {
         type Row = (String, Option<String>, i64, i64, i64, i64, Option<String>);
         let row: Option<Row> = tx
-            .query_row(
+            .prepare_cached(
                 "SELECT stage, expected_checksum, shard, first_game, games, seq, stats FROM tasks
                  WHERE experiment_id = ?1 AND task_id = ?2",
-                params![exp, task_id],
-                |r| {
-                    Ok((
-                        r.get(0)?,
-                        r.get(1)?,
-                        r.get(2)?,
-                        r.get(3)?,
-                        r.get(4)?,
-                        r.get(5)?,
-                        r.get(6)?,
-                    ))
-                },
-            )
+            )?
+            .query_row(params![exp, task_id], |r| {
+                Ok((
+                    r.get(0)?,
+                    r.get(1)?,
+                    r.get(2)?,
+                    r.get(3)?,
+                    r.get(4)?,
+                    r.get(5)?,
+                    r.get(6)?,
+                ))
+            })
             .optional()?;
         let Some((stage, Some(expected), shard, first, games, seq, disputed)) = row else {
             return Ok(CheckOutcome::NotACheck);
@@ -230,30 +228,25 @@ impl Store {
             return Ok(CheckOutcome::NotACheck);
         }
         let original: String = tx
-            .query_row(
-                "SELECT worker_id FROM chunks WHERE experiment_id = ?1 AND shard = ?2 AND first_game = ?3",
-                params![exp, shard, first],
-                |r| r.get(0),
-            )
+            .prepare_cached("SELECT worker_id FROM chunks WHERE experiment_id = ?1 AND shard = ?2 AND first_game = ?3")?
+            .query_row(params![exp, shard, first], |r| r.get(0))
             .optional()?
             .unwrap_or_default();
         let bad: Vec<String> = match disputed.as_deref().and_then(|d| d.split_once('\t')) {
             None if expected == checksum => return Ok(CheckOutcome::Passed),
             None => {
                 // Two workers disagree: a third decides.
-                tx.execute(
-                    "UPDATE tasks SET error = ?3 WHERE experiment_id = ?1 AND task_id = ?2",
-                    params![
+                tx.prepare_cached("UPDATE tasks SET error = ?3 WHERE experiment_id = ?1 AND task_id = ?2")?
+                    .execute(params![
                         exp,
                         task_id,
                         format!("disputed: {checker} got {checksum}, {original} {expected}")
-                    ],
-                )?;
-                tx.execute(
-                    "INSERT OR IGNORE INTO tasks (experiment_id, task_id, stage, stage_seq, seq, shard, first_game, games,
+                    ])?;
+                tx.prepare_cached("INSERT OR IGNORE INTO tasks (experiment_id, task_id, stage, stage_seq, seq, shard, first_game, games,
                                                   state, avoid_worker, avoid_until_ms, expected_checksum, stats)
                      SELECT experiment_id, ?3, stage, stage_seq, ?4, shard, first_game, games, ?5, ?6, ?7, ?8, ?9
-                     FROM tasks WHERE experiment_id = ?1 AND task_id = ?2",
+                     FROM tasks WHERE experiment_id = ?1 AND task_id = ?2")?
+.execute(
                     params![
                         exp,
                         task_id,
@@ -278,22 +271,20 @@ impl Store {
                     vec![original.clone(), first_checker.to_string()]
                 };
                 if checksum != expected {
-                    tx.execute(
-                        "UPDATE tasks SET error = ?3 WHERE experiment_id = ?1 AND task_id = ?2",
-                        params![
+                    tx.prepare_cached("UPDATE tasks SET error = ?3 WHERE experiment_id = ?1 AND task_id = ?2")?
+                        .execute(params![
                             exp,
                             task_id,
                             format!("{checker} got {checksum}; bad: {}", verdict.join(", "))
-                        ],
-                    )?;
+                        ])?;
                 }
                 verdict
             }
         };
         let mut requeued = 0;
         for worker in bad.iter().filter(|w| !w.is_empty()) {
-            tx.execute(
-                "INSERT OR IGNORE INTO bad_workers (worker_id, experiment_id, task_id, reason, at_ms) VALUES (?1, ?2, ?3, ?4, ?5)",
+            tx.prepare_cached("INSERT OR IGNORE INTO bad_workers (worker_id, experiment_id, task_id, reason, at_ms) VALUES (?1, ?2, ?3, ?4, ?5)")?
+.execute(
                 params![
                     worker,
                     exp,
@@ -307,18 +298,16 @@ impl Store {
                 .query_map(params![exp, worker], |r| r.get(0))?
                 .collect::<std::result::Result<_, _>>()?;
             for &s in &shards {
-                tx.execute(
+                tx.prepare_cached(
                     "UPDATE tasks SET state = ?4, placed = 0, lease_token = NULL, lease_worker = NULL, games_done = 0,
                                       rows = NULL, checksum = NULL
                      WHERE experiment_id = ?1 AND stage = ?2 AND shard = ?3",
-                    params![exp, Stage::Games.name(), s, TaskState::Pending],
-                )?;
-                tx.execute(
-                    "DELETE FROM chunks WHERE experiment_id = ?1 AND shard = ?2",
-                    params![exp, s],
-                )?;
-                tx.execute(
-                    "DELETE FROM tasks WHERE experiment_id = ?1 AND stage = ?2 AND shard = ?3 AND state != ?4 AND task_id != ?5",
+                )?
+                .execute(params![exp, Stage::Games.name(), s, TaskState::Pending])?;
+                tx.prepare_cached("DELETE FROM chunks WHERE experiment_id = ?1 AND shard = ?2")?
+                    .execute(params![exp, s])?;
+                tx.prepare_cached("DELETE FROM tasks WHERE experiment_id = ?1 AND stage = ?2 AND shard = ?3 AND state != ?4 AND task_id != ?5")?
+.execute(
                     params![exp, Stage::Check.name(), s, TaskState::Done, task_id],
                 )?;
             }
@@ -333,11 +322,8 @@ impl Store {
     /// Whether a cross-check found `worker` wrong.
     pub(super) fn is_bad(tx: &Transaction<'_>, worker: &str) -> Result<bool> {
         Ok(tx
-            .query_row(
-                "SELECT 1 FROM bad_workers WHERE worker_id = ?1",
-                params![worker],
-                |_| Ok(()),
-            )
+            .prepare_cached("SELECT 1 FROM bad_workers WHERE worker_id = ?1")?
+            .query_row(params![worker], |_| Ok(()))
             .optional()?
             .is_some())
     }
@@ -377,12 +363,14 @@ impl Store {
             .prepare("SELECT worker_id FROM bad_workers WHERE experiment_id = ?1 ORDER BY worker_id")?
             .query_map(params![exp], |r| r.get(0))?
             .collect::<std::result::Result<_, _>>()?;
-        let (passed, failed): (i64, i64) = conn.query_row(
-            "SELECT COALESCE(SUM(error IS NULL), 0), COALESCE(SUM(error IS NOT NULL), 0)
+        let (passed, failed): (i64, i64) = conn
+            .prepare_cached(
+                "SELECT COALESCE(SUM(error IS NULL), 0), COALESCE(SUM(error IS NOT NULL), 0)
              FROM tasks WHERE experiment_id = ?1 AND stage = ?2 AND state = ?3",
-            params![exp, Stage::Check.name(), TaskState::Done],
-            |r| Ok((r.get(0)?, r.get(1)?)),
-        )?;
+            )?
+            .query_row(params![exp, Stage::Check.name(), TaskState::Done], |r| {
+                Ok((r.get(0)?, r.get(1)?))
+            })?;
         Ok((bad, passed as u64, failed as u64))
     }
 }

@@ -29,31 +29,28 @@ impl Store {
         let id = spec.id();
         let tx = self.conn.transaction()?;
         let existing: Option<ExpState> = tx
-            .query_row("SELECT state FROM experiments WHERE id = ?1", [&id], |r| r.get(0))
+            .prepare_cached("SELECT state FROM experiments WHERE id = ?1")?
+            .query_row([&id], |r| r.get(0))
             .optional()?;
         if let Some(state) = existing {
             if matches!(state, ExpState::Failed | ExpState::Cancelled) {
                 // Resubmitting resumes: unfinished tasks go back to pending.
-                tx.execute(
+                tx.prepare_cached(
                     "UPDATE tasks SET state = ?2, lease_token = NULL, lease_worker = NULL, error = NULL
                      WHERE experiment_id = ?1 AND state != ?3",
-                    params![id, TaskState::Pending, TaskState::Done],
-                )?;
-                tx.execute("DELETE FROM task_failures WHERE experiment_id = ?1", [&id])?;
-                tx.execute(
-                    "UPDATE experiments SET state = ?3, error = '', updated_ms = ?2 WHERE id = ?1",
-                    params![id, now_ms(), ExpState::Running],
-                )?;
+                )?
+                .execute(params![id, TaskState::Pending, TaskState::Done])?;
+                tx.prepare_cached("DELETE FROM task_failures WHERE experiment_id = ?1")?
+                    .execute([&id])?;
+                tx.prepare_cached("UPDATE experiments SET state = ?3, error = '', updated_ms = ?2 WHERE id = ?1")?
+                    .execute(params![id, now_ms(), ExpState::Running])?;
             }
             tx.commit()?;
             return Ok((id, false));
         }
         let clash: Option<String> = tx
-            .query_row(
-                "SELECT id FROM experiments WHERE output = ?1 AND state = ?2",
-                params![spec.output, ExpState::Running],
-                |r| r.get(0),
-            )
+            .prepare_cached("SELECT id FROM experiments WHERE output = ?1 AND state = ?2")?
+            .query_row(params![spec.output, ExpState::Running], |r| r.get(0))
             .optional()?;
         if let Some(other) = clash {
             return Err(StoreError::Conflict(format!(
@@ -62,9 +59,9 @@ impl Store {
             )));
         }
         let now = now_ms();
-        tx.execute(
-            "INSERT INTO experiments (id, name, spec_toml, spec_hash, output, state, games_total, created_ms, updated_ms)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?8, ?6, ?7, ?7)",
+        tx.prepare_cached("INSERT INTO experiments (id, name, spec_toml, spec_hash, output, state, games_total, created_ms, updated_ms)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?8, ?6, ?7, ?7)")?
+.execute(
             params![id, spec.name, spec_toml, hash, spec.output, spec.games() as i64, now, ExpState::Running],
         )?;
         // Stages run in seq order: the classifier's training games and fit
@@ -85,10 +82,8 @@ impl Store {
         stages.push((Stage::Games, jobs::shards(spec)));
         stages.push((Stage::Report, one));
         for (seq, (stage, shards)) in stages.iter().enumerate() {
-            tx.execute(
-                "INSERT INTO stages (experiment_id, name, seq) VALUES (?1, ?2, ?3)",
-                params![id, stage.name(), seq as i64],
-            )?;
+            tx.prepare_cached("INSERT INTO stages (experiment_id, name, seq) VALUES (?1, ?2, ?3)")?
+                .execute(params![id, stage.name(), seq as i64])?;
             let mut ins = tx.prepare(
                 "INSERT INTO tasks (experiment_id, task_id, stage, stage_seq, seq, shard, first_game, games, state)
                  VALUES (?1, ?2, ?3, ?4, ?5, ?5, ?6, ?7, ?8)",
@@ -112,30 +107,29 @@ impl Store {
 
     fn experiment_in(tx: &Connection, id: &str) -> Result<ExperimentRow> {
         let mut e = tx
-            .query_row(
+            .prepare_cached(
                 "SELECT id, name, spec_toml, spec_hash, output, state, error, games_total, created_ms, updated_ms
                  FROM experiments WHERE id = ?1",
-                [id],
-                |r| {
-                    Ok(ExperimentRow {
-                        id: r.get(0)?,
-                        name: r.get(1)?,
-                        spec_toml: r.get(2)?,
-                        spec_hash: r.get(3)?,
-                        output: r.get(4)?,
-                        state: r.get(5)?,
-                        error: r.get(6)?,
-                        games_total: r.get::<_, i64>(7)? as u64,
-                        games_done: 0,
-                        created_ms: r.get(8)?,
-                        updated_ms: r.get(9)?,
-                        stages: Vec::new(),
-                        bad_workers: Vec::new(),
-                        checks_passed: 0,
-                        checks_failed: 0,
-                    })
-                },
-            )
+            )?
+            .query_row([id], |r| {
+                Ok(ExperimentRow {
+                    id: r.get(0)?,
+                    name: r.get(1)?,
+                    spec_toml: r.get(2)?,
+                    spec_hash: r.get(3)?,
+                    output: r.get(4)?,
+                    state: r.get(5)?,
+                    error: r.get(6)?,
+                    games_total: r.get::<_, i64>(7)? as u64,
+                    games_done: 0,
+                    created_ms: r.get(8)?,
+                    updated_ms: r.get(9)?,
+                    stages: Vec::new(),
+                    bad_workers: Vec::new(),
+                    checks_passed: 0,
+                    checks_failed: 0,
+                })
+            })
             .optional()?
             .ok_or_else(|| StoreError::NotFound(format!("no experiment with id {id:?}")))?;
         let mut q = tx.prepare(
@@ -209,10 +203,8 @@ impl Store {
         let tx = self.conn.transaction()?;
         let e = Self::experiment_in(&tx, id)?;
         if e.state == ExpState::Running {
-            tx.execute(
-                "UPDATE experiments SET state = ?3, updated_ms = ?2 WHERE id = ?1",
-                params![id, now_ms(), ExpState::Cancelled],
-            )?;
+            tx.prepare_cached("UPDATE experiments SET state = ?3, updated_ms = ?2 WHERE id = ?1")?
+                .execute(params![id, now_ms(), ExpState::Cancelled])?;
         }
         let e = Self::experiment_in(&tx, id)?;
         tx.commit()?;
@@ -231,11 +223,8 @@ impl Store {
         let tx = self.conn.transaction()?;
         let mut ids: Vec<String> = lost.to_vec();
         let fit_seq: Option<i64> = tx
-            .query_row(
-                "SELECT stage_seq FROM tasks WHERE experiment_id = ?1 AND stage = ?2",
-                params![id, Stage::Fit.name()],
-                |r| r.get(0),
-            )
+            .prepare_cached("SELECT stage_seq FROM tasks WHERE experiment_id = ?1 AND stage = ?2")?
+            .query_row(params![id, Stage::Fit.name()], |r| r.get(0))
             .optional()?;
         let lost_fit = lost.iter().any(|t| Stage::of_task_id(t) == Some(Stage::Fit));
         {
@@ -261,12 +250,12 @@ impl Store {
             }
         }
         for t in &ids {
-            tx.execute(
+            tx.prepare_cached(
                 "UPDATE tasks SET state = ?3, lease_token = NULL, lease_worker = NULL, rows = NULL,
                                   checksum = NULL, games_done = 0, placed = 0, file_bytes = NULL, file_sha256 = NULL
                  WHERE experiment_id = ?1 AND task_id = ?2",
-                params![id, t, TaskState::Pending],
-            )?;
+            )?
+            .execute(params![id, t, TaskState::Pending])?;
         }
         unseal_in(&tx, id)?;
         tx.commit()?;
@@ -327,27 +316,29 @@ impl Store {
 
     /// Games in grid tasks completed since `ms`.
     pub fn games_done_since(&self, ms: i64) -> Result<u64> {
-        Ok(self.conn.query_row(
-            "SELECT COALESCE(SUM(games), 0) FROM tasks WHERE stage = ?2 AND state = ?3 AND completed_ms >= ?1",
-            params![ms, Stage::Games.name(), TaskState::Done],
-            |r| r.get::<_, i64>(0),
-        )? as u64)
+        Ok(self
+            .conn
+            .prepare_cached(
+                "SELECT COALESCE(SUM(games), 0) FROM tasks WHERE stage = ?2 AND state = ?3 AND completed_ms >= ?1",
+            )?
+            .query_row(params![ms, Stage::Games.name(), TaskState::Done], |r| {
+                r.get::<_, i64>(0)
+            })? as u64)
     }
 
     pub fn finish(&mut self, id: &str, state: ExpState, error: &str) -> Result<()> {
-        self.conn.execute(
-            "UPDATE experiments SET state = ?2, error = ?3, updated_ms = ?4 WHERE id = ?1 AND state = ?5",
-            params![id, state, error, now_ms(), ExpState::Running],
-        )?;
+        self.conn
+            .prepare_cached(
+                "UPDATE experiments SET state = ?2, error = ?3, updated_ms = ?4 WHERE id = ?1 AND state = ?5",
+            )?
+            .execute(params![id, state, error, now_ms(), ExpState::Running])?;
         Ok(())
     }
 }
 
 /// A succeeded experiment goes back to running.
 fn unseal_in(conn: &Connection, id: &str) -> Result<()> {
-    conn.execute(
-        "UPDATE experiments SET state = ?3, error = '', updated_ms = ?2 WHERE id = ?1 AND state = ?4",
-        params![id, now_ms(), ExpState::Running, ExpState::Succeeded],
-    )?;
+    conn.prepare_cached("UPDATE experiments SET state = ?3, error = '', updated_ms = ?2 WHERE id = ?1 AND state = ?4")?
+        .execute(params![id, now_ms(), ExpState::Running, ExpState::Succeeded])?;
     Ok(())
 }

@@ -18,11 +18,13 @@ impl Store {
     /// Returns how many.
     pub fn release_leases_of(&mut self, prefix: &str) -> Result<usize> {
         let pattern = format!("{}%", prefix.replace('%', "\\%").replace('_', "\\_"));
-        Ok(self.conn.execute(
-            "UPDATE tasks SET state = ?2, lease_token = NULL, lease_worker = NULL
+        Ok(self
+            .conn
+            .prepare_cached(
+                "UPDATE tasks SET state = ?2, lease_token = NULL, lease_worker = NULL
              WHERE state = ?3 AND lease_worker LIKE ?1 ESCAPE '\\'",
-            params![pattern, TaskState::Pending, TaskState::Leased],
-        )?)
+            )?
+            .execute(params![pattern, TaskState::Pending, TaskState::Leased])?)
     }
 
     /// Leases the next runnable task: in the oldest running experiment with
@@ -55,11 +57,9 @@ impl Store {
         for (experiment_id, spec_toml, spec_hash, output) in experiments {
             // The first stage with a task not done and placed (placed is set
             // only on done tasks, and cleared when one is requeued).
-            let stage: Option<i64> = tx.query_row(
-                "SELECT MIN(stage_seq) FROM tasks WHERE experiment_id = ?1 AND placed = 0",
-                params![experiment_id],
-                |r| r.get(0),
-            )?;
+            let stage: Option<i64> = tx
+                .prepare_cached("SELECT MIN(stage_seq) FROM tasks WHERE experiment_id = ?1 AND placed = 0")?
+                .query_row(params![experiment_id], |r| r.get(0))?;
             let Some(stage) = stage else { continue };
             let stop = *self
                 .stops
@@ -125,56 +125,55 @@ impl Store {
         if stage == Some(Stage::Games) {
             // Ranges an earlier completion played without a chunk file are in
             // no file now (its partition is being redone): played again.
-            tx.execute(
-                "DELETE FROM chunks WHERE experiment_id = ?1 AND shard = ?2 AND file IS NULL",
-                params![task.experiment_id, task.shard as i64],
-            )?;
+            tx.prepare_cached("DELETE FROM chunks WHERE experiment_id = ?1 AND shard = ?2 AND file IS NULL")?
+                .execute(params![task.experiment_id, task.shard as i64])?;
             task.chunks = Self::committed_chunks(&tx, &task.experiment_id, task.shard)?;
             resumed = task.chunks.iter().map(|c| c.games).sum::<u64>();
         }
         if stage == Some(Stage::Check) {
-            task.expected_checksum = tx.query_row(
-                "SELECT COALESCE(expected_checksum, '') FROM tasks WHERE experiment_id = ?1 AND task_id = ?2",
-                params![task.experiment_id, task.task_id],
-                |r| r.get(0),
-            )?;
+            task.expected_checksum = tx
+                .prepare_cached(
+                    "SELECT COALESCE(expected_checksum, '') FROM tasks WHERE experiment_id = ?1 AND task_id = ?2",
+                )?
+                .query_row(params![task.experiment_id, task.task_id], |r| r.get(0))?;
         }
         if matches!(stage, Some(Stage::Games | Stage::Check)) {
             task.model = tx
+                .prepare_cached("SELECT checksum FROM tasks WHERE experiment_id = ?1 AND task_id = ?2 AND state = ?3")?
                 .query_row(
-                    "SELECT checksum FROM tasks WHERE experiment_id = ?1 AND task_id = ?2 AND state = ?3",
                     params![task.experiment_id, Stage::Fit.task_id(0), TaskState::Done],
                     |r| r.get(0),
                 )
                 .optional()?
                 .unwrap_or_default();
         }
-        tx.execute(
+        tx.prepare_cached(
             "UPDATE tasks SET state = ?6, lease_token = ?3, lease_worker = ?4, lease_expires_ms = ?5,
                               games_done = ?7, attempts = attempts + 1
              WHERE experiment_id = ?1 AND task_id = ?2",
-            params![
-                task.experiment_id,
-                task.task_id,
-                task.lease_token,
-                worker,
-                now + lease_ms,
-                TaskState::Leased,
-                resumed as i64
-            ],
-        )?;
+        )?
+        .execute(params![
+            task.experiment_id,
+            task.task_id,
+            task.lease_token,
+            worker,
+            now + lease_ms,
+            TaskState::Leased,
+            resumed as i64
+        ])?;
         tx.commit()?;
         Ok(Some(task))
     }
 
     fn leased_by<'a>(tx: &Transaction<'a>, task_id: &str, token: &str) -> Result<Option<(String, ExpState)>> {
         Ok(tx
-            .query_row(
+            .prepare_cached(
                 "SELECT t.experiment_id, e.state FROM tasks t JOIN experiments e ON e.id = t.experiment_id
                  WHERE t.task_id = ?1 AND t.lease_token = ?2 AND t.state = ?3",
-                params![task_id, token, TaskState::Leased],
-                |r| Ok((r.get(0)?, r.get(1)?)),
-            )
+            )?
+            .query_row(params![task_id, token, TaskState::Leased], |r| {
+                Ok((r.get(0)?, r.get(1)?))
+            })
             .optional()?)
     }
 
@@ -195,11 +194,9 @@ impl Store {
             // A cross-check found this worker wrong: its work is not wanted.
             return Ok(HeartbeatOutcome::Invalid);
         }
-        let (shard, first, games): (i64, i64, i64) = tx.query_row(
-            "SELECT shard, first_game, games FROM tasks WHERE experiment_id = ?1 AND task_id = ?2",
-            params![exp, task_id],
-            |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)),
-        )?;
+        let (shard, first, games): (i64, i64, i64) = tx
+            .prepare_cached("SELECT shard, first_game, games FROM tasks WHERE experiment_id = ?1 AND task_id = ?2")?
+            .query_row(params![exp, task_id], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))?;
         if games_done > games as u64 {
             return Ok(HeartbeatOutcome::BadProgress { games: games as u64 });
         }
@@ -210,10 +207,10 @@ impl Store {
                 Err(why) => tracing::warn!(task = %task_id, %worker, reason = %why, "chunks refused"),
             }
         }
-        tx.execute(
+        tx.prepare_cached(
             "UPDATE tasks SET lease_expires_ms = ?3, games_done = ?4 WHERE experiment_id = ?1 AND task_id = ?2",
-            params![exp, task_id, now_ms() + lease_ms, games_done as i64],
-        )?;
+        )?
+        .execute(params![exp, task_id, now_ms() + lease_ms, games_done as i64])?;
         tx.commit()?;
         Ok(HeartbeatOutcome::Valid {
             cancel: state != ExpState::Running,
@@ -230,25 +227,24 @@ impl Store {
     ) -> Result<std::result::Result<CompletionTarget, String>> {
         let found = self
             .conn
-            .query_row(
+            .prepare_cached(
                 "SELECT t.experiment_id, e.state, t.stage, t.shard, t.games, e.output, e.spec_toml
                  FROM tasks t JOIN experiments e ON e.id = t.experiment_id
                  WHERE t.task_id = ?1 AND t.lease_token = ?2 AND t.state = ?3",
-                params![task_id, token, TaskState::Leased],
-                |r| {
-                    Ok((
-                        r.get::<_, ExpState>(1)?,
-                        CompletionTarget {
-                            experiment_id: r.get(0)?,
-                            stage: r.get(2)?,
-                            shard: r.get::<_, i64>(3)? as u64,
-                            games: r.get::<_, i64>(4)? as u64,
-                            output: r.get(5)?,
-                            spec_toml: r.get(6)?,
-                        },
-                    ))
-                },
-            )
+            )?
+            .query_row(params![task_id, token, TaskState::Leased], |r| {
+                Ok((
+                    r.get::<_, ExpState>(1)?,
+                    CompletionTarget {
+                        experiment_id: r.get(0)?,
+                        stage: r.get(2)?,
+                        shard: r.get::<_, i64>(3)? as u64,
+                        games: r.get::<_, i64>(4)? as u64,
+                        output: r.get(5)?,
+                        spec_toml: r.get(6)?,
+                    },
+                ))
+            })
             .optional()?;
         Ok(match found {
             None => Err(self.stale_reason(task_id)),
@@ -295,11 +291,13 @@ impl Store {
                 "worker {worker} is marked bad (a cross-check found its games wrong): its work is not taken"
             )));
         }
-        let (stage, shard, first, games): (String, i64, i64, i64) = tx.query_row(
-            "SELECT stage, shard, first_game, games FROM tasks WHERE experiment_id = ?1 AND task_id = ?2",
-            params![exp, task_id],
-            |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)),
-        )?;
+        let (stage, shard, first, games): (String, i64, i64, i64) = tx
+            .prepare_cached(
+                "SELECT stage, shard, first_game, games FROM tasks WHERE experiment_id = ?1 AND task_id = ?2",
+            )?
+            .query_row(params![exp, task_id], |r| {
+                Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?))
+            })?;
         let stage = Stage::parse(&stage);
         if stage == Some(Stage::Games) && !chunks.is_empty() {
             let span = (shard as u64, first as u64, games as u64);
@@ -311,34 +309,32 @@ impl Store {
             Some(Stage::Check) => Some(Self::judge_check(&tx, &exp, task_id, checksum, worker)?),
             _ => None,
         };
-        tx.execute(
+        tx.prepare_cached(
             "UPDATE tasks SET state = ?11, rows = ?3, checksum = ?4, temp_file = ?5, final_file = ?6,
                               completed_ms = ?7, games_done = games, file_bytes = ?8, file_sha256 = ?9, placed = ?10,
                               stats = ?12
              WHERE experiment_id = ?1 AND task_id = ?2",
-            params![
-                exp,
-                task_id,
-                rows as i64,
-                checksum,
-                temp_file,
-                final_file,
-                now_ms(),
-                file.0 as i64,
-                file.1,
-                placed,
-                TaskState::Done,
-                stats
-            ],
-        )?;
+        )?
+        .execute(params![
+            exp,
+            task_id,
+            rows as i64,
+            checksum,
+            temp_file,
+            final_file,
+            now_ms(),
+            file.0 as i64,
+            file.1,
+            placed,
+            TaskState::Done,
+            stats
+        ])?;
         let checks_added = match stage {
             Some(Stage::Games) => Self::add_checks(&tx, &exp, shard as u64, check_fraction)?,
             _ => 0,
         };
-        tx.execute(
-            "UPDATE experiments SET updated_ms = ?2 WHERE id = ?1",
-            params![exp, now_ms()],
-        )?;
+        tx.prepare_cached("UPDATE experiments SET updated_ms = ?2 WHERE id = ?1")?
+            .execute(params![exp, now_ms()])?;
         tx.commit()?;
         Ok(CompleteOutcome::Accepted {
             final_file: final_file.to_string(),
@@ -362,8 +358,8 @@ impl Store {
             return Ok(FailOutcome::Refused(self.stale_reason(task_id)));
         };
         if release {
-            tx.execute(
-                "UPDATE tasks SET state = ?3, lease_token = NULL, lease_worker = NULL WHERE experiment_id = ?1 AND task_id = ?2",
+            tx.prepare_cached("UPDATE tasks SET state = ?3, lease_token = NULL, lease_worker = NULL WHERE experiment_id = ?1 AND task_id = ?2")?
+.execute(
                 params![exp, task_id, TaskState::Pending],
             )?;
             tx.commit()?;
@@ -373,11 +369,11 @@ impl Store {
             tx.commit()?;
             return Ok(FailOutcome::TaskFailed);
         }
-        tx.execute(
+        tx.prepare_cached(
             "UPDATE tasks SET state = ?4, lease_token = NULL, lease_worker = NULL, error = ?3
              WHERE experiment_id = ?1 AND task_id = ?2",
-            params![exp, task_id, error, TaskState::Pending],
-        )?;
+        )?
+        .execute(params![exp, task_id, error, TaskState::Pending])?;
         tx.commit()?;
         Ok(FailOutcome::Requeued)
     }
@@ -395,12 +391,12 @@ impl Store {
         retryable: bool,
     ) -> Result<bool> {
         let now = now_ms();
-        tx.execute(
-            "INSERT INTO task_failures (experiment_id, task_id, worker_id, error, retryable, at_ms) VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+        tx.prepare_cached("INSERT INTO task_failures (experiment_id, task_id, worker_id, error, retryable, at_ms) VALUES (?1, ?2, ?3, ?4, ?5, ?6)")?
+.execute(
             params![exp, task_id, worker, error, retryable, now],
         )?;
-        let (workers, failures): (i64, i64) = tx.query_row(
-            "SELECT COUNT(DISTINCT worker_id), COUNT(*) FROM task_failures WHERE experiment_id = ?1 AND task_id = ?2",
+        let (workers, failures): (i64, i64) = tx.prepare_cached("SELECT COUNT(DISTINCT worker_id), COUNT(*) FROM task_failures WHERE experiment_id = ?1 AND task_id = ?2")?
+.query_row(
             params![exp, task_id],
             |r| Ok((r.get(0)?, r.get(1)?)),
         )?;
@@ -411,14 +407,14 @@ impl Store {
             } else {
                 format!("task {task_id} failed and cannot be retried: {error}")
             };
-            tx.execute(
+            tx.prepare_cached(
                 "UPDATE tasks SET state = ?4, error = ?3, lease_token = NULL WHERE experiment_id = ?1 AND task_id = ?2",
-                params![exp, task_id, error, TaskState::Failed],
-            )?;
-            tx.execute(
+            )?
+            .execute(params![exp, task_id, error, TaskState::Failed])?;
+            tx.prepare_cached(
                 "UPDATE experiments SET state = ?4, error = ?2, updated_ms = ?3 WHERE id = ?1 AND state = ?5",
-                params![exp, why, now, ExpState::Failed, ExpState::Running],
-            )?;
+            )?
+            .execute(params![exp, why, now, ExpState::Failed, ExpState::Running])?;
         }
         Ok(give_up)
     }
@@ -431,11 +427,8 @@ impl Store {
     pub fn fail_done(&mut self, id: &str, task_id: &str, error: &str) -> Result<bool> {
         let tx = self.conn.transaction()?;
         let worker: Option<Option<String>> = tx
-            .query_row(
-                "SELECT lease_worker FROM tasks WHERE experiment_id = ?1 AND task_id = ?2 AND state = ?3",
-                params![id, task_id, TaskState::Done],
-                |r| r.get(0),
-            )
+            .prepare_cached("SELECT lease_worker FROM tasks WHERE experiment_id = ?1 AND task_id = ?2 AND state = ?3")?
+            .query_row(params![id, task_id, TaskState::Done], |r| r.get(0))
             .optional()?;
         let Some(worker) = worker else {
             return Ok(false);
@@ -451,11 +444,12 @@ impl Store {
     /// The done tasks of a running experiment whose every task is done and
     /// in place, or `None` while some task is not.
     pub fn finished_tasks(&self, id: &str) -> Result<Option<Vec<DoneTask>>> {
-        let open: i64 = self.conn.query_row(
-            "SELECT COUNT(*) FROM (SELECT 1 FROM tasks WHERE experiment_id = ?1 AND placed = 0 LIMIT 1)",
-            params![id],
-            |r| r.get(0),
-        )?;
+        let open: i64 = self
+            .conn
+            .prepare_cached(
+                "SELECT COUNT(*) FROM (SELECT 1 FROM tasks WHERE experiment_id = ?1 AND placed = 0 LIMIT 1)",
+            )?
+            .query_row(params![id], |r| r.get(0))?;
         if open > 0 {
             return Ok(None);
         }
@@ -492,10 +486,9 @@ impl Store {
 
     /// Marks a done task's file as under its final name.
     pub fn mark_placed(&mut self, id: &str, task_id: &str) -> Result<()> {
-        self.conn.execute(
-            "UPDATE tasks SET placed = 1 WHERE experiment_id = ?1 AND task_id = ?2 AND state = ?3",
-            params![id, task_id, TaskState::Done],
-        )?;
+        self.conn
+            .prepare_cached("UPDATE tasks SET placed = 1 WHERE experiment_id = ?1 AND task_id = ?2 AND state = ?3")?
+            .execute(params![id, task_id, TaskState::Done])?;
         Ok(())
     }
 }

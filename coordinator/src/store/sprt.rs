@@ -16,14 +16,12 @@ impl Store {
     /// that ran ahead waits for the shards before it).
     pub(super) fn stop_window(tx: &Transaction<'_>, id: &str, now: i64) -> Result<i64> {
         let games = Stage::Games.name();
-        let first: Option<i64> = tx.query_row(
-            "SELECT MIN(shard) FROM tasks WHERE experiment_id = ?1 AND stage = ?2 AND state != ?3",
-            params![id, games, TaskState::Done],
-            |r| r.get(0),
-        )?;
+        let first: Option<i64> = tx
+            .prepare_cached("SELECT MIN(shard) FROM tasks WHERE experiment_id = ?1 AND stage = ?2 AND state != ?3")?
+            .query_row(params![id, games, TaskState::Done], |r| r.get(0))?;
         let Some(first) = first else { return Ok(i64::MAX) };
-        let leased: i64 = tx.query_row(
-            "SELECT COUNT(*) FROM tasks WHERE experiment_id = ?1 AND stage = ?2 AND state = ?3 AND lease_expires_ms >= ?4",
+        let leased: i64 = tx.prepare_cached("SELECT COUNT(*) FROM tasks WHERE experiment_id = ?1 AND stage = ?2 AND state = ?3 AND lease_expires_ms >= ?4")?
+.query_row(
             params![id, games, TaskState::Leased, now],
             |r| r.get(0),
         )?;
@@ -109,20 +107,16 @@ impl Store {
             .flatten()
             .flatten()
             .collect();
-        tx.execute(
-            "DELETE FROM tasks WHERE experiment_id = ?1 AND stage IN (?2, ?4) AND shard > ?3",
-            params![id, games, k as i64, Stage::Check.name()],
-        )?;
-        tx.execute(
-            "DELETE FROM chunks WHERE experiment_id = ?1 AND shard > ?2",
-            params![id, k as i64],
-        )?;
-        tx.execute(
+        tx.prepare_cached("DELETE FROM tasks WHERE experiment_id = ?1 AND stage IN (?2, ?4) AND shard > ?3")?
+            .execute(params![id, games, k as i64, Stage::Check.name()])?;
+        tx.prepare_cached("DELETE FROM chunks WHERE experiment_id = ?1 AND shard > ?2")?
+            .execute(params![id, k as i64])?;
+        tx.prepare_cached(
             "UPDATE experiments SET games_total =
                 (SELECT COALESCE(SUM(games), 0) FROM tasks WHERE experiment_id = ?1 AND stage = ?2), updated_ms = ?3
              WHERE id = ?1",
-            params![id, games, now_ms()],
-        )?;
+        )?
+        .execute(params![id, games, now_ms()])?;
         tx.commit()?;
         Ok(Some((k, files)))
     }
