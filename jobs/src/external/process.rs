@@ -131,7 +131,9 @@ impl AgentProcess {
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped());
-        for var in std::iter::once("PATH").chain(spec.pass_env.iter().map(String::as_str)) {
+        let passed = std::iter::once("PATH").chain(spec.pass_env.iter().map(String::as_str));
+        // The spec refuses to pass a secret; never, whatever reaches here.
+        for var in passed.filter(|v| !crate::spec::external::SECRET_ENV.contains(v)) {
             if let Some(v) = std::env::var_os(var) {
                 cmd.env(var, v);
             }

@@ -10,6 +10,9 @@ use super::SpecError;
 use super::fields::{bad, int_in, missing, no_unknown, take_int, take_str};
 use super::keys::EXTERNAL_KEYS;
 
+/// The worker's secrets: never passed to an agent, whatever `pass_env` says.
+pub const SECRET_ENV: [&str; 2] = ["MUGGINS_TOKEN", "MUGGINS_WEB_TOKEN"];
+
 /// An agent played by a program outside muggins.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ExternalAgent {
@@ -99,6 +102,13 @@ pub(super) fn external_of(name: &str, mut t: Table) -> Result<ExternalAgent, Spe
             ));
         }
     };
+    if let Some(secret) = pass_env.iter().find(|v| SECRET_ENV.contains(&v.as_str())) {
+        return Err(bad(
+            &key("pass_env"),
+            format!("{secret:?}"),
+            "is the coordinator's token, which never reaches an agent (give the agent what it needs with env)",
+        ));
+    }
     let time_ms = int_in(
         &key("time_ms"),
         take_int(&mut t, &p, "time_ms")?.unwrap_or(TIME_MS),

@@ -13,7 +13,7 @@ use serde::Serialize;
 mod agents;
 mod canonical;
 mod cost;
-mod external;
+pub(crate) mod external;
 mod fields;
 mod full;
 mod keys;

@@ -89,6 +89,14 @@ fn bad_external_tables_are_refused_naming_the_key() {
             vec!["agents.bot.env.A", "string"],
         ),
         ("command = [\"bot\"]\ncolour = \"red\"", vec!["agents.bot.colour"]),
+        (
+            "command = [\"bot\"]\npass_env = [\"HOME\", \"MUGGINS_TOKEN\"]",
+            vec!["agents.bot.pass_env", "MUGGINS_TOKEN", "token"],
+        ),
+        (
+            "command = [\"bot\"]\npass_env = [\"MUGGINS_WEB_TOKEN\"]",
+            vec!["agents.bot.pass_env", "MUGGINS_WEB_TOKEN"],
+        ),
     ] {
         let e = err(&spec(agent, CROSS));
         for w in &words {
