@@ -9,14 +9,47 @@ impl CoordinatorUrl {
         // The URL first: a bad URL is the likelier mistake than a bad CA file.
         proto::client::check_url(&self.coordinator, self.tls_ca.is_some())
             .map_err(|e| url_error(&self.coordinator, e))?;
-        let client = connect(&self.coordinator, self.token.as_deref(), self.tls()?).await?;
+        let token = self.bearer()?;
+        let client = connect(&self.coordinator, token.as_deref(), self.tls()?).await?;
         Ok((
             client,
             Rpc {
                 url: self.coordinator.clone(),
-                token_given: self.token.is_some(),
+                token_given: token.is_some(),
             },
         ))
+    }
+
+    /// The bearer token: from --token-file (its owner's alone, else
+    /// refused), or --token / MUGGINS_TOKEN; both given is refused unless
+    /// they agree.
+    pub(super) fn bearer(&self) -> Result<Option<String>> {
+        let Some(path) = &self.token_file else {
+            return Ok(self.token.clone());
+        };
+        let shown = path.display();
+        let meta = std::fs::metadata(path).with_context(|| format!("--token-file {shown}"))?;
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::PermissionsExt;
+            let mode = meta.permissions().mode() & 0o777;
+            if mode & 0o077 != 0 {
+                bail!(
+                    "--token-file {shown} has mode {mode:04o}: others than its owner can read the token; run `chmod 600 {shown}`"
+                );
+            }
+        }
+        let text = std::fs::read_to_string(path).with_context(|| format!("--token-file {shown}"))?;
+        let token = text.trim().to_string();
+        if token.is_empty() || token.contains(char::is_whitespace) {
+            bail!("--token-file {shown} holds no token (one line, no spaces, is expected)");
+        }
+        if self.token.as_deref().is_some_and(|t| t != token) {
+            bail!(
+                "--token-file {shown} and --token (or MUGGINS_TOKEN) give two different tokens: give one of them"
+            );
+        }
+        Ok(Some(token))
     }
 
     pub(super) fn tls(&self) -> Result<Option<proto::client::ClientTls>> {

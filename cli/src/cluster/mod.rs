@@ -35,6 +35,11 @@ pub struct CoordinatorUrl {
     /// The coordinator's bearer token, if it requires one.
     #[arg(long, env = "MUGGINS_TOKEN", hide_env_values = true)]
     pub token: Option<String>,
+    /// A file holding the coordinator's bearer token (mode 0600: readable by
+    /// its owner alone), instead of --token or MUGGINS_TOKEN; keeps the
+    /// token out of the process's arguments and environment.
+    #[arg(long, env = "MUGGINS_TOKEN_FILE")]
+    pub token_file: Option<PathBuf>,
     /// CA certificate (PEM) to check a TLS coordinator with (use an https:// URL).
     #[arg(long, env = "MUGGINS_TLS_CA")]
     pub tls_ca: Option<PathBuf>,
@@ -389,6 +394,7 @@ pub fn worker(a: WorkerArgs) -> Result<()> {
         bail!("--threads 0: a worker needs at least one thread");
     }
     let tls = a.url.tls()?;
+    let auth = proto::client::Auth::new(a.url.bearer()?.as_deref()).context("--token")?;
     let config = worker::Config {
         coordinator: a.url.coordinator,
         results: a.results,
@@ -399,7 +405,7 @@ pub fn worker(a: WorkerArgs) -> Result<()> {
         experiment: a.experiment,
         grace: Duration::from_secs(a.grace_secs),
         chunk_every: Duration::from_secs_f64(a.chunk_secs),
-        auth: proto::client::Auth::new(a.url.token.as_deref()).context("--token")?,
+        auth,
         tls,
     };
     let stats = runtime()?.block_on(worker::run(config, termination()))?;

@@ -21,6 +21,7 @@ fn client(args: &[&str], env: &[(&str, &str)]) -> TestCommand {
     for v in [
         "MUGGINS_COORDINATOR",
         "MUGGINS_TOKEN",
+        "MUGGINS_TOKEN_FILE",
         "MUGGINS_TLS_CA",
         "MUGGINS_LOG",
         "NO_COLOR",
@@ -166,6 +167,34 @@ fn connection_errors_name_the_url_and_what_answered_there() {
     );
     let out = client(&["status", "--coordinator", &url], &[("MUGGINS_TOKEN", TOKEN)]).stdout();
     assert_eq!(out.trim(), "no experiments");
+
+    // The token from a file (issue 42): only its owner may read it.
+    use std::os::unix::fs::PermissionsExt;
+    let file = dir.path().join("token");
+    std::fs::write(&file, format!("{TOKEN}\n")).unwrap();
+    let path = file.to_str().unwrap();
+    std::fs::set_permissions(&file, std::fs::Permissions::from_mode(0o644)).unwrap();
+    refused(
+        &["status", "--coordinator", &url, "--token-file", path],
+        &[],
+        &[path, "mode 0644", "chmod 600"],
+        &[TOKEN],
+    );
+    std::fs::set_permissions(&file, std::fs::Permissions::from_mode(0o600)).unwrap();
+    let out = client(&["status", "--coordinator", &url, "--token-file", path], &[]).stdout();
+    assert_eq!(out.trim(), "no experiments");
+    refused(
+        &["status", "--coordinator", &url, "--token-file", path],
+        &[("MUGGINS_TOKEN", "another-token-of-sixteen-chars")],
+        &["two different tokens"],
+        &[TOKEN, "another-token"],
+    );
+    refused(
+        &["status", "--coordinator", &url, "--token-file", "/nonexistent/token"],
+        &[],
+        &["--token-file /nonexistent/token"],
+        &[],
+    );
 }
 
 #[test]
