@@ -45,9 +45,7 @@ impl CoordinatorUrl {
             bail!("--token-file {shown} holds no token (one line, no spaces, is expected)");
         }
         if self.token.as_deref().is_some_and(|t| t != token) {
-            bail!(
-                "--token-file {shown} and --token (or MUGGINS_TOKEN) give two different tokens: give one of them"
-            );
+            bail!("--token-file {shown} and --token (or MUGGINS_TOKEN) give two different tokens: give one of them");
         }
         Ok(Some(token))
     }
