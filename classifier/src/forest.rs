@@ -60,17 +60,10 @@ pub struct Forest {
 impl Forest {
     pub fn fit(samples: &[Sample], params: &ForestParams) -> Result<Forest, FitError> {
         check(samples, 2)?;
-        let thresholds: Vec<Vec<f64>> = (0..FEATURES)
-            .map(|f| cut_points(samples, f, params.max_bins.max(2)))
-            .collect();
-        let binned: Vec<[u8; FEATURES]> = samples
-            .iter()
-            .map(|s| std::array::from_fn(|f| thresholds[f].partition_point(|&t| t < s.x[f]) as u8))
-            .collect();
+        let (thresholds, binned) = bin(samples, params.max_bins.max(2));
         let labels: Vec<u8> = samples.iter().map(|s| s.label).collect();
         let (distinct, row_of) = distinct_rows(&binned, &labels);
         let data = Data {
-            labels: &labels,
             distinct: &distinct,
             row_of: &row_of,
             thresholds: &thresholds,
@@ -139,6 +132,16 @@ fn vote(votes: &[u32; CLASSES]) -> u8 {
         .unwrap_or(0) as u8
 }
 
+/// Each feature's candidate thresholds, and each sample's bins.
+fn bin(samples: &[Sample], max_bins: usize) -> (Vec<Vec<f64>>, Vec<[u8; FEATURES]>) {
+    let thresholds: Vec<Vec<f64>> = (0..FEATURES).map(|f| cut_points(samples, f, max_bins)).collect();
+    let binned = samples
+        .iter()
+        .map(|s| std::array::from_fn(|f| thresholds[f].partition_point(|&t| t < s.x[f]) as u8))
+        .collect();
+    (thresholds, binned)
+}
+
 /// Candidate thresholds of one feature: midpoints between consecutive distinct
 /// values, thinned to at most `max_bins - 1` by taking evenly spaced ones.
 fn cut_points(samples: &[Sample], f: usize, max_bins: usize) -> Vec<f64> {
@@ -154,9 +157,8 @@ fn cut_points(samples: &[Sample], f: usize, max_bins: usize) -> Vec<f64> {
 }
 
 struct Data<'a> {
-    labels: &'a [u8],
     /// The distinct (binned features, label) rows of the samples, and each
-    /// sample's row among them.
+    /// sample's row among them (one per sample).
     distinct: &'a [Row],
     row_of: &'a [u32],
     thresholds: &'a [Vec<f64>],
@@ -207,7 +209,7 @@ fn distinct_rows(binned: &[[u8; FEATURES]], labels: &[u8]) -> (Vec<Row>, Vec<u32
 fn grow(d: &Data<'_>, tree: u64) -> Vec<Node> {
     let p = d.params;
     let mut rng = tree_rng(p.seed, tree);
-    let n = d.labels.len();
+    let n = d.row_of.len();
     // The bootstrap: n draws with replacement. A node's split depends only
     // on the multiset of its draws, never their order, so the draws of
     // equal rows are one weighted row (the same trees as splitting the
@@ -344,12 +346,12 @@ mod tests {
     use super::*;
 
     /// The first definition of [`grow`] (before issue 41): the bootstrap
-    /// read through its draws, in draw order. The packed, sorted rows must
-    /// grow the very same trees (so a model's hash does not move).
-    fn grow_by_index(d: &Data<'_>, binned: &[[u8; FEATURES]], tree: u64) -> Vec<Node> {
+    /// read through its draws, in draw order. The weighted distinct rows
+    /// must grow the very same trees (so a model's hash does not move).
+    fn grow_by_index(d: &Data<'_>, binned: &[[u8; FEATURES]], labels: &[u8], tree: u64) -> Vec<Node> {
         let p = d.params;
         let mut rng = tree_rng(p.seed, tree);
-        let n = d.labels.len();
+        let n = labels.len();
         let mut idx: Vec<u32> = (0..n).map(|_| below(&mut rng, n) as u32).collect();
         let mut nodes = vec![Node {
             feature: LEAF,
@@ -363,7 +365,7 @@ mod tests {
         while let Some((id, lo, hi, depth)) = stack.pop() {
             let mut counts = [0usize; CLASSES];
             for &i in &idx[lo..hi] {
-                counts[d.labels[i as usize] as usize] += 1;
+                counts[labels[i as usize] as usize] += 1;
             }
             nodes[id].class = majority(&counts);
             let size = hi - lo;
@@ -389,7 +391,7 @@ mod tests {
                     *h = [0; CLASSES];
                 }
                 for &i in &idx[lo..hi] {
-                    hist[binned[i as usize][f] as usize][d.labels[i as usize] as usize] += 1;
+                    hist[binned[i as usize][f] as usize][labels[i as usize] as usize] += 1;
                 }
                 let mut left = [0usize; CLASSES];
                 let mut n_left = 0usize;
@@ -466,16 +468,11 @@ mod tests {
                 seed: n as u64,
                 ..ForestParams::default()
             };
-            let thresholds: Vec<Vec<f64>> = (0..FEATURES).map(|f| cut_points(&samples, f, max_bins)).collect();
-            let binned: Vec<[u8; FEATURES]> = samples
-                .iter()
-                .map(|s| std::array::from_fn(|f| thresholds[f].partition_point(|&t| t < s.x[f]) as u8))
-                .collect();
+            let (thresholds, binned) = bin(&samples, max_bins);
             let labels: Vec<u8> = samples.iter().map(|s| s.label).collect();
             let (distinct, row_of) = distinct_rows(&binned, &labels);
             assert!(n < 3000 || distinct.len() < n, "rows repeat");
             let data = Data {
-                labels: &labels,
                 distinct: &distinct,
                 row_of: &row_of,
                 thresholds: &thresholds,
@@ -483,7 +480,7 @@ mod tests {
             };
             let mut trees = Vec::new();
             for tree in 0..8 {
-                let (new, old) = (grow(&data, tree), grow_by_index(&data, &binned, tree));
+                let (new, old) = (grow(&data, tree), grow_by_index(&data, &binned, &labels, tree));
                 assert!(new.len() > 1, "a tree that splits");
                 assert_eq!(new, old, "n {n}, tree {tree}");
                 trees.push(new);

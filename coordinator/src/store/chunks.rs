@@ -377,7 +377,8 @@ impl Store {
 
 #[cfg(test)]
 mod tests {
-    use super::super::{ChunkIn, CompleteOutcome, Completed, LeaseRef, LeasedTask, Reporter, Store};
+    use super::super::testing::complete_by;
+    use super::super::{ChunkIn, CompleteOutcome, LeasedTask, Reporter, Store};
     use jobs::layout::Stage;
 
     /// A spec whose first stage is its games (no training, no fit).
@@ -392,26 +393,13 @@ mod tests {
             checksum: "c".into(),
             file: None,
         }];
-        let done = Completed {
-            rows: t.games,
-            checksum: "c",
-            temp_file: "",
-            final_file: "f",
-            file: (1, "0"),
-            placed: false,
-            stats: Some(r#"{"pairs": []}"#),
-        };
-        let lease = LeaseRef {
-            task_id: &t.task_id,
-            token: &t.lease_token,
-        };
         let by = Reporter {
             worker,
             chunks: &chunks,
             check_fraction: 1.0,
         };
         assert!(matches!(
-            store.complete(lease, &done, &by).unwrap(),
+            complete_by(store, t, &by, r#"{"pairs": []}"#),
             CompleteOutcome::Accepted { .. }
         ));
     }

@@ -470,3 +470,33 @@ fn migrate(conn: &Connection) -> rusqlite::Result<()> {
     }
     Ok(())
 }
+
+/// What the store's tests share.
+#[cfg(test)]
+pub(super) mod testing {
+    use super::{CompleteOutcome, Completed, LeaseRef, LeasedTask, Reporter, Store};
+
+    /// Completes `t` as reported `by` a worker, with a stand-in file and
+    /// `stats` (an SPRT shard's pairs).
+    pub(in crate::store) fn complete_by(
+        store: &mut Store,
+        t: &LeasedTask,
+        by: &Reporter<'_>,
+        stats: &str,
+    ) -> CompleteOutcome {
+        let done = Completed {
+            rows: t.games,
+            checksum: "0",
+            temp_file: "",
+            final_file: "f",
+            file: (1, "0"),
+            placed: false,
+            stats: Some(stats),
+        };
+        let lease = LeaseRef {
+            task_id: &t.task_id,
+            token: &t.lease_token,
+        };
+        store.complete(lease, &done, by).unwrap()
+    }
+}

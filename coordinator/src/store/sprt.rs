@@ -124,31 +124,19 @@ impl Store {
 
 #[cfg(test)]
 mod tests {
-    use super::super::{CompleteOutcome, Completed, FailOutcome, LeaseRef, LeasedTask, Reporter, Store};
+    use super::super::testing::complete_by;
+    use super::super::{CompleteOutcome, FailOutcome, LeasedTask, Reporter, Store};
 
     /// The shipped SPRT spec (32-game shards).
     const SPEC: &str = include_str!("../../../jobs/specs/speed-sprt.toml");
 
     fn complete(store: &mut Store, t: &LeasedTask, stats: &str) -> CompleteOutcome {
-        let done = Completed {
-            rows: t.games,
-            checksum: "0",
-            temp_file: "",
-            final_file: "f",
-            file: (1, "0"),
-            placed: false,
-            stats: Some(stats),
-        };
-        let lease = LeaseRef {
-            task_id: &t.task_id,
-            token: &t.lease_token,
-        };
         let by = Reporter {
             worker: "w",
             chunks: &[],
             check_fraction: 0.0,
         };
-        store.complete(lease, &done, &by).unwrap()
+        complete_by(store, t, &by, stats)
     }
 
     /// A task the SPRT dropped while a worker held it is refused with the

@@ -133,7 +133,7 @@ impl AgentProcess {
             .stderr(Stdio::piped());
         let passed = std::iter::once("PATH").chain(spec.pass_env.iter().map(String::as_str));
         // The spec refuses to pass a secret; never, whatever reaches here.
-        for var in passed.filter(|v| !crate::spec::external::SECRET_ENV.contains(v)) {
+        for var in passed.filter(|v| !crate::spec::SECRET_ENV.contains(v)) {
             if let Some(v) = std::env::var_os(var) {
                 cmd.env(var, v);
             }
