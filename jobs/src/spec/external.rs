@@ -9,6 +9,7 @@ use toml::{Table, Value};
 use super::SpecError;
 use super::fields::{bad, int_in, missing, no_unknown, take_int, take_str};
 use super::keys::EXTERNAL_KEYS;
+use super::walls::{Walls, walls_of};
 
 /// The worker's secrets: never passed to an agent, whatever `pass_env` says.
 pub const SECRET_ENV: [&str; 2] = ["MUGGINS_TOKEN", "MUGGINS_WEB_TOKEN"];
@@ -37,6 +38,8 @@ pub struct ExternalAgent {
     /// With `hash_files = true`: the SHA-256 of each file the command names
     /// (path as given, hash), which the spec id then covers.
     pub files: Option<Vec<(String, String)>>,
+    /// Its sandbox and limits.
+    pub walls: Walls,
 }
 
 /// Default limits: 10 s a decision, 10 minutes a game, 3 restarts.
@@ -132,6 +135,7 @@ pub(super) fn external_of(name: &str, mut t: Table) -> Result<ExternalAgent, Spe
         Some(Value::Boolean(true)) => true,
         Some(v) => return Err(bad(&key("hash_files"), v, "true or false")),
     };
+    let walls = walls_of(&p, &mut t)?;
     let mut agent = ExternalAgent {
         command,
         cwd,
@@ -141,6 +145,7 @@ pub(super) fn external_of(name: &str, mut t: Table) -> Result<ExternalAgent, Spe
         game_ms,
         restarts,
         files: None,
+        walls,
     };
     if hash_files {
         agent.files = Some(agent.hash_files());
@@ -219,7 +224,7 @@ impl ExternalAgent {
             .map_or(String::new(), |f| format!(",\"files\":[{}]", pairs(f)));
         format!(
             "{{\"name\":{},\"command\":[{}],\"cwd\":{},\"env\":[{}],\"pass_env\":[{}],\"time_ms\":{},\"game_ms\":{},\
-             \"restarts\":{}{files}}}",
+             \"restarts\":{}{files}{}}}",
             text(name),
             list(&self.command),
             text(&self.cwd),
@@ -227,7 +232,8 @@ impl ExternalAgent {
             list(&self.pass_env),
             self.time_ms,
             self.game_ms,
-            self.restarts
+            self.restarts,
+            self.walls.canonical()
         )
     }
 }

@@ -170,6 +170,13 @@ pub(super) const EXTERNAL_KEYS: &[&str] = &[
     "game_ms",
     "restarts",
     "hash_files",
+    "sandbox",
+    "network",
+    "memory_mb",
+    "processes",
+    "open_files",
+    "cpu_s",
+    "read",
 ];
 
 /// The keys of an `[agents.NAME]` table.

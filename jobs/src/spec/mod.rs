@@ -24,10 +24,12 @@ mod rulesets;
 mod sections;
 mod shaping;
 mod states;
+mod walls;
 
 pub use agents::{Agent, AgentPlay, AgentSearch, Format, Pool, Sprt, SprtOn};
 pub(crate) use canonical::hex;
 pub use external::ExternalAgent;
+pub use walls::{SandboxMode, Walls};
 pub(crate) use external::SECRET_ENV;
 pub use full::{FullSearch, FullSpec, MAX_BUDGET, MAX_WORLDS};
 pub use rulesets::RuleSet;
