@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""OpenSpiel's Python bots as a muggins agent (docs/agents.md, protocol 1).
+"""OpenSpiel's Python bots as a muggins agent (docs/agents.md, protocol 2).
 
     python3 openspiel_agent.py --bot ismcts|mcts|random [--simulations N]
 
@@ -220,7 +220,7 @@ def main():
         kind = m.get("type")
         if kind == "hello":
             games = list(GAMES) + (["all-fives"] if muggins else [])
-            send({"type": "hello", "protocol": 1, "name": f"openspiel-{args.bot}", "games": games})
+            send({"type": "hello", "protocol": 2, "name": f"openspiel-{args.bot}", "games": games})
         elif kind == "game":
             rng = random.Random(m["seed"])
             if m["game"] == "all-fives":
@@ -257,7 +257,7 @@ def main():
                     action = rng.choice(m["legal"])
                 if args.bot == "ismcts":
                     bot.reset()
-            send({"type": "action", "action": int(action)})
+            send({"type": "action", "id": m["id"], "action": int(action)})
         elif kind == "quit":
             return
 

@@ -113,6 +113,9 @@ pub fn default_worker_id() -> String {
 /// Runs until `shutdown` resolves (or, with `exit_when_done`, until no
 /// experiment is running).
 pub async fn run(config: Config, shutdown: impl Future<Output = ()> + Send + 'static) -> Result<Stats, WorkerError> {
+    // No agent this worker starts may read the results (nor, under
+    // `muggins run`, the coordinator's state beside them).
+    jobs::external::protect(&config.results);
     let channel = proto::client::endpoint(&config.coordinator, config.tls.as_ref())
         .map_err(|e| WorkerError::Url {
             url: config.coordinator.clone(),

@@ -89,6 +89,9 @@ pub(crate) async fn run_task(
     report_failure(config, client, &lease, error, retryable, release).await;
 }
 
+/// How often a task in play looks whether the worker is stopping.
+const STOP_POLL: Duration = Duration::from_millis(100);
+
 /// Plays `work` on a blocking thread, heartbeating every third of the lease
 /// (at most every 2 s); stops it when the lease is lost, the experiment is
 /// cancelled, or shutdown outlasts the grace period.
@@ -111,17 +114,21 @@ async fn execute(
     let mut beat = tokio::time::interval(beat_every);
     beat.tick().await;
     let mut stop_deadline: Option<tokio::time::Instant> = None;
+    // A stop is seen within a tenth of a second (Ctrl-C ends a run in two).
+    let mut watch = tokio::time::interval(STOP_POLL);
     tokio::pin!(handle);
     let result = loop {
         tokio::select! {
             r = &mut handle => break r,
-            _ = beat.tick() => {
+            _ = watch.tick() => {
                 if stopping.load(Ordering::SeqCst) && stop_deadline.is_none() {
                     stop_deadline = Some(tokio::time::Instant::now() + config.grace);
                 }
                 if stop_deadline.is_some_and(|d| tokio::time::Instant::now() >= d) {
                     cancel.store(true, Ordering::SeqCst);
                 }
+            }
+            _ = beat.tick() => {
                 // The chunks finished since the last heartbeat the
                 // coordinator took; kept until it takes them.
                 let chunks: Vec<ChunkRec> = chunking.sink.lock().unwrap_or_else(|e| e.into_inner()).clone();

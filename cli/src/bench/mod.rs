@@ -5,6 +5,7 @@
 mod beliefs;
 mod coordinator;
 mod double6;
+mod sandbox;
 
 use std::time::{Duration, Instant};
 
@@ -27,8 +28,9 @@ pub struct BenchArgs {
     /// Which part of the suite: all, thesis (solves, games, opponent
     /// modeling), playouts (random full-game hands, and a perft of All
     /// Fives), double6 (the full game's search: pruning, budgets, hands),
-    /// beliefs (the hidden tiles' beliefs at double-6) or coordinator (a
-    /// coordinator under simulated workers; not part of all).
+    /// beliefs (the hidden tiles' beliefs at double-6), coordinator (a
+    /// coordinator under simulated workers; not part of all) or sandbox
+    /// (what an external agent's walls cost; not part of all).
     #[arg(long, value_enum, default_value = "all")]
     pub suite: Suite,
     /// coordinator: simulated workers.
@@ -73,6 +75,8 @@ pub enum Suite {
     Beliefs,
     /// The coordinator under simulated workers: RPC rates and latencies.
     Coordinator,
+    /// What the external agents' sandbox costs a start and a decision.
+    Sandbox,
 }
 
 pub(crate) fn median(mut xs: Vec<Duration>) -> Duration {
@@ -114,6 +118,9 @@ pub fn run(args: BenchArgs) -> Result<()> {
     }
     if args.suite == Suite::Beliefs {
         return beliefs::run(args.runs);
+    }
+    if args.suite == Suite::Sandbox {
+        return sandbox::run(args.runs);
     }
     solves_bench(&rules, args.runs)?;
     games_bench(&rules, &states, args.runs)?;

@@ -28,6 +28,8 @@ impl CoordinatorUrl {
             return Ok(self.token.clone());
         };
         let shown = path.display();
+        // No agent this process starts may read it.
+        jobs::external::protect(path);
         let meta = std::fs::metadata(path).with_context(|| format!("--token-file {shown}"))?;
         #[cfg(unix)]
         {

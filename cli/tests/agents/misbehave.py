@@ -3,7 +3,7 @@
 plays uniformly random legal actions except on every `--every`-th decision
 of a process, where it (--mode) crashes, hangs, prints garbage, returns an
 illegal id, floods stderr, or is slow; `--mode version` greets with
-protocol 2."""
+protocol 3."""
 import argparse
 import json
 import random
@@ -28,7 +28,7 @@ for line in sys.stdin:
     m = json.loads(line)
     if m["type"] == "hello":
         print("misbehave: hello", file=sys.stderr, flush=True)
-        send({"type": "hello", "protocol": 2 if args.mode == "version" else 1, "name": "misbehave",
+        send({"type": "hello", "protocol": 3 if args.mode == "version" else 1, "name": "misbehave",
               "games": ["all-fives", "block", "team"]})
     elif m["type"] == "decide":
         decisions += 1

@@ -181,7 +181,7 @@ fn an_agent_of_another_protocol_version_fails_the_task_naming_it() {
     );
     assert!(!ok, "{log}");
     assert!(log.contains("agent bad cannot start"), "{log}");
-    assert!(log.contains("protocol 2") && log.contains("protocol 1"), "{log}");
+    assert!(log.contains("protocol 3") && log.contains("protocols 1 and 2"), "{log}");
     // Its stderr's last lines are named.
     assert!(log.contains("misbehave: hello"), "{log}");
 }

@@ -14,6 +14,7 @@ mod outputs;
 mod pipes;
 mod report;
 mod util;
+mod walls;
 
 use util::{Dir, TestCommand};
 

@@ -79,14 +79,27 @@ fn game_seed(spec: &Spec, c: &GameCoords) -> u64 {
 }
 
 /// Tells the agents the game's end: each side's points (`totals`) and the
-/// winning side, or the forfeit.
+/// winning side (`null` and `tie` when every side has the same points),
+/// or the forfeit: the seat, the reason's kind (`illegal`, `time`,
+/// `protocol`, `crash`) and its detail.
 pub(super) fn end(ext: &mut ExternalPool, totals: Option<(&[u32], u8)>, forfeit: Option<&Forfeit>) {
     let msg: Value = match (totals, forfeit) {
-        (_, Some(f)) => json!({"type": "end", "forfeit": {"seat": f.seat, "reason": f.reason}}),
-        (Some((t, w)), None) => json!({"type": "end", "points": t, "winner": w}),
+        (_, Some(f)) => json!({"type": "end", "forfeit": {
+            "seat": f.seat, "reason": reason_kind(&f.reason), "detail": f.reason,
+        }}),
+        (Some((t, w)), None) => {
+            let tie = t.windows(2).all(|p| p[0] == p[1]);
+            json!({"type": "end", "points": t, "winner": if tie { None } else { Some(w) }, "tie": tie})
+        }
         (None, None) => json!({"type": "end"}),
     };
     ext.end(&msg);
+}
+
+/// A forfeit's reason as rows and messages name it: the first word of its
+/// detail (`crash: no restarts left` -> `crash`).
+fn reason_kind(detail: &str) -> String {
+    detail.split([':', ' ']).next().unwrap_or("forfeit").to_string()
 }
 
 /// The game's maximum, which the other side wins by when a seat forfeits:
@@ -106,7 +119,7 @@ pub(super) fn maximum(rules: &FullRules, to: u32) -> u32 {
 /// names the reason's kind (`illegal`, `time`, `crash`, `protocol`); the
 /// detail goes to the worker's log.
 pub(super) fn forfeit_row(row: GameRow, c: &GameCoords, rules: &FullRules, to: u32, f: &Forfeit) -> GameRow {
-    let kind = f.reason.split([':', ' ']).next().unwrap_or("forfeit").to_string();
+    let kind = reason_kind(&f.reason);
     eprintln!(
         "game {}: {} forfeits (seat {}): {}",
         c.game_index,

@@ -111,11 +111,12 @@ impl Executor {
                     scope.spawn(move || {
                         let mut searcher = Searcher::new(rules.clone(), spec.search, std::mem::take(table));
                         // This thread's agent processes, kept across its games.
-                        let mut ext = crate::external::ExternalPool::default();
+                        // A stop ends their waits at once.
+                        let mut ext = crate::external::ExternalPool::new(cancel);
                         let mut rows = Vec::new();
                         let mut moves = Vec::new();
                         let mut hands = Vec::new();
-                        let outcome = loop {
+                        let outcome = 'games: loop {
                             let start = next.fetch_add(BLOCK, Ordering::Relaxed);
                             if start >= shard.games {
                                 break Ok(());
@@ -125,7 +126,13 @@ impl Executor {
                             }
                             let end = (start + BLOCK).min(shard.games);
                             for i in start..end {
-                                match play_one(spec, &mut searcher, model, &mut ext, shard.first_game + i) {
+                                let played = play_one(spec, &mut searcher, model, &mut ext, shard.first_game + i);
+                                // Stopped: no game starts, and the one in
+                                // play (its agents killed) is given back.
+                                if cancel.load(Ordering::Relaxed) {
+                                    break 'games Err(ExecError::Cancelled);
+                                }
+                                match played {
                                     Ok((row, m, h)) => {
                                         rows.push(row);
                                         moves.extend(m);

@@ -9,12 +9,16 @@
 mod process;
 
 use std::collections::HashMap;
+use std::sync::atomic::AtomicBool;
 use std::time::{Duration, Instant};
 
 use full::{FullRules, SeatView};
 use serde_json::{Value, json};
 
 pub use process::{AgentProcess, Failure, MAX_LINE, PROTOCOL};
+/// Paths no sandboxed agent may read (the results root, the state, the
+/// token file): the worker and the CLI name theirs.
+pub use sandbox::protect;
 
 use crate::spec::ExternalAgent;
 
@@ -37,15 +41,20 @@ struct Current {
     spec: ExternalAgent,
     /// The seats it decides.
     seats: Vec<u8>,
+    /// The game's number of seats and of sides (the lengths of `sizes`
+    /// and of `points` / `totals` in its `decide` messages).
+    counts: (usize, usize),
     used: Duration,
 }
 
 /// A playing thread's agent processes.
-#[derive(Debug, Default)]
-pub struct ExternalPool {
+#[derive(Debug)]
+pub struct ExternalPool<'c> {
     slots: HashMap<String, Slot>,
     /// The game's external agents (two when both sides are external).
     current: Vec<Current>,
+    /// Set when the work is stopped: every wait on an agent ends at once.
+    cancel: &'c AtomicBool,
 }
 
 /// How a game with an external agent could not begin.
@@ -57,25 +66,45 @@ pub enum BeginError {
     Fatal(String),
 }
 
-/// The game's name and rules as the protocol's `game` message gives them.
+/// Seeds an agent is given stay below 2^53, so that every JSON reader
+/// (JavaScript's numbers are doubles) reads them exactly.
+pub const SEED_BITS: u32 = 53;
+
+/// The game's name and rules as the protocol's `game` message gives them:
+/// All Fives its knobs; block and team their seats, hand size and teams.
 pub fn game_message(rules: &FullRules, to: u32, seats: &[u8], seed: u64) -> Value {
     let c = rules.config();
-    json!({
-        "type": "game",
-        "game": rules.kind().name(),
-        "rules": {
+    let rules_json = match rules.kind() {
+        full::Preset::AllFives => json!({
             "set": c.set, "seats": c.seats, "hand": c.hand, "teams": c.teams, "keep": c.keep,
             "round": c.round,
             "blocked": match c.blocked { full::FivesBlocked::Opponents => "opponents", full::FivesBlocked::Difference => "difference" },
             "lead": match c.lead { full::FivesLead::Winner => "winner", full::FivesLead::HighestDouble => "highest-double" },
             "to": to,
-        },
+        }),
+        full::Preset::Block | full::Preset::Team => json!({
+            "set": c.set, "seats": c.seats, "hand": c.hand, "teams": c.teams,
+        }),
+    };
+    json!({
+        "type": "game",
+        "game": rules.kind().name(),
+        "rules": rules_json,
         "seats": seats,
-        "seed": seed,
+        "seed": seed & ((1u64 << SEED_BITS) - 1),
     })
 }
 
-impl ExternalPool {
+impl<'c> ExternalPool<'c> {
+    /// No process yet; `cancel` stops every wait on one.
+    pub fn new(cancel: &'c AtomicBool) -> ExternalPool<'c> {
+        ExternalPool {
+            slots: HashMap::new(),
+            current: Vec::new(),
+            cancel,
+        }
+    }
+
     /// Begins a game of agent `name` (`spec`) deciding `seats`: its
     /// process, started or restarted as needed, gets `game` (the `game`
     /// message). Two agents may begin one game (one a side); the same agent
@@ -97,7 +126,7 @@ impl ExternalPool {
             return Err(BeginError::Forfeit(format!("crash: no restarts left ({why})")));
         }
         if slot.process.is_none() {
-            slot.process = Some(AgentProcess::start(name, spec, &kind).map_err(BeginError::Fatal)?);
+            slot.process = Some(AgentProcess::start(name, spec, &kind, self.cancel).map_err(BeginError::Fatal)?);
         }
         let p = slot.process.as_mut().expect("started above");
         if let Err(f) = p.send(game) {
@@ -105,10 +134,13 @@ impl ExternalPool {
             self.lost(name, &why);
             return Err(BeginError::Forfeit(format!("{}: {why}", f.kind())));
         }
+        let n_seats = game["rules"]["seats"].as_u64().unwrap_or(2) as usize;
+        let sides = if game["rules"]["teams"].as_bool() == Some(true) { 2 } else { n_seats };
         self.current.push(Current {
             agent: name.to_string(),
             spec: spec.clone(),
             seats: seats.to_vec(),
+            counts: (n_seats, sides),
             used: Duration::ZERO,
         });
         Ok(())
@@ -183,45 +215,57 @@ impl ExternalPool {
             .process
             .as_mut()
             .ok_or_else(|| Failure::Crash("no process".into()))?;
-        p.send(&decide_message(view))?;
+        // A line waiting before the question answers nothing.
+        p.nothing_pending()?;
+        let id = p.next_id();
+        p.send(&decide_message(view, id, cur.counts))?;
         let start = Instant::now();
-        let reply = p.receive(limit);
+        let reply = p.receive(limit, self.cancel);
         let took = start.elapsed();
         cur.used += took;
         slot.decisions += 1;
         slot.thinking += took;
         let reply = reply?;
+        let shown = || reply.to_string().chars().take(80).collect::<String>();
+        if p.protocol() >= 2 && reply.get("id").and_then(Value::as_u64) != Some(id) {
+            return Err(Failure::Protocol(match reply.get("id") {
+                None => format!("the answer to decide {id} has no \"id\": {}", shown()),
+                Some(other) => format!("the answer to decide {id} names id {other}: {}", shown()),
+            }));
+        }
         match (
             reply.get("type").and_then(Value::as_str),
             reply.get("action").and_then(Value::as_u64),
         ) {
             (Some("action"), Some(a)) if a <= u32::MAX as u64 => Ok(a as u32),
             _ => Err(Failure::Protocol(format!(
-                "expected {{\"type\": \"action\", \"action\": N}}, got {}",
-                reply.to_string().chars().take(80).collect::<String>()
+                "expected {{\"type\": \"action\", \"id\": {id}, \"action\": N}}, got {}",
+                shown()
             ))),
         }
     }
 }
 
-/// The `decide` message of `view`: only what the seat may know.
-fn decide_message(v: &SeatView) -> Value {
+/// The `decide` message of `view` (question `id`; `counts`: the game's
+/// seats and sides): only what the seat may know.
+fn decide_message(v: &SeatView, id: u64, (seats, sides): (usize, usize)) -> Value {
     let tiles: Vec<u8> = engine::bits(v.tiles).collect();
     json!({
         "type": "decide",
+        "id": id,
         "seat": v.seat,
         "hand": v.hand_no + 1,
         "tiles": tiles,
         "history": v.history,
-        "sizes": v.sizes,
+        "sizes": &v.sizes[..seats],
         "boneyard": v.boneyard,
-        "points": v.points,
-        "totals": v.totals,
+        "points": &v.points[..sides],
+        "totals": &v.totals[..sides],
         "legal": v.legal,
     })
 }
 
-impl full::ExternalSeats for ExternalPool {
+impl full::ExternalSeats for ExternalPool<'_> {
     fn decide(&mut self, view: &SeatView) -> Result<u32, String> {
         match self.ask(view) {
             Ok(a) => Ok(a),
@@ -241,7 +285,7 @@ impl full::ExternalSeats for ExternalPool {
     }
 }
 
-impl Drop for ExternalPool {
+impl Drop for ExternalPool<'_> {
     fn drop(&mut self) {
         self.shutdown();
     }

@@ -8,8 +8,9 @@
 use std::collections::VecDeque;
 use std::io::{BufRead, BufReader, Read, Write};
 use std::path::PathBuf;
-use std::process::{Child, ChildStdin, Command, Stdio};
+use std::process::{ChildStdin, Command, Stdio};
 use std::sync::mpsc::{Receiver, RecvTimeoutError, sync_channel};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -17,14 +18,20 @@ use serde_json::{Value, json};
 
 use crate::spec::ExternalAgent;
 
-/// The protocol's version (docs/agents.md).
-pub const PROTOCOL: u64 = 1;
+/// The protocol's version (docs/agents.md): 2, where each `decide` has an
+/// `id` its `action` echoes; a program that answers `hello` with 1 is
+/// still played, without ids.
+pub const PROTOCOL: u64 = 2;
+/// The versions muggins still plays.
+pub const PROTOCOLS: [u64; 2] = [1, 2];
 /// The longest line an agent may print, in bytes.
 pub const MAX_LINE: usize = 1 << 20;
 /// Lines of an agent's stderr passed to the worker's log, per process.
 pub const STDERR_SHOWN: usize = 200;
 /// Lines of an agent's stderr kept for error messages.
 pub const STDERR_KEPT: usize = 20;
+/// How often a wait on an agent looks whether the worker is stopping.
+const CANCEL_POLL: Duration = Duration::from_millis(50);
 /// How long a process gets to answer the greeting, at least.
 const HELLO_MS: u64 = 10_000;
 
@@ -63,11 +70,15 @@ impl Failure {
 #[derive(Debug)]
 pub struct AgentProcess {
     name: String,
-    child: Child,
+    process: sandbox::Contained,
     stdin: Option<ChildStdin>,
     lines: Receiver<Result<String, String>>,
     stderr: Arc<Mutex<VecDeque<String>>>,
     dir: PathBuf,
+    /// The version its `hello` named.
+    protocol: u64,
+    /// The last `decide` id sent.
+    asked: u64,
 }
 
 /// A directory of its own for a process, under the system's scratch space.
@@ -121,7 +132,7 @@ impl AgentProcess {
     /// Starts `spec`'s command for agent `name` and greets it; the reply
     /// must speak [`PROTOCOL`] and list `game`. Any failure is the message
     /// that fails the task (with the process's last stderr lines).
-    pub fn start(name: &str, spec: &ExternalAgent, game: &str) -> Result<AgentProcess, String> {
+    pub fn start(name: &str, spec: &ExternalAgent, game: &str, cancel: &AtomicBool) -> Result<AgentProcess, String> {
         let command = spec.resolved_command();
         let dir = scratch_dir(name).map_err(|e| format!("agent {name}: cannot make its directory: {e}"))?;
         let mut cmd = Command::new(&command[0]);
@@ -142,10 +153,35 @@ impl AgentProcess {
         for (k, v) in &spec.env {
             cmd.env(k, v);
         }
-        let mut child = cmd.spawn().map_err(|e| {
+        cmd.env("TMPDIR", &dir);
+        let walls = walls_of(spec, &dir);
+        if walls.walls
+            && let Some((r, p)) = walls
+                .read
+                .iter()
+                .find_map(|r| sandbox::protected().into_iter().find(|p| r.starts_with(p)).map(|p| (r.clone(), p)))
+        {
             let _ = std::fs::remove_dir_all(&dir);
-            format!("agent {name} cannot start: cannot run {:?}: {e}", command.join(" "))
+            return Err(format!(
+                "agent {name} cannot start: it needs {} (its cwd, a file of its command or a path of its `read`), \
+                 which is under {}, a path no agent may read (the results root, the coordinator's state or the token file); \
+                 keep the agent's files elsewhere",
+                r.display(),
+                p.display()
+            ));
+        }
+        let started = sandbox::start(cmd, &walls).map_err(|e| {
+            let _ = std::fs::remove_dir_all(&dir);
+            match e {
+                sandbox::StartError::Io(e) => {
+                    format!("agent {name} cannot start: cannot run {:?}: {e}", command.join(" "))
+                }
+                refused => format!("agent {name} cannot start: {refused} (sandbox = \"required\")"),
+            }
         })?;
+        say_missing(&started.missing);
+        let mut process = started.process;
+        let child = process.child();
         let stdout = child.stdout.take().expect("piped");
         let stderr = child.stderr.take().expect("piped");
         let (tx, lines) = sync_channel(16);
@@ -154,15 +190,18 @@ impl AgentProcess {
         let tail = Arc::clone(&kept);
         let label = name.to_string();
         std::thread::spawn(move || log_stderr(stderr, &label, &tail));
+        let stdin = child.stdin.take();
         let mut p = AgentProcess {
             name: name.to_string(),
-            stdin: child.stdin.take(),
-            child,
+            stdin,
+            process,
             lines,
             stderr: kept,
             dir,
+            protocol: PROTOCOL,
+            asked: 0,
         };
-        p.hello(game, spec.time_ms.max(HELLO_MS)).map_err(|why| {
+        p.hello(game, spec.time_ms.max(HELLO_MS), cancel).map_err(|why| {
             // The likely cause: an argument naming no file under `cwd`.
             let note = spec.missing_file_arg().map_or(String::new(), |a| {
                 format!(
@@ -177,10 +216,12 @@ impl AgentProcess {
     }
 
     /// The greeting: muggins' version, the agent's reply.
-    fn hello(&mut self, game: &str, ms: u64) -> Result<(), String> {
-        self.send(&json!({"type": "hello", "protocol": PROTOCOL}))
+    fn hello(&mut self, game: &str, ms: u64, cancel: &AtomicBool) -> Result<(), String> {
+        self.send(&json!({"type": "hello", "protocol": PROTOCOL, "protocols": PROTOCOLS}))
             .map_err(|f| f.describe())?;
-        let reply = self.receive(Duration::from_millis(ms)).map_err(|f| f.describe())?;
+        let reply = self
+            .receive(Duration::from_millis(ms), cancel)
+            .map_err(|f| f.describe())?;
         if reply.get("type").and_then(Value::as_str) != Some("hello") {
             return Err(format!(
                 "protocol: expected a hello, got {}",
@@ -188,8 +229,8 @@ impl AgentProcess {
             ));
         }
         match reply.get("protocol").and_then(Value::as_u64) {
-            Some(PROTOCOL) => {}
-            Some(v) => return Err(format!("it speaks protocol {v}; muggins speaks protocol {PROTOCOL}")),
+            Some(v) if PROTOCOLS.contains(&v) => self.protocol = v,
+            Some(v) => return Err(format!("it speaks protocol {v}; muggins speaks protocols 1 and 2")),
             None => return Err("protocol: its hello has no \"protocol\" number".into()),
         }
         let games: Vec<&str> = reply
@@ -234,24 +275,57 @@ impl AgentProcess {
         stdin
             .write_all(line.as_bytes())
             .and_then(|_| stdin.flush())
-            .map_err(|e| Failure::Crash(self_status(&mut self.child, &e.to_string())))
+            .map_err(|e| Failure::Crash(self_status(&mut self.process, &e.to_string())))
     }
 
-    /// The next message, waiting at most `limit`.
-    pub fn receive(&mut self, limit: Duration) -> Result<Value, Failure> {
-        match self.lines.recv_timeout(limit) {
+    /// The protocol version it speaks.
+    pub fn protocol(&self) -> u64 {
+        self.protocol
+    }
+
+    /// The id of the next `decide`.
+    pub fn next_id(&mut self) -> u64 {
+        self.asked += 1;
+        self.asked
+    }
+
+    /// A protocol error if a line is waiting (before a question, a line
+    /// answers nothing).
+    pub fn nothing_pending(&mut self) -> Result<(), Failure> {
+        match self.lines.try_recv() {
+            Ok(Ok(line)) => Err(Failure::Protocol(format!("a line that answers nothing: {}", shorten(&line)))),
+            Ok(Err(why)) => Err(Failure::Protocol(why)),
+            Err(_) => Ok(()),
+        }
+    }
+
+    /// The next message, waiting at most `limit`, or until `cancel` is set
+    /// (then the process is killed: the worker is stopping).
+    pub fn receive(&mut self, limit: Duration, cancel: &AtomicBool) -> Result<Value, Failure> {
+        let deadline = std::time::Instant::now() + limit;
+        let got = loop {
+            if cancel.load(Ordering::Relaxed) {
+                self.kill();
+                return Err(Failure::Crash("killed: the worker is stopping".into()));
+            }
+            let left = deadline.saturating_duration_since(std::time::Instant::now());
+            match self.lines.recv_timeout(left.min(CANCEL_POLL)) {
+                Err(RecvTimeoutError::Timeout) if !left.is_zero() && left > CANCEL_POLL => continue,
+                other => break other,
+            }
+        };
+        match got {
             Ok(Ok(line)) => serde_json::from_str(&line).map_err(|_| Failure::Protocol(shorten(&line))),
             Ok(Err(why)) => Err(Failure::Protocol(why)),
             Err(RecvTimeoutError::Timeout) => Err(Failure::Time),
-            Err(RecvTimeoutError::Disconnected) => Err(Failure::Crash(self_status(&mut self.child, "stdout closed"))),
+            Err(RecvTimeoutError::Disconnected) => Err(Failure::Crash(self_status(&mut self.process, "stdout closed"))),
         }
     }
 
     /// Ends the process now.
     pub fn kill(&mut self) {
         self.stdin = None;
-        let _ = self.child.kill();
-        let _ = self.child.wait();
+        self.process.kill();
     }
 
     /// Asks the process to quit, then ends it.
@@ -259,7 +333,7 @@ impl AgentProcess {
         let _ = self.send(&json!({"type": "quit"}));
         self.stdin = None;
         for _ in 0..20 {
-            if matches!(self.child.try_wait(), Ok(Some(_))) {
+            if self.process.finished() {
                 return;
             }
             std::thread::sleep(Duration::from_millis(25));
@@ -275,12 +349,52 @@ impl Drop for AgentProcess {
     }
 }
 
-/// How the child ended, if it has.
-fn self_status(child: &mut Child, otherwise: &str) -> String {
+/// How the process ended, if it has.
+fn self_status(process: &mut sandbox::Contained, otherwise: &str) -> String {
     std::thread::sleep(Duration::from_millis(20));
-    match child.try_wait() {
-        Ok(Some(status)) => format!("the process exited ({status})"),
-        _ => otherwise.to_string(),
+    process.exited().unwrap_or_else(|| otherwise.to_string())
+}
+
+/// The sandbox of agent `spec` whose own directory is `dir`: it may read
+/// its `cwd`, the directories of the files its command names and its
+/// `read` paths (relative to `cwd`).
+fn walls_of(spec: &ExternalAgent, dir: &std::path::Path) -> sandbox::Config {
+    let w = &spec.walls;
+    let cwd = std::path::absolute(&spec.cwd).unwrap_or_else(|_| PathBuf::from(&spec.cwd));
+    let mut read = vec![cwd.clone()];
+    for arg in spec.resolved_command() {
+        let p = std::path::Path::new(&arg);
+        if p.is_absolute() && p.exists() {
+            read.push(if p.is_dir() { p.to_path_buf() } else { p.parent().map_or(p.to_path_buf(), |d| d.to_path_buf()) });
+        }
+    }
+    read.extend(w.read.iter().map(|r| cwd.join(r)));
+    sandbox::Config {
+        walls: w.sandbox != crate::spec::SandboxMode::Off,
+        required: w.sandbox == crate::spec::SandboxMode::Required,
+        network: w.network,
+        limits: sandbox::Limits {
+            memory_mb: w.memory_mb,
+            processes: w.processes,
+            open_files: w.open_files,
+            cpu_s: w.cpu_s,
+        },
+        read,
+        dir: dir.to_path_buf(),
+    }
+}
+
+/// Says once per worker process which walls its kernel refused.
+fn say_missing(missing: &[&'static str]) {
+    static SAID: Mutex<Vec<&'static str>> = Mutex::new(Vec::new());
+    let mut said = SAID.lock().unwrap_or_else(|e| e.into_inner());
+    let new: Vec<&str> = missing.iter().copied().filter(|m| !said.contains(m)).collect();
+    if !new.is_empty() {
+        eprintln!(
+            "sandbox: this worker cannot give external agents {}; they run without (a spec with sandbox = \"required\" refuses instead)",
+            new.join(", ")
+        );
+        said.extend(new);
     }
 }
 
@@ -308,7 +422,11 @@ fn read_lines(stdout: impl Read, tx: std::sync::mpsc::SyncSender<Result<String, 
             let _ = tx.send(Err(format!("a line longer than {MAX_LINE} bytes")));
             return;
         }
-        let line = String::from_utf8_lossy(&buf).trim_end().to_string();
+        let Ok(line) = String::from_utf8(buf) else {
+            let _ = tx.send(Err("a line that is not UTF-8".into()));
+            return;
+        };
+        let line = line.trim_end().to_string();
         if line.is_empty() {
             continue;
         }

@@ -26,6 +26,7 @@ pub enum SandboxMode {
 /// The sandbox's settings of one agent.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Walls {
+    /// Sandboxed, required, or not.
     pub sandbox: SandboxMode,
     /// Whether it may open network connections (`network = true`).
     pub network: bool,
