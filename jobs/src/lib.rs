@@ -35,8 +35,8 @@ pub use rows::{ExecError, GameRow, HandRow, MoveRow, SampleRow, checksum};
 pub use spec::{
     Agent, AgentPlay, AgentSearch, ClassifierSpec, DEFAULT_SHARD_GAMES, Format, FullSearch, FullSpec, GridSpec,
     MAX_BUDGET, MAX_GAMES, MAX_LISTED_STATES, MAX_OUTPUT_BYTES, MAX_PATH_BYTES, MAX_SHARD_GAMES, MAX_SPEC_BYTES,
-    MAX_WORLDS, Pool, RuleSet, SandboxMode, ShapingLevel, ShapingParams, Source, Spec, SpecError, Sprt, SprtOn, StateSet,
-    Walls, shaping_of,
+    MAX_WORLDS, Pool, RuleSet, SandboxMode, ShapingLevel, ShapingParams, Source, Spec, SpecError, Sprt, SprtOn,
+    StateSet, Walls, shaping_of,
 };
 
 /// The thesis experiment (Table 12: oracle and classifier sources).

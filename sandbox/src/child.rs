@@ -260,7 +260,11 @@ fn own_proc(ruleset: Option<&OwnedFd>) -> bool {
 fn report(plan: &Plan, failed: u32) -> io::Result<()> {
     let bytes = failed.to_le_bytes();
     let n = unsafe { libc::write(plan.report.as_raw_fd(), bytes.as_ptr().cast(), 4) };
-    if n == 4 { Ok(()) } else { Err(io::Error::last_os_error()) }
+    if n == 4 {
+        Ok(())
+    } else {
+        Err(io::Error::last_os_error())
+    }
 }
 
 /// The shim: holds nothing open, waits for the agent, exits as it did.

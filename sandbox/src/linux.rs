@@ -19,15 +19,7 @@ fn wanted(config: &Config) -> u32 {
         return user | bit::PID;
     }
     let net = if config.network { 0 } else { bit::NET };
-    bit::USER
-        | bit::PID
-        | bit::MOUNT
-        | net
-        | bit::PROC
-        | bit::HIDE
-        | bit::LIMITS
-        | bit::NO_NEW_PRIVS
-        | bit::LANDLOCK
+    bit::USER | bit::PID | bit::MOUNT | net | bit::PROC | bit::HIDE | bit::LIMITS | bit::NO_NEW_PRIVS | bit::LANDLOCK
 }
 
 fn cstring(p: &std::path::Path) -> Option<CString> {
@@ -36,7 +28,11 @@ fn cstring(p: &std::path::Path) -> Option<CString> {
 
 /// The walls' names of `bits`.
 fn names(bits: u32) -> Vec<&'static str> {
-    bit::ALL.iter().filter(|(b, _)| bits & b != 0).map(|(_, n)| *n).collect()
+    bit::ALL
+        .iter()
+        .filter(|(b, _)| bits & b != 0)
+        .map(|(_, n)| *n)
+        .collect()
 }
 
 pub(super) fn start(cmd: &mut Command, config: &Config) -> Result<Started, StartError> {
@@ -46,7 +42,10 @@ pub(super) fn start(cmd: &mut Command, config: &Config) -> Result<Started, Start
         .find(|(k, _)| *k == "PATH")
         .and_then(|(_, v)| v.map(|v| v.to_os_string()));
     let mut read = config.read.clone();
-    read.extend(paths::installation(std::path::Path::new(cmd.get_program()), path_var.as_deref()));
+    read.extend(paths::installation(
+        std::path::Path::new(cmd.get_program()),
+        path_var.as_deref(),
+    ));
     let protected = protected();
     // A protected path is never given to Landlock, even when asked for.
     read.retain(|r| !protected.iter().any(|p| r.starts_with(p)));

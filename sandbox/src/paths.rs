@@ -6,7 +6,18 @@ use std::path::{Path, PathBuf};
 
 /// The system's directories every program may read (and execute from).
 pub const SYSTEM: [&str; 12] = [
-    "/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/etc", "/opt", "/sys", "/nix/store", "/dev",
+    "/usr",
+    "/bin",
+    "/sbin",
+    "/lib",
+    "/lib32",
+    "/lib64",
+    "/libx32",
+    "/etc",
+    "/opt",
+    "/sys",
+    "/nix/store",
+    "/dev",
 ];
 
 /// Devices it may also write.
@@ -22,7 +33,10 @@ pub fn installation(program: &Path, path: Option<&std::ffi::OsStr>) -> Vec<PathB
         return out;
     };
     let mut add = |p: &Path| {
-        for q in [Some(p.to_path_buf()), std::fs::canonicalize(p).ok()].into_iter().flatten() {
+        for q in [Some(p.to_path_buf()), std::fs::canonicalize(p).ok()]
+            .into_iter()
+            .flatten()
+        {
             if let Some(prefix) = prefix_of(&q)
                 && !out.contains(&prefix)
             {
@@ -107,7 +121,10 @@ pub(crate) fn ruleset(read: &[PathBuf], dir: &Path, network: bool) -> Option<std
         .ok()?
         .add_rules(path_beneath_rules(readable, AccessFs::from_read(abi)))
         .ok()?
-        .add_rules(path_beneath_rules(DEVICES, AccessFs::from_read(abi) | AccessFs::WriteFile))
+        .add_rules(path_beneath_rules(
+            DEVICES,
+            AccessFs::from_read(abi) | AccessFs::WriteFile,
+        ))
         .ok()?
         .add_rules(path_beneath_rules([dir], AccessFs::from_all(abi)))
         .ok()?;
@@ -129,7 +146,10 @@ mod tests {
         let venv = t.path().join("venv");
         assert!(found.contains(&venv), "{found:?}");
         // `env` is in /usr/bin or /bin; `sh` too.
-        assert!(found.iter().any(|p| p == Path::new("/usr") || p == Path::new("/bin")), "{found:?}");
+        assert!(
+            found.iter().any(|p| p == Path::new("/usr") || p == Path::new("/bin")),
+            "{found:?}"
+        );
         assert_eq!(prefix_of(Path::new("/bin/sh")), Some(PathBuf::from("/bin")));
         assert_eq!(prefix_of(Path::new("/usr/bin/node")), Some(PathBuf::from("/usr")));
         assert!(installation(Path::new("no-such-program-here"), Some(bin.as_os_str())).is_empty());

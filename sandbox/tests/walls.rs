@@ -75,7 +75,18 @@ fn inside_it_sees_only_its_processes_reads_and_writes_only_what_it_is_given() {
     // sh, ls and grep, and nothing of the worker's.
     let procs: u32 = lines[0].trim().parse().unwrap();
     assert!(procs <= 4, "{out}");
-    assert_eq!(&lines[1..], ["given-text", "no-secret", "wrote-own", "no-write-given", "no-write-tmp", "own-environ"], "{out}");
+    assert_eq!(
+        &lines[1..],
+        [
+            "given-text",
+            "no-secret",
+            "wrote-own",
+            "no-write-given",
+            "no-write-tmp",
+            "own-environ"
+        ],
+        "{out}"
+    );
     assert!(own.join("w").exists());
 }
 
@@ -156,13 +167,20 @@ fn nothing_it_starts_outlives_it_sandboxed_or_not() {
         let mut c = config(own.path(), vec![own.path().to_path_buf()]);
         c.walls = walls;
         let mut cmd = Command::new("sh");
-        cmd.arg(&file).arg(&tag).current_dir(own.path()).env("PATH", "/usr/bin:/bin");
+        cmd.arg(&file)
+            .arg(&tag)
+            .current_dir(own.path())
+            .env("PATH", "/usr/bin:/bin");
         let mut started = start(cmd, &c).unwrap();
         let t = Instant::now();
         while with_tag(&tag).len() < 4 && t.elapsed() < Duration::from_secs(10) {
             std::thread::sleep(Duration::from_millis(20));
         }
-        assert_eq!(with_tag(&tag).len(), 4, "walls {walls}: the script and its three children run");
+        assert_eq!(
+            with_tag(&tag).len(),
+            4,
+            "walls {walls}: the script and its three children run"
+        );
         started.process.kill();
         let t = Instant::now();
         while !with_tag(&tag).is_empty() && t.elapsed() < Duration::from_secs(5) {

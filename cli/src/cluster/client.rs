@@ -24,32 +24,12 @@ impl CoordinatorUrl {
     /// refused), or --token / MUGGINS_TOKEN; both given is refused unless
     /// they agree.
     pub(super) fn bearer(&self) -> Result<Option<String>> {
-        let Some(path) = &self.token_file else {
-            return Ok(self.token.clone());
-        };
-        let shown = path.display();
-        // No agent this process starts may read it.
-        jobs::external::protect(path);
-        let meta = std::fs::metadata(path).with_context(|| format!("--token-file {shown}"))?;
-        #[cfg(unix)]
-        {
-            use std::os::unix::fs::PermissionsExt;
-            let mode = meta.permissions().mode() & 0o777;
-            if mode & 0o077 != 0 {
-                bail!(
-                    "--token-file {shown} has mode {mode:04o}: others than its owner can read the token; run `chmod 600 {shown}`"
-                );
-            }
-        }
-        let text = std::fs::read_to_string(path).with_context(|| format!("--token-file {shown}"))?;
-        let token = text.trim().to_string();
-        if token.is_empty() || token.contains(char::is_whitespace) {
-            bail!("--token-file {shown} holds no token (one line, no spaces, is expected)");
-        }
-        if self.token.as_deref().is_some_and(|t| t != token) {
-            bail!("--token-file {shown} and --token (or MUGGINS_TOKEN) give two different tokens: give one of them");
-        }
-        Ok(Some(token))
+        token_from(
+            self.token.as_deref(),
+            self.token_file.as_deref(),
+            "--token-file",
+            "--token (or MUGGINS_TOKEN)",
+        )
     }
 
     pub(super) fn tls(&self) -> Result<Option<proto::client::ClientTls>> {
@@ -264,4 +244,42 @@ pub fn cancel(a: CancelArgs) -> Result<()> {
         println!("{}", describe(&e));
         Ok(())
     })
+}
+
+/// A token from `file` (flag `flag`): its owner's alone (mode 0600), else
+/// refused; no file: `given` (the flag `other` or its variable). Both
+/// given are refused unless they agree. The file becomes a path no agent
+/// of this process may read.
+pub(super) fn token_from(
+    given: Option<&str>,
+    file: Option<&std::path::Path>,
+    flag: &str,
+    other: &str,
+) -> Result<Option<String>> {
+    let Some(path) = file else {
+        return Ok(given.map(str::to_string));
+    };
+    let shown = path.display();
+    // No agent this process starts may read it.
+    jobs::external::protect(path);
+    let meta = std::fs::metadata(path).with_context(|| format!("{flag} {shown}"))?;
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        let mode = meta.permissions().mode() & 0o777;
+        if mode & 0o077 != 0 {
+            bail!(
+                "{flag} {shown} has mode {mode:04o}: others than its owner can read the token; run `chmod 600 {shown}`"
+            );
+        }
+    }
+    let text = std::fs::read_to_string(path).with_context(|| format!("{flag} {shown}"))?;
+    let token = text.trim().to_string();
+    if token.is_empty() || token.contains(char::is_whitespace) {
+        bail!("{flag} {shown} holds no token (one line, no spaces, is expected)");
+    }
+    if given.is_some_and(|t| t != token) {
+        bail!("{flag} {shown} and {other} give two different tokens: give one of them");
+    }
+    Ok(Some(token))
 }

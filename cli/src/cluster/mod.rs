@@ -110,10 +110,18 @@ pub struct CoordinatorArgs {
     /// The web view asks for it too (or for --web-token).
     #[arg(long, env = "MUGGINS_TOKEN", hide_env_values = true)]
     pub token: Option<String>,
+    /// A file holding the bearer token (mode 0600), instead of --token or
+    /// MUGGINS_TOKEN: keeps it out of the process's arguments and environment.
+    #[arg(long, env = "MUGGINS_TOKEN_FILE")]
+    pub token_file: Option<PathBuf>,
     /// A read-only token for the web view alone: it opens the pages, never
     /// an RPC (better: set MUGGINS_WEB_TOKEN).
     #[arg(long, env = "MUGGINS_WEB_TOKEN", hide_env_values = true, requires = "web_listen")]
     pub web_token: Option<String>,
+    /// A file holding the web view's token (mode 0600), instead of
+    /// --web-token or MUGGINS_WEB_TOKEN.
+    #[arg(long, env = "MUGGINS_WEB_TOKEN_FILE", requires = "web_listen")]
+    pub web_token_file: Option<PathBuf>,
     /// Log as JSON lines.
     #[arg(long)]
     pub log_json: bool,
@@ -334,14 +342,26 @@ pub fn coordinator(a: CoordinatorArgs) -> Result<()> {
         let mut config = coordinator::Config::new(a.state.clone(), a.results.clone());
         config.lease = Duration::from_secs(a.lease_secs);
         config.check_fraction = a.check_fraction;
-        if a.token.as_deref().is_some_and(|t| t.len() < 16) {
+        let token = client::token_from(
+            a.token.as_deref(),
+            a.token_file.as_deref(),
+            "--token-file",
+            "--token (or MUGGINS_TOKEN)",
+        )?;
+        if token.as_deref().is_some_and(|t| t.len() < 16) {
             bail!("--token: use at least 16 characters");
         }
-        config.token = coordinator::Token::new(a.token.as_deref());
-        if a.web_token.as_deref().is_some_and(|t| t.len() < 16) {
+        config.token = coordinator::Token::new(token.as_deref());
+        let web_token = client::token_from(
+            a.web_token.as_deref(),
+            a.web_token_file.as_deref(),
+            "--web-token-file",
+            "--web-token (or MUGGINS_WEB_TOKEN)",
+        )?;
+        if web_token.as_deref().is_some_and(|t| t.len() < 16) {
             bail!("--web-token: use at least 16 characters");
         }
-        config.web_token = coordinator::Token::new(a.web_token.as_deref());
+        config.web_token = coordinator::Token::new(web_token.as_deref());
         if let (Some(cert), Some(key)) = (&a.tls_cert, &a.tls_key) {
             config.tls = Some(coordinator::Tls {
                 cert_pem: std::fs::read(cert).with_context(|| format!("--tls-cert {}", cert.display()))?,

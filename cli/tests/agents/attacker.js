@@ -13,7 +13,7 @@
 //            answer (a stray line): "STRAY" on stderr.
 //   badutf8  answers its second decision with a line holding bytes that
 //            are not UTF-8 inside a JSON string.
-//   slow     takes 400 ms a decision.
+//   slow     takes --delay ms (400) a decision.
 "use strict";
 const fs = require("fs");
 const net = require("net");
@@ -108,7 +108,7 @@ rl.on("line", (line) => {
       spied = true;
       spy(answer);
     } else if (mode === "slow") {
-      setTimeout(answer, 400);
+      setTimeout(answer, Number(args.delay || 400));
     } else {
       answer();
     }

@@ -198,6 +198,41 @@ fn connection_errors_name_the_url_and_what_answered_there() {
 }
 
 #[test]
+fn the_coordinator_takes_its_token_from_a_file_that_only_its_owner_reads() {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = Dir::new();
+    let file = dir.path().join("token");
+    std::fs::write(&file, format!("{TOKEN}\n")).unwrap();
+    let path = file.to_str().unwrap();
+    let state = dir.path().join("state.sqlite");
+    let results = dir.path().join("results");
+    let coordinator = |extra: &[&str]| {
+        let port = free_port().to_string();
+        let mut args = vec!["coordinator", "--listen"];
+        let listen = format!("127.0.0.1:{port}");
+        args.push(&listen);
+        args.extend(extra);
+        let (state, results) = (state.to_str().unwrap(), results.to_str().unwrap());
+        args.extend(["--state", state, "--results", results]);
+        client(&args, &[]).assert_err(&[])
+    };
+    std::fs::set_permissions(&file, std::fs::Permissions::from_mode(0o640)).unwrap();
+    let err = coordinator(&["--token-file", path]);
+    assert!(err.contains(path) && err.contains("mode 0640") && err.contains("chmod 600"), "{err}");
+    assert!(!err.contains(TOKEN), "{err}");
+    std::fs::set_permissions(&file, std::fs::Permissions::from_mode(0o600)).unwrap();
+    let err = coordinator(&["--token-file", path, "--token", "another-token-of-sixteen-chars"]);
+    assert!(err.contains("two different tokens"), "{err}");
+    // With the file alone, it requires the file's token.
+    let port = free_port();
+    let _coord = coordinator_with(port, dir.path(), 30, &["--token-file", path]);
+    let url = format!("http://127.0.0.1:{port}");
+    refused(&["status", "--coordinator", &url], &[], &["requires a token"], &[]);
+    let out = client(&["status", "--coordinator", &url], &[("MUGGINS_TOKEN", TOKEN)]).stdout();
+    assert_eq!(out.trim(), "no experiments");
+}
+
+#[test]
 fn an_unknown_experiment_id_suggests_the_ids_of_that_name() {
     let dir = Dir::new();
     let port = free_port();

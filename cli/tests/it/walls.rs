@@ -134,7 +134,11 @@ fn a_spying_agent_finds_no_token_writes_nowhere_else_connects_nowhere_and_leaves
         agents.join(format!("{tag}-escape")),
         dir.join(format!("{tag}-escape")),
     ];
-    let outside_arg = outside.iter().map(|p| p.display().to_string()).collect::<Vec<_>>().join(",");
+    let outside_arg = outside
+        .iter()
+        .map(|p| p.display().to_string())
+        .collect::<Vec<_>>()
+        .join(",");
     let results = dir.path().display().to_string();
     // Through a wrapper that does not exec: node is its child. Its files
     // are in its cwd (the one directory of the user's it may read).
@@ -148,16 +152,19 @@ fn a_spying_agent_finds_no_token_writes_nowhere_else_connects_nowhere_and_leaves
     .unwrap();
     let keys = format!("cwd = {:?}\nrestarts = 0", agents.display().to_string());
     let text = spec("spy", r#"["bash", "run.sh"]"#, &keys, 4);
-    let (ok, log, rows) = run(&dir, &text, &[("MUGGINS_TOKEN", &secret), ("MUGGINS_WEB_TOKEN", &secret)]);
+    let (ok, log, rows) = run(
+        &dir,
+        &text,
+        &[("MUGGINS_TOKEN", &secret), ("MUGGINS_WEB_TOKEN", &secret)],
+    );
     assert!(ok, "{log}");
     assert_eq!(rows.len(), 8, "every game has its row: {log}");
     assert!(rows.iter().all(|r| r.forfeit.is_none()), "{log}");
-    assert!(!log.contains("sandbox: this worker cannot"), "every wall is up here: {log}");
-    for (what, want) in [
-        ("secret", "absent"),
-        ("results", "unreadable"),
-        ("children", "started"),
-    ] {
+    assert!(
+        !log.contains("sandbox: this worker cannot"),
+        "every wall is up here: {log}"
+    );
+    for (what, want) in [("secret", "absent"), ("results", "unreadable"), ("children", "started")] {
         assert!(log.contains(&format!("SPY {what}: {want}")), "{what}: {log}");
     }
     assert!(log.contains("SPY network: refused"), "{log}");
@@ -176,7 +183,11 @@ fn a_spying_agent_finds_no_token_writes_nowhere_else_connects_nowhere_and_leaves
         .expect("it counted the processes it sees");
     assert!(seen <= 6, "{seen} processes seen: {log}");
     assert!(listener.accept().is_err(), "no connection reached the test's port");
-    assert_eq!(none_left(&tag, 2), Vec::<String>::new(), "nothing of the agent's is left running");
+    assert_eq!(
+        none_left(&tag, 2),
+        Vec::<String>::new(),
+        "nothing of the agent's is left running"
+    );
 }
 
 #[test]
@@ -186,14 +197,28 @@ fn without_the_sandbox_an_agent_is_still_contained() {
     let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
     let port = listener.local_addr().unwrap().port().to_string();
     let results = dir.path().display().to_string();
-    let command = node(&["--mode", "spy", "--tag", &tag, "--port", &port, "--results", &results, "--secret-rev", "x"]);
+    let command = node(&[
+        "--mode",
+        "spy",
+        "--tag",
+        &tag,
+        "--port",
+        &port,
+        "--results",
+        &results,
+        "--secret-rev",
+        "x",
+    ]);
     let text = spec("trusted", &command, "sandbox = false\nrestarts = 0", 2);
     let (ok, log, rows) = run(&dir, &text, &[]);
     assert!(ok, "{log}");
     assert_eq!(rows.len(), 4, "{log}");
     // Not walled in: it reads the results and connects (which is what
     // `sandbox = false` gives up) ...
-    assert!(log.contains("SPY results: READABLE") && log.contains("SPY network: CONNECTED"), "{log}");
+    assert!(
+        log.contains("SPY results: READABLE") && log.contains("SPY network: CONNECTED"),
+        "{log}"
+    );
     // ... but what it started dies with it.
     assert_eq!(none_left(&tag, 2), Vec::<String>::new());
 }
@@ -229,7 +254,10 @@ fn a_line_that_is_not_utf8_is_a_protocol_forfeit() {
     assert!(ok, "{log}");
     assert_eq!(rows.len(), 6, "{log}");
     let forfeits: Vec<&str> = rows.iter().filter_map(|r| r.forfeit.as_deref()).collect();
-    assert!(!forfeits.is_empty() && forfeits.iter().all(|f| *f == "protocol"), "{forfeits:?}: {log}");
+    assert!(
+        !forfeits.is_empty() && forfeits.iter().all(|f| *f == "protocol"),
+        "{forfeits:?}: {log}"
+    );
     assert!(log.contains("not UTF-8"), "{log}");
 }
 
@@ -237,7 +265,7 @@ fn a_line_that_is_not_utf8_is_a_protocol_forfeit() {
 fn ctrl_c_with_a_slow_agent_in_play_ends_the_run_within_two_seconds() {
     let dir = Dir::new();
     let tag = unique("tag");
-    let text = spec("slow", &node(&["--mode", "slow", "--tag", &tag]), "", 40);
+    let text = spec("slow", &node(&["--mode", "slow", "--delay", "150", "--tag", &tag]), "", 10);
     let path = dir.create_spec(&text);
     let log = dir.join("run.log");
     let mut first = TestCommand::new(&["run"]);
@@ -267,5 +295,23 @@ fn ctrl_c_with_a_slow_agent_in_play_ends_the_run_within_two_seconds() {
     let mut index: Vec<u64> = rows.iter().map(|r| r.game_index).collect();
     index.sort_unstable();
     index.dedup();
-    assert_eq!((rows.len(), index.len()), (80, 80), "{log}");
+    assert_eq!((rows.len(), index.len()), (20, 20), "{log}");
+}
+
+#[test]
+fn an_agent_dies_with_a_worker_killed_outright() {
+    let dir = Dir::new();
+    let tag = unique("tag");
+    let text = spec("killed", &node(&["--mode", "slow", "--tag", &tag]), "", 40);
+    let path = dir.create_spec(&text);
+    let mut run = TestCommand::new(&["run"]);
+    run.arg(&path)
+        .arg("--out")
+        .arg(dir.path())
+        .args(["--workers", "1", "--threads", "2", "--no-web"])
+        .quiet();
+    let proc = run.spawn();
+    crate::cluster::wait_for("an agent at play", 120, || !with_tag(&tag).is_empty());
+    proc.signal("-KILL");
+    assert_eq!(none_left(&tag, 2), Vec::<String>::new(), "no agent outlives its worker");
 }

@@ -120,17 +120,22 @@ pub(super) fn maximum(rules: &FullRules, to: u32) -> u32 {
 /// detail goes to the worker's log.
 pub(super) fn forfeit_row(row: GameRow, c: &GameCoords, rules: &FullRules, to: u32, f: &Forfeit) -> GameRow {
     let kind = reason_kind(&f.reason);
-    eprintln!(
-        "game {}: {} forfeits (seat {}): {}",
-        c.game_index,
-        if rules.side(f.seat) == c.agent_side {
-            row.agent.as_deref().unwrap_or("the external agent")
-        } else {
-            row.opponent.as_deref().unwrap_or("the external agent")
-        },
-        f.seat,
-        f.reason
-    );
+    // A game stopped by the worker's stop is given back, not written: no
+    // forfeit to tell.
+    let stopped = f.reason.ends_with(crate::external::STOPPING);
+    if !stopped {
+        eprintln!(
+            "game {}: {} forfeits (seat {}): {}",
+            c.game_index,
+            if rules.side(f.seat) == c.agent_side {
+                row.agent.as_deref().unwrap_or("the external agent")
+            } else {
+                row.opponent.as_deref().unwrap_or("the external agent")
+            },
+            f.seat,
+            f.reason
+        );
+    }
     let max = maximum(rules, to);
     let agent_lost = rules.side(f.seat) == c.agent_side;
     let (player_score, target_score) = if agent_lost { (0, max) } else { (max, 0) };

@@ -15,7 +15,7 @@ use std::time::{Duration, Instant};
 use full::{FullRules, SeatView};
 use serde_json::{Value, json};
 
-pub use process::{AgentProcess, Failure, MAX_LINE, PROTOCOL};
+pub use process::{AgentProcess, Failure, MAX_LINE, PROTOCOL, STOPPING};
 /// Paths no sandboxed agent may read (the results root, the state, the
 /// token file): the worker and the CLI name theirs.
 pub use sandbox::protect;
@@ -135,7 +135,11 @@ impl<'c> ExternalPool<'c> {
             return Err(BeginError::Forfeit(format!("{}: {why}", f.kind())));
         }
         let n_seats = game["rules"]["seats"].as_u64().unwrap_or(2) as usize;
-        let sides = if game["rules"]["teams"].as_bool() == Some(true) { 2 } else { n_seats };
+        let sides = if game["rules"]["teams"].as_bool() == Some(true) {
+            2
+        } else {
+            n_seats
+        };
         self.current.push(Current {
             agent: name.to_string(),
             spec: spec.clone(),

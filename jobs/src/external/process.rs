@@ -9,8 +9,8 @@ use std::collections::VecDeque;
 use std::io::{BufRead, BufReader, Read, Write};
 use std::path::PathBuf;
 use std::process::{ChildStdin, Command, Stdio};
-use std::sync::mpsc::{Receiver, RecvTimeoutError, sync_channel};
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::mpsc::{Receiver, RecvTimeoutError, sync_channel};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -30,6 +30,9 @@ pub const MAX_LINE: usize = 1 << 20;
 pub const STDERR_SHOWN: usize = 200;
 /// Lines of an agent's stderr kept for error messages.
 pub const STDERR_KEPT: usize = 20;
+/// Why a wait on an agent ended when the worker stopped (the game is given
+/// back, not forfeited).
+pub const STOPPING: &str = "killed: the worker is stopping";
 /// How often a wait on an agent looks whether the worker is stopping.
 const CANCEL_POLL: Duration = Duration::from_millis(50);
 /// How long a process gets to answer the greeting, at least.
@@ -156,10 +159,12 @@ impl AgentProcess {
         cmd.env("TMPDIR", &dir);
         let walls = walls_of(spec, &dir);
         if walls.walls
-            && let Some((r, p)) = walls
-                .read
-                .iter()
-                .find_map(|r| sandbox::protected().into_iter().find(|p| r.starts_with(p)).map(|p| (r.clone(), p)))
+            && let Some((r, p)) = walls.read.iter().find_map(|r| {
+                sandbox::protected()
+                    .into_iter()
+                    .find(|p| r.starts_with(p))
+                    .map(|p| (r.clone(), p))
+            })
         {
             let _ = std::fs::remove_dir_all(&dir);
             return Err(format!(
@@ -293,7 +298,10 @@ impl AgentProcess {
     /// answers nothing).
     pub fn nothing_pending(&mut self) -> Result<(), Failure> {
         match self.lines.try_recv() {
-            Ok(Ok(line)) => Err(Failure::Protocol(format!("a line that answers nothing: {}", shorten(&line)))),
+            Ok(Ok(line)) => Err(Failure::Protocol(format!(
+                "a line that answers nothing: {}",
+                shorten(&line)
+            ))),
             Ok(Err(why)) => Err(Failure::Protocol(why)),
             Err(_) => Ok(()),
         }
@@ -306,7 +314,7 @@ impl AgentProcess {
         let got = loop {
             if cancel.load(Ordering::Relaxed) {
                 self.kill();
-                return Err(Failure::Crash("killed: the worker is stopping".into()));
+                return Err(Failure::Crash(STOPPING.into()));
             }
             let left = deadline.saturating_duration_since(std::time::Instant::now());
             match self.lines.recv_timeout(left.min(CANCEL_POLL)) {
@@ -365,7 +373,11 @@ fn walls_of(spec: &ExternalAgent, dir: &std::path::Path) -> sandbox::Config {
     for arg in spec.resolved_command() {
         let p = std::path::Path::new(&arg);
         if p.is_absolute() && p.exists() {
-            read.push(if p.is_dir() { p.to_path_buf() } else { p.parent().map_or(p.to_path_buf(), |d| d.to_path_buf()) });
+            read.push(if p.is_dir() {
+                p.to_path_buf()
+            } else {
+                p.parent().map_or(p.to_path_buf(), |d| d.to_path_buf())
+            });
         }
     }
     read.extend(w.read.iter().map(|r| cwd.join(r)));

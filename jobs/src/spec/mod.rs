@@ -29,12 +29,12 @@ mod walls;
 pub use agents::{Agent, AgentPlay, AgentSearch, Format, Pool, Sprt, SprtOn};
 pub(crate) use canonical::hex;
 pub use external::ExternalAgent;
-pub use walls::{SandboxMode, Walls};
 pub(crate) use external::SECRET_ENV;
 pub use full::{FullSearch, FullSpec, MAX_BUDGET, MAX_WORLDS};
 pub use rulesets::RuleSet;
 pub use shaping::{ShapingLevel, ShapingParams, shaping_of};
 pub use states::{MAX_LISTED_STATES, StateSet};
+pub use walls::{SandboxMode, Walls};
 
 /// The longest `output` accepted.
 pub const MAX_OUTPUT_BYTES: usize = 256;

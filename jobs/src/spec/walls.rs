@@ -94,7 +94,11 @@ pub(super) fn walls_of(p: &str, t: &mut Table) -> Result<Walls, SpecError> {
         let k = if network { "network" } else { "read" };
         return Err(bad(
             &key(k),
-            if network { "true".to_string() } else { format!("{read:?}") },
+            if network {
+                "true".to_string()
+            } else {
+                format!("{read:?}")
+            },
             "means nothing with sandbox = false (an agent without a sandbox reads and connects as the worker can)",
         ));
     }
