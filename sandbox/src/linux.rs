@@ -58,9 +58,15 @@ pub(super) fn start(cmd: &mut Command, config: &Config) -> Result<Started, Start
     if want & bit::LANDLOCK != 0 && ruleset.is_none() {
         refused |= bit::LANDLOCK;
     }
+    // Fault injection (tests): as if the kernel refused PID namespaces.
+    if std::env::var_os("MUGGINS_FAILPOINT").is_some_and(|v| v == "sandbox-no-pid") {
+        refused |= want & (bit::PID | bit::PROC);
+    }
     if config.required && refused != 0 {
         return Err(StartError::Refused(names(refused)));
     }
+    let asked = want;
+    let want = want & !refused;
     let hidden = protected
         .iter()
         .filter_map(|p| {
@@ -113,9 +119,9 @@ pub(super) fn start(cmd: &mut Command, config: &Config) -> Result<Started, Start
     match spawned {
         Ok(child) => Ok(Started {
             process: Contained { child, reaped: false },
-            missing: names(failed & want),
+            missing: names(failed & asked),
         }),
-        Err(_) if config.required && failed & want != 0 => Err(StartError::Refused(names(failed & want))),
+        Err(_) if config.required && failed & asked != 0 => Err(StartError::Refused(names(failed & asked))),
         Err(e) => Err(StartError::Io(e)),
     }
 }

@@ -14,8 +14,12 @@ use super::median;
 /// Lines sent through one process to time a round trip.
 const TRIPS: u32 = 2000;
 
-/// One `cat`, as `how` starts it: 0 plainly, 1 contained, 2 sandboxed.
-fn started(how: u8, dir: &std::path::Path) -> Result<(Box<dyn FnMut() -> Result<()>>, Duration)> {
+/// One line there and back through a started `cat`.
+type Trip = Box<dyn FnMut() -> Result<()>>;
+
+/// One `cat`, as `how` starts it (0 plainly, 1 contained, 2 sandboxed),
+/// and how long it took to answer its first line.
+fn started(how: u8, dir: &std::path::Path) -> Result<(Trip, Duration)> {
     let mut cmd = Command::new("cat");
     cmd.env_clear()
         .env("PATH", std::env::var_os("PATH").unwrap_or_default())

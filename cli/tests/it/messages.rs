@@ -218,7 +218,10 @@ fn the_coordinator_takes_its_token_from_a_file_that_only_its_owner_reads() {
     };
     std::fs::set_permissions(&file, std::fs::Permissions::from_mode(0o640)).unwrap();
     let err = coordinator(&["--token-file", path]);
-    assert!(err.contains(path) && err.contains("mode 0640") && err.contains("chmod 600"), "{err}");
+    assert!(
+        err.contains(path) && err.contains("mode 0640") && err.contains("chmod 600"),
+        "{err}"
+    );
     assert!(!err.contains(TOKEN), "{err}");
     std::fs::set_permissions(&file, std::fs::Permissions::from_mode(0o600)).unwrap();
     let err = coordinator(&["--token-file", path, "--token", "another-token-of-sixteen-chars"]);

@@ -265,7 +265,12 @@ fn a_line_that_is_not_utf8_is_a_protocol_forfeit() {
 fn ctrl_c_with_a_slow_agent_in_play_ends_the_run_within_two_seconds() {
     let dir = Dir::new();
     let tag = unique("tag");
-    let text = spec("slow", &node(&["--mode", "slow", "--delay", "150", "--tag", &tag]), "", 10);
+    let text = spec(
+        "slow",
+        &node(&["--mode", "slow", "--delay", "150", "--tag", &tag]),
+        "",
+        10,
+    );
     let path = dir.create_spec(&text);
     let log = dir.join("run.log");
     let mut first = TestCommand::new(&["run"]);
@@ -314,4 +319,35 @@ fn an_agent_dies_with_a_worker_killed_outright() {
     crate::cluster::wait_for("an agent at play", 120, || !with_tag(&tag).is_empty());
     proc.signal("-KILL");
     assert_eq!(none_left(&tag, 2), Vec::<String>::new(), "no agent outlives its worker");
+}
+
+#[test]
+fn a_wall_the_kernel_refuses_is_said_once_or_with_required_refuses_the_task() {
+    // MUGGINS_FAILPOINT=sandbox-no-pid: as if the kernel refused PID
+    // namespaces (an unprivileged container, say).
+    let fail = [("MUGGINS_FAILPOINT", "sandbox-no-pid")];
+    let dir = Dir::new();
+    let text = spec("degraded", &node(&[]), "", 4);
+    let (ok, log, rows) = run(&dir, &text, &fail);
+    assert!(ok, "{log}");
+    assert_eq!(rows.len(), 8, "{log}");
+    assert_eq!(
+        log.matches("sandbox: this worker cannot give external agents a PID namespace")
+            .count(),
+        1,
+        "said once: {log}"
+    );
+    let dir = Dir::new();
+    let text = spec("required", &node(&[]), "sandbox = \"required\"", 4);
+    let (ok, log, rows) = run(&dir, &text, &fail);
+    assert!(!ok, "{log}");
+    assert!(rows.is_empty(), "{log}");
+    assert!(
+        log.contains("agent bad cannot start: the sandbox is required, and this worker cannot apply a PID namespace"),
+        "{log}"
+    );
+    // Where every wall is up, "required" plays.
+    let dir = Dir::new();
+    let (ok, log, rows) = run(&dir, &text, &[]);
+    assert!(ok && rows.len() == 8, "{log}");
 }

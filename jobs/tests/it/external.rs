@@ -143,3 +143,64 @@ fn the_spec_id_covers_the_command_and_with_hash_files_the_files() {
     assert_ne!(other.id(), plain);
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+#[test]
+fn the_sandbox_keys_are_checked_and_only_those_set_change_the_id() {
+    let walls = |keys: &str| -> jobs::Walls {
+        let s = Spec::from_toml(&spec(&format!("command = [\"bot\"]\n{keys}"), CROSS)).unwrap();
+        let pool = s.pool.unwrap();
+        let AgentPlay::External(e) = &pool.agents.iter().find(|a| a.name == "bot").unwrap().play else {
+            panic!("external")
+        };
+        e.walls.clone()
+    };
+    assert_eq!(walls(""), jobs::Walls::default());
+    assert_eq!(walls("sandbox = true").sandbox, jobs::SandboxMode::On);
+    assert_eq!(walls("sandbox = \"required\"").sandbox, jobs::SandboxMode::Required);
+    assert_eq!(walls("sandbox = false").sandbox, jobs::SandboxMode::Off);
+    let w = walls("network = true\nmemory_mb = 512\nprocesses = 8\nopen_files = 64\ncpu_s = 30\nread = [\"models\"]");
+    assert_eq!(
+        (w.network, w.memory_mb, w.processes, w.open_files, w.cpu_s, w.read),
+        (true, 512, 8, 64, 30, vec!["models".to_string()])
+    );
+    for (keys, words) in [
+        ("sandbox = \"off\"", vec!["agents.bot.sandbox", "\"required\""]),
+        ("network = 1", vec!["agents.bot.network", "true or false"]),
+        ("memory_mb = 1", vec!["agents.bot.memory_mb", "between 16"]),
+        ("processes = 0", vec!["agents.bot.processes"]),
+        ("read = \"models\"", vec!["agents.bot.read", "a list of paths"]),
+        (
+            "sandbox = false\nnetwork = true",
+            vec!["agents.bot.network", "sandbox = false"],
+        ),
+        (
+            "sandbox = false\nread = [\"m\"]",
+            vec!["agents.bot.read", "sandbox = false"],
+        ),
+    ] {
+        let e = err(&spec(&format!("command = [\"bot\"]\n{keys}"), CROSS));
+        for w in &words {
+            assert!(e.contains(w), "{keys}: {e}");
+        }
+    }
+    let id = |keys: &str| {
+        Spec::from_toml(&spec(&format!("command = [\"bot\"]\n{keys}"), CROSS))
+            .unwrap()
+            .id()
+    };
+    // The defaults written out say nothing new: the id a spec had before
+    // the sandbox.
+    assert_eq!(
+        id(""),
+        id("sandbox = true\nnetwork = false\nmemory_mb = 4096\nprocesses = 256\nopen_files = 1024\ncpu_s = 0")
+    );
+    for keys in [
+        "sandbox = false",
+        "sandbox = \"required\"",
+        "network = true",
+        "memory_mb = 512",
+        "read = [\"m\"]",
+    ] {
+        assert_ne!(id(""), id(keys), "{keys}");
+    }
+}
