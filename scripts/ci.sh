@@ -23,6 +23,16 @@ bash scripts/check-invariants.sh
 echo "== Python tools for the tests (DuckDB, pyarrow, Polars, scikit-learn, scipy, grpcio-reflection, OpenSpiel)"
 python3 -m pip install --quiet --disable-pip-version-check duckdb pyarrow polars scikit-learn scipy kubernetes-validate pyyaml grpcio grpcio-reflection open_spiel
 
+echo "== Node.js for the misbehaving agents written in JavaScript (cli/tests/agents/attacker.js)"
+if ! command -v node >/dev/null; then
+    if [ "$(id -u)" = 0 ]; then
+        (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq nodejs) >/dev/null
+    else
+        echo "node is missing: sudo apt-get install nodejs"
+        exit 1
+    fi
+fi
+
 echo "== deployment files"
 bash scripts/check-deploy.sh
 
