@@ -87,7 +87,7 @@ async fn interruption(out: std::path::PathBuf) -> anyhow::Error {
 
 /// `muggins run`: a coordinator and workers in this process, over loopback gRPC.
 pub fn run(a: RunArgs) -> Result<()> {
-    init_logs("warn", false);
+    init_logs("warn,agents=info", false);
     let (text, origin) = match &a.spec {
         Some(p) => (read_spec(p)?, p.display().to_string()),
         None => (

@@ -14,6 +14,9 @@
 //   badutf8  answers its second decision with a line holding bytes that
 //            are not UTF-8 inside a JSON string.
 //   slow     takes --delay ms (400) a decision.
+//   orphan-crash, orphan-hang
+//            at its second decision starts a child in a session of its own
+//            ("sleep 300 TAG"), then exits (crash) or never answers (time).
 "use strict";
 const fs = require("fs");
 const net = require("net");
@@ -104,6 +107,11 @@ rl.on("line", (line) => {
         send({ type: "action", id: m.id, action });
       }
     };
+    if (mode.startsWith("orphan-") && decisions === 2) {
+      spawn("sleep", ["300", args.tag], { stdio: "ignore", detached: true }).unref();
+      if (mode === "orphan-crash") setTimeout(() => process.exit(3), 100);
+      return;
+    }
     if (mode === "spy" && !spied) {
       spied = true;
       spy(answer);

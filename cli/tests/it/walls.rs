@@ -351,3 +351,44 @@ fn a_wall_the_kernel_refuses_is_said_once_or_with_required_refuses_the_task() {
     let (ok, log, rows) = run(&dir, &text, &[]);
     assert!(ok && rows.len() == 8, "{log}");
 }
+
+#[test]
+fn what_an_agent_started_dies_when_it_crashes_or_is_ended_for_time() {
+    for (mode, reason, limits) in [
+        ("orphan-crash", "crash", "restarts = 3"),
+        ("orphan-hang", "time", "restarts = 3\ntime_ms = 300"),
+    ] {
+        let dir = Dir::new();
+        let tag = unique("tag");
+        let text = spec(mode, &node(&["--mode", mode, "--tag", &tag]), limits, 4);
+        let path = dir.create_spec(&text);
+        let mut cmd = TestCommand::new(&["run"]);
+        cmd.arg(&path)
+            .arg("--out")
+            .arg(dir.path())
+            .args(["--workers", "1", "--threads", "1", "--no-web"])
+            .quiet();
+        let mut proc = cmd.spawn();
+        // While it runs: each ended process leaves a `sleep` if nothing
+        // contains it; contained, at most the current one's is alive.
+        let mut most = 0;
+        let t = Instant::now();
+        while proc.wait_timeout(Duration::from_millis(20)).is_none() {
+            let sleeps = with_tag(&tag).iter().filter(|p| p.contains("sleep")).count();
+            most = most.max(sleeps);
+            assert!(t.elapsed() < Duration::from_secs(180), "{mode}: the run did not end");
+        }
+        let rows = rows_of(&dir, &text);
+        assert_eq!(rows.len(), 8, "{mode}");
+        let forfeits: Vec<&str> = rows.iter().filter_map(|r| r.forfeit.as_deref()).collect();
+        // Four processes, each ended by its own doing; then no restart is
+        // left (`crash`).
+        let own = forfeits.iter().filter(|f| **f == reason).count();
+        assert!(
+            own >= 4 && forfeits.iter().all(|f| *f == reason || *f == "crash"),
+            "{mode}: {forfeits:?}"
+        );
+        assert!(most <= 1, "{mode}: {most} children alive at once");
+        assert_eq!(none_left(&tag, 2), Vec::<String>::new(), "{mode}");
+    }
+}

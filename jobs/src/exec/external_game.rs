@@ -3,14 +3,12 @@
 //! seats, and is told the end; a forfeit becomes the row of a game the
 //! other side won by the game's maximum.
 
-use engine::{Ending, Seat};
-use full::{Forfeit, FullRules, Preset};
-use serde_json::{Value, json};
-
-use crate::external::{BeginError, ExternalPool, game_message};
+use crate::external::{BeginError, End, ExternalPool, ForfeitNote, Game};
 use crate::grid::GameCoords;
 use crate::rows::{ExecError, GameRow};
 use crate::spec::{AgentPlay, ExternalAgent, Spec};
+use engine::{Ending, Seat};
+use full::{Forfeit, FullRules, Preset};
 
 /// The external agents of grid point `c`'s pairing (either side, or
 /// both), each with the seats it plays.
@@ -50,7 +48,7 @@ pub(super) fn begin(
     to: u32,
 ) -> Result<Option<Forfeit>, ExecError> {
     for (name, agent, seats) in externals {
-        let game = game_message(rules, to, seats, game_seed(spec, c));
+        let game = Game::new(rules, to, seats, game_seed(spec, c));
         match ext.begin(name, agent, seats, &game) {
             Ok(()) => {}
             Err(BeginError::Forfeit(reason)) => {
@@ -83,17 +81,25 @@ fn game_seed(spec: &Spec, c: &GameCoords) -> u64 {
 /// or the forfeit: the seat, the reason's kind (`illegal`, `time`,
 /// `protocol`, `crash`) and its detail.
 pub(super) fn end(ext: &mut ExternalPool, totals: Option<(&[u32], u8)>, forfeit: Option<&Forfeit>) {
-    let msg: Value = match (totals, forfeit) {
-        (_, Some(f)) => json!({"type": "end", "forfeit": {
-            "seat": f.seat, "reason": reason_kind(&f.reason), "detail": f.reason,
-        }}),
+    let end = match (totals, forfeit) {
+        (_, Some(f)) => End::Forfeit {
+            forfeit: ForfeitNote {
+                seat: f.seat,
+                reason: reason_kind(&f.reason),
+                detail: f.reason.clone(),
+            },
+        },
         (Some((t, w)), None) => {
             let tie = t.windows(2).all(|p| p[0] == p[1]);
-            json!({"type": "end", "points": t, "winner": if tie { None } else { Some(w) }, "tie": tie})
+            End::Result {
+                points: t.to_vec(),
+                winner: (!tie).then_some(w),
+                tie,
+            }
         }
-        (None, None) => json!({"type": "end"}),
+        (None, None) => End::Abandoned {},
     };
-    ext.end(&msg);
+    ext.end(end);
 }
 
 /// A forfeit's reason as rows and messages name it: the first word of its
@@ -124,7 +130,8 @@ pub(super) fn forfeit_row(row: GameRow, c: &GameCoords, rules: &FullRules, to: u
     // forfeit to tell.
     let stopped = f.reason.ends_with(crate::external::STOPPING);
     if !stopped {
-        eprintln!(
+        tracing::warn!(
+            target: crate::external::LOG_TARGET,
             "game {}: {} forfeits (seat {}): {}",
             c.game_index,
             if rules.side(f.seat) == c.agent_side {

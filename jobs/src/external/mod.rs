@@ -6,16 +6,20 @@
 //! (up to the agent's `restarts`); an illegal action forfeits the game and
 //! keeps the process. An agent that cannot start fails the task.
 
+mod messages;
 mod process;
 
 use std::collections::HashMap;
 use std::sync::atomic::AtomicBool;
 use std::time::{Duration, Instant};
 
-use full::{FullRules, SeatView};
-use serde_json::{Value, json};
+use full::SeatView;
 
-pub use process::{AgentProcess, Failure, MAX_LINE, PROTOCOL, STOPPING};
+pub use messages::{Decide, End, ForfeitNote, FromAgent, Game, GameRules, PROTOCOL, PROTOCOLS, SEED_BITS, ToAgent};
+pub use process::{AgentProcess, Failure, MAX_LINE, STOPPING};
+/// The target of the log lines about agents (their stderr, forfeits,
+/// the sandbox): `muggins run` shows them at `info` (`MUGGINS_LOG`).
+pub const LOG_TARGET: &str = "agents";
 /// Paths no sandboxed agent may read (the results root, the state, the
 /// token file): the worker and the CLI name theirs.
 pub use sandbox::protect;
@@ -66,35 +70,6 @@ pub enum BeginError {
     Fatal(String),
 }
 
-/// Seeds an agent is given stay below 2^53, so that every JSON reader
-/// (JavaScript's numbers are doubles) reads them exactly.
-pub const SEED_BITS: u32 = 53;
-
-/// The game's name and rules as the protocol's `game` message gives them:
-/// All Fives its knobs; block and team their seats, hand size and teams.
-pub fn game_message(rules: &FullRules, to: u32, seats: &[u8], seed: u64) -> Value {
-    let c = rules.config();
-    let rules_json = match rules.kind() {
-        full::Preset::AllFives => json!({
-            "set": c.set, "seats": c.seats, "hand": c.hand, "teams": c.teams, "keep": c.keep,
-            "round": c.round,
-            "blocked": match c.blocked { full::FivesBlocked::Opponents => "opponents", full::FivesBlocked::Difference => "difference" },
-            "lead": match c.lead { full::FivesLead::Winner => "winner", full::FivesLead::HighestDouble => "highest-double" },
-            "to": to,
-        }),
-        full::Preset::Block | full::Preset::Team => json!({
-            "set": c.set, "seats": c.seats, "hand": c.hand, "teams": c.teams,
-        }),
-    };
-    json!({
-        "type": "game",
-        "game": rules.kind().name(),
-        "rules": rules_json,
-        "seats": seats,
-        "seed": seed & ((1u64 << SEED_BITS) - 1),
-    })
-}
-
 impl<'c> ExternalPool<'c> {
     /// No process yet; `cancel` stops every wait on one.
     pub fn new(cancel: &'c AtomicBool) -> ExternalPool<'c> {
@@ -109,12 +84,11 @@ impl<'c> ExternalPool<'c> {
     /// process, started or restarted as needed, gets `game` (the `game`
     /// message). Two agents may begin one game (one a side); the same agent
     /// on both sides is one process told both seats' decisions.
-    pub fn begin(&mut self, name: &str, spec: &ExternalAgent, seats: &[u8], game: &Value) -> Result<(), BeginError> {
+    pub fn begin(&mut self, name: &str, spec: &ExternalAgent, seats: &[u8], game: &Game) -> Result<(), BeginError> {
         if let Some(cur) = self.current.iter_mut().find(|c| c.agent == name) {
             cur.seats.extend_from_slice(seats);
             return Ok(());
         }
-        let kind = game["game"].as_str().unwrap_or_default().to_string();
         let slot = self.slots.entry(name.to_string()).or_insert_with(|| Slot {
             process: None,
             restarts_left: spec.restarts,
@@ -126,25 +100,19 @@ impl<'c> ExternalPool<'c> {
             return Err(BeginError::Forfeit(format!("crash: no restarts left ({why})")));
         }
         if slot.process.is_none() {
-            slot.process = Some(AgentProcess::start(name, spec, &kind, self.cancel).map_err(BeginError::Fatal)?);
+            slot.process = Some(AgentProcess::start(name, spec, game.game, self.cancel).map_err(BeginError::Fatal)?);
         }
         let p = slot.process.as_mut().expect("started above");
-        if let Err(f) = p.send(game) {
+        if let Err(f) = p.send(&ToAgent::Game(game)) {
             let why = f.describe();
             self.lost(name, &why);
             return Err(BeginError::Forfeit(format!("{}: {why}", f.kind())));
         }
-        let n_seats = game["rules"]["seats"].as_u64().unwrap_or(2) as usize;
-        let sides = if game["rules"]["teams"].as_bool() == Some(true) {
-            2
-        } else {
-            n_seats
-        };
         self.current.push(Current {
             agent: name.to_string(),
             spec: spec.clone(),
             seats: seats.to_vec(),
-            counts: (n_seats, sides),
+            counts: game.counts(),
             used: Duration::ZERO,
         });
         Ok(())
@@ -152,10 +120,11 @@ impl<'c> ExternalPool<'c> {
 
     /// Ends the game: the agent is told the result (`end`, the protocol's
     /// `end` message); a process that cannot hear it is let go.
-    pub fn end(&mut self, end: &Value) {
+    pub fn end(&mut self, end: End) {
+        let end = ToAgent::End(end);
         for cur in std::mem::take(&mut self.current) {
             if let Some(p) = self.slots.get_mut(&cur.agent).and_then(|s| s.process.as_mut())
-                && p.send(end).is_err()
+                && p.send(&end).is_err()
             {
                 self.lost(&cur.agent, "it could not be told the game's end");
             }
@@ -186,7 +155,8 @@ impl<'c> ExternalPool<'c> {
     pub fn shutdown(&mut self) {
         for (name, slot) in self.slots.drain() {
             if slot.decisions > 0 {
-                eprintln!(
+                tracing::info!(
+                    target: LOG_TARGET,
                     "[agent {name}] {} decisions, {:.1} ms per decision on average",
                     slot.decisions,
                     slot.thinking.as_secs_f64() * 1000.0 / slot.decisions as f64
@@ -229,43 +199,38 @@ impl<'c> ExternalPool<'c> {
         cur.used += took;
         slot.decisions += 1;
         slot.thinking += took;
-        let reply = reply?;
-        let shown = || reply.to_string().chars().take(80).collect::<String>();
-        if p.protocol() >= 2 && reply.get("id").and_then(Value::as_u64) != Some(id) {
-            return Err(Failure::Protocol(match reply.get("id") {
-                None => format!("the answer to decide {id} has no \"id\": {}", shown()),
-                Some(other) => format!("the answer to decide {id} names id {other}: {}", shown()),
-            }));
+        let FromAgent::Action { id: answered, action } = reply? else {
+            return Err(Failure::Protocol(format!(
+                "expected {{\"type\": \"action\", \"id\": {id}, \"action\": N}}, got a hello"
+            )));
+        };
+        match answered {
+            Some(a) if a != id => {
+                return Err(Failure::Protocol(format!("the answer to decide {id} names id {a}")));
+            }
+            None if p.protocol() >= 2 => {
+                return Err(Failure::Protocol(format!("the answer to decide {id} has no \"id\"")));
+            }
+            _ => {}
         }
-        match (
-            reply.get("type").and_then(Value::as_str),
-            reply.get("action").and_then(Value::as_u64),
-        ) {
-            (Some("action"), Some(a)) if a <= u32::MAX as u64 => Ok(a as u32),
-            _ => Err(Failure::Protocol(format!(
-                "expected {{\"type\": \"action\", \"id\": {id}, \"action\": N}}, got {}",
-                shown()
-            ))),
-        }
+        u32::try_from(action).map_err(|_| Failure::Protocol(format!("action {action} is no action id")))
     }
 }
 
 /// The `decide` message of `view` (question `id`; `counts`: the game's
 /// seats and sides): only what the seat may know.
-fn decide_message(v: &SeatView, id: u64, (seats, sides): (usize, usize)) -> Value {
-    let tiles: Vec<u8> = engine::bits(v.tiles).collect();
-    json!({
-        "type": "decide",
-        "id": id,
-        "seat": v.seat,
-        "hand": v.hand_no + 1,
-        "tiles": tiles,
-        "history": v.history,
-        "sizes": &v.sizes[..seats],
-        "boneyard": v.boneyard,
-        "points": &v.points[..sides],
-        "totals": &v.totals[..sides],
-        "legal": v.legal,
+fn decide_message<'v>(v: &'v SeatView, id: u64, (seats, sides): (usize, usize)) -> ToAgent<'v> {
+    ToAgent::Decide(Decide {
+        id,
+        seat: v.seat,
+        hand: v.hand_no + 1,
+        tiles: engine::bits(v.tiles).collect(),
+        history: v.history,
+        sizes: &v.sizes[..seats],
+        boneyard: v.boneyard,
+        points: &v.points[..sides],
+        totals: &v.totals[..sides],
+        legal: v.legal,
     })
 }
 

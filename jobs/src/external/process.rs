@@ -14,16 +14,8 @@ use std::sync::mpsc::{Receiver, RecvTimeoutError, sync_channel};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use serde_json::{Value, json};
-
+use super::messages::{FromAgent, PROTOCOL, PROTOCOLS, ToAgent};
 use crate::spec::ExternalAgent;
-
-/// The protocol's version (docs/agents.md): 2, where each `decide` has an
-/// `id` its `action` echoes; a program that answers `hello` with 1 is
-/// still played, without ids.
-pub const PROTOCOL: u64 = 2;
-/// The versions muggins still plays.
-pub const PROTOCOLS: [u64; 2] = [1, 2];
 /// The longest line an agent may print, in bytes.
 pub const MAX_LINE: usize = 1 << 20;
 /// Lines of an agent's stderr passed to the worker's log, per process.
@@ -222,28 +214,23 @@ impl AgentProcess {
 
     /// The greeting: muggins' version, the agent's reply.
     fn hello(&mut self, game: &str, ms: u64, cancel: &AtomicBool) -> Result<(), String> {
-        self.send(&json!({"type": "hello", "protocol": PROTOCOL, "protocols": PROTOCOLS}))
-            .map_err(|f| f.describe())?;
+        self.send(&ToAgent::Hello {
+            protocol: PROTOCOL,
+            protocols: PROTOCOLS,
+        })
+        .map_err(|f| f.describe())?;
         let reply = self
             .receive(Duration::from_millis(ms), cancel)
             .map_err(|f| f.describe())?;
-        if reply.get("type").and_then(Value::as_str) != Some("hello") {
-            return Err(format!(
-                "protocol: expected a hello, got {}",
-                shorten(&reply.to_string())
-            ));
-        }
-        match reply.get("protocol").and_then(Value::as_u64) {
+        let FromAgent::Hello { protocol, games, .. } = reply else {
+            return Err("protocol: expected a hello, got an action".into());
+        };
+        match protocol {
             Some(v) if PROTOCOLS.contains(&v) => self.protocol = v,
             Some(v) => return Err(format!("it speaks protocol {v}; muggins speaks protocols 1 and 2")),
             None => return Err("protocol: its hello has no \"protocol\" number".into()),
         }
-        let games: Vec<&str> = reply
-            .get("games")
-            .and_then(Value::as_array)
-            .map(|a| a.iter().filter_map(Value::as_str).collect())
-            .unwrap_or_default();
-        if !games.contains(&game) {
+        if !games.iter().any(|g| g == game) {
             return Err(format!("it plays {games:?}, not {game:?}"));
         }
         Ok(())
@@ -270,12 +257,12 @@ impl AgentProcess {
     }
 
     /// Sends one message (a line of JSON).
-    pub fn send(&mut self, msg: &Value) -> Result<(), Failure> {
+    pub fn send(&mut self, msg: &ToAgent) -> Result<(), Failure> {
         let stdin = self
             .stdin
             .as_mut()
             .ok_or_else(|| Failure::Crash("stdin closed".into()))?;
-        let mut line = msg.to_string();
+        let mut line = serde_json::to_string(msg).expect("a message serialises");
         line.push('\n');
         stdin
             .write_all(line.as_bytes())
@@ -309,7 +296,7 @@ impl AgentProcess {
 
     /// The next message, waiting at most `limit`, or until `cancel` is set
     /// (then the process is killed: the worker is stopping).
-    pub fn receive(&mut self, limit: Duration, cancel: &AtomicBool) -> Result<Value, Failure> {
+    pub fn receive(&mut self, limit: Duration, cancel: &AtomicBool) -> Result<FromAgent, Failure> {
         let deadline = std::time::Instant::now() + limit;
         let got = loop {
             if cancel.load(Ordering::Relaxed) {
@@ -323,7 +310,14 @@ impl AgentProcess {
             }
         };
         match got {
-            Ok(Ok(line)) => serde_json::from_str(&line).map_err(|_| Failure::Protocol(shorten(&line))),
+            Ok(Ok(line)) => serde_json::from_str(&line).map_err(|e| {
+                let what = if e.is_syntax() || e.is_eof() {
+                    "not JSON"
+                } else {
+                    "not a message of the protocol"
+                };
+                Failure::Protocol(format!("{} is {what} ({e})", shorten(&line)))
+            }),
             Ok(Err(why)) => Err(Failure::Protocol(why)),
             Err(RecvTimeoutError::Timeout) => Err(Failure::Time),
             Err(RecvTimeoutError::Disconnected) => Err(Failure::Crash(self_status(&mut self.process, "stdout closed"))),
@@ -338,7 +332,7 @@ impl AgentProcess {
 
     /// Asks the process to quit, then ends it.
     pub fn quit(mut self) {
-        let _ = self.send(&json!({"type": "quit"}));
+        let _ = self.send(&ToAgent::Quit);
         self.stdin = None;
         for _ in 0..20 {
             if self.process.finished() {
@@ -402,7 +396,8 @@ fn say_missing(missing: &[&'static str]) {
     let mut said = SAID.lock().unwrap_or_else(|e| e.into_inner());
     let new: Vec<&str> = missing.iter().copied().filter(|m| !said.contains(m)).collect();
     if !new.is_empty() {
-        eprintln!(
+        tracing::warn!(
+            target: super::LOG_TARGET,
             "sandbox: this worker cannot give external agents {}; they run without (a spec with sandbox = \"required\" refuses instead)",
             new.join(", ")
         );
@@ -460,10 +455,10 @@ fn log_stderr(stderr: impl Read, name: &str, kept: &Mutex<VecDeque<String>>) {
         }
         let line = String::from_utf8_lossy(&buf).trim_end().to_string();
         if shown < STDERR_SHOWN {
-            eprintln!("[agent {name}] {line}");
+            tracing::info!(target: super::LOG_TARGET, "[agent {name}] {line}");
             shown += 1;
             if shown == STDERR_SHOWN {
-                eprintln!("[agent {name}] (further stderr lines are not shown)");
+                tracing::info!(target: super::LOG_TARGET, "[agent {name}] (further stderr lines are not shown)");
             }
         }
         let mut k = kept.lock().unwrap_or_else(|e| e.into_inner());
