@@ -1,5 +1,5 @@
 //! The line of play: open locations, the spinner, the count and the defense score
-//! (RULES.md section 2).
+//! (docs/rules.md section 2).
 
 use serde::{Deserialize, Serialize};
 

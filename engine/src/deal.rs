@@ -1,4 +1,4 @@
-//! Starting states: the numbering of deals of RULES.md section 1, both ways.
+//! Starting states: the numbering of deals of docs/rules.md section 1, both ways.
 
 use serde::{Deserialize, Serialize};
 
@@ -69,7 +69,7 @@ pub(crate) fn rank_subset(rules: &Rules, pool: TileSet, subset: TileSet) -> u64 
 }
 
 impl Deal {
-    /// The deal of starting state `index` (RULES.md section 1), or `None` when
+    /// The deal of starting state `index` (docs/rules.md section 1), or `None` when
     /// the index is not below [`Rules::starting_states`].
     pub fn from_index(rules: &Rules, index: u64) -> Option<Deal> {
         if index >= rules.starting_states() {

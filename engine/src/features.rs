@@ -1,4 +1,4 @@
-//! The opponent features of RULES.md section 6 (the thesis's Table 8).
+//! The opponent features of docs/rules.md section 6 (the thesis's Table 8).
 
 use serde::{Deserialize, Serialize};
 

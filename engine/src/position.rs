@@ -1,4 +1,4 @@
-//! A full-information game position and its transitions (RULES.md section 3).
+//! A full-information game position and its transitions (docs/rules.md section 3).
 
 use serde::{Deserialize, Serialize};
 

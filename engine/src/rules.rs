@@ -11,7 +11,7 @@ use crate::tiles::{TileSet, bit, tile_pips};
 /// Largest supported set (double-9, 55 tiles).
 pub const MAX_SET: u8 = 9;
 
-/// Who opens the game (RULES.md section 3).
+/// Who opens the game (docs/rules.md section 3).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum Lead {

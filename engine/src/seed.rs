@@ -1,4 +1,4 @@
-//! Seed derivation (RULES.md section 7).
+//! Seed derivation (docs/rules.md section 7).
 //!
 //! Every game draws from ChaCha20 streams keyed by the experiment seed and the
 //! game's starting state and repeat only. The 256-bit ChaCha key is the

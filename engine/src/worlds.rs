@@ -1,4 +1,4 @@
-//! Hidden-information worlds (RULES.md section 5): the splits of the tiles the
+//! Hidden-information worlds (docs/rules.md section 5): the splits of the tiles the
 //! player cannot see into a target hand of known size and a boneyard.
 
 use rand_core::RngCore;

@@ -10,7 +10,7 @@ fn searcher(rules: &Rules) -> Searcher<LocalTable> {
     Searcher::new(rules.clone(), SearchConfig::default(), LocalTable::new())
 }
 
-/// RULES.md section 8: exact values under full observation, defaults.
+/// docs/rules.md section 8: exact values under full observation, defaults.
 #[test]
 fn exact_values_table() {
     let r = thesis();

@@ -83,6 +83,11 @@ pub(super) fn take_full_search(
         let v = t.get(*k).expect("found above").clone();
         let why = match config {
             None => "the thesis's search is exact to its depth: this key applies to [rules] preset = \"all-fives\"",
+            // Named agents of block and team take a budget each.
+            Some(_) if *k == "budget" => {
+                "block and team take a node budget only per agent ([agents.NAME] budget = N, with engine = \
+                 \"mstar\", \"expectimax\" or \"ismcts\"); [search] budget applies to preset = \"all-fives\""
+            }
             Some(_) => "block and team are searched to a fixed depth: this key applies to preset = \"all-fives\"",
         };
         return Err(bad(&format!("search.{k}"), v, why));
