@@ -298,7 +298,7 @@ fn full_agent(args: &PlayArgs, depth: engine::DepthLimit, s: FullSearchFlags) ->
         }
         (AgentArg::Search(FullEngine::Dominai), _) => FullAgent::Search(full::SearchSettings {
             engine: FullEngine::Dominai,
-            depth: 254,
+            depth: full::DEEPEST,
             budget,
             worlds: 0,
             learned: false,
@@ -317,10 +317,7 @@ fn full_agent(args: &PlayArgs, depth: engine::DepthLimit, s: FullSearchFlags) ->
         ),
         (AgentArg::Search(e), d) => FullAgent::Search(full::SearchSettings {
             engine: e,
-            depth: match d {
-                engine::DepthLimit::Turns(n) => n,
-                engine::DepthLimit::Unlimited => 254,
-            },
+            depth: full::depth_of(d),
             budget,
             worlds,
             learned,

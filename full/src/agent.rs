@@ -106,13 +106,28 @@ pub fn external_choice(external: Option<&mut (dyn ExternalSeats + '_)>, view: &S
         .ok_or_else(|| forfeit(format!("illegal action {id}")))
 }
 
+/// The deepest a search goes, in plays and draws: deeper than any hand, so
+/// a search to it stops only at the end of the hand or of its budget
+/// ([`engine::DepthLimit::Unlimited`]).
+pub const DEEPEST: u8 = 254;
+
+/// The depth a [`SearchSettings`] carries for `limit`: its turns, or
+/// [`DEEPEST`] for no limit.
+pub fn depth_of(limit: engine::DepthLimit) -> u8 {
+    match limit {
+        engine::DepthLimit::Turns(n) => n.min(DEEPEST),
+        engine::DepthLimit::Unlimited => DEEPEST,
+    }
+}
+
 /// How a searching seat searches.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct SearchSettings {
     /// Expectimax, M* or ISMCTS.
     pub engine: FullEngine,
-    /// The deepest search, in plays and draws (1-254; iterative deepening
-    /// stops here if the budget has not stopped it first).
+    /// The deepest search, in plays and draws (1 to [`DEEPEST`], which is
+    /// no limit: [`depth_of`]); iterative deepening stops here if the
+    /// budget has not stopped it first.
     pub depth: u8,
     /// Nodes per world of a decision (ISMCTS: per decision, times the
     /// worlds); 0: no budget, search to `depth`.
@@ -137,6 +152,14 @@ pub struct SearchSettings {
 }
 
 impl SearchSettings {
+    /// The depth as a limit: [`DEEPEST`] is none.
+    pub fn depth_limit(&self) -> engine::DepthLimit {
+        match self.depth {
+            d if d >= DEEPEST => engine::DepthLimit::Unlimited,
+            d => engine::DepthLimit::Turns(d),
+        }
+    }
+
     /// A search of `engine` to `depth` under full observation, no budget,
     /// leaves valued by the score so far.
     pub fn fixed(engine: FullEngine, depth: u8) -> SearchSettings {

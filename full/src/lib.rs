@@ -32,8 +32,8 @@ mod targets;
 mod worlds;
 
 pub use agent::{
-    DEFAULT_TABLE_MB, DOMINAI_NODES, ExternalSeats, Forfeit, FullAgent, MatchContext, MatchOptions, Scratch,
-    SearchSettings, SeatView, search_decision,
+    DEEPEST, DEFAULT_TABLE_MB, DOMINAI_NODES, ExternalSeats, Forfeit, FullAgent, MatchContext, MatchOptions, Scratch,
+    SearchSettings, SeatView, depth_of, search_decision,
 };
 pub use alphabeta::{ADAPTIVE_MIN_WORLDS, Adaptive, AlphaBeta, Limits, Shaping};
 pub use belief::{BONEYARD, Constraints, HOLDERS, Marginals, Observation, matching, scores, world_of};

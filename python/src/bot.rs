@@ -76,7 +76,7 @@ impl Default for Settings {
 /// The settings' ranges (those of `muggins run`'s specs, jobs/src/spec).
 const MAX_BUDGET: i128 = 100_000_000;
 const MAX_WORLDS: i128 = 1_000;
-const MAX_DEPTH: i128 = 254;
+const MAX_DEPTH: i128 = full::DEEPEST as i128;
 const MAX_TABLE_MB: i128 = 65_536;
 
 impl Settings {
@@ -164,7 +164,7 @@ impl Bot {
                 };
                 FullAgent::Search(SearchSettings {
                     engine: e,
-                    depth: k.depth.unwrap_or(if k.budget > 0 { 254 } else { 3 }).max(1),
+                    depth: k.depth.unwrap_or(if k.budget > 0 { full::DEEPEST } else { 3 }).max(1),
                     budget: k.budget,
                     worlds: k.worlds,
                     learned,

@@ -60,7 +60,7 @@ fn warm(rules: &FullRules, starts: &[FivesPosition], table: &mut FivesTable) {
     ab.decide(
         &[*p],
         Limits {
-            depth: 254,
+            depth: full::DEEPEST,
             budget: slots / 2,
         },
     );
@@ -208,7 +208,13 @@ fn budgeted(rules: &FullRules, starts: &[FivesPosition], eval: &LinearEval, runs
                         Evaluation::Score
                     };
                     let mut ab = AlphaBeta::new(rules, p.mover, FullEngine::MStar, models(), ev, &mut table);
-                    let d = ab.decide(&[*p], Limits { depth: 254, budget });
+                    let d = ab.decide(
+                        &[*p],
+                        Limits {
+                            depth: full::DEEPEST,
+                            budget,
+                        },
+                    );
                     sum += d.nodes + d.index as u64;
                 }
                 times.push(t.elapsed());
@@ -277,7 +283,7 @@ fn hands(rules: &FullRules, eval: &LinearEval, runs: usize) -> Result<()> {
     let searcher = |engine, learned, adaptive| {
         FullAgent::Search(SearchSettings {
             engine,
-            depth: 254,
+            depth: full::DEEPEST,
             budget: 20_000,
             worlds: 16,
             learned,

@@ -347,7 +347,7 @@ fn dominai_stops_near_its_node_cap() {
 fn dominai() -> FullAgent {
     FullAgent::Search(SearchSettings {
         engine: FullEngine::Dominai,
-        depth: 254,
+        depth: full::DEEPEST,
         budget: 20_000,
         worlds: 0,
         learned: false,

@@ -9,7 +9,7 @@ fn ismcts(budget: u64, worlds: u16) -> FullAgent {
         worlds,
         budget,
         belief: engine::Belief::Constraints,
-        ..SearchSettings::fixed(FullEngine::Ismcts, 254)
+        ..SearchSettings::fixed(FullEngine::Ismcts, full::DEEPEST)
     })
 }
 

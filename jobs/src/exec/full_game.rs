@@ -17,7 +17,7 @@
 
 use std::time::Instant;
 
-use engine::{DepthLimit, Ending, Observability, PlayerEngine, Seat, WorldCount};
+use engine::{Ending, Observability, PlayerEngine, Seat, WorldCount};
 use full::{
     FivesPosition, FullAction, FullAgent, FullEngine, FullMove, FullPosition, FullRules, HandEnd, MAX_SEATS,
     MatchOptions, OPENING, OpenHandRecord, Preset, SearchSettings, deal_from_index, openspiel, play_match_with,
@@ -190,11 +190,9 @@ pub fn agents(spec: &Spec, full: &FullSpec, c: &GameCoords) -> [FullAgent; MAX_S
             }
         });
     }
-    let depth = match spec.search.depth {
-        DepthLimit::Turns(d) => d,
-        // Only with a budget (checked when parsed): deepen until it is spent.
-        DepthLimit::Unlimited => 254,
-    };
+    // Unlimited only with a budget (checked when parsed): deepen until it
+    // is spent.
+    let depth = full::depth_of(spec.search.depth);
     let engine = full_engine(c.engine);
     let worlds = match (c.observability, spec.search.worlds) {
         (Observability::Partial, WorldCount::Sample(k)) => k as u16,

@@ -129,7 +129,7 @@ pub(super) fn take_full_search(
         f.table_mb = int_in("search.table_mb", v, 1, 65_536)? as u32;
     }
     if let Some(v) = take_int(t, "search", "target_depth")? {
-        f.target_depth = int_in("search.target_depth", v, 1, 254)? as u8;
+        f.target_depth = int_in("search.target_depth", v, 1, full::DEEPEST as i64)? as u8;
     }
     if let Some(a) = super::fields::take_adaptive(t, "search")? {
         f.adaptive = a;

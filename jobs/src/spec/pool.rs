@@ -124,17 +124,16 @@ fn agent_of(name: &str, mut t: Table, d: &Defaults) -> Result<Agent, SpecError> 
         (Some(e), None) => {
             let engine = super::fields::spec_engine(&e).map_err(|why| bad(&key("engine"), format!("\"{e}\""), why))?;
             let depth = match take_int(&mut t, &p, "depth")? {
-                Some(v) => int_in(&key("depth"), v, 1, 254)? as u8,
-                None => match d.search.depth {
-                    DepthLimit::Turns(n) => n,
-                    DepthLimit::Unlimited => 254,
-                },
+                Some(v) => DepthLimit::Turns(int_in(&key("depth"), v, 1, full::DEEPEST as i64)? as u8),
+                None => d.search.depth,
             };
             let budget = match take_int(&mut t, &p, "budget")? {
                 Some(v) => int_in(&key("budget"), v, 1, MAX_BUDGET as i64)? as u64,
                 None => d.full.budget,
             };
-            if depth == 254 && budget == 0 {
+            let unlimited = matches!(depth, DepthLimit::Unlimited | DepthLimit::Turns(full::DEEPEST));
+            let depth = full::depth_of(depth);
+            if unlimited && budget == 0 {
                 return Err(bad(
                     &key("depth"),
                     "\"unlimited\"",
