@@ -170,7 +170,7 @@ fn a_full_game_spec_refuses_what_it_cannot_run_naming_key_and_value() {
                 .replace("preset = \"all-fives\"", "preset = \"team\"")
                 .replace("[\"scorer\"]", "[\"random\"]")
                 .replace("depth = 2", "depth = 2\nbudget = 1000"),
-            vec!["search.budget = 1000", "fixed depth", "all-fives"],
+            vec!["search.budget = 1000", "per agent", "[agents.NAME] budget", "all-fives"],
         ),
         (with("target = [\"searcher\"]"), vec!["grid.target = \"searcher\""]),
         (
