@@ -151,15 +151,12 @@ pub fn verify(shared: &Shared, id: &str) -> Result<(), StoreError> {
     let mut checked = 0usize;
     // A file is there only as itself: a symbolic link at its name is not
     // it (its task runs again, and the rename replaces the link).
-    for t in tasks
-        .iter()
-        .filter(|t| t.placed && Stage::parse(&t.stage) != Some(Stage::Check))
-    {
+    for t in tasks.iter().filter(|t| t.placed && t.stage != Stage::Check) {
         let there = confine_name(root, &t.final_file)
             .ok()
             .and_then(|p| std::fs::symlink_metadata(p).ok())
             .is_some_and(|m| m.is_file() && t.file_bytes.is_none_or(|b| b == m.len()));
-        let games = Stage::parse(&t.stage) == Some(Stage::Games);
+        let games = t.stage == Stage::Games;
         let side = |wanted: bool, file: String| {
             !wanted || !games || confine_name(root, &file).is_ok_and(|p| is_plain_file(&p))
         };
@@ -283,7 +280,7 @@ pub enum Refusal {
 /// of the same task) and it is inside the results root; anything else is
 /// left alone.
 pub fn discard_temp(root: &Path, t: &CompletionTarget, temp_file: &str) {
-    let Some(stage) = Stage::parse(&t.stage) else { return };
+    let stage = t.stage;
     if !ExperimentDir::new(&t.output).is_temp_partition_of(stage, t.shard, temp_file) {
         return;
     }
@@ -323,12 +320,7 @@ pub fn check_completion(
     c: &Completion<'_>,
     spec: Option<&Spec>,
 ) -> Result<Checked, Refusal> {
-    let Some(stage) = Stage::parse(&t.stage) else {
-        return Err(Refusal::Request(format!(
-            "task {} has an unknown stage {:?}",
-            c.task_id, t.stage
-        )));
-    };
+    let stage = t.stage;
     let dir = ExperimentDir::new(&t.output);
     if stage == Stage::Games && c.rows != t.games {
         return Err(Refusal::Request(format!(

@@ -177,7 +177,7 @@ impl Coordinator for CoordinatorService {
             };
             // The report task reads which worker played which games.
             let workers = match &leased {
-                Some(t) if jobs::layout::Stage::parse(&t.stage) == Some(jobs::layout::Stage::Report) => {
+                Some(t) if t.stage == jobs::layout::Stage::Report => {
                     Some((t.output.clone(), store.worker_chunks(&t.experiment_id).map_err(status)?))
                 }
                 _ => None,
@@ -403,7 +403,7 @@ fn complete(shared: &Shared, r: &CompleteTaskRequest) -> Result<CompleteOutcome,
     };
     // A games task's spec, read once: the side tables it must have and
     // its `[stop] sprt`.
-    let spec = (jobs::layout::Stage::parse(&target.stage) == Some(jobs::layout::Stage::Games))
+    let spec = (target.stage == jobs::layout::Stage::Games)
         .then(|| shared.spec(&target.experiment_id, &target.spec_toml))
         .flatten();
     let sprt = spec.as_ref().and_then(|s| s.stop);

@@ -66,7 +66,7 @@ fn seal(shared: &Shared, id: &str, tasks: &[crate::store::DoneTask]) -> Result<(
         shards: entries(tasks, Stage::Games),
         predictors: tasks
             .iter()
-            .find(|t| Stage::parse(&t.stage) == Some(Stage::Fit) && spec.needs_predictors())
+            .find(|t| t.stage == Stage::Fit && spec.needs_predictors())
             .map(|fit| jobs::PredictorsEntry {
                 model_hash: fit.checksum.clone(),
                 model_file: layout::model_file(&fit.checksum),
@@ -74,7 +74,7 @@ fn seal(shared: &Shared, id: &str, tasks: &[crate::store::DoneTask]) -> Result<(
             }),
         classifier: tasks
             .iter()
-            .find(|t| Stage::parse(&t.stage) == Some(Stage::Fit) && spec.needs_classifier())
+            .find(|t| t.stage == Stage::Fit && spec.needs_classifier())
             .map(|fit| jobs::ClassifierEntry {
                 model_hash: fit.checksum.clone(),
                 model_file: layout::model_file(&fit.checksum),
@@ -113,7 +113,7 @@ fn entries(tasks: &[crate::store::DoneTask], stage: Stage) -> Vec<ShardEntry> {
     let dir = stage.partitions_dir().unwrap_or_default();
     tasks
         .iter()
-        .filter(|t| Stage::parse(&t.stage) == Some(stage))
+        .filter(|t| t.stage == stage)
         .map(|t| ShardEntry {
             shard: t.shard,
             file: format!("{dir}/{}", jobs::part_file(t.shard)),

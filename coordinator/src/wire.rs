@@ -128,7 +128,7 @@ pub(crate) fn task_to_proto(t: LeasedTask, lease_ms: u64) -> proto::Task {
     proto::Task {
         experiment_id: t.experiment_id,
         task_id: t.task_id,
-        stage: t.stage,
+        stage: t.stage.name().to_string(),
         shard: t.shard,
         first_game: t.first_game,
         games: t.games,

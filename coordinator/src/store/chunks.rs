@@ -420,20 +420,10 @@ mod tests {
             complete_as(&mut store, played, &first);
             // The player itself gets the next games task, never the check.
             let own = store.lease(played, 60_000, None).unwrap().unwrap();
-            assert_eq!(
-                Stage::parse(&own.stage),
-                Some(Stage::Games),
-                "{played}: {}",
-                own.task_id
-            );
+            assert_eq!(own.stage, Stage::Games, "{played}: {}", own.task_id);
             // Any other worker gets the check first (it comes in the games task's place).
             let check = store.lease(other, 60_000, None).unwrap().unwrap();
-            assert_eq!(
-                Stage::parse(&check.stage),
-                Some(Stage::Check),
-                "{other} after {played}: {}",
-                check.task_id
-            );
+            assert_eq!(check.stage, Stage::Check, "{other} after {played}: {}", check.task_id);
         }
     }
 }

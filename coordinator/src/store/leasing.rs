@@ -4,13 +4,11 @@
 use jobs::layout::Stage;
 use rusqlite::{OptionalExtension, Transaction, params};
 
+use super::pick::{Candidate, Running, running, stop_of};
 use super::{
     CompleteOutcome, CompletionTarget, DoneTask, ExpState, FailOutcome, HeartbeatOutcome, LeasedTask, MAX_FAILURES,
     MAX_WORKER_FAILURES, Result, Store, TaskState, now_ms, token,
 };
-
-/// A task a lease may take: seq, task id, stage, shard, first game, games.
-type Candidate = (i64, String, String, i64, i64, i64);
 
 impl Store {
     /// Gives back every lease held by a worker whose id starts with `prefix`
@@ -43,28 +41,26 @@ impl Store {
         if Self::is_bad(&tx, worker)? {
             return Ok(None);
         }
-        let experiments: Vec<(String, String, String, String)> = {
-            let mut q = tx.prepare_cached(
-                "SELECT id, spec_toml, spec_hash, output FROM experiments
-                 WHERE state = ?1 AND (?2 IS NULL OR id = ?2) ORDER BY created_ms, id",
-            )?;
-            q.query_map(params![ExpState::Running, only], |r| {
-                Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?))
-            })?
-            .collect::<std::result::Result<_, _>>()?
-        };
+        let experiments = running(&tx, only)?;
         let mut found = None;
-        for (experiment_id, spec_toml, spec_hash, output) in experiments {
+        let mut failed_one = false;
+        for Running {
+            id: experiment_id,
+            spec_toml,
+            spec_hash,
+            output,
+        } in experiments
+        {
             // The first stage with a task not done and placed (placed is set
             // only on done tasks, and cleared when one is requeued).
             let stage: Option<i64> = tx
                 .prepare_cached("SELECT MIN(stage_seq) FROM tasks WHERE experiment_id = ?1 AND placed = 0")?
                 .query_row(params![experiment_id], |r| r.get(0))?;
             let Some(stage) = stage else { continue };
-            let stop = *self
-                .stops
-                .entry(experiment_id.clone())
-                .or_insert_with(|| jobs::Spec::from_toml(&spec_toml).ok().and_then(|s| s.stop));
+            let Some(stop) = stop_of(&mut self.stops, &tx, &experiment_id, &spec_toml, now)? else {
+                failed_one = true;
+                continue;
+            };
             let last_shard = match stop {
                 Some(_) => Self::stop_window(&tx, &experiment_id, now)?,
                 None => i64::MAX,
@@ -74,7 +70,16 @@ impl Store {
                     .prepare_cached(sql)?
                     .query_row(
                         params![state, experiment_id, stage, now, worker, last_shard, games_stage],
-                        |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?, r.get(5)?)),
+                        |r| {
+                            Ok(Candidate {
+                                seq: r.get(0)?,
+                                task_id: r.get(1)?,
+                                stage: super::stage_at(r, 2)?,
+                                shard: r.get(3)?,
+                                first_game: r.get(4)?,
+                                games: r.get(5)?,
+                            })
+                        },
                     )
                     .optional()?)
             };
@@ -93,19 +98,18 @@ impl Store {
                 TaskState::Leased,
             )?;
             let (row, was_expired) = match (pending, expired) {
-                (Some(p), Some(e)) if e.0 < p.0 => (e, true),
+                (Some(p), Some(e)) if e.seq < p.seq => (e, true),
                 (Some(p), _) => (p, false),
                 (None, Some(e)) => (e, true),
                 (None, None) => continue,
             };
-            let (_, task_id, stage_name, shard, first_game, games) = row;
             found = Some(LeasedTask {
                 experiment_id,
-                task_id,
-                stage: stage_name,
-                shard: shard as u64,
-                first_game: first_game as u64,
-                games: games as u64,
+                task_id: row.task_id,
+                stage: row.stage,
+                shard: row.shard as u64,
+                first_game: row.first_game as u64,
+                games: row.games as u64,
                 was_expired,
                 spec_toml,
                 spec_hash,
@@ -118,11 +122,14 @@ impl Store {
             break;
         }
         let Some(mut task) = found else {
+            if failed_one {
+                tx.commit()?;
+            }
             return Ok(None);
         };
-        let stage = Stage::parse(&task.stage);
+        let stage = task.stage;
         let mut resumed = 0;
-        if stage == Some(Stage::Games) {
+        if stage == Stage::Games {
             // Ranges an earlier completion played without a chunk file are in
             // no file now (its partition is being redone): played again.
             tx.prepare_cached("DELETE FROM chunks WHERE experiment_id = ?1 AND shard = ?2 AND file IS NULL")?
@@ -130,14 +137,14 @@ impl Store {
             task.chunks = Self::committed_chunks(&tx, &task.experiment_id, task.shard)?;
             resumed = task.chunks.iter().map(|c| c.games).sum::<u64>();
         }
-        if stage == Some(Stage::Check) {
+        if stage == Stage::Check {
             task.expected_checksum = tx
                 .prepare_cached(
                     "SELECT COALESCE(expected_checksum, '') FROM tasks WHERE experiment_id = ?1 AND task_id = ?2",
                 )?
                 .query_row(params![task.experiment_id, task.task_id], |r| r.get(0))?;
         }
-        if matches!(stage, Some(Stage::Games | Stage::Check)) {
+        if matches!(stage, Stage::Games | Stage::Check) {
             task.model = tx
                 .prepare_cached("SELECT checksum FROM tasks WHERE experiment_id = ?1 AND task_id = ?2 AND state = ?3")?
                 .query_row(
@@ -237,7 +244,7 @@ impl Store {
                     r.get::<_, ExpState>(1)?,
                     CompletionTarget {
                         experiment_id: r.get(0)?,
-                        stage: r.get(2)?,
+                        stage: super::stage_at(r, 2)?,
                         shard: r.get::<_, i64>(3)? as u64,
                         games: r.get::<_, i64>(4)? as u64,
                         output: r.get(5)?,
@@ -476,7 +483,7 @@ impl Store {
                 temp_file: r.get(6)?,
                 final_file: r.get(7)?,
                 completed_ms: r.get(8)?,
-                stage: r.get(9)?,
+                stage: super::stage_at(r, 9)?,
                 file_bytes: r.get::<_, Option<i64>>(10)?.map(|b| b as u64),
                 placed: r.get(11)?,
             })

@@ -9,15 +9,30 @@
 mod chunks;
 mod experiments;
 mod leasing;
+mod pick;
 mod sprt;
 mod view;
 
 pub use chunks::{CheckOutcome, ChunkIn};
 pub use leasing::{Completed, LeaseRef, Reporter};
 
+/// Column `i` of a row as a [`Stage`]: a name no stage has is an error
+/// (a state written by another version), never a silent skip.
+pub(crate) fn stage_at(r: &rusqlite::Row<'_>, i: usize) -> rusqlite::Result<Stage> {
+    let name: String = r.get(i)?;
+    Stage::parse(&name).ok_or_else(|| {
+        rusqlite::Error::FromSqlConversionFailure(
+            i,
+            rusqlite::types::Type::Text,
+            format!("{name:?} is not a stage of this version").into(),
+        )
+    })
+}
+
 use std::path::Path;
 use std::time::{SystemTime, UNIX_EPOCH};
 
+use jobs::layout::Stage;
 use rusqlite::Connection;
 use rusqlite::types::{FromSql, FromSqlError, FromSqlResult, ToSql, ToSqlOutput, ValueRef};
 
@@ -174,7 +189,7 @@ pub struct ExperimentRow {
 pub struct LeasedTask {
     pub experiment_id: String,
     pub task_id: String,
-    pub stage: String,
+    pub stage: Stage,
     pub shard: u64,
     pub first_game: u64,
     pub games: u64,
@@ -196,7 +211,7 @@ pub struct LeasedTask {
 #[derive(Clone, Debug)]
 pub struct DoneTask {
     pub task_id: String,
-    pub stage: String,
+    pub stage: Stage,
     pub shard: u64,
     pub first_game: u64,
     pub games: u64,
@@ -230,7 +245,7 @@ pub enum HeartbeatOutcome {
 #[derive(Clone, Debug)]
 pub struct CompletionTarget {
     pub experiment_id: String,
-    pub stage: String,
+    pub stage: Stage,
     pub shard: u64,
     pub games: u64,
     pub output: String,
