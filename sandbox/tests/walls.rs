@@ -176,9 +176,9 @@ fn nothing_it_starts_outlives_it_sandboxed_or_not() {
         while with_tag(&tag).len() < 4 && t.elapsed() < Duration::from_secs(10) {
             std::thread::sleep(Duration::from_millis(20));
         }
-        assert_eq!(
-            with_tag(&tag).len(),
-            4,
+        // At least: a shell's fork is counted too until it has exec'd.
+        assert!(
+            with_tag(&tag).len() >= 4,
             "walls {walls}: the script and its three children run"
         );
         started.process.kill();
