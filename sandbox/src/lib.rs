@@ -64,6 +64,9 @@ pub enum StartError {
     Io(std::io::Error),
     /// `required`, and these walls could not be applied.
     Refused(Vec<&'static str>),
+    /// It needs `path` (to read), which is under `under`, a [`protect`]ed
+    /// path.
+    Protected { path: PathBuf, under: PathBuf },
 }
 
 impl std::fmt::Display for StartError {
@@ -74,6 +77,14 @@ impl std::fmt::Display for StartError {
                 f,
                 "the sandbox is required, and this worker cannot apply {}",
                 m.join(", ")
+            ),
+            StartError::Protected { path, under } => write!(
+                f,
+                "it needs {} (its cwd, a file of its command, its program or a path of its `read`), \
+                 which is under {}, a path no agent may read (the results root, the coordinator's state or \
+                 the token file); keep the agent's files elsewhere",
+                path.display(),
+                under.display()
             ),
         }
     }

@@ -41,15 +41,22 @@ pub(super) fn start(cmd: &mut Command, config: &Config) -> Result<Started, Start
         .get_envs()
         .find(|(k, _)| *k == "PATH")
         .and_then(|(_, v)| v.map(|v| v.to_os_string()));
-    let mut read = config.read.clone();
-    read.extend(paths::installation(
-        std::path::Path::new(cmd.get_program()),
-        path_var.as_deref(),
-    ));
     let protected = protected();
-    // A protected path is never given to Landlock, even when asked for.
-    read.retain(|r| !protected.iter().any(|p| r.starts_with(p)));
     let ruleset = if want & bit::LANDLOCK != 0 {
+        let mut read = config.read.clone();
+        read.extend(paths::installation(
+            std::path::Path::new(cmd.get_program()),
+            path_var.as_deref(),
+        ));
+        // A protected path is never given to Landlock: what needs one is refused.
+        if let Some((path, under)) = read.iter().find_map(|r| {
+            protected
+                .iter()
+                .find(|p| r.starts_with(p))
+                .map(|p| (r.clone(), p.clone()))
+        }) {
+            return Err(StartError::Protected { path, under });
+        }
         paths::ruleset(&read, &config.dir, config.network)
     } else {
         None

@@ -189,3 +189,20 @@ fn nothing_it_starts_outlives_it_sandboxed_or_not() {
         assert_eq!(with_tag(&tag), Vec::<u32>::new(), "walls {walls}: none survives");
     }
 }
+
+#[test]
+fn a_path_to_read_under_a_protected_one_is_refused_naming_both() {
+    let root = tempfile::tempdir().unwrap();
+    let secret = root.path().join("secret-root");
+    let inside = secret.join("agent");
+    std::fs::create_dir_all(&inside).unwrap();
+    sandbox::protect(&secret);
+    let own = root.path().join("own");
+    std::fs::create_dir(&own).unwrap();
+    let mut cmd = Command::new("sh");
+    cmd.arg("-c").arg("true").current_dir(&own);
+    match start(cmd, &config(&own, vec![inside.clone()])) {
+        Err(sandbox::StartError::Protected { path, under }) => assert_eq!((path, under), (inside, secret)),
+        other => panic!("{other:?}"),
+    }
+}

@@ -342,26 +342,23 @@ pub fn coordinator(a: CoordinatorArgs) -> Result<()> {
         let mut config = coordinator::Config::new(a.state.clone(), a.results.clone());
         config.lease = Duration::from_secs(a.lease_secs);
         config.check_fraction = a.check_fraction;
-        let token = client::token_from(
-            a.token.as_deref(),
-            a.token_file.as_deref(),
-            "--token-file",
-            "--token (or MUGGINS_TOKEN)",
-        )?;
-        if token.as_deref().is_some_and(|t| t.len() < 16) {
-            bail!("--token: use at least 16 characters");
-        }
-        config.token = coordinator::Token::new(token.as_deref());
-        let web_token = client::token_from(
+        // A token the coordinator requires: from its flag, variable or file,
+        // at least 16 characters.
+        let required =
+            |given: Option<&str>, file: Option<&Path>, flag: &str, var: &str| -> Result<coordinator::Token> {
+                let token = client::token_from(given, file, &format!("{flag}-file"), &format!("{flag} (or {var})"))?;
+                if token.as_deref().is_some_and(|t| t.len() < 16) {
+                    bail!("{flag}: use at least 16 characters");
+                }
+                Ok(coordinator::Token::new(token.as_deref()))
+            };
+        config.token = required(a.token.as_deref(), a.token_file.as_deref(), "--token", "MUGGINS_TOKEN")?;
+        config.web_token = required(
             a.web_token.as_deref(),
             a.web_token_file.as_deref(),
-            "--web-token-file",
-            "--web-token (or MUGGINS_WEB_TOKEN)",
+            "--web-token",
+            "MUGGINS_WEB_TOKEN",
         )?;
-        if web_token.as_deref().is_some_and(|t| t.len() < 16) {
-            bail!("--web-token: use at least 16 characters");
-        }
-        config.web_token = coordinator::Token::new(web_token.as_deref());
         if let (Some(cert), Some(key)) = (&a.tls_cert, &a.tls_key) {
             config.tls = Some(coordinator::Tls {
                 cert_pem: std::fs::read(cert).with_context(|| format!("--tls-cert {}", cert.display()))?,

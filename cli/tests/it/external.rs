@@ -450,15 +450,7 @@ fn ctrl_c_gives_the_tasks_back_ends_the_agents_and_the_same_command_resumes() {
     let text = spec("slow", "\"--mode\", \"slow\"", "", 30, "all-fives");
     let path = dir.create_spec(&text);
     let log = dir.join("first.log");
-    let mut first = TestCommand::new(&["run"]);
-    first
-        .arg(&path)
-        .arg("--out")
-        .arg(dir.path())
-        .args(["--workers", "1", "--threads", "2", "--no-web"])
-        .stdout_to(std::process::Stdio::null())
-        .stderr_to(std::fs::File::create(&log).unwrap());
-    let mut first = first.spawn();
+    let mut first = TestCommand::run_spec(&path, dir.path(), 2, Some(&log)).spawn();
     let pid = first.0.id();
     crate::cluster::wait_for("an agent of the run", 120, || agent_dirs(pid) > 0);
     first.signal("-INT");

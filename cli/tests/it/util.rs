@@ -185,6 +185,22 @@ impl TestCommand {
         self
     }
 
+    /// `muggins run SPEC --out OUT` with one worker of `threads` threads and
+    /// no web view; its stdout to /dev/null, its stderr to `log` (a new
+    /// file) or /dev/null.
+    pub(crate) fn run_spec(spec: &Path, out: &Path, threads: usize, log: Option<&Path>) -> TestCommand {
+        let mut cmd = TestCommand::new(&["run"]);
+        cmd.arg(spec)
+            .arg("--out")
+            .arg(out)
+            .args(["--workers", "1", "--threads", &threads.to_string(), "--no-web"])
+            .quiet();
+        if let Some(log) = log {
+            cmd.stderr_to(std::fs::File::create(log).unwrap());
+        }
+        cmd
+    }
+
     /// Sends standard output and standard error to /dev/null.
     pub(crate) fn quiet(&mut self) -> &mut Self {
         self.stdout_to(Stdio::null()).stderr_to(Stdio::null())

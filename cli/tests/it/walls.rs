@@ -273,15 +273,7 @@ fn ctrl_c_with_a_slow_agent_in_play_ends_the_run_within_two_seconds() {
     );
     let path = dir.create_spec(&text);
     let log = dir.join("run.log");
-    let mut first = TestCommand::new(&["run"]);
-    first
-        .arg(&path)
-        .arg("--out")
-        .arg(dir.path())
-        .args(["--workers", "1", "--threads", "2", "--no-web"])
-        .stdout_to(std::process::Stdio::null())
-        .stderr_to(std::fs::File::create(&log).unwrap());
-    let mut proc = first.spawn();
+    let mut proc = TestCommand::run_spec(&path, dir.path(), 2, Some(&log)).spawn();
     crate::cluster::wait_for("an agent at play", 120, || !with_tag(&tag).is_empty());
     // Let decisions be in flight.
     std::thread::sleep(Duration::from_millis(700));
@@ -309,13 +301,7 @@ fn an_agent_dies_with_a_worker_killed_outright() {
     let tag = unique("tag");
     let text = spec("killed", &node(&["--mode", "slow", "--tag", &tag]), "", 40);
     let path = dir.create_spec(&text);
-    let mut run = TestCommand::new(&["run"]);
-    run.arg(&path)
-        .arg("--out")
-        .arg(dir.path())
-        .args(["--workers", "1", "--threads", "2", "--no-web"])
-        .quiet();
-    let proc = run.spawn();
+    let proc = TestCommand::run_spec(&path, dir.path(), 2, None).spawn();
     crate::cluster::wait_for("an agent at play", 120, || !with_tag(&tag).is_empty());
     proc.signal("-KILL");
     assert_eq!(none_left(&tag, 2), Vec::<String>::new(), "no agent outlives its worker");
@@ -362,13 +348,7 @@ fn what_an_agent_started_dies_when_it_crashes_or_is_ended_for_time() {
         let tag = unique("tag");
         let text = spec(mode, &node(&["--mode", mode, "--tag", &tag]), limits, 4);
         let path = dir.create_spec(&text);
-        let mut cmd = TestCommand::new(&["run"]);
-        cmd.arg(&path)
-            .arg("--out")
-            .arg(dir.path())
-            .args(["--workers", "1", "--threads", "1", "--no-web"])
-            .quiet();
-        let mut proc = cmd.spawn();
+        let mut proc = TestCommand::run_spec(&path, dir.path(), 1, None).spawn();
         // While it runs: each ended process leaves a `sleep` if nothing
         // contains it; contained, at most the current one's is alive.
         let mut most = 0;

@@ -165,7 +165,6 @@ pub enum FromAgent {
     /// Its greeting: the version it speaks, a name, the games it plays.
     Hello {
         protocol: Option<u64>,
-        #[serde(default)]
         name: Option<String>,
         #[serde(default)]
         games: Vec<String>,

@@ -149,31 +149,17 @@ impl AgentProcess {
             cmd.env(k, v);
         }
         cmd.env("TMPDIR", &dir);
-        let walls = walls_of(spec, &dir);
-        if walls.walls
-            && let Some((r, p)) = walls.read.iter().find_map(|r| {
-                sandbox::protected()
-                    .into_iter()
-                    .find(|p| r.starts_with(p))
-                    .map(|p| (r.clone(), p))
-            })
-        {
-            let _ = std::fs::remove_dir_all(&dir);
-            return Err(format!(
-                "agent {name} cannot start: it needs {} (its cwd, a file of its command or a path of its `read`), \
-                 which is under {}, a path no agent may read (the results root, the coordinator's state or the token file); \
-                 keep the agent's files elsewhere",
-                r.display(),
-                p.display()
-            ));
-        }
+        let walls = walls_of(spec, &command, &dir);
         let started = sandbox::start(cmd, &walls).map_err(|e| {
             let _ = std::fs::remove_dir_all(&dir);
             match e {
                 sandbox::StartError::Io(e) => {
                     format!("agent {name} cannot start: cannot run {:?}: {e}", command.join(" "))
                 }
-                refused => format!("agent {name} cannot start: {refused} (sandbox = \"required\")"),
+                refused @ sandbox::StartError::Refused(_) => {
+                    format!("agent {name} cannot start: {refused} (sandbox = \"required\")")
+                }
+                protected => format!("agent {name} cannot start: {protected}"),
             }
         })?;
         say_missing(&started.missing);
@@ -305,7 +291,7 @@ impl AgentProcess {
             }
             let left = deadline.saturating_duration_since(std::time::Instant::now());
             match self.lines.recv_timeout(left.min(CANCEL_POLL)) {
-                Err(RecvTimeoutError::Timeout) if !left.is_zero() && left > CANCEL_POLL => continue,
+                Err(RecvTimeoutError::Timeout) if left > CANCEL_POLL => continue,
                 other => break other,
             }
         };
@@ -357,15 +343,15 @@ fn self_status(process: &mut sandbox::Contained, otherwise: &str) -> String {
     process.exited().unwrap_or_else(|| otherwise.to_string())
 }
 
-/// The sandbox of agent `spec` whose own directory is `dir`: it may read
-/// its `cwd`, the directories of the files its command names and its
-/// `read` paths (relative to `cwd`).
-fn walls_of(spec: &ExternalAgent, dir: &std::path::Path) -> sandbox::Config {
+/// The sandbox of agent `spec` (its `command` resolved) whose own
+/// directory is `dir`: it may read its `cwd`, the directories of the
+/// files its command names and its `read` paths (relative to `cwd`).
+fn walls_of(spec: &ExternalAgent, command: &[String], dir: &std::path::Path) -> sandbox::Config {
     let w = &spec.walls;
     let cwd = std::path::absolute(&spec.cwd).unwrap_or_else(|_| PathBuf::from(&spec.cwd));
     let mut read = vec![cwd.clone()];
-    for arg in spec.resolved_command() {
-        let p = std::path::Path::new(&arg);
+    for arg in command {
+        let p = std::path::Path::new(arg);
         if p.is_absolute() && p.exists() {
             read.push(if p.is_dir() {
                 p.to_path_buf()
