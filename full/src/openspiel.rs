@@ -30,10 +30,8 @@ pub fn action_from_id(rules: &FullRules, id: u64) -> Option<(u8, FullAction)> {
         return None;
     }
     let within = (id % per) as u16;
-    let tile = (0..rules.tile_count())
-        .rev()
-        .find(|&t| rules.action_offset(t) <= within)
-        .expect("tile 0 starts at offset 0");
+    // The last tile whose offset is at most `within` (offsets ascend; tile 0's is 0).
+    let tile = rules.action_tile(within);
     let (p, q) = rules.pips(tile);
     let cover = match within - rules.action_offset(tile) {
         0 => OPENING,

@@ -195,6 +195,8 @@ pub struct FullRules {
     lead_scoring: TileSet,
     /// First OpenSpiel-style action offset of each tile within a seat's block.
     action_offset: [u16; 55],
+    /// The tile each offset within a seat's block names (its inverse).
+    action_tile: [u8; 165],
     actions_per_seat: u16,
 }
 
@@ -283,6 +285,7 @@ impl FullRules {
         let mut pip_mask = [0; 10];
         let mut doubles = 0;
         let mut action_offset = [0; 55];
+        let mut action_tile = [0; 165];
         let mut i = 0;
         let mut offset = 0u16;
         for a in 0..=set {
@@ -294,7 +297,9 @@ impl FullRules {
                     doubles |= bit(i as u8);
                 }
                 action_offset[i] = offset;
-                offset += if a == b { 2 } else { 3 };
+                let codes = if a == b { 2 } else { 3 };
+                action_tile[offset as usize..(offset + codes) as usize].fill(i as u8);
+                offset += codes;
                 i += 1;
             }
         }
@@ -318,6 +323,7 @@ impl FullRules {
             scoring_at,
             lead_scoring,
             action_offset,
+            action_tile,
             actions_per_seat: offset,
         })
     }
@@ -443,6 +449,10 @@ impl FullRules {
     #[inline]
     pub(crate) fn action_offset(&self, tile: u8) -> u16 {
         self.action_offset[tile as usize]
+    }
+    /// The tile whose block of ids holds `within` (below `actions_per_seat`).
+    pub(crate) fn action_tile(&self, within: u16) -> u8 {
+        self.action_tile[within as usize]
     }
     /// The seating in words: "2 seats of 7", "4 seats of 5 in partnerships".
     pub fn seating(&self) -> String {

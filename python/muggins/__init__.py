@@ -6,6 +6,9 @@
 - `Bot(engine, **settings)`: muggins' engines and fixed strategies, deciding
   from the acting player's information only.
 - `playouts(game, n, seed)`: random block or team hands in batch.
+- `VecEnv(game, num_envs, ...)`: many games stepped together in Rust, a
+  `gymnasium.vector.VectorEnv` (docs/rl.md); `muggins.pettingzoo` and
+  `muggins.gym` hold the PettingZoo and Gymnasium environments.
 - `import muggins.openspiel` registers muggins_all_fives, muggins_block and
   muggins_team with OpenSpiel.
 """
@@ -15,7 +18,16 @@ from ._muggins import Bot, State
 from ._muggins import playouts as playouts_list
 from ._muggins import playouts_bytes as _playouts_bytes
 
-__all__ = ["Bot", "OpenState", "State", "playouts", "playouts_arrow", "playouts_list"]
+__all__ = ["Bot", "OpenState", "State", "VecEnv", "playouts", "playouts_arrow", "playouts_list"]
+
+
+def __getattr__(name):
+    # VecEnv imports gymnasium: only when asked for.
+    if name == "VecEnv":
+        from .vector import VecEnv
+
+        return VecEnv
+    raise AttributeError(f"module 'muggins' has no attribute {name!r}")
 
 
 def OpenState(game):
@@ -38,3 +50,11 @@ def playouts_arrow(game, n, seed):
 
     data = _playouts_bytes(game, n, seed)
     return pa.Array.from_buffers(pa.int32(), n, [None, pa.py_buffer(data)])
+
+
+try:
+    from .gym import register as _register_gymnasium
+except ImportError:  # gymnasium is a dependency; a broken install still imports muggins
+    pass
+else:
+    _register_gymnasium()

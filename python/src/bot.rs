@@ -44,6 +44,15 @@ pub struct Bot {
     opponent: FullTarget,
     seed: u64,
     table_mb: u32,
+    /// What it was made from (for pickling): the engine and its settings.
+    made_of: (String, Vec<(String, Setting)>),
+}
+
+/// A setting's value as given (every setting is an int or a str).
+#[derive(Clone, Debug)]
+enum Setting {
+    Int(i128),
+    Str(String),
 }
 
 /// A bot's keyword settings and their defaults.
@@ -118,9 +127,16 @@ impl Bot {
     #[pyo3(signature = (engine, **settings))]
     fn new(engine: &str, settings: Option<&Bound<'_, PyDict>>) -> PyResult<Self> {
         let mut k = Settings::default();
+        let mut given = Vec::new();
         if let Some(d) = settings {
             for (key, value) in d.iter() {
-                k.set(&key.extract::<String>()?, &value)?;
+                let key = key.extract::<String>()?;
+                k.set(&key, &value)?;
+                let v = match value.extract::<String>() {
+                    Ok(text) => Setting::Str(text),
+                    Err(_) => Setting::Int(args::int(&value, &key)?),
+                };
+                given.push((key, v));
             }
         }
         let opponent: FullTarget = parse("opponent", &k.opponent)?;
@@ -180,7 +196,35 @@ impl Bot {
             opponent,
             seed: k.seed,
             table_mb: k.table_mb,
+            made_of: (engine.to_string(), given),
         })
+    }
+
+    /// Pickling (`multiprocessing`, `copy`): the engine and its settings.
+    fn __reduce__<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, pyo3::types::PyTuple>> {
+        let settings = PyDict::new(py);
+        for (k, v) in &self.made_of.1 {
+            match v {
+                Setting::Int(i) => settings.set_item(k, i)?,
+                Setting::Str(text) => settings.set_item(k, text)?,
+            }
+        }
+        let f = py.import("muggins._muggins")?.getattr("bot_from_settings")?;
+        let args = (self.made_of.0.clone(), settings);
+        pyo3::types::PyTuple::new(py, [f.into_any(), args.into_pyobject(py)?.into_any()])
+    }
+
+    fn __repr__(&self) -> String {
+        let settings: Vec<String> = self
+            .made_of
+            .1
+            .iter()
+            .map(|(k, v)| match v {
+                Setting::Int(i) => format!(", {k}={i}"),
+                Setting::Str(text) => format!(", {k}={text:?}"),
+            })
+            .collect();
+        format!("muggins.Bot({:?}{})", self.made_of.0, settings.concat())
     }
 
     /// The bot's name as `muggins run` writes agents, e.g. `mstar (10000 nodes, 16 worlds, model)`.
@@ -223,12 +267,15 @@ impl Bot {
             0,
         );
         let bot = self.clone();
-        py.detach(move || match &state.core {
-            Core::Fives(c) => bot.fives_step(c, player, &mut rng),
-            Core::Open(c) => bot.open_step(c, player, &mut rng),
-        })
-        .map_err(PyValueError::new_err)
+        py.detach(move || bot.decide(&state.core, player, &mut rng))
+            .map_err(PyValueError::new_err)
     }
+}
+
+/// A bot of `engine` with `settings` (unpickling).
+#[pyfunction]
+pub fn bot_from_settings(engine: &str, settings: &Bound<'_, PyDict>) -> PyResult<Bot> {
+    Bot::new(engine, Some(settings))
 }
 
 /// The `muggins.State` that `state` is or plays (a `muggins.openspiel`
@@ -250,6 +297,20 @@ fn state_of(state: &Bound<'_, PyAny>, method: &str) -> PyResult<State> {
 }
 
 impl Bot {
+    /// The action for `player` in `core` (a player node), from `player`'s
+    /// information only, drawn with `rng`.
+    pub fn decide(&self, core: &Core, player: u8, rng: &mut ChaCha20Rng) -> Result<u32, String> {
+        match core {
+            Core::Fives(c) => self.fives_step(c, player, rng),
+            Core::Open(c) => self.open_step(c, player, rng),
+        }
+    }
+
+    /// The bot's seed (its decisions' streams are keyed by it).
+    pub fn seed(&self) -> u64 {
+        self.seed
+    }
+
     fn fives_step(&self, core: &FivesState, player: u8, rng: &mut ChaCha20Rng) -> Result<u32, String> {
         let legal = core.legal_actions();
         if legal.len() == 1 {

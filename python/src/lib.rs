@@ -7,6 +7,7 @@ mod args;
 mod bot;
 mod game;
 mod state;
+mod vecenv;
 
 use full::{FullRules, Preset};
 use pyo3::exceptions::PyValueError;
@@ -68,7 +69,9 @@ fn playouts_bytes<'py>(
 fn _muggins(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<state::State>()?;
     m.add_class::<bot::Bot>()?;
+    m.add_class::<vecenv::VecCore>()?;
     m.add_function(wrap_pyfunction!(state::state_from_history, m)?)?;
+    m.add_function(wrap_pyfunction!(bot::bot_from_settings, m)?)?;
     m.add_function(wrap_pyfunction!(playouts, m)?)?;
     m.add_function(wrap_pyfunction!(playouts_bytes, m)?)?;
     Ok(())

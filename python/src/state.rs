@@ -6,17 +6,13 @@ use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyTuple};
 
-use full::spiel::{CHANCE, FivesState, OpenSpielState, TERMINAL, View};
+use full::spiel::{CHANCE, FivesState, TERMINAL, View};
 
 use super::args;
 use super::game::Game;
 
-/// The state of a preset.
-#[derive(Clone, Debug)]
-pub enum Core {
-    Open(OpenSpielState),
-    Fives(FivesState),
-}
+/// The state of a preset (`full::spiel::SpielState`).
+pub use full::spiel::SpielState as Core;
 
 /// A game state (docs/python.md): `State("all-fives", seats=4)`.
 #[pyclass(module = "muggins._muggins")]
@@ -28,11 +24,7 @@ pub struct State {
 
 impl State {
     pub fn new_game(game: Game) -> State {
-        let core = if game.is_fives() {
-            Core::Fives(FivesState::new(game.rules.clone(), game.to))
-        } else {
-            Core::Open(OpenSpielState::new(game.rules.clone()))
-        };
+        let core = Core::new(game.rules.clone(), game.to);
         State { game, core }
     }
 
@@ -56,10 +48,7 @@ impl State {
 
     /// The number of action ids.
     pub fn action_count(&self) -> u32 {
-        match &self.core {
-            Core::Open(c) => c.rules.seats() as u32 * c.rules.actions_per_seat() as u32,
-            Core::Fives(c) => c.num_distinct_actions(),
-        }
+        self.core.action_count()
     }
 
     /// `action` as an action id of this game (0 to `action_count() - 1`),
@@ -84,24 +73,15 @@ impl State {
 
     /// The player to act (OpenSpiel's ids).
     pub fn current_player_id(&self) -> i64 {
-        match &self.core {
-            Core::Open(c) => c.current_player(),
-            Core::Fives(c) => c.current_player(),
-        }
+        self.core.current_player()
     }
 
     pub fn history_vec(&self) -> &[u32] {
-        match &self.core {
-            Core::Open(c) => &c.history,
-            Core::Fives(c) => &c.history,
-        }
+        self.core.history()
     }
 
     pub fn apply(&mut self, action: u32) -> Result<(), String> {
-        match &mut self.core {
-            Core::Open(c) => c.apply(action),
-            Core::Fives(c) => c.apply(action),
-        }
+        self.core.apply(action)
     }
 }
 
@@ -198,10 +178,7 @@ impl State {
 
     /// The legal actions, ascending (at a chance node, the outcomes).
     fn legal_actions(&self) -> Vec<u32> {
-        match &self.core {
-            Core::Open(c) => c.legal_actions(),
-            Core::Fives(c) => c.legal_actions(),
-        }
+        self.core.legal_actions()
     }
 
     /// A chance node's outcomes with their probabilities (uniform).
@@ -223,10 +200,7 @@ impl State {
 
     /// Every player's return (0 until the end).
     fn returns(&self) -> Vec<f64> {
-        match &self.core {
-            Core::Open(c) => c.returns(),
-            Core::Fives(c) => c.returns(),
-        }
+        self.core.returns()
     }
 
     fn history(&self) -> Vec<u32> {
@@ -273,10 +247,7 @@ impl State {
             }
             (p as i64, self.check_action(action, "action")?)
         };
-        Ok(match &self.core {
-            Core::Open(c) => c.action_string(player, action),
-            Core::Fives(c) => c.action_string(player, action),
-        })
+        Ok(self.core.action_string(player, action))
     }
 
     /// What `player` observes now (OpenSpiel's default observer: its own
@@ -291,10 +262,7 @@ impl State {
     ) -> PyResult<String> {
         let p = self.check_player(player)?;
         let v = State::view(perfect_recall, private, public);
-        Ok(match &self.core {
-            Core::Open(c) => c.observation_string(p, v),
-            Core::Fives(c) => c.observation_string(p, v),
-        })
+        Ok(self.core.observation_string(p, v))
     }
 
     /// Everything `player` has seen, in order.
@@ -314,24 +282,37 @@ impl State {
     ) -> PyResult<Vec<f32>> {
         let p = self.check_player(player)?;
         let v = State::view(perfect_recall, private, public);
-        Ok(match &self.core {
-            Core::Open(c) => c.tensor(p, v),
-            Core::Fives(c) => c.tensor(p, v),
-        })
+        Ok(self.core.tensor(p, v))
     }
 
     fn information_state_tensor(&self, player: &Bound<'_, PyAny>) -> PyResult<Vec<f32>> {
         self.observation_tensor(player, true, true, true)
     }
 
+    /// `player`'s observation under `encoding` ("info_state": OpenSpiel's
+    /// information-state tensor; "rich": docs/rl.md), as the
+    /// reinforcement-learning environments give it.
+    #[pyo3(signature = (player, encoding="info_state"))]
+    fn encode(&self, player: &Bound<'_, PyAny>, encoding: &str) -> PyResult<Vec<f32>> {
+        let p = self.check_player(player)?;
+        let e: full::spiel::Encoding = encoding.parse().map_err(PyValueError::new_err)?;
+        let mut out = Vec::new();
+        self.core.encode(p, e, &mut out);
+        Ok(out)
+    }
+
+    /// The pieces of `encoding`: (name, shape) in order.
+    #[pyo3(signature = (encoding="info_state"))]
+    fn encoding_pieces(&self, encoding: &str) -> PyResult<Vec<(&'static str, Vec<usize>)>> {
+        let e: full::spiel::Encoding = encoding.parse().map_err(PyValueError::new_err)?;
+        Ok(self.core.encoding_pieces(e))
+    }
+
     /// The tensor's pieces: (name, shape) in order.
     #[pyo3(signature = (perfect_recall=false, private=true, public=true))]
     fn tensor_pieces(&self, perfect_recall: bool, private: bool, public: bool) -> Vec<(&'static str, Vec<usize>)> {
         let v = State::view(perfect_recall, private, public);
-        match &self.core {
-            Core::Open(c) => c.tensor_pieces(v),
-            Core::Fives(c) => c.tensor_pieces(v),
-        }
+        self.core.tensor_pieces(v)
     }
 
     /// A state `player` cannot tell from this one, its hidden tiles drawn
@@ -342,10 +323,7 @@ impl State {
         let seed = args::seed(seed, "seed")?;
         let mut rng = engine::seed::keyed_rng(seed, 0, 0, engine::seed::PYTHON, 1);
         let core = py
-            .detach(|| match &self.core {
-                Core::Open(c) => c.resample(p, &mut rng).map(Core::Open),
-                Core::Fives(c) => c.resample(p, &mut rng).map(Core::Fives),
-            })
+            .detach(|| self.core.resample(p, &mut rng))
             .map_err(PyValueError::new_err)?;
         Ok(State {
             game: self.game.clone(),
@@ -430,13 +408,9 @@ impl State {
     /// This game at its start (the same rules; a hand built by `from_view`
     /// keeps who leads it).
     fn restart(&self) -> State {
-        let core = match &self.core {
-            Core::Open(c) => Core::Open(OpenSpielState::new(c.rules.clone())),
-            Core::Fives(c) => Core::Fives(c.restart()),
-        };
         State {
             game: self.game.clone(),
-            core,
+            core: self.core.restart(),
         }
     }
 
@@ -451,39 +425,23 @@ impl State {
 
     /// The bounds of a return (OpenSpiel's for block and team).
     fn min_utility(&self) -> f64 {
-        match &self.core {
-            Core::Open(c) if c.rules.seats() == 2 => -69.0,
-            Core::Open(_) => -100.0,
-            Core::Fives(c) => c.min_utility(),
-        }
+        self.core.min_utility()
     }
 
     fn max_utility(&self) -> f64 {
-        match &self.core {
-            Core::Fives(c) => c.max_utility(),
-            Core::Open(_) => -self.min_utility(),
-        }
+        self.core.max_utility()
     }
 
     /// The most actions a game takes (OpenSpiel's number for block and team).
     fn max_game_length(&self) -> u64 {
-        match &self.core {
-            Core::Open(_) => 28,
-            Core::Fives(c) => c.max_game_length(),
-        }
+        self.core.max_game_length()
     }
 
     /// Every seat's tiles now (the whole truth: for tests and debugging).
     fn hands(&self) -> Vec<Vec<u32>> {
         let seats = self.game.rules.seats() as usize;
         (0..seats)
-            .map(|s| {
-                let set = match &self.core {
-                    Core::Open(c) => c.lists[s].iter().fold(0u64, |m, &t| m | 1 << t),
-                    Core::Fives(c) => c.hand_of(s as u8),
-                };
-                engine::bits(set).map(u32::from).collect()
-            })
+            .map(|s| engine::bits(self.core.hand_of(s as u8)).map(u32::from).collect())
             .collect()
     }
 

@@ -115,7 +115,7 @@ impl FivesState {
     }
 
     /// The tiles a chance node may give, or `None` at a player node.
-    fn chance_tiles(&self) -> Option<TileSet> {
+    pub fn chance_tiles(&self) -> Option<TileSet> {
         match &self.pos {
             _ if self.over => None,
             None => Some(self.rules().all_tiles() & !self.deal.iter().fold(0, |m, h| m | h)),

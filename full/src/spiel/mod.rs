@@ -6,12 +6,16 @@
 //! docs/python.md). The Python package and the agent protocol stand on
 //! this layer; it sits above the game loops and holds no I/O.
 
+mod any;
+mod encode;
 mod fives;
 mod open;
 mod past;
 mod view;
 
 pub use crate::fives::{fives_action_of as action_of, fives_play_id as play_id};
+pub use any::SpielState;
+pub use encode::{ENCODING_VERSION, Encoding};
 pub use fives::{Event, FivesState};
 pub use open::OpenSpielState;
 

@@ -186,6 +186,12 @@ impl OpenSpielState {
     /// OpenSpiel's observer fills it.
     pub fn tensor(&self, player: u8, view: View) -> Vec<f32> {
         let mut out = Vec::new();
+        self.tensor_into(player, view, &mut out);
+        out
+    }
+
+    /// [`Self::tensor`] appended to `out` (no allocation once `out` has room).
+    pub fn tensor_into(&self, player: u8, view: View, out: &mut Vec<f32>) {
         let seats = self.rules.seats() as usize;
         let pips = |t: u8| {
             let (a, b) = self.rules.pips(t);
@@ -227,14 +233,58 @@ impl OpenSpielState {
                 }
                 // OpenSpiel's piece: [0] the player's hand, [1] hands[1 - player]
                 // (Python's negative index for players 2 and 3), the rest 0.
-                let mut sizes = vec![0.0; seats];
+                let mut sizes = [0.0; MAX_SEATS];
                 sizes[0] = self.lists[player as usize].len() as f32;
                 let other = (1 - player as i64).rem_euclid(seats as i64) as usize;
                 sizes[1] = self.lists[other].len() as f32;
-                out.extend(sizes);
+                out.extend(&sizes[..seats]);
             }
         }
-        out
+    }
+
+    /// This game before the deal again, its lists emptied in place (their
+    /// room kept).
+    pub fn clear(&mut self) {
+        for list in &mut self.lists {
+            list.clear();
+        }
+        self.dealt = 0;
+        self.pos = None;
+        self.history.clear();
+        self.plays.clear();
+        self.void = [0; MAX_SEATS];
+    }
+
+    /// Sets `mask[id]` to 1 for each legal play's id (a player node; the
+    /// rest of `mask` untouched); returns how many.
+    pub fn legal_mask(&self, mask: &mut [u8]) -> usize {
+        match self.pos.as_ref().filter(|p| p.end.is_none()) {
+            Some(p) => {
+                let mut list = FullActions::default();
+                p.actions(&self.rules, &mut list);
+                for &a in list.as_slice() {
+                    mask[action_id(&self.rules, p.mover, a) as usize] = 1;
+                }
+                list.len()
+            }
+            None => 0,
+        }
+    }
+
+    /// Deals the rest of the deal at once, each tile drawn uniformly from
+    /// those left with `rng` (as many chance actions in turn would).
+    pub fn deal_rest(&mut self, rng: &mut impl rand_core::RngCore) -> Result<(), String> {
+        while self.pos.is_none() {
+            let left = self.rules.all_tiles() & !self.dealt;
+            let k = engine::seed::below_u32(rng, left.count_ones());
+            // The k-th tile left.
+            let mut rest = left;
+            for _ in 0..k {
+                rest &= rest - 1;
+            }
+            self.apply(rest.trailing_zeros())?;
+        }
+        Ok(())
     }
 
     /// A state with the hidden tiles of the others placed as `hands` (the

@@ -1,0 +1,222 @@
+//! A state of any preset: OpenSpiel's block and team ([`OpenSpielState`])
+//! or All Fives and the thesis's rules ([`FivesState`]) behind one type, so
+//! that what stands on this layer (the Python package, the reinforcement-
+//! learning environments) matches on the game once, here. The game facts a
+//! caller needs (the number of action ids, the bounds of a return, the
+//! longest game) are read from here too.
+
+use engine::TileSet;
+use rand_core::RngCore;
+
+use super::{FivesState, OpenSpielState, View};
+use crate::rules::{FullRules, Preset};
+
+/// A state of any preset.
+#[derive(Clone, Debug)]
+pub enum SpielState {
+    Open(OpenSpielState),
+    Fives(FivesState),
+}
+
+impl SpielState {
+    /// A game under `rules` before the deal: block and team are OpenSpiel's
+    /// games; All Fives and the thesis's rules one hand, or with `to` > 0 a
+    /// match to `to`.
+    pub fn new(rules: FullRules, to: u32) -> SpielState {
+        if rules.kind() == Preset::AllFives {
+            SpielState::Fives(FivesState::new(rules, to))
+        } else {
+            SpielState::Open(OpenSpielState::new(rules))
+        }
+    }
+
+    pub fn rules(&self) -> &FullRules {
+        match self {
+            SpielState::Open(c) => &c.rules,
+            SpielState::Fives(c) => c.rules(),
+        }
+    }
+
+    /// The player to act: a seat, [`super::CHANCE`] or [`super::TERMINAL`].
+    pub fn current_player(&self) -> i64 {
+        match self {
+            SpielState::Open(c) => c.current_player(),
+            SpielState::Fives(c) => c.current_player(),
+        }
+    }
+
+    pub fn is_terminal(&self) -> bool {
+        self.current_player() == super::TERMINAL
+    }
+
+    /// The legal actions, ascending (at a chance node, the outcomes).
+    pub fn legal_actions(&self) -> Vec<u32> {
+        match self {
+            SpielState::Open(c) => c.legal_actions(),
+            SpielState::Fives(c) => c.legal_actions(),
+        }
+    }
+
+    /// Applies `action`, or says why it is not legal.
+    pub fn apply(&mut self, action: u32) -> Result<(), String> {
+        match self {
+            SpielState::Open(c) => c.apply(action),
+            SpielState::Fives(c) => c.apply(action),
+        }
+    }
+
+    /// Every seat's return (zeros until the end).
+    pub fn returns(&self) -> Vec<f64> {
+        match self {
+            SpielState::Open(c) => c.returns(),
+            SpielState::Fives(c) => c.returns(),
+        }
+    }
+
+    /// Every action so far, chance actions included.
+    pub fn history(&self) -> &[u32] {
+        match self {
+            SpielState::Open(c) => &c.history,
+            SpielState::Fives(c) => &c.history,
+        }
+    }
+
+    /// The string of `action` taken by `player` (`CHANCE`: a tile dealt or drawn).
+    pub fn action_string(&self, player: i64, action: u32) -> String {
+        match self {
+            SpielState::Open(c) => c.action_string(player, action),
+            SpielState::Fives(c) => c.action_string(player, action),
+        }
+    }
+
+    pub fn observation_string(&self, player: u8, view: View) -> String {
+        match self {
+            SpielState::Open(c) => c.observation_string(player, view),
+            SpielState::Fives(c) => c.observation_string(player, view),
+        }
+    }
+
+    pub fn tensor(&self, player: u8, view: View) -> Vec<f32> {
+        match self {
+            SpielState::Open(c) => c.tensor(player, view),
+            SpielState::Fives(c) => c.tensor(player, view),
+        }
+    }
+
+    pub fn tensor_pieces(&self, view: View) -> Vec<(&'static str, Vec<usize>)> {
+        match self {
+            SpielState::Open(c) => c.tensor_pieces(view),
+            SpielState::Fives(c) => c.tensor_pieces(view),
+        }
+    }
+
+    /// The tiles `seat` holds now.
+    pub fn hand_of(&self, seat: u8) -> TileSet {
+        match self {
+            SpielState::Open(c) => c.lists[seat as usize].iter().fold(0, |m, &t| m | 1 << t),
+            SpielState::Fives(c) => c.hand_of(seat),
+        }
+    }
+
+    /// A state `player` cannot tell from this one (its hidden tiles drawn
+    /// from the constraints belief).
+    pub fn resample(&self, player: u8, rng: &mut impl RngCore) -> Result<SpielState, String> {
+        Ok(match self {
+            SpielState::Open(c) => SpielState::Open(c.resample(player, rng)?),
+            SpielState::Fives(c) => SpielState::Fives(c.resample(player, rng)?),
+        })
+    }
+
+    /// At a chance node, applies an outcome drawn uniformly with `rng`
+    /// (without building the list of outcomes; block and team deal the
+    /// rest of the deal at once); else does nothing.
+    pub fn apply_chance(&mut self, rng: &mut impl RngCore) -> Result<(), String> {
+        let tiles = match self {
+            SpielState::Open(c) if c.pos.is_none() => return c.deal_rest(rng),
+            SpielState::Open(_) => return Ok(()),
+            SpielState::Fives(c) => match c.chance_tiles() {
+                Some(t) => t,
+                None => return Ok(()),
+            },
+        };
+        let k = engine::seed::below_u32(rng, tiles.count_ones());
+        let tile = engine::bits(tiles)
+            .nth(k as usize)
+            .ok_or("no outcome at a chance node")?;
+        self.apply(tile as u32)
+    }
+
+    /// Sets `mask[id]` to 1 for each legal action (a player node; the rest
+    /// of `mask` untouched); returns how many.
+    pub fn legal_mask(&self, mask: &mut [u8]) -> usize {
+        match self {
+            SpielState::Open(c) => c.legal_mask(mask),
+            SpielState::Fives(c) => {
+                let legal = c.legal_actions();
+                for &a in &legal {
+                    mask[a as usize] = 1;
+                }
+                legal.len()
+            }
+        }
+    }
+
+    /// This game at its start, in place (block and team keep their lists' room).
+    pub fn restart_in_place(&mut self) {
+        match self {
+            SpielState::Open(c) => c.clear(),
+            SpielState::Fives(c) => *c = c.restart(),
+        }
+    }
+
+    /// This game at its start.
+    pub fn restart(&self) -> SpielState {
+        match self {
+            SpielState::Open(c) => SpielState::Open(OpenSpielState::new(c.rules.clone())),
+            SpielState::Fives(c) => SpielState::Fives(c.restart()),
+        }
+    }
+
+    /// The number of action ids (OpenSpiel's `num_distinct_actions`).
+    pub fn action_count(&self) -> u32 {
+        match self {
+            SpielState::Open(c) => c.rules.seats() as u32 * c.rules.actions_per_seat() as u32,
+            SpielState::Fives(c) => c.num_distinct_actions(),
+        }
+    }
+
+    /// The smallest return (OpenSpiel's bound for block and team).
+    pub fn min_utility(&self) -> f64 {
+        match self {
+            SpielState::Open(c) if c.rules.seats() == 2 => -69.0,
+            SpielState::Open(_) => -100.0,
+            SpielState::Fives(c) => c.min_utility(),
+        }
+    }
+
+    /// The largest return.
+    pub fn max_utility(&self) -> f64 {
+        match self {
+            SpielState::Open(_) => -self.min_utility(),
+            SpielState::Fives(c) => c.max_utility(),
+        }
+    }
+
+    /// The most legal actions a player node can have.
+    pub fn max_legal(&self) -> usize {
+        match self {
+            // A tile goes on one of the two ends, or opens.
+            SpielState::Open(c) => 2 * c.rules.hand() as usize,
+            // The engine's list of plays holds them all.
+            SpielState::Fives(_) => 64,
+        }
+    }
+
+    /// The most actions a game takes (OpenSpiel's number for block and team).
+    pub fn max_game_length(&self) -> u64 {
+        match self {
+            SpielState::Open(_) => 28,
+            SpielState::Fives(c) => c.max_game_length(),
+        }
+    }
+}
