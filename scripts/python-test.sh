@@ -3,7 +3,7 @@
 # fresh virtual environment (with the system's site packages, where
 # scripts/ci.sh installed OpenSpiel), then its pytest suite. Prints pytest's
 # summary; scripts/ci.sh counts its passes. Then the docs' example, briefly,
-# and the speed table (scripts/python-bench.py).
+# and the speed tables (scripts/python-bench.py, scripts/rl-bench.py).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$PWD
@@ -20,3 +20,5 @@ cd "$venv"
 # The docs' example, on two hands (docs/python.md gives its 100-hand result).
 "$venv/bin/python" "$root/python/examples/ismcts_vs_mstar.py" --hands 2 --simulations 100
 "$venv/bin/python" "$root/scripts/python-bench.py"
+# The reinforcement-learning environments' speed (docs/rl.md gives longer runs).
+"$venv/bin/python" "$root/scripts/rl-bench.py" --seconds 1 --memory-steps 5000000

@@ -22,10 +22,13 @@ from ._muggins import State as _State
 __all__ = ["MugginsAllFivesGame", "MugginsBlockGame", "MugginsTeamGame", "MugginsState", "bot"]
 
 # The All-Fives parameters and their defaults (hand = 0: the usual hand,
-# 7 for two seats and 5 for three or four; to = 0: one hand, else a match).
+# 7 for two seats and 5 for three or four; teams: partnerships when there
+# are four seats, as muggins.State and the specs default (pyspiel fills in
+# every default, so `teams = true` cannot tell "given" from "default" and
+# means nothing for two or three seats); to = 0: one hand, else a match).
 _FIVES_PARAMS = {
     "seats": 2,
-    "teams": False,
+    "teams": True,
     "set": 6,
     "hand": 0,
     "keep": 0,
@@ -79,6 +82,8 @@ def _fives_knobs(params):
         raise ValueError(f"muggins_all_fives: unknown parameter(s) {sorted(unknown)}; it takes {sorted(p)}")
     p.update(params)
     knobs = {k: p[k] for k in ("seats", "teams", "set", "keep", "round", "blocked", "lead", "to")}
+    if p["seats"] != 4:
+        knobs["teams"] = False
     if p["hand"]:
         knobs["hand"] = p["hand"]
     return knobs

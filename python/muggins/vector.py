@@ -82,7 +82,8 @@ class VecEnv(gym.vector.VectorEnv):
 
         probe = State(game, **knobs)
         bots = opponent_bots(probe.num_players(), opponents, seat, seed)
-        self._core = VecCore(game, knobs, num_envs, bots, seed, threads, encoding, illegal)
+        options = {"seed": seed, "threads": threads, "encoding": encoding, "illegal": illegal}
+        self._core = VecCore(game, knobs, num_envs, bots, options)
         dim, actions, seats, width = self._core.shape()
         self.num_envs = int(num_envs)
         self.game, self.encoding, self.copy = game, encoding, bool(copy)
@@ -106,6 +107,8 @@ class VecEnv(gym.vector.VectorEnv):
         self._final_obs = np.zeros((n, dim), np.float32)
         self._returns = np.zeros((n, seats), np.float32)
         self._started = False
+        self._arrays = (self._obs, self._mask.view(np.uint8), self._legal, self._count, self._reward,
+                        self._terminated.view(np.uint8), self._seat)
 
     @property
     def pieces(self):
@@ -130,7 +133,7 @@ class VecEnv(gym.vector.VectorEnv):
             raise ValueError(f"options: VecEnv.reset takes none, got {sorted(options)}")
         if seed is not None and not isinstance(seed, (int, np.integer)):
             raise TypeError(f"seed must be an int, not {type(seed).__name__} (one seed keys every game)")
-        self._core.reset(self._obs, self._mask.view(np.uint8), self._legal, self._count, self._seat, seed)
+        self._core.reset(self._arrays, seed)
         self._terminated[:] = False
         self._started = True
         return self._out(), self._info()
@@ -145,8 +148,11 @@ class VecEnv(gym.vector.VectorEnv):
         if a.dtype.kind not in "iu":
             raise TypeError(f"actions: dtype {a.dtype}, expected integers (action ids)")
         a = np.ascontiguousarray(a, dtype=np.int64)
-        self._core.step(a, self._obs, self._mask.view(np.uint8), self._legal, self._count, self._reward,
-                        self._terminated.view(np.uint8), self._seat, self._final_obs, self._returns)
+        index, rows, returns = self._core.step(a, self._arrays)
+        if index:
+            ended = np.frombuffer(index, "<u4")
+            self._final_obs[ended] = np.frombuffer(rows, "<f4").reshape(len(ended), -1)
+            self._returns[ended] = np.frombuffer(returns, "<f4").reshape(len(ended), -1)
         return self._out(), self._reward.copy(), self._terminated.copy(), self._truncated.copy(), self._info()
 
     def action_masks(self):

@@ -35,7 +35,19 @@ fn shipped_eval() -> &'static LinearEval {
     })
 }
 
-/// An engine or a fixed strategy with its settings.
+/// An engine or a fixed strategy with its settings, deciding for the
+/// player to act from that player's information only (docs/python.md).
+///
+/// `Bot(engine, **settings)`. Engines: "mstar", "expectimax" (to `depth`
+/// plies, or `budget` nodes a world), "ismcts" (`budget` nodes a world,
+/// needed), "dominai" (All Fives); fixed strategies: "random", "heaviest",
+/// and for All Fives "scorer", "defender". Settings: `budget`, `depth`,
+/// `worlds` (sampled worlds a decision, default 16), `belief`
+/// ("constraints", "uniform"; All Fives also "model", "dominai"),
+/// `evaluation` ("score", or "learned": All Fives' two-seat double-6
+/// leaves), `opponent` (M*'s model of the others: "searcher", "random",
+/// "scorer", ...), `seed`, `table_mb`. `step(state)` gives the action; a
+/// bot is picklable (its engine and settings).
 #[pyclass(module = "muggins._muggins")]
 #[derive(Clone, Debug)]
 pub struct Bot {
@@ -238,6 +250,8 @@ impl Bot {
         state_of(state, "restart_at").map(drop)
     }
 
+    /// OpenSpiel's bot interface: the bot keeps nothing between decisions,
+    /// so this only checks that `state` is muggins'.
     #[pyo3(signature = (state, player_id, action))]
     fn inform_action(
         &self,

@@ -14,7 +14,20 @@ use super::game::Game;
 /// The state of a preset (`full::spiel::SpielState`).
 pub use full::spiel::SpielState as Core;
 
-/// A game state (docs/python.md): `State("all-fives", seats=4)`.
+/// A game state (docs/python.md), with OpenSpiel's method names.
+///
+/// `State(game, **knobs)`: `game` is "block" or "team" (OpenSpiel's games
+/// exactly: no knobs), "all-fives" (knobs `seats` 2-4, `teams` (four seats
+/// in partnerships, the default for four), `set`, `hand`, `keep`, `round`,
+/// `blocked` ("opponents", "difference"), `lead` ("winner", "highest-double"),
+/// `to` (0: one hand, else a match to that score)) or "thesis" (knobs
+/// `set`, `hand`). Bad knobs raise ValueError naming them.
+///
+/// Methods: `current_player`, `legal_actions`, `apply_action`, `returns`,
+/// `is_terminal`, `is_chance_node`, `chance_outcomes`, the observation and
+/// information-state strings and tensors, `encode` (the reinforcement-
+/// learning encodings, docs/rl.md), `resample`, `from_view`, `clone`;
+/// `game_name()` and `knobs()` say which game it is.
 #[pyclass(module = "muggins._muggins")]
 #[derive(Clone, Debug)]
 pub struct State {
@@ -168,10 +181,12 @@ impl State {
         self.current_player_id()
     }
 
+    /// Whether chance acts next (a tile dealt or drawn).
     fn is_chance_node(&self) -> bool {
         self.current_player() == CHANCE
     }
 
+    /// Whether the game is over.
     fn is_terminal(&self) -> bool {
         self.current_player() == TERMINAL
     }
@@ -203,22 +218,27 @@ impl State {
         self.core.returns()
     }
 
+    /// Every action so far, chance outcomes included, in order.
     fn history(&self) -> Vec<u32> {
         self.history_vec().to_vec()
     }
 
+    /// The number of seats.
     fn num_players(&self) -> usize {
         self.game.rules.seats() as usize
     }
 
+    /// A copy of this state (OpenSpiel's `clone`).
     fn clone(&self) -> Self {
         Clone::clone(self)
     }
 
+    /// A copy of this state (`copy.copy`).
     fn __copy__(&self) -> Self {
         Clone::clone(self)
     }
 
+    /// A copy of this state (`copy.deepcopy`; a state holds no Python object).
     fn __deepcopy__(&self, _memo: &Bound<'_, PyAny>) -> Self {
         Clone::clone(self)
     }
@@ -285,6 +305,8 @@ impl State {
         Ok(self.core.tensor(p, v))
     }
 
+    /// Everything `player` has seen, as a tensor (`observation_tensor` with
+    /// `perfect_recall`; the reinforcement-learning environments' "info_state").
     fn information_state_tensor(&self, player: &Bound<'_, PyAny>) -> PyResult<Vec<f32>> {
         self.observation_tensor(player, true, true, true)
     }
@@ -419,6 +441,7 @@ impl State {
         self.action_count()
     }
 
+    /// The most outcomes a chance node has (the tiles of the set).
     fn max_chance_outcomes(&self) -> u32 {
         self.game.rules.tile_count() as u32
     }
@@ -428,6 +451,7 @@ impl State {
         self.core.min_utility()
     }
 
+    /// The largest return (`-min_utility()` for one hand; 1 for a match).
     fn max_utility(&self) -> f64 {
         self.core.max_utility()
     }

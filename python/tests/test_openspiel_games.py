@@ -61,7 +61,7 @@ def test_chance_outcomes_sum_to_one_and_terminals_have_no_actions():
 
 
 def test_bad_parameters_are_refused_naming_them():
-    for name, word in [("muggins_all_fives(seats=5)", "seats"), ("muggins_all_fives(teams=true)", "teams"),
+    for name, word in [("muggins_all_fives(seats=5)", "seats"), ("muggins_all_fives(hand=20)", "hand"),
                        ("muggins_all_fives(blocked=most)", "blocked")]:
         try:
             pyspiel.load_game(name)
@@ -106,3 +106,12 @@ def test_muggins_bots_in_evaluate_bots():
     bots = [muggins.openspiel.bot("mstar", budget=2000, worlds=4, seed=1), muggins.Bot("scorer")]
     returns = evaluate_bots.evaluate_bots(game.new_initial_state(), bots, rng)
     assert len(returns) == 2 and returns[0] == -returns[1]
+
+
+def test_four_seats_play_in_partnerships_by_default_as_muggins_state_does():
+    import muggins
+
+    assert muggins.State("all-fives", seats=4).knobs() == {"seats": 4}
+    assert pyspiel.load_game("muggins_all_fives(seats=4)")._proto.knobs() == {"seats": 4}
+    assert pyspiel.load_game("muggins_all_fives(seats=4,teams=false)")._proto.knobs() == {"seats": 4, "teams": False}
+    assert pyspiel.load_game("muggins_all_fives(seats=3)")._proto.knobs() == {"seats": 3}

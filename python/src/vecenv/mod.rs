@@ -9,9 +9,12 @@
 use pyo3::buffer::{Element, PyBuffer};
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
+use pyo3::types::{PyBytes, PyDict, PyTuple};
 use rand_chacha::ChaCha20Rng;
 
-use full::spiel::{CHANCE, Encoding, SpielState};
+use full::spiel::Encoding;
+
+mod play;
 
 use super::args;
 use super::bot::Bot;
@@ -97,35 +100,132 @@ fn buffer<T: Element>(v: &Bound<'_, PyAny>, what: &str, len: usize) -> PyResult<
     Ok(b)
 }
 
+/// The arrays Python owns, in the order `muggins.VecEnv` passes them:
+/// observations, masks, legal ids, their counts, rewards, terminations,
+/// seats.
+struct PyArrays {
+    obs: PyBuffer<f32>,
+    mask: PyBuffer<u8>,
+    legal: PyBuffer<i32>,
+    count: PyBuffer<i32>,
+    reward: PyBuffer<f32>,
+    terminated: PyBuffer<u8>,
+    seat: PyBuffer<i32>,
+}
+
+/// The games that ended in a step: their indices (little-endian u32), and
+/// in the same order their last observations and every seat's returns
+/// (little-endian f32 rows).
+type Ended<'py> = (Bound<'py, PyBytes>, Bound<'py, PyBytes>, Bound<'py, PyBytes>);
+
+impl VecCore {
+    fn arrays(&self, arrays: &Bound<'_, PyTuple>) -> PyResult<PyArrays> {
+        let n = self.slots.len();
+        if arrays.len() != 7 {
+            return Err(PyValueError::new_err(format!(
+                "arrays: 7 arrays are needed, {} given",
+                arrays.len()
+            )));
+        }
+        let at = |i: usize| arrays.get_item(i);
+        Ok(PyArrays {
+            obs: buffer(&at(0)?, "obs", n * self.obs_size)?,
+            mask: buffer(&at(1)?, "mask", n * self.actions)?,
+            legal: buffer(&at(2)?, "legal", n * self.width)?,
+            count: buffer(&at(3)?, "count", n)?,
+            reward: buffer(&at(4)?, "reward", n)?,
+            terminated: buffer(&at(5)?, "terminated", n)?,
+            seat: buffer(&at(6)?, "seat", n)?,
+        })
+    }
+
+    /// Copies what a reset or a step wrote into Python's arrays: every
+    /// game's observation, mask, legal ids and seat; after a step the
+    /// rewards and terminations too.
+    fn publish(&self, py: Python<'_>, to: &PyArrays, stepped: bool) -> PyResult<()> {
+        to.obs.copy_from_slice(py, &self.obs)?;
+        to.mask.copy_from_slice(py, &self.mask)?;
+        to.legal.copy_from_slice(py, &self.legal)?;
+        to.count.copy_from_slice(py, &self.count)?;
+        to.seat.copy_from_slice(py, &self.seat)?;
+        if stepped {
+            to.reward.copy_from_slice(py, &self.reward)?;
+            to.terminated.copy_from_slice(py, &self.terminated)?;
+        }
+        Ok(())
+    }
+
+    /// The games that ended in the last step, with their last observations
+    /// and returns (only their rows).
+    fn ended<'py>(&self, py: Python<'py>) -> Ended<'py> {
+        let (d, s) = (self.obs_size, self.seats);
+        let (mut index, mut rows, mut rets) = (Vec::new(), Vec::new(), Vec::new());
+        for (i, _) in self.terminated.iter().enumerate().filter(|(_, t)| **t == 1) {
+            index.extend((i as u32).to_le_bytes());
+            rows.extend(self.final_obs[i * d..(i + 1) * d].iter().flat_map(|v| v.to_le_bytes()));
+            rets.extend(self.returns[i * s..(i + 1) * s].iter().flat_map(|v| v.to_le_bytes()));
+        }
+        (
+            PyBytes::new(py, &index),
+            PyBytes::new(py, &rows),
+            PyBytes::new(py, &rets),
+        )
+    }
+}
+
+/// The setting `key` of `options`, if given.
+fn option<'py>(options: &Bound<'py, PyDict>, key: &str) -> PyResult<Option<Bound<'py, PyAny>>> {
+    options.get_item(key)
+}
+
 #[pymethods]
 impl VecCore {
-    /// `engines`: per seat, a `Bot` that plays it or `None` for the learner.
+    /// `engines`: per seat, a `Bot` that plays it or `None` for the
+    /// learner; `options`: `seed`, `threads`, `encoding`, `illegal`.
     #[new]
-    #[pyo3(signature = (game, knobs, num_envs, engines, seed, threads, encoding, illegal))]
-    #[allow(clippy::too_many_arguments)]
+    #[pyo3(signature = (game, knobs, num_envs, engines, options))]
     fn new(
         game: &str,
-        knobs: Option<&Bound<'_, pyo3::types::PyDict>>,
+        knobs: Option<&Bound<'_, PyDict>>,
         num_envs: &Bound<'_, PyAny>,
         engines: Vec<Option<PyRef<'_, Bot>>>,
-        seed: &Bound<'_, PyAny>,
-        threads: &Bound<'_, PyAny>,
-        encoding: &str,
-        illegal: &str,
+        options: &Bound<'_, PyDict>,
     ) -> PyResult<Self> {
+        for key in options.keys() {
+            let key: String = key.extract()?;
+            if !["seed", "threads", "encoding", "illegal"].contains(&key.as_str()) {
+                return Err(PyValueError::new_err(format!(
+                    "unknown option {key:?}: a VecEnv takes seed, threads, encoding, illegal"
+                )));
+            }
+        }
         let game = Game::from_py(game, knobs)?;
         let n = args::int_in(num_envs, "num_envs", 1..=MAX_ENVS, || {
             format!(": an environment steps 1 to {MAX_ENVS} games")
         })? as usize;
-        let seed = args::seed(seed, "seed")?;
-        let threads = args::int_in(threads, "threads", 0..=1024, || ": 0 (every core) to 1024".into())? as usize;
+        let seed = match option(options, "seed")? {
+            Some(v) => args::seed(&v, "seed")?,
+            None => 0,
+        };
+        let threads = match option(options, "threads")? {
+            Some(v) => args::int_in(&v, "threads", 0..=1024, || ": 0 (every core) to 1024".into())? as usize,
+            None => 0,
+        };
         let threads = if threads == 0 {
             std::thread::available_parallelism().map_or(1, |n| n.get())
         } else {
             threads
         };
-        let encoding: Encoding = encoding.parse().map_err(PyValueError::new_err)?;
-        let illegal = match illegal {
+        let text = |key: &str, default: &str| -> PyResult<String> {
+            match option(options, key)? {
+                Some(v) => v
+                    .extract::<String>()
+                    .map_err(|_| PyTypeError::new_err(format!("{key} must be a str, not {}", args::type_name(&v)))),
+                None => Ok(default.to_string()),
+            }
+        };
+        let encoding: Encoding = text("encoding", "info_state")?.parse().map_err(PyValueError::new_err)?;
+        let illegal = match text("illegal", "raise")?.as_str() {
             "raise" => Illegal::Raise,
             "forfeit" => Illegal::Forfeit,
             other => {
@@ -193,28 +293,12 @@ impl VecCore {
         self.slots[0].state.encoding_pieces(self.encoding)
     }
 
-    /// Starts every game anew (the streams restart from the seed, or from
-    /// `seed` when given) and fills `obs`, `mask` and `seat`.
-    #[pyo3(signature = (obs, mask, legal, count, seat, seed=None))]
-    fn reset(
-        &mut self,
-        py: Python<'_>,
-        obs: &Bound<'_, PyAny>,
-        mask: &Bound<'_, PyAny>,
-        legal: &Bound<'_, PyAny>,
-        count: &Bound<'_, PyAny>,
-        seat: &Bound<'_, PyAny>,
-        seed: Option<&Bound<'_, PyAny>>,
-    ) -> PyResult<()> {
-        let n = self.slots.len();
-        let (ob, mb, lb, cb, sb) = (
-            buffer::<f32>(obs, "obs", n * self.obs_size)?,
-            buffer::<u8>(mask, "mask", n * self.actions)?,
-            buffer::<i32>(legal, "legal", n * self.width)?,
-            buffer::<i32>(count, "count", n)?,
-            buffer::<i32>(seat, "seat", n)?,
-        );
-        // A new seed starts every stream again; without one the streams go on.
+    /// Deals every game anew and fills the arrays' observations, masks,
+    /// legal ids and seats. `seed` starts every stream again from it;
+    /// without one the streams go on.
+    #[pyo3(signature = (arrays, seed=None))]
+    fn reset(&mut self, py: Python<'_>, arrays: &Bound<'_, PyTuple>, seed: Option<&Bound<'_, PyAny>>) -> PyResult<()> {
+        let to = self.arrays(arrays)?;
         let rekey = match seed {
             Some(s) if !s.is_none() => {
                 self.seed = args::seed(s, "seed")?;
@@ -235,33 +319,19 @@ impl VecCore {
             })
         })?;
         self.live = true;
-        ob.copy_from_slice(py, &self.obs)?;
-        mb.copy_from_slice(py, &self.mask)?;
-        lb.copy_from_slice(py, &self.legal)?;
-        cb.copy_from_slice(py, &self.count)?;
-        sb.copy_from_slice(py, &self.seat)?;
-        Ok(())
+        self.publish(py, &to, false)
     }
 
-    /// Plays `actions[i]` in game `i` (then the chance nodes and the
-    /// engines' seats up to the learner's next turn), filling the arrays;
-    /// a game that ends is started anew, its last observation in
-    /// `final_obs` and every seat's return in `returns`.
-    #[allow(clippy::too_many_arguments)]
-    fn step(
+    /// Plays `actions[i]` (an int64 array) in game `i`, then the chance
+    /// nodes and the engines' seats up to the learner's next turn, and
+    /// fills the arrays; a game that ends is dealt again. Returns the games
+    /// that ended: their indices, last observations and returns, as bytes.
+    fn step<'py>(
         &mut self,
-        py: Python<'_>,
-        actions: &Bound<'_, PyAny>,
-        obs: &Bound<'_, PyAny>,
-        mask: &Bound<'_, PyAny>,
-        legal: &Bound<'_, PyAny>,
-        count: &Bound<'_, PyAny>,
-        reward: &Bound<'_, PyAny>,
-        terminated: &Bound<'_, PyAny>,
-        seat: &Bound<'_, PyAny>,
-        final_obs: &Bound<'_, PyAny>,
-        returns: &Bound<'_, PyAny>,
-    ) -> PyResult<()> {
+        py: Python<'py>,
+        actions: &Bound<'py, PyAny>,
+        arrays: &Bound<'py, PyTuple>,
+    ) -> PyResult<Ended<'py>> {
         if !self.live {
             return Err(PyValueError::new_err("step before reset: call reset() first"));
         }
@@ -274,42 +344,13 @@ impl VecCore {
             )));
         }
         let acts = ab.to_vec(py)?;
-        let bufs = (
-            buffer::<f32>(obs, "obs", n * self.obs_size)?,
-            buffer::<u8>(mask, "mask", n * self.actions)?,
-            buffer::<i32>(legal, "legal", n * self.width)?,
-            buffer::<i32>(count, "count", n)?,
-            buffer::<f32>(reward, "reward", n)?,
-            buffer::<u8>(terminated, "terminated", n)?,
-            buffer::<i32>(seat, "seat", n)?,
-            buffer::<f32>(final_obs, "final_obs", n * self.obs_size)?,
-            buffer::<f32>(returns, "returns", n * self.seats)?,
-        );
+        let to = self.arrays(arrays)?;
         if self.illegal == Illegal::Raise {
             self.check_actions(&acts)?;
         }
         py.detach(|| self.run(|core, i, slot, scratch, out| core.advance(i, slot, acts[i], scratch, out)))?;
-        bufs.0.copy_from_slice(py, &self.obs)?;
-        bufs.1.copy_from_slice(py, &self.mask)?;
-        bufs.2.copy_from_slice(py, &self.legal)?;
-        bufs.3.copy_from_slice(py, &self.count)?;
-        bufs.4.copy_from_slice(py, &self.reward)?;
-        bufs.5.copy_from_slice(py, &self.terminated)?;
-        bufs.6.copy_from_slice(py, &self.seat)?;
-        // The last observations and the returns: only the rows of the games that ended.
-        let (d, s) = (self.obs_size, self.seats);
-        let (Some(fobs), Some(rets)) = (bufs.7.as_mut_slice(py), bufs.8.as_mut_slice(py)) else {
-            return Err(PyValueError::new_err("final_obs, returns: writable arrays are needed"));
-        };
-        for (i, _) in self.terminated.iter().enumerate().filter(|(_, t)| **t == 1) {
-            for (cell, &v) in fobs[i * d..(i + 1) * d].iter().zip(&self.final_obs[i * d..(i + 1) * d]) {
-                cell.set(v);
-            }
-            for (cell, &v) in rets[i * s..(i + 1) * s].iter().zip(&self.returns[i * s..(i + 1) * s]) {
-                cell.set(v);
-            }
-        }
-        Ok(())
+        self.publish(py, &to, true)?;
+        Ok(self.ended(py))
     }
 
     /// Game `i`'s state (a copy, as a `muggins.State`).
@@ -416,135 +457,5 @@ impl VecCore {
             .into_iter()
             .collect::<Result<(), String>>()
             .map_err(PyValueError::new_err)
-    }
-}
-
-impl Shared<'_> {
-    fn engine_stream(&self, bot: &Bot, i: usize, slot: &Slot, player: u8) -> ChaCha20Rng {
-        let at = (slot.state.history().len() as u64) << 8 | player as u64;
-        engine::seed::keyed_rng(
-            bot.seed(),
-            (i as u64) << 32 | slot.episode,
-            at,
-            engine::seed::PYTHON,
-            ENGINE_STREAM,
-        )
-    }
-
-    /// Plays the chance nodes and the engines' seats until a learner's seat
-    /// acts or the game ends.
-    fn play_out(&self, i: usize, slot: &mut Slot) -> Result<(), String> {
-        loop {
-            let player = slot.state.current_player();
-            if player == CHANCE {
-                slot.state.apply_chance(&mut slot.chance)?;
-                continue;
-            }
-            let Ok(p) = u8::try_from(player) else {
-                return Ok(());
-            };
-            let Some(bot) = &self.engines[p as usize] else {
-                return Ok(());
-            };
-            let mut rng = self.engine_stream(bot, i, slot, p);
-            let a = bot.decide(&slot.state, p, &mut rng)?;
-            slot.state.apply(a)?;
-        }
-    }
-
-    /// A new game in `slot`, played to the learner's first turn (a game
-    /// that ends before it is dealt again), its observation written.
-    fn start(&self, i: usize, slot: &mut Slot, scratch: &mut Vec<f32>, out: Out<'_>) -> Result<(), String> {
-        loop {
-            slot.state.restart_in_place();
-            self.play_out(i, slot)?;
-            if !slot.state.is_terminal() {
-                break;
-            }
-            slot.episode += 1;
-        }
-        self.observe(&slot.state, scratch, out);
-        Ok(())
-    }
-
-    /// The acting seat's observation, its legal actions as a mask and as
-    /// a list (ascending, padded with -1).
-    fn observe(&self, state: &SpielState, scratch: &mut Vec<f32>, out: Out<'_>) {
-        let p = state.current_player();
-        *out.seat = p as i32;
-        state.encode(p.max(0) as u8, self.encoding, scratch);
-        out.obs.copy_from_slice(scratch);
-        out.mask.fill(0);
-        let count = state.legal_mask(out.mask);
-        out.legal.fill(-1);
-        // The ids ascending: the mask's ones, read until all are found.
-        let ids = out.mask.iter().enumerate().filter(|(_, m)| **m == 1).take(count);
-        for (slot, (id, _)) in out.legal.iter_mut().zip(ids) {
-            *slot = id as i32;
-        }
-        *out.count = count as i32;
-    }
-
-    /// One learner action in game `i`, then the others' to its next turn;
-    /// a finished game is recorded and started anew.
-    fn advance(
-        &self,
-        i: usize,
-        slot: &mut Slot,
-        action: i64,
-        scratch: &mut Vec<f32>,
-        out: Out<'_>,
-    ) -> Result<(), String> {
-        let actor = slot.state.current_player() as u8;
-        let legal = u32::try_from(action)
-            .ok()
-            .filter(|&a| (a as usize) < self.actions && out.mask[a as usize] == 1);
-        let forfeit = match legal {
-            Some(a) => {
-                slot.state.apply(a)?;
-                self.play_out(i, slot)?;
-                None
-            }
-            None if self.illegal == Illegal::Forfeit => Some(actor),
-            None => return Err(format!("actions[{i}] = {action}: not a legal action of game {i}")),
-        };
-        *out.reward = 0.0;
-        *out.terminated = 0;
-        out.returns.fill(0.0);
-        if forfeit.is_none() && !slot.state.is_terminal() {
-            self.observe(&slot.state, scratch, out);
-            return Ok(());
-        }
-        let returns = match forfeit {
-            Some(seat) => self.forfeit_returns(&slot.state, seat),
-            None => slot.state.returns(),
-        };
-        for (r, &v) in out.returns.iter_mut().zip(&returns) {
-            *r = v as f32;
-        }
-        // The learner's reward: its seat's, the one that acted last if several.
-        *out.reward = returns[actor as usize] as f32;
-        *out.terminated = 1;
-        slot.state.encode(actor, self.encoding, scratch);
-        out.final_obs.copy_from_slice(scratch);
-        slot.episode += 1;
-        self.start(i, slot, scratch, out)
-    }
-
-    /// The returns when `seat` forfeits: its side gets the game's worst
-    /// return, the other sides share its opposite.
-    fn forfeit_returns(&self, state: &SpielState, seat: u8) -> Vec<f64> {
-        let rules = state.rules();
-        let low = state.min_utility();
-        let sides = rules.sides() as f64;
-        (0..self.seats as u8)
-            .map(|s| {
-                if rules.side(s) == rules.side(seat) {
-                    low
-                } else {
-                    -low / (sides - 1.0)
-                }
-            })
-            .collect()
     }
 }

@@ -1,0 +1,140 @@
+//! One game's part of a step: the chance nodes and the engines' seats
+//! played to the learner's turn, its observation written, a finished game
+//! recorded and dealt again.
+
+use rand_chacha::ChaCha20Rng;
+
+use full::spiel::{CHANCE, SpielState};
+
+use super::{ENGINE_STREAM, Illegal, Out, Shared, Slot};
+use crate::bot::Bot;
+
+impl Shared<'_> {
+    fn engine_stream(&self, bot: &Bot, i: usize, slot: &Slot, player: u8) -> ChaCha20Rng {
+        let at = (slot.state.history().len() as u64) << 8 | player as u64;
+        engine::seed::keyed_rng(
+            bot.seed(),
+            (i as u64) << 32 | slot.episode,
+            at,
+            engine::seed::PYTHON,
+            ENGINE_STREAM,
+        )
+    }
+
+    /// Plays the chance nodes and the engines' seats until a learner's seat
+    /// acts or the game ends.
+    fn play_out(&self, i: usize, slot: &mut Slot) -> Result<(), String> {
+        loop {
+            let player = slot.state.current_player();
+            if player == CHANCE {
+                slot.state.apply_chance(&mut slot.chance)?;
+                continue;
+            }
+            let Ok(p) = u8::try_from(player) else {
+                return Ok(());
+            };
+            let Some(bot) = &self.engines[p as usize] else {
+                return Ok(());
+            };
+            let mut rng = self.engine_stream(bot, i, slot, p);
+            let a = bot.decide(&slot.state, p, &mut rng)?;
+            slot.state.apply(a)?;
+        }
+    }
+
+    /// A new game in `slot`, played to the learner's first turn (a game
+    /// that ends before it is dealt again), its observation written.
+    pub(super) fn start(&self, i: usize, slot: &mut Slot, scratch: &mut Vec<f32>, out: Out<'_>) -> Result<(), String> {
+        loop {
+            slot.state.restart_in_place();
+            self.play_out(i, slot)?;
+            if !slot.state.is_terminal() {
+                break;
+            }
+            slot.episode += 1;
+        }
+        self.observe(&slot.state, scratch, out);
+        Ok(())
+    }
+
+    /// The acting seat's observation, its legal actions as a mask and as
+    /// a list (ascending, padded with -1).
+    fn observe(&self, state: &SpielState, scratch: &mut Vec<f32>, out: Out<'_>) {
+        let p = state.current_player();
+        *out.seat = p as i32;
+        state.encode(p.max(0) as u8, self.encoding, scratch);
+        out.obs.copy_from_slice(scratch);
+        out.mask.fill(0);
+        let count = state.legal_mask(out.mask);
+        out.legal.fill(-1);
+        // The ids ascending: the mask's ones, read until all are found.
+        let ids = out.mask.iter().enumerate().filter(|(_, m)| **m == 1).take(count);
+        for (slot, (id, _)) in out.legal.iter_mut().zip(ids) {
+            *slot = id as i32;
+        }
+        *out.count = count as i32;
+    }
+
+    /// One learner action in game `i`, then the others' to its next turn;
+    /// a finished game is recorded and started anew.
+    pub(super) fn advance(
+        &self,
+        i: usize,
+        slot: &mut Slot,
+        action: i64,
+        scratch: &mut Vec<f32>,
+        out: Out<'_>,
+    ) -> Result<(), String> {
+        let actor = slot.state.current_player() as u8;
+        let legal = u32::try_from(action)
+            .ok()
+            .filter(|&a| (a as usize) < self.actions && out.mask[a as usize] == 1);
+        let forfeit = match legal {
+            Some(a) => {
+                slot.state.apply(a)?;
+                self.play_out(i, slot)?;
+                None
+            }
+            None if self.illegal == Illegal::Forfeit => Some(actor),
+            None => return Err(format!("actions[{i}] = {action}: not a legal action of game {i}")),
+        };
+        *out.reward = 0.0;
+        *out.terminated = 0;
+        out.returns.fill(0.0);
+        if forfeit.is_none() && !slot.state.is_terminal() {
+            self.observe(&slot.state, scratch, out);
+            return Ok(());
+        }
+        let returns = match forfeit {
+            Some(seat) => self.forfeit_returns(&slot.state, seat),
+            None => slot.state.returns(),
+        };
+        for (r, &v) in out.returns.iter_mut().zip(&returns) {
+            *r = v as f32;
+        }
+        // The learner's reward: its seat's, the one that acted last if several.
+        *out.reward = returns[actor as usize] as f32;
+        *out.terminated = 1;
+        slot.state.encode(actor, self.encoding, scratch);
+        out.final_obs.copy_from_slice(scratch);
+        slot.episode += 1;
+        self.start(i, slot, scratch, out)
+    }
+
+    /// The returns when `seat` forfeits: its side gets the game's worst
+    /// return, the other sides share its opposite.
+    fn forfeit_returns(&self, state: &SpielState, seat: u8) -> Vec<f64> {
+        let rules = state.rules();
+        let low = state.min_utility();
+        let sides = rules.sides() as f64;
+        (0..self.seats as u8)
+            .map(|s| {
+                if rules.side(s) == rules.side(seat) {
+                    low
+                } else {
+                    -low / (sides - 1.0)
+                }
+            })
+            .collect()
+    }
+}
