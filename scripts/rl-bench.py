@@ -52,7 +52,8 @@ def openspiel_rate(seconds):
     from open_spiel.python import rl_environment
     from open_spiel.python.games import block_dominoes  # noqa: F401 (registers)
 
-    env = rl_environment.Environment("python_block_dominoes", seed=1)
+    env = rl_environment.Environment("python_block_dominoes")
+    env.seed(1)
     rng = np.random.default_rng(0)
     steps, start = 0, time.perf_counter()
     ts = env.reset()

@@ -200,27 +200,44 @@ def evaluate(params, opponent, games, seed, encoding):
     return float((res > 0).mean()), float(res.mean()), float((pairs > 0).mean() + 0.5 * (pairs == 0).mean())
 
 
-def svg_curve(rows, path):
-    """The win rates against each opponent over the learner's steps, as an SVG."""
-    w, h, m = 640, 360, 50
+def svg_curve(rows, path, stages=()):
+    """The win rates (games solid, deal pairs dashed) against each opponent
+    over the learner's steps, the stages' starts marked, as an SVG."""
+    w, h, m = 720, 400, 56
     xmax = max(r["steps"] for r in rows) or 1
+
     def xy(steps, rate):
         return m + (w - 2 * m) * steps / xmax, h - m - (h - 2 * m) * rate
+
     parts = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{w}" height="{h}" font-family="sans-serif" '
              f'font-size="12"><rect width="{w}" height="{h}" fill="white"/>',
-             f'<text x="{w / 2}" y="20" text-anchor="middle" font-size="14">PPO on block: greedy win rate '
-             f'(both seats)</text>']
+             f'<text x="{w / 2}" y="20" text-anchor="middle" font-size="14">PPO on block: the greedy policy\'s '
+             f'win rate (200 deals, both seats)</text>',
+             f'<text x="16" y="{h / 2}" text-anchor="middle" transform="rotate(-90 16 {h / 2})">win rate</text>']
     for rate in (0.0, 0.25, 0.5, 0.75, 1.0):
         x0, y = xy(0, rate)
         parts.append(f'<line x1="{x0}" y1="{y}" x2="{w - m}" y2="{y}" stroke="#ddd"/>'
                      f'<text x="{x0 - 6}" y="{y + 4}" text-anchor="end">{rate:.2f}</text>')
-    parts.append(f'<text x="{w / 2}" y="{h - 12}" text-anchor="middle">learner steps ({xmax:,} in all)</text>')
-    for key, colour in (("vs_random", "#1f77b4"), ("vs_heaviest", "#d62728")):
+    for k in range(5):
+        steps = xmax * k / 4
+        x, y = xy(steps, 0)
+        parts.append(f'<text x="{x}" y="{y + 16}" text-anchor="middle">{steps / 1e6:.1f} M</text>')
+    parts.append(f'<text x="{w / 2}" y="{h - 12}" text-anchor="middle">learner steps (millions)</text>')
+    for name, at in stages:
+        x, y = xy(at, 1.0)
+        parts.append(f'<line x1="{x}" y1="{y}" x2="{x}" y2="{h - m}" stroke="#999" stroke-dasharray="2,3"/>'
+                     f'<text x="{x + 4}" y="{y + 12}" fill="#555">{name}</text>')
+    legend = [("vs_random", "#1f77b4", "", "games vs random"),
+              ("pairs_vs_random", "#1f77b4", "6,4", "pairs vs random"),
+              ("vs_heaviest", "#d62728", "", "games vs heaviest"),
+              ("pairs_vs_heaviest", "#d62728", "6,4", "pairs vs heaviest")]
+    for i, (key, colour, dash, label) in enumerate(legend):
         pts = " ".join("%.1f,%.1f" % xy(r["steps"], r[key]) for r in rows)
-        parts.append(f'<polyline points="{pts}" fill="none" stroke="{colour}" stroke-width="2"/>')
-        lx, ly = w - m - 110, m + (20 if key == "vs_random" else 38)
-        parts.append(f'<line x1="{lx}" y1="{ly - 4}" x2="{lx + 20}" y2="{ly - 4}" stroke="{colour}" '
-                     f'stroke-width="2"/><text x="{lx + 26}" y="{ly}">{key.replace("_", " ")}</text>')
+        parts.append(f'<polyline points="{pts}" fill="none" stroke="{colour}" stroke-width="2" '
+                     f'stroke-dasharray="{dash}"/>')
+        lx, ly = w - m - 150, h - m - 80 + 16 * i
+        parts.append(f'<line x1="{lx}" y1="{ly - 4}" x2="{lx + 24}" y2="{ly - 4}" stroke="{colour}" '
+                     f'stroke-width="2" stroke-dasharray="{dash}"/><text x="{lx + 30}" y="{ly}">{label}</text>')
     parts.append("</svg>")
     with open(path, "w") as f:
         f.write("\n".join(parts))
@@ -321,7 +338,11 @@ def main():
         writer = csv.DictWriter(f, fieldnames=list(rows[0]))
         writer.writeheader()
         writer.writerows(rows)
-    svg_curve(rows, os.path.join(args.out, "curve.svg"))
+    starts, at = [], 0
+    for name, steps in stages:
+        starts.append((name, at))
+        at += steps
+    svg_curve(rows, os.path.join(args.out, "curve.svg"), starts)
     print(f"wrote {args.out}/policy.npz, curve.csv, curve.svg ({time.time() - start:.0f} s)")
 
 

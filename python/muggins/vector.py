@@ -120,8 +120,8 @@ class VecEnv(gym.vector.VectorEnv):
                 "seat": self._seat}
         if self._started and self._terminated.any():
             ended = self._terminated.copy()
-            info.update(final_obs=self._final_obs.copy(), _final_obs=ended,
-                        returns=self._returns.copy(), _returns=ended)
+            final = self._final_obs.copy() if self.copy else self._final_obs
+            info.update(final_obs=final, _final_obs=ended, returns=self._returns.copy(), _returns=ended)
         return info
 
     def _out(self):

@@ -1,7 +1,10 @@
 //! The docs' examples run as written: every fenced block of README.md and
 //! docs/*.md that starts with `$ muggins play` (deterministic output) is run
-//! and its output compared line for line; every `$ muggins` command of the
-//! docs names a command that exists.
+//! and its output compared line for line; every `$ muggins run` transcript
+//! is run for real and each line it shows must be one the run printed, in
+//! order (what varies from run to run, timings, rates and ports, is
+//! compared as a pattern); every `$ muggins` command of the docs names a
+//! command that exists.
 
 use std::path::PathBuf;
 
@@ -66,5 +69,94 @@ fn every_command_the_docs_show_exists() {
             "{}: `{command}`: {help}",
             file.display()
         );
+    }
+}
+
+/// `line` with what varies between runs (times, rates, ETAs, ports) made
+/// a placeholder, and trailing blanks dropped.
+fn normalize(line: &str) -> String {
+    let patterns = [
+        (r"127\.0\.0\.1:\d+", "127.0.0.1:PORT"),
+        (r"\d+(\.\d+)? s\b", "T s"),
+        (r"\d+ games/s", "R games/s"),
+        (r"\[ *T s\]", "[T s]"),
+        (r"\d+ workers, \d+ threads", "W workers, N threads"),
+    ];
+    let mut out = line.trim_end().to_string();
+    for (p, to) in patterns {
+        out = regex::Regex::new(p).unwrap().replace_all(&out, to).into_owned();
+    }
+    out
+}
+
+/// The spec a transcript runs, as the argument to give `muggins run` from
+/// the repository's root: a file of the repository as written, or
+/// (`duel.toml`) the last TOML block of the same document before the
+/// transcript, written to `dir`.
+fn transcript_spec(file: &std::path::Path, command: &str, dir: &crate::util::Dir) -> PathBuf {
+    let root = PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/.."));
+    let spec = command.split_whitespace().nth(2).unwrap();
+    if root.join(spec).exists() {
+        return PathBuf::from(spec);
+    }
+    let text = std::fs::read_to_string(file).unwrap();
+    let before = &text[..text.find(&format!("$ {command}")).unwrap()];
+    let start = before
+        .rfind("```toml\n")
+        .unwrap_or_else(|| panic!("{spec}: no TOML block before it"));
+    let body = &before[start + 8..];
+    dir.create(spec, &body[..body.find("```").unwrap()])
+}
+
+#[test]
+fn the_docs_run_transcripts_show_what_a_run_prints() {
+    let runs: Vec<_> = examples()
+        .into_iter()
+        .filter(|(_, c, _)| c.starts_with("muggins run "))
+        .collect();
+    assert!(runs.len() >= 3, "README.md shows the run transcripts");
+    let slow = std::env::var_os("MUGGINS_SLOW_DOCS").is_some();
+    let root = PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/.."));
+    for (file, command, shown) in runs {
+        // The double-6 smoke runs M* at 20,000 nodes: minutes in a debug build.
+        if command.contains("double6") && !slow {
+            eprintln!("not run (set MUGGINS_SLOW_DOCS=1 to run it): {command}");
+            continue;
+        }
+        let dir = crate::util::Dir::new();
+        let spec = transcript_spec(&file, &command, &dir);
+        let out = dir.join("out");
+        let args = ["run".as_ref(), spec.as_os_str(), "--out".as_ref(), out.as_os_str()];
+        // Both streams into one file, in the order written.
+        let log = std::fs::File::create(dir.join("log")).unwrap();
+        TestCommand::new(&args)
+            .current_dir(&root)
+            .stdout_to(log.try_clone().unwrap())
+            .stderr_to(log)
+            .success();
+        // The temporary paths read as the docs write them.
+        let name = command.split_whitespace().nth(2).unwrap();
+        let printed: Vec<String> = dir
+            .read("log")
+            .lines()
+            .map(|l| {
+                normalize(
+                    &l.replace(&spec.display().to_string(), name)
+                        .replace(&out.display().to_string(), "/tmp/muggins"),
+                )
+            })
+            .collect();
+        // Each shown line (but `...`) is printed, in the order shown.
+        let mut at = 0;
+        for want in shown.iter().filter(|l| l.trim() != "...").map(|l| normalize(l)) {
+            let Some(k) = printed[at..].iter().position(|p| *p == want) else {
+                panic!(
+                    "{}: `{command}` shows a line the run did not print (after the lines matched so far):\n  {want}\nthe run printed:\n{}",
+                    file.display(),
+                    printed.join("\n")
+                );
+            };
+            at += k + 1;
+        }
     }
 }

@@ -146,16 +146,16 @@ impl SpielState {
         self.apply(tile as u32)
     }
 
-    /// Sets `mask[id]` to 1 for each legal action (a player node; the rest
-    /// of `mask` untouched); returns how many.
-    pub fn legal_mask(&self, mask: &mut [u8]) -> usize {
+    /// Writes the legal actions' ids into `ids`, ascending, and returns
+    /// how many (none at a chance node or the end); block and team without
+    /// allocating.
+    pub fn legal_ids(&self, ids: &mut [u32; 128]) -> usize {
         match self {
-            SpielState::Open(c) => c.legal_mask(mask),
+            SpielState::Open(c) => c.legal_ids(ids),
+            SpielState::Fives(c) if c.current_player() < 0 => 0,
             SpielState::Fives(c) => {
                 let legal = c.legal_actions();
-                for &a in &legal {
-                    mask[a as usize] = 1;
-                }
+                ids[..legal.len()].copy_from_slice(&legal);
                 legal.len()
             }
         }
@@ -172,7 +172,7 @@ impl SpielState {
     /// This game at its start.
     pub fn restart(&self) -> SpielState {
         match self {
-            SpielState::Open(c) => SpielState::Open(OpenSpielState::new(c.rules.clone())),
+            SpielState::Open(c) => SpielState::Open(c.fresh()),
             SpielState::Fives(c) => SpielState::Fives(c.restart()),
         }
     }

@@ -14,6 +14,7 @@ use crate::game::MAX_HANDS;
 use crate::openspiel::deal_seat;
 use crate::position::HandEnd;
 use crate::rules::{FullRules, MAX_SEATS};
+use std::sync::Arc;
 use crate::seen::Seen;
 use engine::{ActionList, Loc, TileSet, bit};
 
@@ -35,7 +36,8 @@ pub enum Event {
 /// An All-Fives state.
 #[derive(Clone, Debug)]
 pub struct FivesState {
-    pub rules: FullRules,
+    /// Shared by the states cloned or restarted from one.
+    pub rules: Arc<FullRules>,
     /// A match is played until a side reaches this score; 0 plays one hand.
     pub to: u32,
     /// The hand being played (0 first).
@@ -62,6 +64,11 @@ impl FivesState {
     /// A game under `rules` (All Fives), before the deal: one hand, or with
     /// `to` > 0 a match to `to`.
     pub fn new(rules: FullRules, to: u32) -> FivesState {
+        FivesState::sharing(Arc::new(rules), to)
+    }
+
+    /// A game under `rules` (shared), before the deal.
+    fn sharing(rules: Arc<FullRules>, to: u32) -> FivesState {
         FivesState {
             rules,
             to,
@@ -84,7 +91,7 @@ impl FivesState {
     /// the hand before it ended when it was built as a later hand of a
     /// match ([`FivesState::from_view`]).
     pub fn restart(&self) -> FivesState {
-        let mut s = FivesState::new(self.rules.clone(), self.to);
+        let mut s = FivesState::sharing(Arc::clone(&self.rules), self.to);
         if self.hand_no == 0 {
             s.previous = self.previous;
         }

@@ -8,6 +8,7 @@ use crate::openspiel::{action_from_id, action_id, deal_seat};
 use crate::position::{FullAction, FullActions, FullPosition, OPENING};
 use crate::rules::{FullRules, MAX_SEATS, Preset};
 use engine::{TileSet, bit};
+use std::sync::Arc;
 
 use super::View;
 
@@ -15,7 +16,9 @@ use super::View;
 /// first chance node.
 #[derive(Clone, Debug)]
 pub struct OpenSpielState {
-    pub rules: FullRules,
+    /// Shared by the states cloned from one (a vector environment's
+    /// thousands of games read one copy).
+    pub rules: Arc<FullRules>,
     /// Each seat's tiles as OpenSpiel lists them (deal order, sorted once dealt).
     pub lists: [Vec<u8>; MAX_SEATS],
     pub dealt: TileSet,
@@ -31,7 +34,20 @@ pub struct OpenSpielState {
 impl OpenSpielState {
     pub fn new(rules: FullRules) -> OpenSpielState {
         OpenSpielState {
-            rules,
+            rules: Arc::new(rules),
+            lists: Default::default(),
+            dealt: 0,
+            pos: None,
+            history: Vec::new(),
+            plays: Vec::new(),
+            void: [0; MAX_SEATS],
+        }
+    }
+
+    /// A new game of the same rules (sharing them), before the deal.
+    pub fn fresh(&self) -> OpenSpielState {
+        OpenSpielState {
+            rules: Arc::clone(&self.rules),
             lists: Default::default(),
             dealt: 0,
             pos: None,
@@ -255,20 +271,19 @@ impl OpenSpielState {
         self.void = [0; MAX_SEATS];
     }
 
-    /// Sets `mask[id]` to 1 for each legal play's id (a player node; the
-    /// rest of `mask` untouched); returns how many.
-    pub fn legal_mask(&self, mask: &mut [u8]) -> usize {
-        match self.pos.as_ref().filter(|p| p.end.is_none()) {
-            Some(p) => {
-                let mut list = FullActions::default();
-                p.actions(&self.rules, &mut list);
-                for &a in list.as_slice() {
-                    mask[action_id(&self.rules, p.mover, a) as usize] = 1;
-                }
-                list.len()
-            }
-            None => 0,
+    /// Writes the legal plays' ids into `ids`, ascending (a player node;
+    /// none elsewhere), and returns how many: at most [`FullActions`]' room.
+    pub fn legal_ids(&self, ids: &mut [u32; 128]) -> usize {
+        let Some(p) = self.pos.as_ref().filter(|p| p.end.is_none()) else {
+            return 0;
+        };
+        let mut list = FullActions::default();
+        p.actions(&self.rules, &mut list);
+        for (id, &a) in ids.iter_mut().zip(list.as_slice()) {
+            *id = action_id(&self.rules, p.mover, a);
         }
+        ids[..list.len()].sort_unstable();
+        list.len()
     }
 
     /// Deals the rest of the deal at once, each tile drawn uniformly from
@@ -311,7 +326,7 @@ impl OpenSpielState {
                 d.reverse();
             }
         }
-        let mut core = OpenSpielState::new(rules.clone());
+        let mut core = self.fresh();
         for k in 0..rules.dealt() {
             let s = deal_seat(rules, k) as usize;
             let t = if s == player as usize {

@@ -65,11 +65,13 @@ impl Shared<'_> {
         state.encode(p.max(0) as u8, self.encoding, scratch);
         out.obs.copy_from_slice(scratch);
         out.mask.fill(0);
-        let count = state.legal_mask(out.mask);
         out.legal.fill(-1);
-        // The ids ascending: the mask's ones, read until all are found.
-        let ids = out.mask.iter().enumerate().filter(|(_, m)| **m == 1).take(count);
-        for (slot, (id, _)) in out.legal.iter_mut().zip(ids) {
+        let mut ids = [0u32; 128];
+        let count = state.legal_ids(&mut ids);
+        for &id in &ids[..count] {
+            out.mask[id as usize] = 1;
+        }
+        for (slot, &id) in out.legal.iter_mut().zip(&ids[..count]) {
             *slot = id as i32;
         }
         *out.count = count as i32;
