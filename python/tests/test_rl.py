@@ -223,3 +223,40 @@ def test_vecenv_is_a_gymnasium_vector_env_and_make_vec_builds_it():
     assert obs.shape == env.observation_space.shape and env.observation_space.contains(obs)
     assert env.metadata["autoreset_mode"] == gymnasium.vector.AutoresetMode.SAME_STEP
     assert [n for n, _ in env.pieces][:3] == ["player", "hand", "board"]
+
+
+def test_no_argument_reaches_a_panic():
+    """Every public entry of the vector environment's core with values out
+    of range and of the wrong type: exceptions are fine, a Rust panic
+    (pyo3's PanicException, a BaseException) fails the test."""
+    rng = np.random.default_rng(5)
+    junk = [None, -1, 0, 1, 2**70, -2**70, 3.5, "x", b"y", [], [1, 2], {"seed": -3}, np.zeros(3),
+            np.zeros(2, np.int64), np.full(2, 10**6, np.int64), np.full(2, -7, np.int64), object()]
+    calls = 0
+    for _ in range(400):
+        args = [junk[rng.integers(len(junk))] for _ in range(5)]
+        for make in (
+            lambda: muggins._muggins.VecCore(*args),
+            lambda: muggins._muggins.VecCore("block", None, args[0], [None, None], {"seed": args[1]}),
+            lambda: muggins._muggins.VecCore("all-fives", {"seats": args[2]}, 2, [None] * 2, {"threads": args[3]}),
+        ):
+            calls += 1
+            try:
+                make()
+            except Exception:
+                pass
+    env = muggins.VecEnv("block", 2, seed=1)
+    env.reset()
+    core = env._core
+    for _ in range(400):
+        a, b = junk[rng.integers(len(junk))], junk[rng.integers(len(junk))]
+        for call in (lambda: core.step(a, b), lambda: core.reset(a, b), lambda: core.state(a),
+                     lambda: core.step(a, env._arrays), lambda: env.step(a), lambda: env.reset(seed=a)):
+            calls += 1
+            try:
+                call()
+            except Exception:
+                pass
+    assert calls > 3000
+    env.reset(seed=1)
+    env.step(env.action_masks().argmax(1))  # still works after all that

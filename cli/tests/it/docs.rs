@@ -115,14 +115,8 @@ fn the_docs_run_transcripts_show_what_a_run_prints() {
         .filter(|(_, c, _)| c.starts_with("muggins run "))
         .collect();
     assert!(runs.len() >= 3, "README.md shows the run transcripts");
-    let slow = std::env::var_os("MUGGINS_SLOW_DOCS").is_some();
     let root = PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/.."));
     for (file, command, shown) in runs {
-        // The double-6 smoke runs M* at 20,000 nodes: minutes in a debug build.
-        if command.contains("double6") && !slow {
-            eprintln!("not run (set MUGGINS_SLOW_DOCS=1 to run it): {command}");
-            continue;
-        }
         let dir = crate::util::Dir::new();
         let spec = transcript_spec(&file, &command, &dir);
         let out = dir.join("out");

@@ -14,9 +14,9 @@ use crate::game::MAX_HANDS;
 use crate::openspiel::deal_seat;
 use crate::position::HandEnd;
 use crate::rules::{FullRules, MAX_SEATS};
-use std::sync::Arc;
 use crate::seen::Seen;
 use engine::{ActionList, Loc, TileSet, bit};
+use std::sync::Arc;
 
 /// What one history entry was, and who saw it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
