@@ -3,6 +3,7 @@ public method, a docstring on each, `help()` that names the engines and
 games, and a `Bot` that pickles (so `multiprocessing` works)."""
 import ast
 import multiprocessing
+import operator
 import os
 import pickle
 import pydoc
@@ -54,16 +55,15 @@ def test_help_names_the_engines_settings_and_games():
         assert word in state, word
 
 
-def decide(bot):
-    s = muggins.State("block")
-    while s.is_chance_node():
-        s.apply_action(s.legal_actions()[0])
-    return bot.step(s)
-
-
 def test_a_bot_pickles_with_its_settings_and_works_in_a_process_pool():
     bot = muggins.Bot("ismcts", budget=200, worlds=2, seed=4, belief="uniform")
     again = pickle.loads(pickle.dumps(bot))
     assert again.name() == bot.name() and repr(again) == repr(bot)
+    state = muggins.State("block")
+    while state.is_chance_node():
+        state.apply_action(state.legal_actions()[0])
+    # The pool's workers unpickle the bot and the state (nothing of this
+    # test module, which they could not import) and decide there.
+    decide = operator.methodcaller("step", state)
     with multiprocessing.get_context("spawn").Pool(2) as pool:
-        assert pool.map(decide, [bot, bot]) == [decide(bot)] * 2
+        assert pool.map(decide, [bot, again], chunksize=1) == [bot.step(state)] * 2
