@@ -87,21 +87,38 @@ class _Table:
         return str(self.state)
 
 
-class raw_env(AECEnv, EzPickle):
+def _setup(env, game, render_mode, encoding, knobs):
+    """What both forms hold: the game, its metadata and agents."""
+    EzPickle.__init__(env, game, render_mode, encoding, **knobs)
+    if render_mode not in (None, "ansi"):
+        raise ValueError(f"render_mode {render_mode!r}: expected None or \"ansi\"")
+    env.table = _Table(game, encoding, knobs)
+    env.metadata = dict(env.metadata, name=GAMES[env.table.game])
+    env.render_mode = render_mode
+    env.possible_agents = [f"player_{s}" for s in range(env.table.seats)]
+    env.agents = []
+
+
+class _Shown:
+    """`render` (ansi: the state as text) and `close`, for both forms."""
+
+    def render(self):
+        if self.render_mode is None:
+            return None
+        return self.table.render()
+
+    def close(self):
+        pass
+
+
+class raw_env(_Shown, AECEnv, EzPickle):
     """The AEC environment without PettingZoo's wrappers (`env` adds them)."""
 
     metadata = {"render_modes": ["ansi"], "name": "muggins_v0", "is_parallelizable": False}
 
     def __init__(self, game="block", render_mode=None, encoding="info_state", **knobs):
-        EzPickle.__init__(self, game, render_mode, encoding, **knobs)
         super().__init__()
-        if render_mode not in (None, "ansi"):
-            raise ValueError(f"render_mode {render_mode!r}: expected None or \"ansi\"")
-        self.table = _Table(game, encoding, knobs)
-        self.metadata = dict(self.metadata, name=GAMES[self.table.game])
-        self.render_mode = render_mode
-        self.possible_agents = [f"player_{s}" for s in range(self.table.seats)]
-        self.agents = []
+        _setup(self, game, render_mode, encoding, knobs)
         obs, act = self.table.spaces()
         self.observation_spaces = dict.fromkeys(self.possible_agents, obs)
         self.action_spaces = dict.fromkeys(self.possible_agents, act)
@@ -149,14 +166,6 @@ class raw_env(AECEnv, EzPickle):
         if self.render_mode == "ansi":
             print(self.render())
 
-    def render(self):
-        if self.render_mode is None:
-            return None
-        return self.table.render()
-
-    def close(self):
-        pass
-
 
 def env(game="block", render_mode=None, encoding="info_state", **knobs):
     """The AEC environment of `game` ("block", "team", "all-fives",
@@ -168,7 +177,7 @@ def env(game="block", render_mode=None, encoding="info_state", **knobs):
     return wrappers.OrderEnforcingWrapper(e)
 
 
-class parallel_env(ParallelEnv, EzPickle):
+class parallel_env(_Shown, ParallelEnv, EzPickle):
     """The parallel form: every live agent gives an action each step; the
     acting agent's is played (the others' masks are zeros, their actions
     ignored)."""
@@ -176,14 +185,7 @@ class parallel_env(ParallelEnv, EzPickle):
     metadata = {"render_modes": ["ansi"], "name": "muggins_v0", "is_parallelizable": True}
 
     def __init__(self, game="block", render_mode=None, encoding="info_state", **knobs):
-        EzPickle.__init__(self, game, render_mode, encoding, **knobs)
-        if render_mode not in (None, "ansi"):
-            raise ValueError(f"render_mode {render_mode!r}: expected None or \"ansi\"")
-        self.table = _Table(game, encoding, knobs)
-        self.metadata = dict(self.metadata, name=GAMES[self.table.game])
-        self.render_mode = render_mode
-        self.possible_agents = [f"player_{s}" for s in range(self.table.seats)]
-        self.agents = []
+        _setup(self, game, render_mode, encoding, knobs)
         self._spaces = self.table.spaces()
 
     @functools.lru_cache(maxsize=None)
@@ -222,11 +224,3 @@ class parallel_env(ParallelEnv, EzPickle):
         if self.render_mode == "ansi":
             print(self.render())
         return obs, rewards, done, dict.fromkeys(agents, False), {a: {} for a in agents}
-
-    def render(self):
-        if self.render_mode is None:
-            return None
-        return self.table.render()
-
-    def close(self):
-        pass

@@ -33,21 +33,17 @@ pub struct OpenSpielState {
 
 impl OpenSpielState {
     pub fn new(rules: FullRules) -> OpenSpielState {
-        OpenSpielState {
-            rules: Arc::new(rules),
-            lists: Default::default(),
-            dealt: 0,
-            pos: None,
-            history: Vec::new(),
-            plays: Vec::new(),
-            void: [0; MAX_SEATS],
-        }
+        OpenSpielState::sharing(Arc::new(rules))
     }
 
     /// A new game of the same rules (sharing them), before the deal.
     pub fn fresh(&self) -> OpenSpielState {
+        OpenSpielState::sharing(Arc::clone(&self.rules))
+    }
+
+    fn sharing(rules: Arc<FullRules>) -> OpenSpielState {
         OpenSpielState {
-            rules: Arc::clone(&self.rules),
+            rules,
             lists: Default::default(),
             dealt: 0,
             pos: None,
