@@ -14,18 +14,39 @@ from gymnasium.vector.vector_env import AutoresetMode
 
 from ._muggins import Bot, VecCore
 
-__all__ = ["VecEnv", "opponent_bots"]
+__all__ = ["NAMED", "VecEnv", "check_plays", "opponent_bots"]
+
+
+#: The settings an engine named by its name alone plays with: ISMCTS needs
+#: a node budget; the others' defaults are `Bot`'s.
+NAMED = {"ismcts": {"budget": 1000, "worlds": 8}}
 
 
 def _bot(spec, seed):
     if isinstance(spec, Bot):
         return spec
     if isinstance(spec, str):
-        return Bot(spec, seed=seed)
+        return Bot(spec, seed=seed, **NAMED.get(spec, {}))
     raise TypeError(
         f"an opponent is an engine's name (e.g. \"random\", \"heaviest\") or a muggins.Bot, "
         f"not {type(spec).__name__}"
     )
+
+
+def check_plays(bot, game, knobs):
+    """`bot` decides at the first decision of a game of `game`, or the
+    ValueError it raises there is raised now (an engine that does not play
+    this game, a setting it refuses), before any game is played."""
+    from . import State
+
+    state = State(game, **knobs)
+    while state.is_chance_node():
+        state.apply_action(state.legal_actions()[0])
+    try:
+        bot.step(state)
+    except ValueError as e:
+        raise ValueError(f"opponent {bot!r} cannot play {game}: {e}") from None
+    return bot
 
 
 def opponent_bots(seats, opponents, seat, seed=0):
@@ -60,8 +81,11 @@ class VecEnv(gym.vector.VectorEnv):
 
     - `opponents`: None for self-play (every seat is the learner's; the
       observation is the acting seat's, `info["seat"]` says which), or an
-      engine (a name such as "random", "heaviest", or a `muggins.Bot` with
-      its settings) for every seat but `seat`; a dict or a list per seat.
+      engine (a name such as "random", "heaviest", "ismcts" (1,000 nodes x
+      8 worlds), or a `muggins.Bot` with its settings) for every seat but
+      `seat`; a dict or a list per seat. Each engine is tried on the
+      game's first decision here: one that cannot play it raises
+      ValueError now.
     - `seed`: the games are a function of it (and of nothing else: not
       the thread count). `threads`: 0 uses every core.
     - `encoding`: "info_state" (OpenSpiel's information-state tensor) or
@@ -82,6 +106,8 @@ class VecEnv(gym.vector.VectorEnv):
 
         probe = State(game, **knobs)
         bots = opponent_bots(probe.num_players(), opponents, seat, seed)
+        for bot in {id(b): b for b in bots if b is not None}.values():
+            check_plays(bot, game, knobs)
         options = {"seed": seed, "threads": threads, "encoding": encoding, "illegal": illegal}
         self._core = VecCore(game, knobs, num_envs, bots, options)
         dim, actions, seats, width = self._core.shape()

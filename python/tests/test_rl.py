@@ -197,7 +197,8 @@ def test_vecenv_refuses_bad_input_clearly():
         (dict(opponents="random", seat=7), ValueError, "seat = 7"),
         (dict(opponents=["random", "random"]), ValueError, "leave the learner"),
         (dict(seats=4), ValueError, "unknown knob"),
-        (dict(opponents="scorer"), ValueError, "plays All Fives only"),
+        (dict(opponents="scorer"), ValueError, "cannot play block"),
+        (dict(opponents="dominai"), ValueError, "cannot play block"),
     ]:
         with pytest.raises(err, match=msg):
             env = muggins.VecEnv("block", **{"num_envs": 2, **kw})
@@ -260,3 +261,16 @@ def test_no_argument_reaches_a_panic():
     assert calls > 3000
     env.reset(seed=1)
     env.step(env.action_masks().argmax(1))  # still works after all that
+
+
+def test_engines_named_alone_play_with_defaults_and_refusals_come_first():
+    env = gymnasium.make("muggins/Block-v0", opponent="ismcts", seat=1)
+    obs, info = env.reset(seed=0)
+    obs, reward, done, _, info = env.step(int(np.flatnonzero(info["action_mask"])[0]))
+    vec = muggins.VecEnv("team", 4, opponents="ismcts", seed=1)
+    _, info = vec.reset()
+    vec.step(info["legal"][:, 0].astype(np.int64))
+    with pytest.raises(ValueError, match="cannot play block"):
+        gymnasium.make("muggins/Block-v0", opponent="defender")
+    with pytest.raises(ValueError, match="cannot play team"):
+        muggins.VecEnv("team", 2, opponents=muggins.Bot("mstar", belief="model"))
