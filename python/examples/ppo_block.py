@@ -124,19 +124,19 @@ class Learner:
         return obs, mask, seat
 
     def step(self, actions):
-        out, k = [], 0
-        for e in self.envs:
-            o, r, term, _, info = e.step(actions[k:k + e.num_envs])
+        """Steps every environment; each game's end and, where it ended,
+        every seat's return."""
+        terms, returns, k = [], [], 0
+        for j, e in enumerate(self.envs):
+            o, _, term, _, info = e.step(actions[k:k + e.num_envs])
             k += e.num_envs
-            out.append((term.copy(), info["returns"].copy() if term.any() else None))
-            self.parts[self.envs.index(e)] = (o.copy(), {key: info[key].copy() for key in ("action_mask", "seat")})
-        term = np.concatenate([t for t, _ in out])
-        returns = np.zeros((len(term), 2), np.float32)
-        k = 0
-        for (t, r), e in zip(out, self.envs):
-            if r is not None:
-                returns[k:k + e.num_envs][t] = r[t]
-            k += e.num_envs
+            ended = np.zeros((e.num_envs, 2), np.float32)
+            if term.any():
+                ended[term] = info["returns"][term]
+            terms.append(term.copy())
+            returns.append(ended)
+            self.parts[j] = (o.copy(), {key: info[key].copy() for key in ("action_mask", "seat")})
+        term, returns = np.concatenate(terms), np.concatenate(returns)
         return term, returns
 
     def bootstrap(self, params, obs, seat):
