@@ -112,6 +112,10 @@ pub struct Config {
 /// The share of chunks cross-checked unless told otherwise (fishtest-like: 1%).
 pub const DEFAULT_CHECK_FRACTION: f64 = 0.01;
 
+/// How often the state file's WAL is checkpointed, off the write path
+/// (store/checkpoint.rs).
+const CHECKPOINT_EVERY: Duration = Duration::from_millis(500);
+
 impl Config {
     pub fn new(state: PathBuf, results: PathBuf) -> Config {
         Config {
@@ -213,6 +217,9 @@ pub async fn serve_all(
         })?;
     }
     let mut store = Store::open(&config.state).map_err(|e| ServeError::State(e.to_string()))?;
+    let _checkpoints = store
+        .checkpoint_in_background(&config.state, CHECKPOINT_EVERY)
+        .map_err(|e| ServeError::State(e.to_string()))?;
     if let Some(prefix) = &config.release_leases_of {
         let n = store
             .release_leases_of(prefix)

@@ -3,7 +3,8 @@
 //! worker that died, re-running a task whose partition never appeared),
 //! every few ticks it checks that placed files are still there (re-running
 //! the tasks of lost ones at once), and when every task is done and in place
-//! it writes `_manifest.json` and `_SUCCESS`.
+//! it writes `_manifest.json` and `_SUCCESS`. First, each tick writes the
+//! heartbeats the store keeps in memory (store/beats.rs).
 
 use std::path::Path;
 use std::sync::Arc;
@@ -37,6 +38,8 @@ pub async fn run(shared: Arc<Shared>, every: Duration) {
 }
 
 fn sweep(shared: &Shared, verify: bool) -> Result<(), String> {
+    // The heartbeats answered since the last tick, in one transaction.
+    shared.store().flush_beats().map_err(|e| e.to_string())?;
     let ids = shared.store().running_ids().map_err(|e| e.to_string())?;
     for id in ids {
         files::place(shared, &id)?;

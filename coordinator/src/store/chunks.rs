@@ -320,7 +320,7 @@ impl Store {
     }
 
     /// Whether a cross-check found `worker` wrong.
-    pub(super) fn is_bad(tx: &Transaction<'_>, worker: &str) -> Result<bool> {
+    pub(super) fn is_bad(tx: &rusqlite::Connection, worker: &str) -> Result<bool> {
         Ok(tx
             .prepare_cached("SELECT 1 FROM bad_workers WHERE worker_id = ?1")?
             .query_row(params![worker], |_| Ok(()))

@@ -6,8 +6,8 @@ use rusqlite::{OptionalExtension, Transaction, params};
 
 use super::pick::{Candidate, Running, running, stop_of};
 use super::{
-    CompleteOutcome, CompletionTarget, DoneTask, ExpState, FailOutcome, HeartbeatOutcome, LeasedTask, MAX_FAILURES,
-    MAX_WORKER_FAILURES, Result, Store, TaskState, now_ms, token,
+    CompleteOutcome, CompletionTarget, DoneTask, ExpState, FailOutcome, LeasedTask, MAX_FAILURES, MAX_WORKER_FAILURES,
+    Result, Store, TaskState, now_ms, token,
 };
 
 impl Store {
@@ -38,7 +38,13 @@ impl Store {
         let now = now_ms();
         let games_stage = Stage::Games.name();
         let tx = self.conn.transaction()?;
+        // Kept heartbeats first: the expired lease chosen below must be one
+        // no answered heartbeat has pushed on (beats.rs).
+        let beats_written = Self::write_beats(&tx, &mut self.beats)? > 0;
         if Self::is_bad(&tx, worker)? {
+            if beats_written {
+                tx.commit()?;
+            }
             return Ok(None);
         }
         let experiments = running(&tx, only)?;
@@ -122,7 +128,7 @@ impl Store {
             break;
         }
         let Some(mut task) = found else {
-            if failed_one {
+            if failed_one || beats_written {
                 tx.commit()?;
             }
             return Ok(None);
@@ -172,7 +178,11 @@ impl Store {
         Ok(Some(task))
     }
 
-    fn leased_by<'a>(tx: &Transaction<'a>, task_id: &str, token: &str) -> Result<Option<(String, ExpState)>> {
+    pub(super) fn leased_by(
+        tx: &rusqlite::Connection,
+        task_id: &str,
+        token: &str,
+    ) -> Result<Option<(String, ExpState)>> {
         Ok(tx
             .prepare_cached(
                 "SELECT t.experiment_id, e.state FROM tasks t JOIN experiments e ON e.id = t.experiment_id
@@ -182,47 +192,6 @@ impl Store {
                 Ok((r.get(0)?, r.get(1)?))
             })
             .optional()?)
-    }
-
-    pub fn heartbeat(
-        &mut self,
-        lease: LeaseRef,
-        games_done: u64,
-        lease_ms: i64,
-        worker: &str,
-        chunks: &[super::ChunkIn],
-    ) -> Result<HeartbeatOutcome> {
-        let LeaseRef { task_id, token } = lease;
-        let tx = self.conn.transaction()?;
-        let Some((exp, state)) = Self::leased_by(&tx, task_id, token)? else {
-            return Ok(HeartbeatOutcome::Invalid);
-        };
-        if Self::is_bad(&tx, worker)? {
-            // A cross-check found this worker wrong: its work is not wanted.
-            return Ok(HeartbeatOutcome::Invalid);
-        }
-        let (shard, first, games): (i64, i64, i64) = tx
-            .prepare_cached("SELECT shard, first_game, games FROM tasks WHERE experiment_id = ?1 AND task_id = ?2")?
-            .query_row(params![exp, task_id], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))?;
-        if games_done > games as u64 {
-            return Ok(HeartbeatOutcome::BadProgress { games: games as u64 });
-        }
-        let mut recorded = 0;
-        if !chunks.is_empty() {
-            match Self::record_chunks(&tx, &exp, (shard as u64, first as u64, games as u64), worker, chunks)? {
-                Ok(n) => recorded = n,
-                Err(why) => tracing::warn!(task = %task_id, %worker, reason = %why, "chunks refused"),
-            }
-        }
-        tx.prepare_cached(
-            "UPDATE tasks SET lease_expires_ms = ?3, games_done = ?4 WHERE experiment_id = ?1 AND task_id = ?2",
-        )?
-        .execute(params![exp, task_id, now_ms() + lease_ms, games_done as i64])?;
-        tx.commit()?;
-        Ok(HeartbeatOutcome::Valid {
-            cancel: state != ExpState::Running,
-            recorded,
-        })
     }
 
     /// What a completion of `task_id` under `token` must have written, or

@@ -4,8 +4,11 @@
 //!
 //! This module: the schema and its migrations, the row types and opening
 //! the file; `experiments`: submission, listing, cancel, requeueing lost
-//! tasks, sealing; `leasing`: leases, heartbeats, completions, failures.
+//! tasks, sealing; `leasing`: leases, completions, failures; `beats`:
+//! heartbeats, kept in memory and written together.
 
+mod beats;
+mod checkpoint;
 mod chunks;
 mod experiments;
 mod leasing;
@@ -282,6 +285,8 @@ pub struct Store {
     /// far. One entry per experiment, never per game or task.
     stops: std::collections::HashMap<String, Option<jobs::Sprt>>,
     walks: std::collections::HashMap<String, jobs::sprt::Walk>,
+    /// Heartbeats answered but not yet written (one a leased task).
+    beats: beats::Beats,
 }
 
 const SCHEMA: &str = "
@@ -424,6 +429,7 @@ impl Store {
             conn,
             stops: Default::default(),
             walks: Default::default(),
+            beats: Default::default(),
         })
     }
 
@@ -441,6 +447,7 @@ impl Store {
             conn,
             stops: Default::default(),
             walks: Default::default(),
+            beats: Default::default(),
         })
     }
 
