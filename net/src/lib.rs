@@ -1,0 +1,23 @@
+//! muggins' networks: a multilayer perceptron with policy and value heads
+//! over a seat's information state (the observation encodings of
+//! `full::spiel::Encoding`, which this crate does not need to know: a model
+//! file names its game, encoding and widths, and its user checks them with
+//! [`Model::load_for`]), its model files, and batched inference on the CPU.
+//!
+//! - `kernel`: the dense layer (AVX2/FMA tiles, a portable path that gives
+//!   the same bits) and tanh.
+//! - `mlp`: [`Mlp`], [`Dense`], [`Scratch`]: layers and batched forward
+//!   passes, on one thread or several.
+//! - `model`: [`Model`], [`Meta`]: safetensors files with their description
+//!   in the header, every refusal naming the file and the problem.
+//!
+//! Determinism: an evaluation is a pure function of the file and the
+//! observation: the same bits alone or in a batch, on any number of
+//! threads, with or without AVX2 (kernel.rs says how).
+
+mod kernel;
+mod mlp;
+mod model;
+
+pub use mlp::{Dense, Mlp, Scratch};
+pub use model::{Expect, FORMAT_VERSION, META_KEY, Meta, Model, NetError, Provenance};

@@ -1,0 +1,158 @@
+//! The network: tanh hidden layers, then a policy head (one logit per
+//! action id) and a value head (the acting seat's expected return), both
+//! on the last hidden layer. Inference is batched: `rows` observations in,
+//! `rows` logit rows and values out, every row's numbers the same whatever
+//! the batch, the thread count or the processor (kernel.rs).
+
+use crate::kernel::{dense, tanh_in_place};
+
+/// One fully connected layer: `inputs x outputs` weights (row-major) and
+/// `outputs` biases.
+#[derive(Clone, Debug)]
+pub struct Dense {
+    inputs: usize,
+    weights: Vec<f32>,
+    bias: Vec<f32>,
+}
+
+impl Dense {
+    /// A layer from its weights (`inputs x outputs`, row-major) and biases.
+    ///
+    /// # Panics
+    /// If the lengths disagree.
+    pub fn new(inputs: usize, weights: Vec<f32>, bias: Vec<f32>) -> Dense {
+        assert_eq!(weights.len(), inputs * bias.len(), "weights are inputs x outputs");
+        Dense { inputs, weights, bias }
+    }
+
+    pub fn inputs(&self) -> usize {
+        self.inputs
+    }
+
+    pub fn outputs(&self) -> usize {
+        self.bias.len()
+    }
+
+    pub fn weights(&self) -> &[f32] {
+        &self.weights
+    }
+
+    pub fn bias(&self) -> &[f32] {
+        &self.bias
+    }
+
+    fn apply(&self, x: &[f32], rows: usize, y: &mut [f32]) {
+        dense(x, rows, &self.weights, &self.bias, y);
+    }
+}
+
+/// A multilayer perceptron with policy and value heads.
+#[derive(Clone, Debug)]
+pub struct Mlp {
+    inputs: usize,
+    layers: Vec<Dense>,
+    policy: Dense,
+    value: Dense,
+}
+
+/// Buffers a thread reuses between evaluations (no allocation once grown).
+#[derive(Clone, Debug, Default)]
+pub struct Scratch {
+    a: Vec<f32>,
+    b: Vec<f32>,
+}
+
+impl Mlp {
+    /// # Panics
+    /// If the layers' widths do not chain or the value head is not one wide.
+    pub fn new(inputs: usize, layers: Vec<Dense>, policy: Dense, value: Dense) -> Mlp {
+        let mut width = inputs;
+        for l in &layers {
+            assert_eq!(l.inputs, width, "layers chain");
+            width = l.outputs();
+        }
+        assert!(policy.inputs == width && value.inputs == width && value.outputs() == 1);
+        Mlp {
+            inputs,
+            layers,
+            policy,
+            value,
+        }
+    }
+
+    /// Floats an observation has.
+    pub fn inputs(&self) -> usize {
+        self.inputs
+    }
+
+    /// Logits a row has (the policy head's width).
+    pub fn actions(&self) -> usize {
+        self.policy.outputs()
+    }
+
+    pub fn layers(&self) -> &[Dense] {
+        &self.layers
+    }
+
+    pub fn policy(&self) -> &Dense {
+        &self.policy
+    }
+
+    pub fn value(&self) -> &Dense {
+        &self.value
+    }
+
+    /// Multiply-adds one evaluation takes (two flops each).
+    pub fn macs(&self) -> usize {
+        self.layers
+            .iter()
+            .chain([&self.policy, &self.value])
+            .map(|l| l.weights.len())
+            .sum()
+    }
+
+    /// Evaluates `rows` observations (`obs`: `rows x inputs`) into `logits`
+    /// (`rows x actions`) and `values` (`rows`).
+    pub fn forward(&self, obs: &[f32], rows: usize, logits: &mut [f32], values: &mut [f32], scratch: &mut Scratch) {
+        assert!(obs.len() >= rows * self.inputs, "observations are rows x inputs");
+        assert!(logits.len() >= rows * self.actions() && values.len() >= rows);
+        let widest = self.layers.iter().map(Dense::outputs).max().unwrap_or(0);
+        for buf in [&mut scratch.a, &mut scratch.b] {
+            if buf.len() < rows * widest {
+                buf.resize(rows * widest, 0.0);
+            }
+        }
+        let (mut cur, mut next) = (&mut scratch.a, &mut scratch.b);
+        let mut input: &[f32] = obs;
+        for l in &self.layers {
+            let out = &mut next[..rows * l.outputs()];
+            l.apply(input, rows, out);
+            tanh_in_place(out);
+            std::mem::swap(&mut cur, &mut next);
+            input = &cur[..rows * l.outputs()];
+        }
+        self.policy.apply(input, rows, &mut logits[..rows * self.actions()]);
+        self.value.apply(input, rows, &mut values[..rows]);
+    }
+
+    /// [`Self::forward`] with the rows split over `threads` threads (in
+    /// blocks of 4 rows): the same numbers as one thread.
+    pub fn forward_threads(&self, obs: &[f32], rows: usize, logits: &mut [f32], values: &mut [f32], threads: usize) {
+        let threads = threads.clamp(1, rows.div_ceil(4).max(1));
+        if threads == 1 {
+            self.forward(obs, rows, logits, values, &mut Scratch::default());
+            return;
+        }
+        let per = rows.div_ceil(threads).div_ceil(4) * 4;
+        let (d, a) = (self.inputs, self.actions());
+        std::thread::scope(|s| {
+            let chunks = obs[..rows * d]
+                .chunks(per * d)
+                .zip(logits[..rows * a].chunks_mut(per * a))
+                .zip(values[..rows].chunks_mut(per));
+            for ((o, l), v) in chunks {
+                s.spawn(move || self.forward(o, v.len(), l, v, &mut Scratch::default()));
+            }
+        });
+    }
+}

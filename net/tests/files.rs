@@ -1,0 +1,191 @@
+//! Model files: the round trip, every refusal (naming the file and the
+//! problem), and the forward pass against a plain f64 evaluation.
+
+use std::path::Path;
+
+use net::{Dense, Expect, Meta, Mlp, Model, NetError, Provenance, Scratch};
+use rand_chacha::ChaCha20Rng;
+use rand_core::{RngCore, SeedableRng};
+
+fn uniform(rng: &mut ChaCha20Rng, n: usize, scale: f32) -> Vec<f32> {
+    (0..n)
+        .map(|_| ((rng.next_u32() >> 8) as f32 / (1u32 << 24) as f32 * 2.0 - 1.0) * scale)
+        .collect()
+}
+
+fn meta(inputs: usize, hidden: Vec<usize>, actions: usize) -> Meta {
+    Meta {
+        format_version: net::FORMAT_VERSION,
+        game: "block".into(),
+        encoding: "rich".into(),
+        encoding_version: 1,
+        inputs,
+        actions,
+        hidden,
+        activation: "tanh".into(),
+        provenance: Provenance {
+            made_by: "net/tests/files.rs".into(),
+            spec_id: Some("abc".into()),
+            generation: Some(3),
+        },
+    }
+}
+
+fn random_mlp(seed: u64, inputs: usize, hidden: &[usize], actions: usize) -> Mlp {
+    let mut rng = ChaCha20Rng::seed_from_u64(seed);
+    let mut layers = Vec::new();
+    let mut width = inputs;
+    for &h in hidden {
+        let scale = (2.0 / width as f32).sqrt();
+        layers.push(Dense::new(
+            width,
+            uniform(&mut rng, width * h, scale),
+            uniform(&mut rng, h, 0.1),
+        ));
+        width = h;
+    }
+    let policy = Dense::new(
+        width,
+        uniform(&mut rng, width * actions, 0.3),
+        uniform(&mut rng, actions, 0.1),
+    );
+    let value = Dense::new(width, uniform(&mut rng, width, 0.3), uniform(&mut rng, 1, 0.1));
+    Mlp::new(inputs, layers, policy, value)
+}
+
+fn expect() -> Expect<'static> {
+    Expect {
+        game: "block",
+        encoding: "rich",
+        encoding_version: 1,
+        inputs: 20,
+        actions: 11,
+    }
+}
+
+fn write(dir: &Path, name: &str, bytes: &[u8]) -> std::path::PathBuf {
+    let p = dir.join(name);
+    std::fs::write(&p, bytes).unwrap();
+    p
+}
+
+#[test]
+fn a_model_file_reads_back_as_written_and_evaluates_as_plain_arithmetic() {
+    let dir = tempfile::tempdir().unwrap();
+    let mlp = random_mlp(1, 20, &[16, 12], 11);
+    let m = meta(20, vec![16, 12], 11);
+    let path = write(dir.path(), "m.safetensors", &Model::to_bytes(&m, &mlp));
+    let model = Model::load_for(&path, &expect()).unwrap();
+    assert_eq!(model.meta, m);
+    assert_eq!(model.sha256.len(), 64);
+    // The same bytes again: the same hash; another network: another.
+    assert_eq!(Model::to_bytes(&model.meta, &model.mlp), std::fs::read(&path).unwrap());
+    let other = Model::from_bytes(&Model::to_bytes(&m, &random_mlp(2, 20, &[16, 12], 11))).unwrap();
+    assert_ne!(other.sha256, model.sha256);
+    // The forward pass against f64 arithmetic with the true tanh.
+    let rows = 7;
+    let obs = uniform(&mut ChaCha20Rng::seed_from_u64(9), rows * 20, 1.0);
+    let (mut logits, mut values) = (vec![0.0; rows * 11], vec![0.0; rows]);
+    model
+        .mlp
+        .forward(&obs, rows, &mut logits, &mut values, &mut Scratch::default());
+    for r in 0..rows {
+        let mut h: Vec<f64> = obs[r * 20..(r + 1) * 20].iter().map(|&x| x as f64).collect();
+        let apply = |l: &Dense, h: &[f64]| -> Vec<f64> {
+            (0..l.outputs())
+                .map(|j| {
+                    l.bias()[j] as f64
+                        + h.iter()
+                            .enumerate()
+                            .map(|(i, x)| x * l.weights()[i * l.outputs() + j] as f64)
+                            .sum::<f64>()
+                })
+                .collect()
+        };
+        for l in model.mlp.layers() {
+            h = apply(l, &h).into_iter().map(f64::tanh).collect();
+        }
+        let want = apply(model.mlp.policy(), &h);
+        for (j, w) in want.iter().enumerate() {
+            assert!((logits[r * 11 + j] as f64 - w).abs() < 1e-5, "row {r} logit {j}");
+        }
+        assert!((values[r] as f64 - apply(model.mlp.value(), &h)[0]).abs() < 1e-5);
+    }
+    // Threads and batch sizes change nothing.
+    let (mut l2, mut v2) = (vec![0.0; rows * 11], vec![0.0; rows]);
+    model.mlp.forward_threads(&obs, rows, &mut l2, &mut v2, 3);
+    assert_eq!((l2, v2), (logits.clone(), values.clone()));
+    let (mut l1, mut v1) = (vec![0.0; 11], vec![0.0; 1]);
+    model
+        .mlp
+        .forward(&obs[6 * 20..], 1, &mut l1, &mut v1, &mut Scratch::default());
+    assert_eq!(l1, logits[6 * 11..]);
+}
+
+fn refusal(dir: &Path, name: &str, bytes: &[u8]) -> String {
+    let path = write(dir, name, bytes);
+    let e = Model::load_for(&path, &expect()).unwrap_err().to_string();
+    assert!(e.contains(&path.display().to_string()), "{e}");
+    e
+}
+
+#[test]
+fn every_bad_file_is_refused_naming_the_file_and_the_problem() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let good = Model::to_bytes(&meta(20, vec![16], 11), &random_mlp(1, 20, &[16], 11));
+    let e = refusal(d, "cut.safetensors", &good[..good.len() - 9]);
+    assert!(e.contains("not a safetensors file"), "{e}");
+    let e = refusal(d, "tiny.safetensors", &good[..5]);
+    assert!(e.contains("not a safetensors file"), "{e}");
+    // A NaN weight.
+    let mut mlp = random_mlp(1, 20, &[16], 11);
+    let mut w = mlp.layers()[0].weights().to_vec();
+    w[37] = f32::NAN;
+    let layers = vec![Dense::new(20, w, mlp.layers()[0].bias().to_vec())];
+    mlp = Mlp::new(20, layers, mlp.policy().clone(), mlp.value().clone());
+    let e = refusal(d, "nan.safetensors", &Model::to_bytes(&meta(20, vec![16], 11), &mlp));
+    assert!(
+        e.contains("\"w0\"") && e.contains("NaN") && e.contains("index 37"),
+        "{e}"
+    );
+    // Another game, encoding, width.
+    let mut other = meta(20, vec![16], 11);
+    other.game = "team".into();
+    let e = refusal(
+        d,
+        "team.safetensors",
+        &Model::to_bytes(&other, &random_mlp(1, 20, &[16], 11)),
+    );
+    assert!(e.contains("game \"team\", not \"block\""), "{e}");
+    let mut other = meta(20, vec![16], 11);
+    other.encoding_version = 2;
+    let e = refusal(
+        d,
+        "v2.safetensors",
+        &Model::to_bytes(&other, &random_mlp(1, 20, &[16], 11)),
+    );
+    assert!(e.contains("\"rich\" version 2, not \"rich\" version 1"), "{e}");
+    let e = refusal(
+        d,
+        "wide.safetensors",
+        &Model::to_bytes(&meta(21, vec![16], 11), &random_mlp(1, 21, &[16], 11)),
+    );
+    assert!(e.contains("21 floats"), "{e}");
+    // Metadata that disagrees with the tensors' shapes.
+    let e = refusal(
+        d,
+        "shape.safetensors",
+        &Model::to_bytes(&meta(20, vec![17], 11), &random_mlp(1, 20, &[16], 11)),
+    );
+    assert!(e.contains("tensor \"w0\" has shape [20, 16], not [20, 17]"), "{e}");
+    // A file with no muggins metadata.
+    let plain = safetensors::serialize(Vec::<(String, safetensors::tensor::TensorView)>::new(), None).unwrap();
+    let e = refusal(d, "plain.safetensors", &plain);
+    assert!(e.contains("not a muggins model"), "{e}");
+    // Not there at all.
+    let missing = d.join("missing.safetensors");
+    let e = Model::load(&missing).unwrap_err();
+    assert!(matches!(e, NetError::Read { .. }), "{e}");
+    assert!(e.to_string().contains("missing.safetensors"), "{e}");
+}
