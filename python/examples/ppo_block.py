@@ -11,8 +11,10 @@ environment in Rust), then self-play (`self`: every seat is the learner's
 and one network plays them all). The learner plays both seats: half the
 games from each seat, or in self-play every seat.
 
-Writes to `--out`: `policy.npz` (the network's weights: `w0, b0, w1, b1,
-w_pi, b_pi, w_v, b_v`, tanh layers; `encoding`, the observation's), `curve.csv` and `curve.svg` (the win
+Writes to `--out`: `policy.safetensors` (a muggins model file, docs/rl.md:
+the weights `w0, b0, w1, b1, w_pi, b_pi, w_v, b_v`, tanh layers, and the
+game, encoding and this command in its header; it plays as
+`muggins.Bot("net", model=...)`), `curve.csv` and `curve.svg` (the win
 rate of the greedy policy against `random` and `heaviest`, over both seats,
 after each evaluation), and prints the same. `python/examples/` has no
 tests of its own; `python/tests/test_ppo_smoke.py` runs a short training
@@ -21,6 +23,7 @@ and checks that it learned.
 import argparse
 import csv
 import os
+import sys
 import time
 
 import jax
@@ -29,6 +32,7 @@ import numpy as np
 import optax
 
 import muggins
+import muggins.net
 
 SCALE = 69.0  # block's largest return: rewards in [-1, 1]
 
@@ -332,8 +336,9 @@ def main():
             done_steps += T * N
             total += T * N
     record()
-    np.savez(os.path.join(args.out, "policy.npz"), encoding=np.array(args.encoding),
-             **{k: np.asarray(v, np.float32) for k, v in params.items()})
+    muggins.net.save(os.path.join(args.out, "policy.safetensors"),
+                     {k: np.asarray(v, np.float32) for k, v in params.items()},
+                     game="block", encoding=args.encoding, made_by=" ".join(["python3", *sys.argv]))
     with open(os.path.join(args.out, "curve.csv"), "w", newline="") as f:
         writer = csv.DictWriter(f, fieldnames=list(rows[0]))
         writer.writeheader()
@@ -343,7 +348,7 @@ def main():
         starts.append((name, at))
         at += steps
     svg_curve(rows, os.path.join(args.out, "curve.svg"), starts)
-    print(f"wrote {args.out}/policy.npz, curve.csv, curve.svg ({time.time() - start:.0f} s)")
+    print(f"wrote {args.out}/policy.safetensors, curve.csv, curve.svg ({time.time() - start:.0f} s)")
 
 
 ACTIONS = muggins.VecEnv("block", 1).single_action_space.n

@@ -9,6 +9,8 @@
 - `VecEnv(game, num_envs, ...)`: many games stepped together in Rust, a
   `gymnasium.vector.VectorEnv` (docs/rl.md); `muggins.pettingzoo` and
   `muggins.gym` hold the PettingZoo and Gymnasium environments.
+- `muggins.net`: networks as model files (`Net`, `save`); a model file
+  plays as `Bot("net", model=PATH)`.
 - `import muggins.openspiel` registers muggins_all_fives, muggins_block and
   muggins_team with OpenSpiel.
 """

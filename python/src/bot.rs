@@ -22,7 +22,7 @@ use std::sync::OnceLock;
 
 use super::args;
 use super::state::{Core, State};
-use full::spiel::{FivesState, OpenSpielState, play_id};
+use full::spiel::{FivesState, NetPolicy, OpenSpielState, play_id};
 
 /// The learned evaluation `muggins run` ships (jobs/evals/fives-double6.json).
 fn shipped_eval() -> &'static LinearEval {
@@ -46,12 +46,15 @@ fn shipped_eval() -> &'static LinearEval {
 /// ("constraints", "uniform"; All Fives also "model", "dominai"),
 /// `evaluation` ("score", or "learned": All Fives' two-seat double-6
 /// leaves), `opponent` (M*'s model of the others: "searcher", "random",
-/// "scorer", ...), `seed`, `table_mb`. `step(state)` gives the action; a
-/// bot is picklable (its engine and settings).
+/// "scorer", ...), `seed`, `table_mb`. Engine "net" plays a network's
+/// policy: `model` (a model file, e.g. "models/ppo-block.safetensors"),
+/// `temperature` (0, the default: the highest logit; above 0, a draw from
+/// the softmax), `seed`. `step(state)` gives the action; a bot is
+/// picklable (its engine and settings).
 #[pyclass(module = "muggins._muggins")]
 #[derive(Clone, Debug)]
 pub struct Bot {
-    agent: FullAgent,
+    player: Player,
     /// What the engine takes the other sides to play (M*'s model).
     opponent: FullTarget,
     seed: u64,
@@ -60,10 +63,19 @@ pub struct Bot {
     made_of: (String, Vec<(String, Setting)>),
 }
 
-/// A setting's value as given (every setting is an int or a str).
+/// What decides: one of muggins' engines or fixed strategies, or a
+/// network's policy.
+#[derive(Clone, Debug)]
+enum Player {
+    Agent(FullAgent),
+    Net(NetPolicy),
+}
+
+/// A setting's value as given (every setting is an int, a float or a str).
 #[derive(Clone, Debug)]
 enum Setting {
     Int(i128),
+    Float(f64),
     Str(String),
 }
 
@@ -77,6 +89,8 @@ struct Settings {
     opponent: String,
     seed: u64,
     table_mb: u32,
+    model: Option<String>,
+    temperature: Option<f64>,
 }
 
 impl Default for Settings {
@@ -90,6 +104,8 @@ impl Default for Settings {
             opponent: "searcher".into(),
             seed: 0,
             table_mb: full::DEFAULT_TABLE_MB,
+            model: None,
+            temperature: None,
         }
     }
 }
@@ -115,9 +131,21 @@ impl Settings {
             "opponent" => self.opponent = v.extract().map_err(bad)?,
             "seed" => self.seed = args::seed(v, "seed =")?,
             "table_mb" => self.table_mb = int(1, MAX_TABLE_MB, "megabytes of transposition table")? as u32,
+            "model" => self.model = Some(v.extract().map_err(bad)?),
+            "temperature" => {
+                let t: f64 = v.extract().map_err(bad)?;
+                if !(0.0..=full::spiel::MAX_TEMPERATURE).contains(&t) {
+                    return Err(PyValueError::new_err(format!(
+                        "temperature = {t}: 0 (the highest logit) to {}",
+                        full::spiel::MAX_TEMPERATURE
+                    )));
+                }
+                self.temperature = Some(t);
+            }
             other => {
                 return Err(PyValueError::new_err(format!(
-                    "unknown setting {other:?}: a bot takes budget, depth, worlds, belief, evaluation, opponent, seed, table_mb"
+                    "unknown setting {other:?}: a bot takes budget, depth, worlds, belief, evaluation, opponent, seed, \
+                     table_mb, and engine \"net\" model and temperature"
                 )));
             }
         }
@@ -146,10 +174,22 @@ impl Bot {
                 k.set(&key, &value)?;
                 let v = match value.extract::<String>() {
                     Ok(text) => Setting::Str(text),
+                    Err(_) if key == "temperature" => Setting::Float(value.extract()?),
                     Err(_) => Setting::Int(args::int(&value, &key)?),
                 };
                 given.push((key, v));
             }
+        }
+        if engine == "net" {
+            return net_bot(&k, engine, given);
+        }
+        if let Some(key) = [("model", k.model.is_some()), ("temperature", k.temperature.is_some())]
+            .into_iter()
+            .find_map(|(key, set)| set.then_some(key))
+        {
+            return Err(PyValueError::new_err(format!(
+                "{key}: only engine \"net\" takes a model and a temperature (engine = {engine:?})"
+            )));
         }
         let opponent: FullTarget = parse("opponent", &k.opponent)?;
         let engine_kind = match engine {
@@ -164,7 +204,8 @@ impl Bot {
                 Ok(t) if t != FullTarget::Searcher => FullAgent::Fixed(t),
                 _ => {
                     return Err(PyValueError::new_err(format!(
-                        "engine = {engine:?}: expected mstar, expectimax, ismcts, dominai, random, scorer, defender or heaviest"
+                        "engine = {engine:?}: expected mstar, expectimax, ismcts, dominai, net, random, scorer, defender or \
+                         heaviest"
                     )));
                 }
             },
@@ -204,7 +245,7 @@ impl Bot {
             }
         };
         Ok(Bot {
-            agent,
+            player: Player::Agent(agent),
             opponent,
             seed: k.seed,
             table_mb: k.table_mb,
@@ -218,6 +259,7 @@ impl Bot {
         for (k, v) in &self.made_of.1 {
             match v {
                 Setting::Int(i) => settings.set_item(k, i)?,
+                Setting::Float(f) => settings.set_item(k, f)?,
                 Setting::Str(text) => settings.set_item(k, text)?,
             }
         }
@@ -233,6 +275,7 @@ impl Bot {
             .iter()
             .map(|(k, v)| match v {
                 Setting::Int(i) => format!(", {k}={i}"),
+                Setting::Float(f) => format!(", {k}={f:?}"),
                 Setting::Str(text) => format!(", {k}={text:?}"),
             })
             .collect();
@@ -241,7 +284,10 @@ impl Bot {
 
     /// The bot's name as `muggins run` writes agents, e.g. `mstar (10000 nodes, 16 worlds, model)`.
     fn name(&self) -> String {
-        self.agent.name()
+        match &self.player {
+            Player::Agent(a) => a.name(),
+            Player::Net(p) => p.name(),
+        }
     }
 
     /// OpenSpiel's bot interface (`evaluate_bots`): the bot keeps nothing
@@ -286,6 +332,34 @@ impl Bot {
     }
 }
 
+/// Engine "net": a model file's policy, checked when the bot is made (the
+/// file) and at each decision (that it plays the game).
+fn net_bot(k: &Settings, engine: &str, given: Vec<(String, Setting)>) -> PyResult<Bot> {
+    let Some(model) = &k.model else {
+        return Err(PyValueError::new_err(
+            "engine = \"net\" needs model, a model file, e.g. model=\"models/ppo-block.safetensors\"",
+        ));
+    };
+    if let Some((key, _)) = given
+        .iter()
+        .find(|(key, _)| !matches!(key.as_str(), "model" | "temperature" | "seed"))
+    {
+        return Err(PyValueError::new_err(format!(
+            "{key}: engine \"net\" takes model, temperature and seed (it does not search)"
+        )));
+    }
+    let file = net::Model::load(std::path::Path::new(model)).map_err(|e| PyValueError::new_err(e.to_string()))?;
+    let policy = NetPolicy::new(std::sync::Arc::new(file), model, k.temperature.unwrap_or(0.0))
+        .map_err(PyValueError::new_err)?;
+    Ok(Bot {
+        player: Player::Net(policy),
+        opponent: FullTarget::Searcher,
+        seed: k.seed,
+        table_mb: k.table_mb,
+        made_of: (engine.to_string(), given),
+    })
+}
+
 /// A bot of `engine` with `settings` (unpickling).
 #[pyfunction]
 pub fn bot_from_settings(engine: &str, settings: &Bound<'_, PyDict>) -> PyResult<Bot> {
@@ -314,9 +388,13 @@ impl Bot {
     /// The action for `player` in `core` (a player node), from `player`'s
     /// information only, drawn with `rng`.
     pub fn decide(&self, core: &Core, player: u8, rng: &mut ChaCha20Rng) -> Result<u32, String> {
+        let agent = match &self.player {
+            Player::Net(p) => return p.decide(core, player, rng),
+            Player::Agent(a) => *a,
+        };
         match core {
-            Core::Fives(c) => self.fives_step(c, player, rng),
-            Core::Open(c) => self.open_step(c, player, rng),
+            Core::Fives(c) => self.fives_step(agent, c, player, rng),
+            Core::Open(c) => self.open_step(agent, c, player, rng),
         }
     }
 
@@ -325,7 +403,13 @@ impl Bot {
         self.seed
     }
 
-    fn fives_step(&self, core: &FivesState, player: u8, rng: &mut ChaCha20Rng) -> Result<u32, String> {
+    fn fives_step(
+        &self,
+        agent: FullAgent,
+        core: &FivesState,
+        player: u8,
+        rng: &mut ChaCha20Rng,
+    ) -> Result<u32, String> {
         let legal = core.legal_actions();
         if legal.len() == 1 {
             return Ok(legal[0]);
@@ -335,7 +419,7 @@ impl Bot {
         let pos = world.pos.expect("a player node has a position");
         let mut list = engine::ActionList::default();
         pos.actions(rules, &mut list);
-        let index = match self.agent {
+        let index = match agent {
             FullAgent::Fixed(t) => full_choice(rules, t, &pos, list.as_slice(), rng),
             FullAgent::External => unreachable!("a bot is muggins' own"),
             FullAgent::Search(settings) => {
@@ -349,7 +433,7 @@ impl Bot {
                     ..MatchOptions::default()
                 };
                 let models = [self.opponent; MAX_SEATS];
-                Scratch::with_thread_scratch(&[self.agent], self.table_mb, |scratch| {
+                Scratch::with_thread_scratch(&[agent], self.table_mb, |scratch| {
                     let mut ctx = MatchContext::new(rules, &opts, scratch);
                     search_decision(&mut ctx, &pos, &world.seen, settings, models, rng)
                         .0
@@ -360,7 +444,13 @@ impl Bot {
         Ok(play_id(list.as_slice()[index]))
     }
 
-    fn open_step(&self, core: &OpenSpielState, player: u8, rng: &mut ChaCha20Rng) -> Result<u32, String> {
+    fn open_step(
+        &self,
+        agent: FullAgent,
+        core: &OpenSpielState,
+        player: u8,
+        rng: &mut ChaCha20Rng,
+    ) -> Result<u32, String> {
         let legal = core.legal_actions();
         if legal.len() == 1 {
             return Ok(legal[0]);
@@ -369,7 +459,7 @@ impl Bot {
         let pos = core.pos.expect("a player node has a position");
         let mut list = full::FullActions::default();
         pos.actions(rules, &mut list);
-        let index = match self.agent {
+        let index = match agent {
             FullAgent::Fixed(FullTarget::Heaviest) => heaviest_play(rules, list.as_slice()),
             FullAgent::Fixed(t) if t.name() == "random" => engine::seed::below_u32(rng, list.len() as u32) as usize,
             FullAgent::Fixed(t) => return Err(format!("engine = {:?} plays All Fives only", t.name())),

@@ -1,11 +1,13 @@
 //! The Python module `muggins._muggins` (docs/python.md): game states of
 //! every preset with OpenSpiel's conventions (`State`), the engines as bots
-//! (`Bot`), and random playouts in batch. `muggins.openspiel` (Python)
+//! (`Bot`, engine "net" included), networks' forward passes (`NetCore`),
+//! and random playouts in batch. `muggins.openspiel` (Python)
 //! registers them with OpenSpiel.
 
 mod args;
 mod bot;
 mod game;
+mod net;
 mod state;
 mod vecenv;
 
@@ -70,6 +72,7 @@ fn _muggins(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<state::State>()?;
     m.add_class::<bot::Bot>()?;
     m.add_class::<vecenv::VecCore>()?;
+    m.add_class::<net::NetCore>()?;
     m.add_function(wrap_pyfunction!(state::state_from_history, m)?)?;
     m.add_function(wrap_pyfunction!(bot::bot_from_settings, m)?)?;
     m.add_function(wrap_pyfunction!(playouts, m)?)?;

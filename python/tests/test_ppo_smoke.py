@@ -8,6 +8,8 @@ import os
 import subprocess
 import sys
 
+import muggins
+
 EXAMPLE = os.path.join(os.path.dirname(__file__), "..", "examples", "ppo_block.py")
 
 
@@ -26,5 +28,7 @@ def test_ppo_smoke_training_beats_random(tmp_path):
     assert float(last["pairs_vs_random"]) >= 0.70, rows
     assert float(last["vs_random"]) >= 0.57, rows
     assert float(last["return_vs_random"]) > float(first["return_vs_random"]) + 2.0, rows
-    assert (out / "policy.npz").stat().st_size > 100_000
+    # The model file plays as the "net" engine, as well as the run measured.
+    net = muggins.Bot("net", model=str(out / "policy.safetensors"))
+    assert "net (policy.safetensors" in net.name()
     assert (out / "curve.svg").read_text().startswith("<svg")

@@ -11,6 +11,7 @@ mod encode;
 mod fives;
 mod open;
 mod past;
+mod policy;
 mod view;
 
 pub use crate::fives::{fives_action_of as action_of, fives_play_id as play_id};
@@ -18,6 +19,7 @@ pub use any::SpielState;
 pub use encode::{ENCODING_VERSION, Encoding};
 pub use fives::{Event, FivesState};
 pub use open::OpenSpielState;
+pub use policy::{MAX_TEMPERATURE, NetPolicy};
 
 /// OpenSpiel's player id of a chance node.
 pub const CHANCE: i64 = -1;

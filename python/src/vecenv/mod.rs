@@ -90,7 +90,8 @@ pub struct VecCore {
     live: bool,
 }
 
-fn buffer<T: Element>(v: &Bound<'_, PyAny>, what: &str, len: usize) -> PyResult<PyBuffer<T>> {
+/// `v` as a writable C-contiguous buffer of `len` items of `T`.
+pub(crate) fn buffer<T: Element>(v: &Bound<'_, PyAny>, what: &str, len: usize) -> PyResult<PyBuffer<T>> {
     let b = PyBuffer::<T>::get(v).map_err(|e| PyTypeError::new_err(format!("{what}: {e}")))?;
     if b.item_count() != len || !b.is_c_contiguous() || b.readonly() {
         return Err(PyValueError::new_err(format!(

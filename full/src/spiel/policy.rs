@@ -1,0 +1,156 @@
+//! The `net` engine: a network's policy playing the seat to act from that
+//! seat's observation alone (the encoding its model file names), the
+//! illegal actions masked out: the highest logit (`temperature` 0), or a
+//! draw from the softmax of the logits over `temperature`. The model is
+//! checked against the game on every decision (its preset, the
+//! observation's width, the action ids), which costs nothing beside the
+//! forward pass. A decision is a pure function of the model file, the
+//! observation and the stream (net's forward pass is the same bits on any
+//! machine and thread count).
+
+use std::cell::RefCell;
+use std::path::Path;
+use std::sync::Arc;
+
+use rand_core::RngCore;
+
+use super::{Encoding, SpielState};
+
+/// A network's policy as a player.
+#[derive(Clone, Debug)]
+pub struct NetPolicy {
+    model: Arc<net::Model>,
+    encoding: Encoding,
+    temperature: f64,
+    path: String,
+}
+
+/// The most a temperature may be (beyond it the draw is all but uniform).
+pub const MAX_TEMPERATURE: f64 = 100.0;
+
+#[derive(Default)]
+struct Buffers {
+    obs: Vec<f32>,
+    logits: Vec<f32>,
+    scratch: net::Scratch,
+}
+
+thread_local! {
+    static BUFFERS: RefCell<Buffers> = RefCell::new(Buffers::default());
+}
+
+impl NetPolicy {
+    /// The policy of `model` (read by the caller from the file `path`:
+    /// the cores do no I/O), played at `temperature`.
+    pub fn new(model: Arc<net::Model>, path: &str, temperature: f64) -> Result<NetPolicy, String> {
+        if !(0.0..=MAX_TEMPERATURE).contains(&temperature) {
+            return Err(format!(
+                "temperature = {temperature}: 0 (the highest logit) to {MAX_TEMPERATURE}"
+            ));
+        }
+        let encoding: Encoding = model
+            .meta
+            .encoding
+            .parse()
+            .map_err(|e: String| format!("model file {path}: its encoding: {e}"))?;
+        if model.meta.encoding_version != super::ENCODING_VERSION {
+            return Err(format!(
+                "model file {path}: encoding {:?} version {}, this build's is version {}",
+                model.meta.encoding,
+                model.meta.encoding_version,
+                super::ENCODING_VERSION
+            ));
+        }
+        Ok(NetPolicy {
+            model,
+            encoding,
+            temperature,
+            path: path.to_string(),
+        })
+    }
+
+    /// The model.
+    pub fn model(&self) -> &net::Model {
+        &self.model
+    }
+
+    /// As agents are named: `net (FILE sha256[..8], greedy | T 0.5)`.
+    pub fn name(&self) -> String {
+        let file = Path::new(&self.path)
+            .file_name()
+            .map_or(self.path.clone(), |f| f.to_string_lossy().into_owned());
+        let play = if self.temperature == 0.0 {
+            "greedy".to_string()
+        } else {
+            format!("temperature {}", self.temperature)
+        };
+        format!("net ({file} {}, {play})", &self.model.sha256[..8])
+    }
+
+    /// Whether the model plays `state`'s game; if not, why.
+    pub fn check(&self, state: &SpielState) -> Result<(), String> {
+        let expect = net::Expect {
+            game: state.rules().config().preset.name(),
+            encoding: self.encoding.name(),
+            encoding_version: super::ENCODING_VERSION,
+            inputs: state.encoding_size(self.encoding),
+            actions: state.action_count() as usize,
+        };
+        self.model
+            .check(&expect)
+            .map_err(|why| format!("model file {}: {why}", self.path))
+    }
+
+    /// The action id for `player`, the seat to act in `state`.
+    pub fn decide(&self, state: &SpielState, player: u8, rng: &mut impl RngCore) -> Result<u32, String> {
+        let mut ids = [0u32; 128];
+        let n = state.legal_ids(&mut ids);
+        if n == 0 {
+            return Err("no legal action: not a player node".into());
+        }
+        if n == 1 {
+            return Ok(ids[0]);
+        }
+        let meta = &self.model.meta;
+        BUFFERS.with_borrow_mut(|b| {
+            state.encode(player, self.encoding, &mut b.obs);
+            let preset = state.rules().config().preset.name();
+            if b.obs.len() != meta.inputs || state.action_count() as usize != meta.actions || meta.game != preset {
+                return Err(self
+                    .check(state)
+                    .err()
+                    .unwrap_or_else(|| format!("model file {}: not for this game", self.path)));
+            }
+            b.logits.resize(meta.actions, 0.0);
+            let mut value = [0.0f32];
+            self.model
+                .mlp
+                .forward(&b.obs, 1, &mut b.logits, &mut value, &mut b.scratch);
+            Ok(self.choose(&b.logits, &ids[..n], rng))
+        })
+    }
+
+    fn choose(&self, logits: &[f32], legal: &[u32], rng: &mut impl RngCore) -> u32 {
+        let best = legal.iter().copied().fold(
+            legal[0],
+            |b, a| if logits[a as usize] > logits[b as usize] { a } else { b },
+        );
+        if self.temperature == 0.0 {
+            return best;
+        }
+        let top = logits[best as usize] as f64;
+        let weights: Vec<f64> = legal
+            .iter()
+            .map(|&a| ((logits[a as usize] as f64 - top) / self.temperature).exp())
+            .collect();
+        let total: f64 = weights.iter().sum();
+        let mut u = (rng.next_u64() >> 11) as f64 / (1u64 << 53) as f64 * total;
+        for (&a, w) in legal.iter().zip(&weights) {
+            if u < *w {
+                return a;
+            }
+            u -= w;
+        }
+        best
+    }
+}

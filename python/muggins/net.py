@@ -1,0 +1,105 @@
+"""Networks as model files (docs/rl.md, "Model files").
+
+A model file is safetensors: the tensors `w0, b0, ..., w_pi, b_pi, w_v,
+b_v` (float32; weights `inputs x outputs`, tanh after each hidden layer, a
+policy head of one logit per action id and a value head) and, in the
+header's metadata under the key "muggins", a JSON description: game,
+encoding and its version, widths, and provenance. The `net` crate reads
+it, and so does the engine `Bot("net", model=PATH)`.
+
+- `Net(path)`: a model file read and checked; `net.forward(obs)` gives the
+  logits and values (muggins' own forward pass, the engines' numbers).
+- `save(path, params, game=..., encoding=..., made_by=...)`: writes one from
+  numpy arrays (needs the `safetensors` package).
+- `from_npz(npz, path, game=..., made_by=...)`: converts the numpy archive
+  that earlier `python/examples/ppo_block.py` runs wrote.
+"""
+import json
+import os
+
+import numpy as np
+
+from ._muggins import NetCore
+
+META_KEY = "muggins"
+FORMAT_VERSION = 1
+ENCODING_VERSION = 1
+
+
+class Net:
+    """A model file, read and checked (a bad file raises ValueError naming
+    it and the problem). `meta` is its description, `sha256` the file's
+    hash, `inputs` and `actions` its widths."""
+
+    def __init__(self, path):
+        self.path = os.fspath(path)
+        self._core = NetCore(self.path)
+        self.meta = json.loads(self._core.meta_json())
+        self.sha256 = self._core.sha256
+        self.inputs = self.meta["inputs"]
+        self.actions = self.meta["actions"]
+
+    def forward(self, obs, threads=1):
+        """`obs`: observations, float32 `[N, inputs]` (or one `[inputs]`).
+        Returns `(logits [N, actions], values [N])` as float32 (one row:
+        `([actions], scalar)`); evaluated in Rust with the GIL released, on
+        `threads` threads (the same numbers whatever the count)."""
+        x = np.asarray(obs, dtype=np.float32)
+        one = x.ndim == 1
+        if one:
+            x = x[None, :]
+        if x.ndim != 2 or x.shape[1] != self.inputs:
+            raise ValueError(f"obs: shape {np.shape(obs)}, expected [N, {self.inputs}] (this model's inputs)")
+        x = np.require(x, np.float32, ["C", "W"])
+        n = x.shape[0]
+        logits = np.empty((n, self.actions), np.float32)
+        values = np.empty(n, np.float32)
+        self._core.forward(x, n, logits, values, int(threads))
+        return (logits[0], values[0]) if one else (logits, values)
+
+    def __repr__(self):
+        return f"muggins.net.Net({self.path!r}: {self.meta['game']}, {self.meta['encoding']}, hidden {self.meta['hidden']}, sha256 {self.sha256[:12]})"
+
+
+def save(path, params, *, game, encoding, made_by, spec_id=None, generation=None):
+    """Writes the network `params` (numpy arrays `w0, b0, ..., w_pi, b_pi,
+    w_v, b_v`, tanh hidden layers) as a model file at `path`, described as
+    playing `game` on observations in `encoding`, made by `made_by` (the
+    command; an experiment's `spec_id` and `generation` when one made it).
+    Returns the `Net` read back from it (so a file that would be refused
+    is never left unchecked)."""
+    from safetensors.numpy import save_file
+
+    hidden = []
+    while f"w{len(hidden)}" in params:
+        hidden.append(int(np.shape(params[f"w{len(hidden)}"])[1]))
+    if not hidden or "w_pi" not in params or "w_v" not in params:
+        raise ValueError("params: need w0, b0, ... and the heads w_pi, b_pi, w_v, b_v")
+    provenance = {"made_by": str(made_by)}
+    if spec_id is not None:
+        provenance["spec_id"] = str(spec_id)
+    if generation is not None:
+        provenance["generation"] = int(generation)
+    meta = {
+        "format_version": FORMAT_VERSION,
+        "game": game,
+        "encoding": encoding,
+        "encoding_version": ENCODING_VERSION,
+        "inputs": int(np.shape(params["w0"])[0]),
+        "actions": int(np.shape(params["w_pi"])[1]),
+        "hidden": hidden,
+        "activation": "tanh",
+        "provenance": provenance,
+    }
+    tensors = {k: np.ascontiguousarray(np.asarray(v, dtype=np.float32)) for k, v in params.items()}
+    save_file(tensors, os.fspath(path), metadata={META_KEY: json.dumps(meta)})
+    return Net(path)
+
+
+def from_npz(npz, path, *, game, made_by):
+    """Converts a numpy archive of `w0, b0, ..., w_pi, b_pi, w_v, b_v` (and
+    its `encoding`) into a model file at `path`; returns its `Net`."""
+    with np.load(npz) as f:
+        encoding = str(f["encoding"]) if "encoding" in f.files else "info_state"
+        params = {k: f[k] for k in f.files if k != "encoding"}
+    return save(path, params, game=game, encoding=encoding, made_by=made_by)

@@ -1,0 +1,83 @@
+//! `muggins.Net`'s core: a model file (the `net` crate's) loaded and
+//! checked, its description, and batched forward passes into numpy arrays
+//! with the GIL released (the same numbers as the engines' own).
+
+use std::sync::Arc;
+
+use pyo3::exceptions::PyValueError;
+use pyo3::prelude::*;
+
+use crate::vecenv::buffer;
+
+/// A network read from a model file.
+#[pyclass(module = "muggins._muggins", frozen)]
+#[derive(Debug)]
+pub struct NetCore {
+    model: Arc<net::Model>,
+}
+
+#[pymethods]
+impl NetCore {
+    /// Reads and checks the model file at `path`.
+    #[new]
+    fn new(path: std::path::PathBuf) -> PyResult<Self> {
+        let model = net::Model::load(&path).map_err(|e| PyValueError::new_err(e.to_string()))?;
+        Ok(NetCore { model: Arc::new(model) })
+    }
+
+    /// The model's description (the file's `muggins` metadata), as JSON.
+    fn meta_json(&self) -> String {
+        serde_json::to_string(&self.model.meta).expect("meta serializes")
+    }
+
+    /// The file's SHA-256 (hex).
+    #[getter]
+    fn sha256(&self) -> String {
+        self.model.sha256.clone()
+    }
+
+    /// One thread's f32 flops a second in a loop of fused multiply-adds
+    /// and nothing else, over `seconds` (the ceiling a forward pass's rate
+    /// is measured against).
+    #[staticmethod]
+    fn fma_peak_flops(py: Python<'_>, seconds: f64) -> f64 {
+        py.detach(|| net::fma_peak_flops(seconds.clamp(0.01, 10.0)))
+    }
+
+    /// Multiply-adds one evaluation takes.
+    #[getter]
+    fn macs(&self) -> usize {
+        self.model.mlp.macs()
+    }
+
+    /// Evaluates `rows` observations (`obs`, float32 rows x inputs) into
+    /// `logits` (float32 rows x actions) and `values` (float32 rows), on
+    /// `threads` threads.
+    fn forward(
+        &self,
+        py: Python<'_>,
+        obs: &Bound<'_, PyAny>,
+        rows: usize,
+        logits: &Bound<'_, PyAny>,
+        values: &Bound<'_, PyAny>,
+        threads: usize,
+    ) -> PyResult<()> {
+        let mlp = &self.model.mlp;
+        if threads == 0 {
+            return Err(PyValueError::new_err("threads = 0: at least 1"));
+        }
+        let ob = buffer::<f32>(obs, "obs", rows * mlp.inputs())?;
+        let lb = buffer::<f32>(logits, "logits", rows * mlp.actions())?;
+        let vb = buffer::<f32>(values, "values", rows)?;
+        let x = ob.to_vec(py)?;
+        let model = Arc::clone(&self.model);
+        let (l, v) = py.detach(move || {
+            let (mut l, mut v) = (vec![0.0f32; rows * model.mlp.actions()], vec![0.0f32; rows]);
+            model.mlp.forward_threads(&x, rows, &mut l, &mut v, threads);
+            (l, v)
+        });
+        lb.copy_from_slice(py, &l)?;
+        vb.copy_from_slice(py, &v)?;
+        Ok(())
+    }
+}
