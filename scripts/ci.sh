@@ -22,7 +22,7 @@ bash scripts/check-invariants.sh
 bash scripts/check-invariants-test.sh
 
 echo "== Python tools for the tests (DuckDB, pyarrow, Polars, scikit-learn, scipy, grpcio-reflection, OpenSpiel, JAX and Optax for the PPO example)"
-python3 -m pip install --quiet --disable-pip-version-check duckdb pyarrow polars scikit-learn scipy kubernetes-validate pyyaml grpcio grpcio-reflection open_spiel jax optax
+python3 -m pip install --quiet --disable-pip-version-check duckdb pyarrow polars scikit-learn scipy kubernetes-validate pyyaml grpcio grpcio-reflection open_spiel jax optax safetensors
 
 echo "== Node.js for the misbehaving agents written in JavaScript (cli/tests/agents/attacker.js)"
 if ! command -v node >/dev/null; then

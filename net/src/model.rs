@@ -223,7 +223,7 @@ impl Model {
             META_KEY.to_string(),
             serde_json::to_string(meta).expect("meta serializes"),
         )]);
-        safetensors::serialize(views, Some(info)).expect("tensors serialize")
+        safetensors::serialize(views, Some(info.into_iter().collect())).expect("tensors serialize")
     }
 }
 

@@ -245,7 +245,9 @@ mod tests {
             task_id: &t.task_id,
             token: &t.lease_token,
         };
-        let wal = path.with_extension("sqlite-wal");
+        // SQLite's write-ahead log sits beside the file, its name + "-wal".
+        let mut wal = path.clone().into_os_string();
+        wal.push("-wal");
         let mut most = 0;
         for i in 0..3_000u64 {
             store.heartbeat(lease, i % t.games, 60_000, "a", &[]).unwrap();
