@@ -20,5 +20,5 @@ mod mlp;
 mod model;
 
 pub use kernel::fma_peak_flops;
-pub use mlp::{Dense, Mlp, Scratch};
+pub use mlp::{BATCH_CHUNK, Dense, Mlp, Scratch};
 pub use model::{Expect, FORMAT_VERSION, META_KEY, Meta, Model, NetError, Provenance};

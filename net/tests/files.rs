@@ -120,6 +120,24 @@ fn a_model_file_reads_back_as_written_and_evaluates_as_plain_arithmetic() {
     let (mut l2, mut v2) = (vec![0.0; rows * 11], vec![0.0; rows]);
     model.mlp.forward_threads(&obs, rows, &mut l2, &mut v2, 3);
     assert_eq!((l2, v2), (logits.clone(), values.clone()));
+    // A batch larger than a chunk of the layers' pass gives each row's own.
+    let big = 2 * net::BATCH_CHUNK + 5;
+    let obs_big = uniform(&mut 11u64, big * 20, 1.0);
+    let (mut lb, mut vb) = (vec![0.0; big * 11], vec![0.0; big]);
+    model
+        .mlp
+        .forward(&obs_big, big, &mut lb, &mut vb, &mut Scratch::default());
+    for r in [0, net::BATCH_CHUNK - 1, net::BATCH_CHUNK, big - 1] {
+        let (mut lr, mut vr) = (vec![0.0; 11], vec![0.0; 1]);
+        model.mlp.forward(
+            &obs_big[r * 20..(r + 1) * 20],
+            1,
+            &mut lr,
+            &mut vr,
+            &mut Scratch::default(),
+        );
+        assert_eq!((lr.as_slice(), vr[0]), (&lb[r * 11..(r + 1) * 11], vb[r]), "row {r}");
+    }
     let (mut l1, mut v1) = (vec![0.0; 11], vec![0.0; 1]);
     model
         .mlp
