@@ -70,7 +70,22 @@ fn models() -> [FullTarget; 4] {
     [FullTarget::Thesis(TargetKind::Scorer); 4]
 }
 
-pub fn run(runs: usize) -> Result<()> {
+/// Whether the row `name` is run: every row without a filter, else those
+/// whose name contains `only`.
+fn wanted(only: Option<&str>, name: &str) -> bool {
+    let yes = only.is_none_or(|o| name.contains(o));
+    if yes {
+        RAN.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    }
+    yes
+}
+
+/// Rows run so far (a filter that matched none is an error).
+static RAN: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+
+/// Runs the suite, `runs` timed passes a row; with `only`, just the rows
+/// whose name contains it (the headers stay).
+pub fn run(runs: usize, only: Option<&str>) -> Result<()> {
     let rules = FullRules::new(FullConfig::all_fives(2)).expect("the preset's defaults are valid");
     let starts = positions(&rules);
     let eval = jobs::evals::shipped_eval();
@@ -81,19 +96,31 @@ pub fn run(runs: usize) -> Result<()> {
         "{:<30} {:>9} {:>12} {:>12} {:>14}",
         "fixed depth (32 positions)", "depth", "median", "nodes/s", "nodes"
     );
-    fixed_depth(&rules, &starts, runs)?;
-    leaf(&rules, eval, runs)?;
-    budgeted(&rules, &starts, eval, runs)?;
-    hands(&rules, eval, runs)
+    fixed_depth(&rules, &starts, runs, only)?;
+    leaf(&rules, eval, runs, only)?;
+    budgeted(&rules, &starts, eval, runs, only)?;
+    hands(&rules, eval, runs, only)?;
+    if let Some(o) = only
+        && RAN.load(std::sync::atomic::Ordering::Relaxed) == 0
+    {
+        bail!(
+            "--rows {o:?} matches no row of the double6 suite; rows are named e.g. \"pruned + table\", \
+             \"M*, learned\", \"ISMCTS, partial observation\", \"K=16, 20,000, learned\""
+        );
+    }
+    Ok(())
 }
 
 /// M* to a fixed depth from 32 positions: plain, pruned with a table.
-fn fixed_depth(rules: &FullRules, starts: &[FivesPosition], runs: usize) -> Result<()> {
+fn fixed_depth(rules: &FullRules, starts: &[FivesPosition], runs: usize, only: Option<&str>) -> Result<()> {
     for (name, depth, prune) in [
         ("plain (no pruning)", 5u8, false),
         ("pruned + table", 5, true),
         ("pruned + table", 7, true),
     ] {
+        if !wanted(only, name) {
+            continue;
+        }
         let mut times = Vec::new();
         let mut check = None;
         // One table, its pages touched before the clock starts.
@@ -143,7 +170,10 @@ fn fixed_depth(rules: &FullRules, starts: &[FivesPosition], runs: usize) -> Resu
 /// the positions of 64 deals that the scorer plays in both seats until a
 /// seat must draw; the checksum (the values' bits summed over one pass) is
 /// a behaviour check like the node counts.
-fn leaf(rules: &FullRules, eval: &LinearEval, runs: usize) -> Result<()> {
+fn leaf(rules: &FullRules, eval: &LinearEval, runs: usize, only: Option<&str>) -> Result<()> {
+    if !wanted(only, "features and prediction") {
+        return Ok(());
+    }
     let positions: Vec<FivesPosition> = (0..64).flat_map(|d| scorer_line(rules, d)).collect();
     let ev = Evaluation::Learned(eval);
     let pass = |sum: u64| {
@@ -186,7 +216,13 @@ fn leaf(rules: &FullRules, eval: &LinearEval, runs: usize) -> Result<()> {
 }
 
 /// One decision under a node budget: M* (score so far, learned) and ISMCTS.
-fn budgeted(rules: &FullRules, starts: &[FivesPosition], eval: &LinearEval, runs: usize) -> Result<()> {
+fn budgeted(
+    rules: &FullRules,
+    starts: &[FivesPosition],
+    eval: &LinearEval,
+    runs: usize,
+    only: Option<&str>,
+) -> Result<()> {
     println!();
     println!(
         "{:<30} {:>9} {:>12} {:>12} {:>14}",
@@ -194,6 +230,9 @@ fn budgeted(rules: &FullRules, starts: &[FivesPosition], eval: &LinearEval, runs
     );
     for (budget, n) in [(10_000u64, 32usize), (100_000, 32), (1_000_000, 8)] {
         for (name, learned) in [("M*, score so far", false), ("M*, learned", true)] {
+            if !wanted(only, name) {
+                continue;
+            }
             let mut times = Vec::new();
             let mut check = None;
             let mut table = FivesTable::for_budget(budget, 1024);
@@ -233,6 +272,9 @@ fn budgeted(rules: &FullRules, starts: &[FivesPosition], eval: &LinearEval, runs
                 nodes as f64 / t.as_secs_f64(),
                 nodes
             );
+        }
+        if !wanted(only, "ISMCTS, partial observation") {
+            continue;
         }
         let mut times = Vec::new();
         let mut tree = IsmctsTree::default();
@@ -274,7 +316,7 @@ fn budgeted(rules: &FullRules, starts: &[FivesPosition], eval: &LinearEval, runs
 }
 
 /// Whole hands against the scorer, searched under partial observation.
-fn hands(rules: &FullRules, eval: &LinearEval, runs: usize) -> Result<()> {
+fn hands(rules: &FullRules, eval: &LinearEval, runs: usize, only: Option<&str>) -> Result<()> {
     println!();
     println!(
         "{:<30} {:>9} {:>12} {:>12} {:>14}",
@@ -309,6 +351,9 @@ fn hands(rules: &FullRules, eval: &LinearEval, runs: usize) -> Result<()> {
     ];
     const HANDS: u64 = 8;
     for (name, agent) in rows {
+        if !wanted(only, name) {
+            continue;
+        }
         let target = FullAgent::Fixed(FullTarget::Thesis(TargetKind::Scorer));
         let agents = [agent, target, agent, target];
         let opts = MatchOptions {

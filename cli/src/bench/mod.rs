@@ -58,6 +58,10 @@ pub struct BenchArgs {
     /// Starting states the games use (the solves always use all 4,200).
     #[arg(long, default_value = "0-4199")]
     pub states: String,
+    /// double6: only the rows whose name contains this text (case-sensitive),
+    /// e.g. `--rows "K=16, 20,000, learned"`; the others are left out.
+    #[arg(long)]
+    pub rows: Option<String>,
 }
 
 /// The parts of the benchmark suite.
@@ -113,8 +117,13 @@ pub fn run(args: BenchArgs) -> Result<()> {
         playouts_bench(args.runs)?;
         return perft_bench(args.runs);
     }
+    if let Some(rows) = &args.rows
+        && !matches!(args.suite, Suite::Double6)
+    {
+        anyhow::bail!("--rows {rows:?} filters the double6 suite's rows: give --suite double6 with it");
+    }
     if args.suite == Suite::Double6 {
-        return double6::run(args.runs);
+        return double6::run(args.runs, args.rows.as_deref());
     }
     if args.suite == Suite::Beliefs {
         return beliefs::run(args.runs);
@@ -128,7 +137,7 @@ pub fn run(args: BenchArgs) -> Result<()> {
     if args.suite == Suite::All {
         playouts_bench(args.runs)?;
         perft_bench(args.runs)?;
-        double6::run(args.runs)?;
+        double6::run(args.runs, args.rows.as_deref())?;
         beliefs::run(args.runs)?;
     }
     Ok(())
