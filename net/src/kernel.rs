@@ -18,17 +18,48 @@
 
 #![allow(unsafe_code)]
 
+/// Columns of a packed weight panel.
+pub(crate) const PANEL: usize = 16;
+
+/// `w` (`inputs x outputs`, row-major) repacked for the AVX2 path: each
+/// whole panel of [`PANEL`] columns as `inputs x PANEL` floats in a row,
+/// so a pass over a panel reads memory in order (the columns past the last
+/// whole panel are read from `w`).
+pub(crate) fn pack(w: &[f32], inputs: usize, outputs: usize) -> Vec<f32> {
+    let panels = outputs / PANEL;
+    let mut packed = Vec::with_capacity(panels * inputs * PANEL);
+    for p in 0..panels {
+        for i in 0..inputs {
+            packed.extend_from_slice(&w[i * outputs + p * PANEL..i * outputs + (p + 1) * PANEL]);
+        }
+    }
+    packed
+}
+
 /// `y[r][j] = b[j] + sum_i x[r][i] * w[i][j]` for `rows` rows; `x` is
-/// `rows x inputs`, `w` is `inputs x outputs` (row-major), `y` is
-/// `rows x outputs`.
-pub(crate) fn dense(x: &[f32], rows: usize, w: &[f32], b: &[f32], y: &mut [f32]) {
+/// `rows x inputs`, `w` is `inputs x outputs` (row-major) and `packed` is
+/// [`pack`]`(w)`, `y` is `rows x outputs`.
+pub(crate) fn dense(x: &[f32], rows: usize, w: &[f32], packed: &[f32], b: &[f32], y: &mut [f32]) {
     let (inputs, outputs) = (w.len() / b.len(), b.len());
     assert!(x.len() >= rows * inputs && y.len() >= rows * outputs && w.len() == inputs * outputs);
+    assert_eq!(packed.len(), outputs / PANEL * PANEL * inputs, "packed is pack(w)");
     #[cfg(target_arch = "x86_64")]
     if std::arch::is_x86_feature_detected!("avx2") && std::arch::is_x86_feature_detected!("fma") {
         // SAFETY: the processor has AVX2 and FMA (checked just above), and
         // the slices' lengths were checked against the shapes.
-        unsafe { avx::dense(x, rows, inputs, w, b, y) };
+        unsafe {
+            avx::dense(
+                &avx::Layer {
+                    x,
+                    inputs,
+                    w,
+                    packed,
+                    b,
+                },
+                rows,
+                y,
+            )
+        };
         return;
     }
     portable(x, rows, inputs, w, b, y, 0);
@@ -111,17 +142,21 @@ pub fn fma_peak_flops(seconds: f64) -> f64 {
 mod avx {
     use std::arch::x86_64::*;
 
+    use super::PANEL;
+
     /// Rows a chunk of a batch holds (a multiple of 6): 48 rows of 256
     /// floats are 48 KB, beside a layer's weights in a 1 MB L2 cache.
     const CHUNK_ROWS: usize = 48;
 
-    /// A layer's input rows (`inputs` floats each), weights and biases.
+    /// A layer's input rows (`inputs` floats each), weights (row-major and
+    /// packed) and biases.
     #[derive(Clone, Copy)]
-    struct Layer<'a> {
-        x: &'a [f32],
-        inputs: usize,
-        w: &'a [f32],
-        b: &'a [f32],
+    pub(super) struct Layer<'a> {
+        pub(super) x: &'a [f32],
+        pub(super) inputs: usize,
+        pub(super) w: &'a [f32],
+        pub(super) packed: &'a [f32],
+        pub(super) b: &'a [f32],
     }
 
     /// `n` rounds of 12 independent 8-wide fused multiply-adds (enough in
@@ -144,77 +179,94 @@ mod avx {
         out[0]
     }
 
-    /// [`super::dense`] with AVX2 and FMA. The columns go in panels of 16
-    /// (then 8), and each panel's weights (inputs x 16 floats, 14 KB for
-    /// 218 inputs) serve every block of rows before the next panel is read,
-    /// so they stay in the L1 cache while the rows go by six at a time.
+    /// [`super::dense`] with AVX2 and FMA. The packed panels of 16 columns
+    /// (then the rest 8 at a time from the row-major weights) serve every
+    /// block of rows before the next is read, so a panel (inputs x 16
+    /// floats, 14 KB for 218 inputs) stays in the L1 cache while the rows
+    /// go by six at a time, in chunks of [`CHUNK_ROWS`] that stay in L2.
     ///
     /// # Safety
-    /// The processor must have AVX2 and FMA; `x` holds `rows x inputs`,
-    /// `w` `inputs x outputs`, `y` `rows x outputs` floats (`outputs` =
-    /// `b.len()`).
+    /// The processor must have AVX2 and FMA; `l.x` holds `rows x inputs`,
+    /// `l.w` `inputs x outputs`, `l.packed` `pack(l.w)`, `y` `rows x
+    /// outputs` floats (`outputs` = `l.b.len()`).
     #[target_feature(enable = "avx2,fma")]
-    pub(super) unsafe fn dense(x: &[f32], rows: usize, inputs: usize, w: &[f32], b: &[f32], y: &mut [f32]) {
-        let outputs = b.len();
-        let l = &Layer { x, inputs, w, b };
+    pub(super) unsafe fn dense(l: &Layer, rows: usize, y: &mut [f32]) {
+        let (inputs, outputs) = (l.inputs, l.b.len());
+        let whole = outputs / PANEL * PANEL;
+        let rest = outputs - outputs % 8;
+        // The start of packed panel p, and of row-major column j.
+        let panel_at = |p: usize| unsafe { l.packed.as_ptr().add(p * inputs * PANEL) };
+        let column_at = |j: usize| unsafe { l.w.as_ptr().add(j) };
         // Blocks of 6 rows x 16 columns: 12 accumulators, 2 weight vectors
-        // and a broadcast fill 15 of AVX2's 16 registers. The rows go in
-        // chunks of CHUNK_ROWS, small enough to stay in the L2 cache while
-        // every column panel passes over them.
+        // and a broadcast fill 15 of AVX2's 16 registers.
         let blocked = rows - rows % 6;
         for start in (0..blocked).step_by(CHUNK_ROWS) {
             let end = (start + CHUNK_ROWS).min(blocked);
-            let mut j = 0;
-            while j + 16 <= outputs {
+            for j in (0..whole).step_by(PANEL) {
+                let p = panel_at(j / PANEL);
                 for r in (start..end).step_by(6) {
-                    // SAFETY: rows r..r+6 and columns j..j+16 are within the shapes.
-                    unsafe { panel::<6, 2>(l, y, r, j) };
+                    // SAFETY: rows r..r+6, columns j..j+16 of packed panel j/16.
+                    unsafe { panel::<6, 2>(l, y, r, j, [p, p.add(8)], PANEL) };
                 }
-                j += 16;
             }
-            while j + 8 <= outputs {
+            for j in (whole..rest).step_by(8) {
                 for r in (start..end).step_by(6) {
-                    // SAFETY: rows r..r+6 and columns j..j+8 are within the shapes.
-                    unsafe { panel::<6, 1>(l, y, r, j) };
+                    // SAFETY: rows r..r+6, columns j..j+8 of the row-major weights.
+                    unsafe { panel::<6, 1>(l, y, r, j, [column_at(j)], outputs) };
                 }
-                j += 8;
             }
         }
-        let j = outputs - outputs % 8;
-        let rest = j;
         // The rows left over (a single evaluation's one row) one at a time,
-        // 48 columns at once: 6 accumulators chained on independent sums.
+        // three packed panels at once: 6 accumulators on independent sums.
         for r in blocked..rows {
             let mut j = 0;
-            while j + 48 <= outputs {
-                // SAFETY: row r and columns j..j+48 are within the shapes.
-                unsafe { panel::<1, 6>(l, y, r, j) };
-                j += 48;
+            while j + 3 * PANEL <= whole {
+                let p = panel_at(j / PANEL);
+                let q = panel_at(j / PANEL + 1);
+                let s = panel_at(j / PANEL + 2);
+                // SAFETY: row r, columns j..j+48 of three packed panels.
+                unsafe { panel::<1, 6>(l, y, r, j, [p, p.add(8), q, q.add(8), s, s.add(8)], PANEL) };
+                j += 3 * PANEL;
             }
-            while j + 8 <= outputs {
-                // SAFETY: row r and columns j..j+8 are within the shapes.
-                unsafe { panel::<1, 1>(l, y, r, j) };
-                j += 8;
+            while j < whole {
+                let p = panel_at(j / PANEL);
+                // SAFETY: row r, columns j..j+16 of packed panel j/16.
+                unsafe { panel::<1, 2>(l, y, r, j, [p, p.add(8)], PANEL) };
+                j += PANEL;
+            }
+            for j in (whole..rest).step_by(8) {
+                // SAFETY: row r, columns j..j+8 of the row-major weights.
+                unsafe { panel::<1, 1>(l, y, r, j, [column_at(j)], outputs) };
             }
         }
         if rest < outputs {
-            super::portable(x, rows, inputs, w, b, y, rest);
+            super::portable(l.x, rows, inputs, l.w, l.b, y, rest);
         }
     }
 
     /// Rows `r..r + R`, columns `j..j + 8 * C`: `R x C` accumulators of 8
-    /// floats in registers, one fused multiply-add each per input.
+    /// floats in registers, one fused multiply-add each per input. Input
+    /// `i`'s weights for accumulator column `t` are the 8 floats at
+    /// `from[t] + i * stride`.
     ///
     /// # Safety
-    /// As [`dense`], and `r + R <= rows`, `j + 8 * C <= outputs`.
+    /// As [`dense`], `r + R <= rows`, `j + 8 * C <= outputs`, and each
+    /// `from[t] + i * stride` (i < inputs) starts 8 floats of the weights.
     #[target_feature(enable = "avx2,fma")]
-    unsafe fn panel<const R: usize, const C: usize>(l: &Layer, y: &mut [f32], r: usize, j: usize) {
-        let Layer { x, inputs, w, b } = *l;
-        let outputs = b.len();
-        let (xp, wp, bp, yp) = (x.as_ptr(), w.as_ptr(), b.as_ptr(), y.as_mut_ptr());
+    unsafe fn panel<const R: usize, const C: usize>(
+        l: &Layer,
+        y: &mut [f32],
+        r: usize,
+        j: usize,
+        from: [*const f32; C],
+        stride: usize,
+    ) {
+        let (inputs, outputs) = (l.inputs, l.b.len());
+        let (xp, bp, yp) = (l.x.as_ptr(), l.b.as_ptr(), y.as_mut_ptr());
         // SAFETY (every pointer below): row k < r + R <= rows reads
         // x[k * inputs + i] with i < inputs; columns j..j + 8C <= outputs
-        // read w[i * outputs + j..] and b[j..] and write y[k * outputs + j..].
+        // read b[j..] and write y[k * outputs + j..]; the weights as the
+        // caller promised.
         let mut acc = [[_mm256_setzero_ps(); C]; R];
         for row in acc.iter_mut() {
             for (t, a) in row.iter_mut().enumerate() {
@@ -222,10 +274,9 @@ mod avx {
             }
         }
         for i in 0..inputs {
-            let wi = unsafe { wp.add(i * outputs + j) };
             let mut ws = [_mm256_setzero_ps(); C];
             for (t, v) in ws.iter_mut().enumerate() {
-                *v = unsafe { _mm256_loadu_ps(wi.add(8 * t)) };
+                *v = unsafe { _mm256_loadu_ps(from[t].add(i * stride)) };
             }
             for (k, row) in acc.iter_mut().enumerate() {
                 let xv = _mm256_set1_ps(unsafe { *xp.add((r + k) * inputs + i) });
@@ -278,14 +329,15 @@ mod tests {
             let x = uniform(&mut rng, rows * inputs);
             let w = uniform(&mut rng, inputs * outputs);
             let b = uniform(&mut rng, outputs);
+            let packed = pack(&w, inputs, outputs);
             let mut fast = vec![0.0; rows * outputs];
-            dense(&x, rows, &w, &b, &mut fast);
+            dense(&x, rows, &w, &packed, &b, &mut fast);
             let mut slow = vec![0.0; rows * outputs];
             portable(&x, rows, inputs, &w, &b, &mut slow, 0);
             assert_eq!(fast, slow, "{rows} x {inputs} -> {outputs}");
             for r in 0..rows {
                 let mut one = vec![0.0; outputs];
-                dense(&x[r * inputs..(r + 1) * inputs], 1, &w, &b, &mut one);
+                dense(&x[r * inputs..(r + 1) * inputs], 1, &w, &packed, &b, &mut one);
                 assert_eq!(one, fast[r * outputs..(r + 1) * outputs], "row {r} alone");
             }
             // And the sums are the layer's (to rounding).

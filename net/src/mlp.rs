@@ -4,7 +4,7 @@
 //! `rows` logit rows and values out, every row's numbers the same whatever
 //! the batch, the thread count or the processor (kernel.rs).
 
-use crate::kernel::{dense, tanh_in_place};
+use crate::kernel::{dense, pack, tanh_in_place};
 
 /// Rows a forward pass takes through the layers at once (a multiple of the
 /// kernel's 6-row blocks): 192 rows of 256 floats are 192 KB, which stay in
@@ -17,6 +17,8 @@ pub const BATCH_CHUNK: usize = 192;
 pub struct Dense {
     inputs: usize,
     weights: Vec<f32>,
+    /// The weights repacked for the kernel (`kernel::pack`).
+    packed: Vec<f32>,
     bias: Vec<f32>,
 }
 
@@ -27,7 +29,13 @@ impl Dense {
     /// If the lengths disagree.
     pub fn new(inputs: usize, weights: Vec<f32>, bias: Vec<f32>) -> Dense {
         assert_eq!(weights.len(), inputs * bias.len(), "weights are inputs x outputs");
-        Dense { inputs, weights, bias }
+        let packed = pack(&weights, inputs, bias.len());
+        Dense {
+            inputs,
+            weights,
+            packed,
+            bias,
+        }
     }
 
     pub fn inputs(&self) -> usize {
@@ -47,7 +55,7 @@ impl Dense {
     }
 
     fn apply(&self, x: &[f32], rows: usize, y: &mut [f32]) {
-        dense(x, rows, &self.weights, &self.bias, y);
+        dense(x, rows, &self.weights, &self.packed, &self.bias, y);
     }
 }
 
