@@ -137,9 +137,12 @@ fn refuse_foreign_files(dir: &Path, output: &str) -> Result<(), StoreError> {
 /// again. The files are looked at without holding the store's lock.
 pub fn verify(shared: &Shared, id: &str) -> Result<(), StoreError> {
     let root = &shared.config.results;
+    // Read through the read-only connection: a pass over every done task
+    // (10,000s) must not hold the lock that leases take. A task placed
+    // after this snapshot is checked on the next pass.
     let (e, tasks) = {
-        let store = shared.store();
-        (store.experiment(id)?, store.done_tasks(id, false)?)
+        let reader = shared.reader();
+        (reader.experiment(id)?, reader.done_tasks(id, false)?)
     };
     let mut lost = Vec::new();
     // With `[output] moves = true` (or matches: the hands table), a games

@@ -10,6 +10,13 @@ use super::{
     Result, Store, TaskState, now_ms, token,
 };
 
+/// The done tasks of an experiment not yet in place, in order: what the
+/// sweeper places each tick (a range of the index `tasks_to_place`).
+const DONE_UNPLACED: &str = "SELECT task_id, shard, first_game, games, rows, checksum, temp_file, final_file,
+        completed_ms, stage, file_bytes, placed
+     FROM tasks WHERE state = ?2 AND experiment_id = ?1 AND placed = 0
+     ORDER BY stage_seq, seq";
+
 impl Store {
     /// Gives back every lease held by a worker whose id starts with `prefix`
     /// (`muggins run` restarting: its previous in-process workers are gone).
@@ -432,16 +439,28 @@ impl Store {
         self.done_tasks(id, false).map(Some)
     }
 
+    /// The query plan of the sweeper's look-up (tests: an index range).
+    #[cfg(test)]
+    pub(super) fn done_unplaced_plan(&self) -> Result<String> {
+        let mut q = self.conn.prepare(&format!("EXPLAIN QUERY PLAN {DONE_UNPLACED}"))?;
+        let rows = q.query_map(params!["x", TaskState::Done], |r| r.get::<_, String>(3))?;
+        Ok(rows.collect::<std::result::Result<Vec<_>, _>>()?.join("; "))
+    }
+
     /// The done tasks of experiment `id` (only those not yet in place when
     /// `unplaced_only`), in stage and shard order.
     pub fn done_tasks(&self, id: &str, unplaced_only: bool) -> Result<Vec<DoneTask>> {
-        let mut q = self.conn.prepare(
+        // Two statements, so that the sweeper's (unplaced only, every tick)
+        // is a range of `tasks_to_place`.
+        let mut q = self.conn.prepare_cached(if unplaced_only {
+            DONE_UNPLACED
+        } else {
             "SELECT task_id, shard, first_game, games, rows, checksum, temp_file, final_file, completed_ms, stage,
                     file_bytes, placed
-             FROM tasks WHERE experiment_id = ?1 AND state = ?3 AND (?2 = 0 OR placed = 0)
-             ORDER BY stage_seq, seq",
-        )?;
-        let rows = q.query_map(params![id, unplaced_only, TaskState::Done], |r| {
+             FROM tasks WHERE experiment_id = ?1 AND state = ?2
+             ORDER BY stage_seq, seq"
+        })?;
+        let rows = q.query_map(params![id, TaskState::Done], |r| {
             Ok(DoneTask {
                 task_id: r.get(0)?,
                 shard: r.get::<_, i64>(1)? as u64,

@@ -346,6 +346,9 @@ CREATE INDEX IF NOT EXISTS tasks_by_state ON tasks (state, experiment_id, stage_
 CREATE INDEX IF NOT EXISTS tasks_open ON tasks (experiment_id, placed, stage_seq);
 CREATE INDEX IF NOT EXISTS tasks_by_expiry ON tasks (state, experiment_id, stage_seq, lease_expires_ms);
 CREATE INDEX IF NOT EXISTS tasks_by_token ON tasks (lease_token);
+-- The sweeper's tick: the done tasks not yet in place, in order, without a
+-- pass over the experiment's done ones (10,000s, under the store's lock).
+CREATE INDEX IF NOT EXISTS tasks_to_place ON tasks (state, experiment_id, placed, stage_seq, seq);
 -- An experiment's check tasks by state (status counts them).
 CREATE INDEX IF NOT EXISTS tasks_by_stage ON tasks (experiment_id, stage, state);
 -- The finished ranges of games tasks with their checksums and workers:
