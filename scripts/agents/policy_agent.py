@@ -55,7 +55,8 @@ def main():
                 print(f"policy_agent plays block, not {m['game']}", file=sys.stderr, flush=True)
                 return
             rng = random.Random(m["seed"])
-            bot = policy(args.model, args.sample, m["seed"] % 2**64)
+            if args.sample:  # the draws' stream is the game's (greedy play needs none)
+                bot = policy(args.model, True, m["seed"] % 2**64)
         elif kind == "decide":
             state = world.sample(m["seat"], m["tiles"], m["history"], rng)
             action = int(bot.step(state))

@@ -16,21 +16,22 @@
 
 use rusqlite::{Connection, params};
 
-use super::{HeartbeatOutcome, LeaseRef, Result, Store, TaskState, now_ms};
+use super::{ExpState, HeartbeatOutcome, LeaseRef, Result, Store, TaskState, now_ms};
 
 /// A heartbeat answered but not yet written.
 #[derive(Clone, Debug)]
 pub(super) struct Beat {
-    experiment_id: String,
     token: String,
     games_done: u64,
     expires_ms: i64,
 }
 
-/// The beats kept, by task id (task ids are unique across experiments only
-/// with their experiment: the entry keeps it, and a second experiment's
-/// task of the same id simply writes its own beat first).
+/// The beats kept, by (experiment id, task id): one a leased task.
 pub(super) type Beats = std::collections::HashMap<(String, String), Beat>;
+
+/// What a valid heartbeat's lease is: its experiment, whether that still
+/// runs, and the task's (shard, first game, games).
+type Leased = (String, ExpState, (u64, u64, u64));
 
 impl Store {
     /// A heartbeat for the lease `lease` of a worker that has played
@@ -45,76 +46,56 @@ impl Store {
         worker: &str,
         chunks: &[super::ChunkIn],
     ) -> Result<HeartbeatOutcome> {
-        if !chunks.is_empty() {
-            return self.heartbeat_with_chunks(lease, games_done, lease_ms, worker, chunks);
-        }
-        let LeaseRef { task_id, token } = lease;
-        let Some((exp, state)) = Self::leased_by(&self.conn, task_id, token)? else {
-            return Ok(HeartbeatOutcome::Invalid);
-        };
-        if Self::is_bad(&self.conn, worker)? {
-            // A cross-check found this worker wrong: its work is not wanted.
-            return Ok(HeartbeatOutcome::Invalid);
-        }
-        let games = task_games(&self.conn, &exp, task_id)?;
-        if games_done > games {
-            return Ok(HeartbeatOutcome::BadProgress { games });
-        }
         let beat = Beat {
-            experiment_id: exp.clone(),
-            token: token.to_string(),
+            token: lease.token.to_string(),
             games_done,
             expires_ms: now_ms() + lease_ms,
         };
-        self.beats.insert((exp, task_id.to_string()), beat);
+        if !chunks.is_empty() {
+            return self.heartbeat_with_chunks(lease.task_id, beat, worker, chunks);
+        }
+        let (exp, state, _) = match check(&self.conn, lease, games_done, worker)? {
+            Ok(leased) => leased,
+            Err(refused) => return Ok(refused),
+        };
+        self.beats.insert((exp, lease.task_id.to_string()), beat);
         Ok(HeartbeatOutcome::Valid {
-            cancel: state != super::ExpState::Running,
+            cancel: state != ExpState::Running,
             recorded: 0,
         })
     }
 
+    /// [`Self::heartbeat`] with chunks: recorded and the beat written in
+    /// one transaction.
     fn heartbeat_with_chunks(
         &mut self,
-        lease: LeaseRef,
-        games_done: u64,
-        lease_ms: i64,
+        task_id: &str,
+        beat: Beat,
         worker: &str,
         chunks: &[super::ChunkIn],
     ) -> Result<HeartbeatOutcome> {
-        let LeaseRef { task_id, token } = lease;
         let tx = self.conn.transaction()?;
-        let Some((exp, state)) = Self::leased_by(&tx, task_id, token)? else {
-            return Ok(HeartbeatOutcome::Invalid);
+        let lease = LeaseRef {
+            task_id,
+            token: &beat.token,
         };
-        if Self::is_bad(&tx, worker)? {
-            return Ok(HeartbeatOutcome::Invalid);
-        }
-        let (shard, first, games): (i64, i64, i64) = tx
-            .prepare_cached("SELECT shard, first_game, games FROM tasks WHERE experiment_id = ?1 AND task_id = ?2")?
-            .query_row(params![exp, task_id], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))?;
-        if games_done > games as u64 {
-            return Ok(HeartbeatOutcome::BadProgress { games: games as u64 });
-        }
-        let recorded = match Self::record_chunks(&tx, &exp, (shard as u64, first as u64, games as u64), worker, chunks)?
-        {
+        let (exp, state, range) = match check(&tx, lease, beat.games_done, worker)? {
+            Ok(leased) => leased,
+            Err(refused) => return Ok(refused),
+        };
+        let recorded = match Self::record_chunks(&tx, &exp, range, worker, chunks)? {
             Ok(n) => n,
             Err(why) => {
                 tracing::warn!(task = %task_id, %worker, reason = %why, "chunks refused");
                 0
             }
         };
-        let beat = Beat {
-            experiment_id: exp.clone(),
-            token: token.to_string(),
-            games_done,
-            expires_ms: now_ms() + lease_ms,
-        };
-        write_beat(&tx, task_id, &beat)?;
+        write_beat(&tx, &exp, task_id, &beat)?;
         tx.commit()?;
         // Written: an older kept beat of this lease would only move it back.
         self.beats.remove(&(exp, task_id.to_string()));
         Ok(HeartbeatOutcome::Valid {
-            cancel: state != super::ExpState::Running,
+            cancel: state != ExpState::Running,
             recorded,
         })
     }
@@ -135,30 +116,46 @@ impl Store {
     /// end up to a sweep early, which only re-leases their tasks.
     pub(super) fn write_beats(conn: &Connection, beats: &mut Beats) -> Result<usize> {
         let n = beats.len();
-        for ((_, task_id), beat) in beats.drain() {
-            write_beat(conn, &task_id, &beat)?;
+        for ((exp, task_id), beat) in beats.drain() {
+            write_beat(conn, &exp, &task_id, &beat)?;
         }
         Ok(n)
     }
 }
 
-/// How many games the task holds.
-fn task_games(conn: &Connection, exp: &str, task_id: &str) -> Result<u64> {
-    let games: i64 = conn
-        .prepare_cached("SELECT games FROM tasks WHERE experiment_id = ?1 AND task_id = ?2")?
-        .query_row(params![exp, task_id], |r| r.get(0))?;
-    Ok(games as u64)
+/// The lease a heartbeat names, if it is the task's current one, its worker
+/// is not marked bad and its progress fits the task; else the answer.
+fn check(
+    conn: &Connection,
+    lease: LeaseRef,
+    games_done: u64,
+    worker: &str,
+) -> Result<std::result::Result<Leased, HeartbeatOutcome>> {
+    let Some((exp, state)) = Store::leased_by(conn, lease.task_id, lease.token)? else {
+        return Ok(Err(HeartbeatOutcome::Invalid));
+    };
+    if Store::is_bad(conn, worker)? {
+        // A cross-check found this worker wrong: its work is not wanted.
+        return Ok(Err(HeartbeatOutcome::Invalid));
+    }
+    let (shard, first, games): (i64, i64, i64) = conn
+        .prepare_cached("SELECT shard, first_game, games FROM tasks WHERE experiment_id = ?1 AND task_id = ?2")?
+        .query_row(params![exp, lease.task_id], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))?;
+    if games_done > games as u64 {
+        return Ok(Err(HeartbeatOutcome::BadProgress { games: games as u64 }));
+    }
+    Ok(Ok((exp, state, (shard as u64, first as u64, games as u64))))
 }
 
 /// Pushes a lease's deadline on and counts its games, if the lease is still
 /// the task's current one (its token, leased): otherwise nothing.
-fn write_beat(conn: &Connection, task_id: &str, beat: &Beat) -> Result<()> {
+fn write_beat(conn: &Connection, exp: &str, task_id: &str, beat: &Beat) -> Result<()> {
     conn.prepare_cached(
         "UPDATE tasks SET lease_expires_ms = ?3, games_done = ?4
          WHERE experiment_id = ?1 AND task_id = ?2 AND lease_token = ?5 AND state = ?6",
     )?
     .execute(params![
-        beat.experiment_id,
+        exp,
         task_id,
         beat.expires_ms,
         beat.games_done as i64,

@@ -139,14 +139,12 @@ impl NetPolicy {
             return best;
         }
         let top = logits[best as usize] as f64;
-        let weights: Vec<f64> = legal
-            .iter()
-            .map(|&a| ((logits[a as usize] as f64 - top) / self.temperature).exp())
-            .collect();
-        let total: f64 = weights.iter().sum();
+        let weight = |a: u32| ((logits[a as usize] as f64 - top) / self.temperature).exp();
+        let total: f64 = legal.iter().map(|&a| weight(a)).sum();
         let mut u = (rng.next_u64() >> 11) as f64 / (1u64 << 53) as f64 * total;
-        for (&a, w) in legal.iter().zip(&weights) {
-            if u < *w {
+        for &a in legal {
+            let w = weight(a);
+            if u < w {
                 return a;
             }
             u -= w;
