@@ -68,6 +68,7 @@ plant "a proto default then field writes" coordinator/src/service.rs $'fn _d() {
 plant "a stream tag outside seed.rs" jobs/src/lib.rs 'pub const _TAG: &[u8; 8] = b"mugplnt1";' "stream tag spelled outside"
 plant "a stream tag not starting mug" engine/src/seed.rs 'pub const PLANTED: &[u8; 8] = b"xyzplnt1";' "does not start mug"
 plant "an entropy seed" jobs/src/lib.rs 'fn _e() { let _ = rand::rng(); }' "not keyed by engine::seed"
+plant "an engine name spelled twice" python/src/bot.rs 'const _E: &str = "ismcts";' "engine name spelled outside"
 plant "a clippy group allowed" jobs/src/lib.rs '#[allow(clippy::complexity)] fn _c() {}' "clippy group allowed"
 plant "a module the codemap does not name" full/src/planted_module.rs 'pub fn f() {}' "codemap does not name"
 

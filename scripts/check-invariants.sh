@@ -119,6 +119,15 @@ if grep -rnE 'seed_from_u64|from_entropy|thread_rng|OsRng|from_os_rng|rand::rng\
     fail=1
 fi
 
+# One engine type: an engine's name is spelled only by engine::PlayerEngine
+# (engine/src/game/record.rs); the spec, the CLI, the Python package and
+# the reports read it from there (a belief named dominai is the belief's).
+if grep -rnE '"(mstar|expectimax|ismcts|dominai|external)"' --include=*.rs */src \
+    | grep -vE '^engine/src/game/record\.rs:|^\S+:\s*//|^engine/src/worlds\.rs:[0-9]+:\s*Belief::Dominai'; then
+    echo "invariant broken: an engine name spelled outside engine::PlayerEngine (lines above)"
+    fail=1
+fi
+
 # ARCHITECTURE.md's codemap names every module: each file under a crate's
 # src/ by its path from src/ (`spec/parse.rs`), a directory module by its
 # directory (`spec/`); the crate roots (lib.rs, main.rs) by their crate.

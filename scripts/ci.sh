@@ -20,6 +20,7 @@ cargo check --quiet --locked --manifest-path fuzz/Cargo.toml
 echo "== architecture invariants"
 bash scripts/check-invariants.sh
 bash scripts/check-invariants-test.sh
+bash scripts/check-one-engine.sh
 
 echo "== Python tools for the tests (DuckDB, pyarrow, Polars, scikit-learn, scipy, grpcio-reflection, OpenSpiel, JAX and Optax for the PPO example)"
 python3 -m pip install --quiet --disable-pip-version-check duckdb pyarrow polars scikit-learn scipy kubernetes-validate pyyaml grpcio grpcio-reflection open_spiel jax optax safetensors

@@ -89,7 +89,7 @@ pub(crate) struct FactorAcc {
 
 impl FactorAcc {
     pub(crate) fn add(&mut self, r: &jobs::GameRow) {
-        use engine::{Observability, PlayerEngine};
+        use engine::Observability;
         let levels: [Option<Level>; 10] = [
             r.rules.clone().map(Level::Name),
             Some(Level::Static(r.information_source.name())),
@@ -98,13 +98,7 @@ impl FactorAcc {
                 Observability::Partial => "partial",
             })),
             Some(Level::Static(r.target.name())),
-            Some(Level::Static(match r.engine {
-                PlayerEngine::MStar => "mstar",
-                PlayerEngine::Expectimax => "expectimax",
-                PlayerEngine::Ismcts => "ismcts",
-                PlayerEngine::Dominai => "dominai",
-                PlayerEngine::External => "external",
-            })),
+            Some(Level::Static(r.engine.name())),
             r.belief.map(|b| Level::Static(b.name())),
             Some(match r.shaping == jobs::ShapingLevel::NONE {
                 true => Level::Static("none"),

@@ -50,13 +50,8 @@ pub fn summary_table(r: &Report) -> String {
             // Targets in the spec's order: the cells' (the rows') order.
             r.cells.iter().position(|x| x.target == c.target),
             c.budget,
-            match e {
-                PlayerEngine::Expectimax => 0,
-                PlayerEngine::MStar => 1,
-                PlayerEngine::Ismcts => 2,
-                PlayerEngine::Dominai => 3,
-                PlayerEngine::External => 4,
-            },
+            // Engines in their declared order: Expectimax, M*, ISMCTS, ...
+            e,
         )
     });
     let mut s = String::new();

@@ -53,20 +53,20 @@ impl RulesArgs {
 pub struct SearchArgs {
     /// Worlds per partial-observation decision: all, or a sample of K.
     #[arg(long, default_value = "all")]
-    pub worlds: String,
+    pub worlds: WorldCount,
     /// Look-ahead in turns: unlimited, or 1-254.
     #[arg(long, default_value = "unlimited")]
-    pub depth: String,
+    pub depth: DepthLimit,
     /// Where partial observation's worlds come from: uniform, constraints
     /// (and, in the full game, dominai or model); see docs/beliefs.md.
     #[arg(long, default_value = "uniform")]
-    pub belief: String,
+    pub belief: Belief,
 }
 
 impl SearchArgs {
     /// The thesis's search settings (its beliefs: uniform and constraints).
     pub fn config(&self) -> Result<SearchConfig> {
-        let belief = self.belief()?;
+        let belief = self.belief;
         if belief.all_fives_only() {
             bail!(
                 "--belief {}: the thesis's worlds split the unseen tiles between the target and the boneyard: use \
@@ -75,22 +75,11 @@ impl SearchArgs {
             );
         }
         Ok(SearchConfig {
-            worlds: parse_worlds(&self.worlds)?,
-            depth: parse_depth(&self.depth)?,
+            worlds: self.worlds,
+            depth: self.depth,
             belief,
         })
     }
-
-    /// `--belief`.
-    pub fn belief(&self) -> Result<Belief> {
-        self.belief
-            .parse()
-            .map_err(|why| anyhow::anyhow!("--belief {:?}: {why}", self.belief))
-    }
-}
-
-pub fn parse_worlds(s: &str) -> Result<WorldCount> {
-    s.parse().map_err(|why| anyhow::anyhow!("--worlds {s:?}: {why}"))
 }
 
 pub fn parse_depth(s: &str) -> Result<DepthLimit> {

@@ -31,6 +31,7 @@ mod openspiel;
 mod out;
 mod play;
 mod play_full;
+mod play_full_args;
 mod report;
 mod solve;
 mod text;

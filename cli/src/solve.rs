@@ -11,7 +11,7 @@ use crate::args::{RulesArgs, parse_depth, parse_states};
 #[derive(Debug, Args)]
 pub struct SolveArgs {
     /// expectimax, mstar:random, mstar:scorer or mstar:defender.
-    #[arg(long, default_value = "expectimax")]
+    #[arg(long, default_value_t = EngineKind::Expectimax)]
     pub engine: EngineKind,
     /// Starting states: all, an index, a range like 0-99, or a comma-separated list.
     #[arg(long, default_value = "all")]

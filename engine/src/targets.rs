@@ -8,6 +8,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::board::Board;
 use crate::features::Features;
+use crate::game::PlayerEngine;
 use crate::position::{Action, Position};
 use crate::rules::Rules;
 use crate::tiles::PipTable;
@@ -91,8 +92,8 @@ impl EngineKind {
 impl fmt::Display for EngineKind {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            EngineKind::Expectimax => f.write_str("expectimax"),
-            EngineKind::MStar(t) => write!(f, "mstar:{t}"),
+            EngineKind::Expectimax => f.write_str(PlayerEngine::Expectimax.name()),
+            EngineKind::MStar(t) => write!(f, "{}:{t}", PlayerEngine::MStar.name()),
         }
     }
 }
@@ -100,14 +101,17 @@ impl fmt::Display for EngineKind {
 impl FromStr for EngineKind {
     type Err = String;
     fn from_str(s: &str) -> Result<Self, String> {
-        match s {
-            "expectimax" => Ok(EngineKind::Expectimax),
-            _ => match s.strip_prefix("mstar:") {
-                Some(t) => Ok(EngineKind::MStar(t.parse()?)),
-                None => Err(format!(
-                    "unknown engine {s:?}: expected expectimax, mstar:random, mstar:scorer or mstar:defender"
-                )),
-            },
+        if s == PlayerEngine::Expectimax.name() {
+            return Ok(EngineKind::Expectimax);
+        }
+        match s
+            .strip_prefix(PlayerEngine::MStar.name())
+            .and_then(|t| t.strip_prefix(':'))
+        {
+            Some(t) => Ok(EngineKind::MStar(t.parse()?)),
+            None => Err(format!(
+                "unknown engine {s:?}: expected expectimax, mstar:random, mstar:scorer or mstar:defender"
+            )),
         }
     }
 }

@@ -42,6 +42,16 @@ impl std::str::FromStr for WorldCount {
     }
 }
 
+/// `all`, or the sample size: what [`WorldCount::from_str`] reads.
+impl std::fmt::Display for WorldCount {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            WorldCount::All => f.write_str("all"),
+            WorldCount::Sample(k) => write!(f, "{k}"),
+        }
+    }
+}
+
 /// Where a partial-observation decision's worlds come from (docs/beliefs.md).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 pub enum Belief {

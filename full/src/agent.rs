@@ -16,11 +16,12 @@ use super::eval::{Evaluation, LinearEval};
 use super::fives::FivesPosition;
 use super::ismcts::IsmctsTree;
 use super::rules::{FullRules, MAX_SEATS};
-use super::search::{FullDecision, FullEngine};
+use super::search::FullDecision;
 use super::seen::Seen;
 use super::table::FivesTable;
 use super::targets::{DEFAULT_TARGET_DEPTH, FullTarget};
 use super::worlds::{BeliefScore, WorldSampler, WorldSource};
+use engine::PlayerEngine;
 
 /// A seat's player in the full game: a fixed strategy, or a search.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -106,6 +107,30 @@ pub fn external_choice(external: Option<&mut (dyn ExternalSeats + '_)>, view: &S
         .ok_or_else(|| forfeit(format!("illegal action {id}")))
 }
 
+/// Which of muggins' searches runs an engine: the one place that maps each
+/// engine to its search, so that the compiler refuses a new engine until
+/// it has one (the game loops dispatch on this, never on the engine).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Route {
+    /// Depth-limited alpha-beta (M*, Expectimax): `AlphaBeta`, PIMC.
+    AlphaBeta,
+    /// Information-set Monte Carlo tree search.
+    Ismcts,
+    /// Seed 002's player.
+    Dominai,
+}
+
+/// The search that runs `engine` ([`SearchSettings::check`] refuses the
+/// one that is no search of muggins', `external`).
+pub(crate) fn route(engine: PlayerEngine) -> Route {
+    match engine {
+        PlayerEngine::MStar | PlayerEngine::Expectimax => Route::AlphaBeta,
+        PlayerEngine::Ismcts => Route::Ismcts,
+        PlayerEngine::Dominai => Route::Dominai,
+        PlayerEngine::External => panic!("an agent outside muggins is FullAgent::External, never a search"),
+    }
+}
+
 /// The deepest a search goes, in plays and draws: deeper than any hand, so
 /// a search to it stops only at the end of the hand or of its budget
 /// ([`engine::DepthLimit::Unlimited`]).
@@ -124,7 +149,7 @@ pub fn depth_of(limit: engine::DepthLimit) -> u8 {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct SearchSettings {
     /// Expectimax, M* or ISMCTS.
-    pub engine: FullEngine,
+    pub engine: PlayerEngine,
     /// The deepest search, in plays and draws (1 to [`DEEPEST`], which is
     /// no limit: [`depth_of`]); iterative deepening stops here if the
     /// budget has not stopped it first.
@@ -162,7 +187,7 @@ impl SearchSettings {
 
     /// A search of `engine` to `depth` under full observation, no budget,
     /// leaves valued by the score so far.
-    pub fn fixed(engine: FullEngine, depth: u8) -> SearchSettings {
+    pub fn fixed(engine: PlayerEngine, depth: u8) -> SearchSettings {
         SearchSettings {
             engine,
             depth,
@@ -202,7 +227,7 @@ impl FullAgent {
     pub fn name(self) -> String {
         match self {
             FullAgent::Fixed(t) => t.name().to_string(),
-            FullAgent::External => "external".to_string(),
+            FullAgent::External => PlayerEngine::External.name().to_string(),
             FullAgent::Search(s) => {
                 let reach = if s.budget > 0 {
                     format!("{} nodes", s.budget)
@@ -225,8 +250,8 @@ impl FullAgent {
                     belief = format!("{belief}, {}", s.shaping_name());
                 }
                 match (s.engine, s.budget, s.worlds, s.learned) {
-                    (FullEngine::Dominai, 0, _, _) => "dominai".to_string(),
-                    (FullEngine::Dominai, b, _, _) => format!("dominai ({b} nodes)"),
+                    (PlayerEngine::Dominai, 0, _, _) => PlayerEngine::Dominai.name().to_string(),
+                    (PlayerEngine::Dominai, b, _, _) => format!("dominai ({b} nodes)"),
                     (_, 0, 0, false) if belief.is_empty() => format!("{}/{}", s.engine.name(), s.depth),
                     _ => format!("{} ({reach}{worlds}{eval}{belief})", s.engine.name()),
                 }
@@ -329,7 +354,7 @@ impl Scratch {
         let budgets: Vec<u64> = agents
             .iter()
             .filter_map(|a| match a {
-                FullAgent::Search(s) if s.engine != FullEngine::Ismcts => Some(s.budget),
+                FullAgent::Search(s) if s.engine != PlayerEngine::Ismcts => Some(s.budget),
                 _ => None,
             })
             .collect();
@@ -347,7 +372,7 @@ impl FullAgent {
     /// Expectimax to `depth` under full observation.
     pub fn target(t: FullTarget, depth: u8) -> FullAgent {
         match t {
-            FullTarget::Searcher => FullAgent::Search(SearchSettings::fixed(FullEngine::Expectimax, depth)),
+            FullTarget::Searcher => FullAgent::Search(SearchSettings::fixed(PlayerEngine::Expectimax, depth)),
             t => FullAgent::Fixed(t),
         }
     }
@@ -390,7 +415,8 @@ pub fn search_decision(
     let scratch = &mut *ctx.scratch;
     let seat = pos.mover;
     let k = settings.worlds as usize;
-    if settings.engine == FullEngine::Dominai {
+    let route = route(settings.engine);
+    if let Route::Dominai = route {
         // Its matrices are its belief, whatever `belief` says.
         scratch.sampler.prepare(
             rules,
@@ -429,7 +455,7 @@ pub fn search_decision(
         );
     }
     let score = partial.then(|| belief_score(scratch, pos));
-    if settings.engine == FullEngine::Ismcts {
+    if let Route::Ismcts = route {
         let budget = settings.budget.max(1) * k.max(1) as u64;
         let sampler = partial.then_some(&mut scratch.sampler);
         return (scratch.tree.decide(rules, pos, budget, sampler, rng), score);

@@ -26,6 +26,7 @@ pub mod predict;
 mod rules;
 mod search;
 mod seen;
+mod settings;
 pub mod spiel;
 mod table;
 mod targets;
@@ -57,8 +58,9 @@ pub use ismcts::{ISMCTS_EXPLORATION, IsmctsTree};
 pub use open_hand::{OpenHandRecord, decide_open, pimc_open, play_open_hand, play_open_hand_external};
 pub use position::{FullAction, FullActions, FullPosition, HandEnd, OPENING, tiles_of};
 pub use rules::{DealOrder, FivesBlocked, FivesLead, FullConfig, FullRules, MAX_SEATS, Preset, Tally};
-pub use search::{FULL_TIE_EPSILON, FullDecision, FullEngine, FullSearcher};
+pub use search::{FULL_TIE_EPSILON, FullDecision, FullSearcher};
 pub use seen::Seen;
+pub use settings::{Leaves, PlayerName, Setting, SettingError};
 pub use table::{Bound, Entry, FivesTable, SLOT_BYTES, position_key};
 pub use targets::{DEFAULT_TARGET_DEPTH, FullTarget, fixed_choice, full_choice, heaviest_play};
 pub use worlds::{

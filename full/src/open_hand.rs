@@ -6,7 +6,7 @@ use rand_chacha::ChaCha20Rng;
 use engine::TileSet;
 use engine::seed::below;
 
-use super::agent::{ExternalSeats, Forfeit, FullAgent, SeatView, external_choice, models};
+use super::agent::{ExternalSeats, Forfeit, FullAgent, Route, SeatView, external_choice, models, route};
 use super::belief::{Observation, open_world_of};
 use super::dominai::dominai_decide_block;
 use super::ismcts::IsmctsTree;
@@ -14,7 +14,7 @@ use super::open_ismcts::ismcts_open;
 use super::openspiel::action_id;
 use super::position::{FullAction, FullActions, FullPosition, HandEnd};
 use super::rules::{FullRules, MAX_SEATS};
-use super::search::{FullDecision, FullEngine, FullSearcher};
+use super::search::{FullDecision, FullSearcher};
 use super::targets::{FullTarget, heaviest_play};
 
 /// A block or team hand played to its end.
@@ -101,8 +101,9 @@ pub fn decide_open(
     tree: &mut IsmctsTree,
     rng: &mut ChaCha20Rng,
 ) -> FullDecision {
-    if settings.engine != FullEngine::Ismcts {
-        return pimc_open(rules, pos, obs, settings, models, rng);
+    match route(settings.engine) {
+        Route::Ismcts => {}
+        Route::AlphaBeta | Route::Dominai => return pimc_open(rules, pos, obs, settings, models, rng),
     }
     let budget = settings.budget.max(1) * settings.worlds.max(1) as u64;
     if settings.worlds == 0 {
@@ -173,7 +174,7 @@ pub fn play_open_hand_external(
                     .find(|&i| action_id(rules, seat, list.as_slice()[i]) == id)
                     .expect("a legal id names a play")
             }
-            FullAgent::Search(settings) if settings.engine == FullEngine::Dominai => {
+            FullAgent::Search(settings) if route(settings.engine) == Route::Dominai => {
                 let obs = Observation::of_hands(rules, &pos.hands, pos.boneyard, seat, &void, &void_pips);
                 let limit = if settings.budget > 0 {
                     settings.budget
@@ -196,7 +197,7 @@ pub fn play_open_hand_external(
                 decisions.push((plays.len(), d));
                 d.index
             }
-            FullAgent::Search(settings) if settings.worlds > 0 || settings.engine == FullEngine::Ismcts => {
+            FullAgent::Search(settings) if settings.worlds > 0 || route(settings.engine) == Route::Ismcts => {
                 let obs = Observation::of_hands(rules, &pos.hands, pos.boneyard, seat, &void, &void_pips);
                 let rng = &mut seat_rngs[seat as usize];
                 let d = decide_open(rules, &pos, &obs, settings, models, &mut tree, rng);

@@ -11,8 +11,8 @@
 //! pure function of the position, the rules and these settings. The same
 //! searcher serves block and team (`block_search.rs`).
 
-use engine::ActionList;
 use engine::bits;
+use engine::{ActionList, PlayerEngine};
 
 use super::fives::FivesPosition;
 use super::rules::{FullRules, MAX_SEATS};
@@ -20,39 +20,6 @@ use super::targets::{FullTarget, fixed_choice};
 
 /// Values closer than this are equal.
 pub const FULL_TIE_EPSILON: f64 = 1e-9;
-
-/// How the agent's side values the opponents' turns.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum FullEngine {
-    /// Opponents minimise the agent's value.
-    Expectimax,
-    /// Opponents follow their models (the true strategies: the oracle).
-    MStar,
-    /// Information-set Monte Carlo tree search (All Fives only).
-    Ismcts,
-    /// The DominAI player of seed 002: its probability matrices as the
-    /// belief, minimax with alpha-beta between the partnerships, depth
-    /// growing with the turn (see docs/dominai.md).
-    Dominai,
-}
-
-impl FullEngine {
-    /// Whether the engine values depth-limited leaves (M* and Expectimax),
-    /// as [`engine::PlayerEngine::values_leaves`].
-    pub fn values_leaves(self) -> bool {
-        matches!(self, FullEngine::MStar | FullEngine::Expectimax)
-    }
-
-    /// The name on the command line and in specs.
-    pub fn name(self) -> &'static str {
-        match self {
-            FullEngine::Expectimax => "expectimax",
-            FullEngine::MStar => "mstar",
-            FullEngine::Ismcts => "ismcts",
-            FullEngine::Dominai => "dominai",
-        }
-    }
-}
 
 /// One searched decision.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -91,7 +58,7 @@ pub(crate) fn best_of(n: usize, mut value_of: impl FnMut(usize) -> f64) -> FullD
 pub struct FullSearcher<'a> {
     pub(super) rules: &'a FullRules,
     pub(super) side: u8,
-    engine: FullEngine,
+    engine: PlayerEngine,
     pub(super) depth: u8,
     /// Each seat's strategy, as M* models it (the agent's own seats unused).
     models: [FullTarget; MAX_SEATS],
@@ -121,7 +88,7 @@ impl<'a> FullSearcher<'a> {
     pub fn new(
         rules: &'a FullRules,
         seat: u8,
-        engine: FullEngine,
+        engine: PlayerEngine,
         depth: u8,
         models: [FullTarget; MAX_SEATS],
     ) -> FullSearcher<'a> {
@@ -144,9 +111,11 @@ impl<'a> FullSearcher<'a> {
             return NodeKind::Max;
         }
         match (self.engine, self.models[mover as usize]) {
-            (FullEngine::MStar, FullTarget::Searcher) => NodeKind::Min,
-            (FullEngine::MStar, model) => NodeKind::Model(model),
-            (FullEngine::Expectimax | FullEngine::Ismcts | FullEngine::Dominai, _) => NodeKind::Min,
+            (PlayerEngine::MStar, FullTarget::Searcher) => NodeKind::Min,
+            (PlayerEngine::MStar, model) => NodeKind::Model(model),
+            // Expectimax minimises; only M* follows models (other engines
+            // never run this search).
+            _ => NodeKind::Min,
         }
     }
 

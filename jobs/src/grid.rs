@@ -85,7 +85,12 @@ pub fn coords(spec: &Spec, index: u64) -> GameCoords {
         // The agent's side: a searching agent's settings, or an external
         // agent's (its rows name the engine `external`).
         let (engine, belief, shaping, budget) = match &pool.agents[a as usize].play {
-            AgentPlay::Search(s) => (s.engine, s.belief, s.shaping, Some(s.budget)),
+            AgentPlay::Search(s) => (
+                s.settings.engine,
+                s.settings.belief,
+                s.shaping(),
+                Some(s.settings.budget),
+            ),
             AgentPlay::External(_) => (
                 PlayerEngine::External,
                 Belief::Uniform,

@@ -4,7 +4,8 @@
   "team", "thesis") with OpenSpiel's method names; block and team are
   OpenSpiel's games with its action ids and observations.
 - `Bot(engine, **settings)`: muggins' engines and fixed strategies, deciding
-  from the acting player's information only.
+  from the acting player's information only; `ENGINES` and `STRATEGIES`
+  name them.
 - `playouts(game, n, seed)`: random block or team hands in batch.
 - `VecEnv(game, num_envs, ...)`: many games stepped together in Rust, a
   `gymnasium.vector.VectorEnv` (docs/rl.md); `muggins.pettingzoo` and
@@ -16,11 +17,11 @@
 """
 import numpy as np
 
-from ._muggins import Bot, State
+from ._muggins import ENGINES, STRATEGIES, Bot, State
 from ._muggins import playouts as playouts_list
 from ._muggins import playouts_bytes as _playouts_bytes
 
-__all__ = ["Bot", "OpenState", "State", "VecEnv", "playouts", "playouts_arrow", "playouts_list"]
+__all__ = ["ENGINES", "STRATEGIES", "Bot", "OpenState", "State", "VecEnv", "playouts", "playouts_arrow", "playouts_list"]
 
 
 def __getattr__(name):

@@ -10,9 +10,10 @@
 //! bot gives the same action for the same information, whatever it was
 //! asked before. The search runs with the GIL released.
 
+use engine::{Observability, PlayerEngine};
 use full::{
-    FullAgent, FullEngine, FullRules, FullTarget, LinearEval, MAX_SEATS, MatchContext, MatchOptions, Observation,
-    Scratch, SearchSettings, Shaping, full_choice, heaviest_play, search_decision,
+    FullAgent, FullRules, FullTarget, Leaves, LinearEval, MAX_SEATS, MatchContext, MatchOptions, Observation,
+    PlayerName, Scratch, SearchSettings, Shaping, full_choice, heaviest_play, search_decision,
 };
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
@@ -23,6 +24,9 @@ use std::sync::OnceLock;
 use super::args;
 use super::state::{Core, State};
 use full::spiel::{FivesState, NetPolicy, OpenSpielState, play_id};
+
+/// The engine name of a network's policy (`Bot("net", model=...)`).
+pub const NET: &str = "net";
 
 /// The learned evaluation `muggins run` ships (jobs/evals/fives-double6.json).
 fn shipped_eval() -> &'static LinearEval {
@@ -180,7 +184,7 @@ impl Bot {
                 given.push((key, v));
             }
         }
-        if engine == "net" {
+        if engine == NET {
             return net_bot(&k, engine, given);
         }
         if let Some(key) = [("model", k.model.is_some()), ("temperature", k.temperature.is_some())]
@@ -192,56 +196,32 @@ impl Bot {
             )));
         }
         let opponent: FullTarget = parse("opponent", &k.opponent)?;
-        let engine_kind = match engine {
-            "mstar" => Some(FullEngine::MStar),
-            "expectimax" => Some(FullEngine::Expectimax),
-            "ismcts" => Some(FullEngine::Ismcts),
-            "dominai" => Some(FullEngine::Dominai),
-            _ => None,
-        };
-        let agent = match engine_kind {
-            None => match parse::<FullTarget>("engine", engine) {
-                Ok(t) if t != FullTarget::Searcher => FullAgent::Fixed(t),
-                _ => {
-                    return Err(PyValueError::new_err(format!(
-                        "engine = {engine:?}: expected mstar, expectimax, ismcts, dominai, net, random, scorer, defender or \
-                         heaviest"
-                    )));
-                }
-            },
-            Some(e) => {
+        let name = engine
+            .parse::<PlayerName>()
+            .map_err(|e| PyValueError::new_err(format!("engine = {engine:?}: {e}; or {NET:?}, a network's policy")))?;
+        let agent = match name {
+            PlayerName::Fixed(t) => FullAgent::Fixed(t),
+            PlayerName::Search(e) => {
                 if k.worlds == 0 {
                     return Err(PyValueError::new_err(
                         "worlds = 0: a bot sees only its own tiles and decides over sampled worlds (at least 1)",
                     ));
                 }
-                let learned = match k.evaluation.as_str() {
-                    "score" => false,
-                    "learned" if !e.values_leaves() => {
-                        return Err(PyValueError::new_err(format!(
-                            "evaluation = \"learned\": the learned evaluation values the leaves of mstar and \
-                             expectimax; {} has none",
-                            e.name()
-                        )));
-                    }
-                    "learned" => true,
-                    v => {
-                        return Err(PyValueError::new_err(format!(
-                            "evaluation = {v:?}: expected \"score\" or \"learned\""
-                        )));
-                    }
-                };
-                FullAgent::Search(SearchSettings {
+                let settings = SearchSettings {
                     engine: e,
                     depth: k.depth.unwrap_or(if k.budget > 0 { full::DEEPEST } else { 3 }).max(1),
                     budget: k.budget,
                     worlds: k.worlds,
-                    learned,
+                    learned: parse::<Leaves>("evaluation", &k.evaluation)?.is_learned(),
                     belief: parse("belief", &k.belief)?,
                     shaping: Shaping::None,
                     predictor: full::predict::PredictModel::Logit,
                     adaptive: None,
-                })
+                };
+                settings
+                    .check(None, Some(Observability::Partial))
+                    .map_err(|e| PyValueError::new_err(e.to_string()))?;
+                FullAgent::Search(settings)
             }
         };
         Ok(Bot {
@@ -482,32 +462,15 @@ fn open_search(
     opponent: FullTarget,
     rng: &mut ChaCha20Rng,
 ) -> Result<usize, String> {
-    if !matches!(
-        s.engine,
-        FullEngine::MStar | FullEngine::Expectimax | FullEngine::Ismcts
-    ) {
+    if s.engine == PlayerEngine::Dominai {
         return Err(format!(
-            "engine = {:?}: block and team have Expectimax and M* (to a depth, or a node budget a world) and ISMCTS",
+            "engine = {:?}: a bot plays block and team with Expectimax and M* (to a depth, or a node budget a \
+             world) and ISMCTS",
             s.engine.name()
         ));
     }
-    if s.belief.all_fives_only() {
-        return Err(format!(
-            "belief = {:?}: block and team draw their worlds from \"constraints\" or \"uniform\" (the model and \
-             dominai beliefs weigh All Fives' plays)",
-            s.belief.name()
-        ));
-    }
-    if s.learned {
-        return Err(
-            "evaluation = \"learned\": the learned evaluation is All Fives' (two seats of double-6); block and team \
-             value leaves by the score"
-                .into(),
-        );
-    }
-    if s.engine == FullEngine::Ismcts && s.budget == 0 {
-        return Err("engine = \"ismcts\" runs until a node budget is spent: give budget, e.g. budget=2000".into());
-    }
+    s.check(Some(rules.kind()), Some(Observability::Partial))
+        .map_err(|e| e.to_string())?;
     let pos = core.pos.expect("a player node has a position");
     let obs = Observation::of_hands(rules, &pos.hands, pos.boneyard, player, &core.void, &[0; MAX_SEATS]);
     let mut tree = full::IsmctsTree::default();

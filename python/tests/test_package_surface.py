@@ -48,7 +48,7 @@ def test_every_public_method_has_a_docstring():
 
 def test_help_names_the_engines_settings_and_games():
     bot = pydoc.render_doc(muggins.Bot)
-    for word in ["mstar", "expectimax", "ismcts", "dominai", "heaviest", "budget", "worlds", "belief"]:
+    for word in [*muggins.ENGINES, *muggins.STRATEGIES, "budget", "worlds", "belief"]:
         assert word in bot, word
     state = pydoc.render_doc(muggins.State)
     for word in ["block", "team", "all-fives", "thesis", "seats", "teams", "lead", "to"]:
@@ -67,3 +67,32 @@ def test_a_bot_pickles_with_its_settings_and_works_in_a_process_pool():
     decide = operator.methodcaller("step", state)
     with multiprocessing.get_context("spawn").Pool(2) as pool:
         assert pool.map(decide, [bot, again], chunksize=1) == [bot.step(state)] * 2
+
+
+def test_every_engine_and_strategy_the_package_names_plays():
+    """`ENGINES` and `STRATEGIES` come from muggins' one engine type: each
+    name makes a bot that decides a legal All Fives action, so an engine
+    added in Rust reaches Python with no list to edit here."""
+    assert {"mstar", "expectimax", "ismcts", "dominai", "net"} <= set(muggins.ENGINES)
+    assert {"random", "heaviest"} <= set(muggins.STRATEGIES)
+    model = os.path.join(os.path.dirname(__file__), "..", "..", "models", "ppo-block.safetensors")
+    state = muggins.State("all-fives")
+    while state.is_chance_node():
+        state.apply_action(state.legal_actions()[0])
+    block = muggins.State("block")
+    while block.is_chance_node():
+        block.apply_action(block.legal_actions()[0])
+    for name in muggins.ENGINES:
+        if name == "net":
+            bot, on = muggins.Bot(name, model=model), block
+        else:
+            bot, on = muggins.Bot(name, budget=200, worlds=2, seed=1), state
+        assert bot.step(on) in on.legal_actions(), name
+    for name in muggins.STRATEGIES:
+        assert muggins.Bot(name).step(state) in state.legal_actions(), name
+    try:
+        muggins.Bot("minimax")
+    except ValueError as e:
+        assert all(n in str(e) for n in ("minimax", "mstar", "dominai", "heaviest")), e
+    else:
+        raise AssertionError("an unknown engine makes no bot")

@@ -3,7 +3,7 @@
 
 use std::fmt::Write as _;
 
-use engine::Observability;
+use engine::{Observability, PlayerEngine};
 use jobs::Source;
 use jobs::training::Report as ClassifierReport;
 use serde_json::Value;
@@ -278,7 +278,12 @@ fn score_table(cells: &[&CellReport], t: &Value, label: &str, head: &str) -> Str
         let _ = write!(accuracy, " {} ||", acc(c));
         match thesis::cell(t, c) {
             Some(x) => {
-                let _ = write!(th, " {} | {} |", x["mstar"], x["expectimax"]);
+                let _ = write!(
+                    th,
+                    " {} | {} |",
+                    x[PlayerEngine::MStar.name()],
+                    x[PlayerEngine::Expectimax.name()]
+                );
             }
             None => th.push_str(" - | - |"),
         }

@@ -1,7 +1,7 @@
 //! The thesis's published numbers (`data/thesis.json`) and our report's
 //! numbers beside them.
 
-use engine::Observability;
+use engine::{Observability, PlayerEngine};
 use full::FullTarget;
 use jobs::Source;
 use jobs::training::Evaluation;
@@ -122,13 +122,13 @@ pub(super) fn comparison(r: &Report) -> Vec<Comparison> {
             (
                 score_table,
                 "M* mean score_diff",
-                number(&x["mstar"]),
+                number(&x[PlayerEngine::MStar.name()]),
                 c.mstar.mean_score_diff,
             ),
             (
                 score_table,
                 "Expectimax mean score_diff",
-                number(&x["expectimax"]),
+                number(&x[PlayerEngine::Expectimax.name()]),
                 c.expectimax.mean_score_diff,
             ),
             (score_table, "score gain", number(&x["gain"]), c.score_test.diff),

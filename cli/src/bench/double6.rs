@@ -5,11 +5,11 @@
 use std::time::Instant;
 
 use anyhow::{Result, bail};
-use engine::TargetKind;
+use engine::{PlayerEngine, TargetKind};
 use full::{
-    Adaptive, AlphaBeta, Evaluation, FivesPosition, FivesTable, FullAgent, FullConfig, FullEngine, FullRules,
-    FullTarget, IsmctsTree, Limits, LinearEval, MatchOptions, Opening, SearchSettings, Seen, deal_from_index,
-    fixed_choice, play_match_with,
+    Adaptive, AlphaBeta, Evaluation, FivesPosition, FivesTable, FullAgent, FullConfig, FullRules, FullTarget,
+    IsmctsTree, Limits, LinearEval, MatchOptions, Opening, SearchSettings, Seen, deal_from_index, fixed_choice,
+    play_match_with,
 };
 
 use super::{median, ms};
@@ -56,7 +56,7 @@ fn scorer_line(rules: &FullRules, d: u64) -> impl Iterator<Item = FivesPosition>
 fn warm(rules: &FullRules, starts: &[FivesPosition], table: &mut FivesTable) {
     let slots = table.capacity() as u64;
     let p = &starts[0];
-    let mut ab = AlphaBeta::new(rules, p.mover, FullEngine::MStar, models(), Evaluation::Score, table);
+    let mut ab = AlphaBeta::new(rules, p.mover, PlayerEngine::MStar, models(), Evaluation::Score, table);
     ab.decide(
         &[*p],
         Limits {
@@ -135,7 +135,7 @@ fn fixed_depth(rules: &FullRules, starts: &[FivesPosition], runs: usize, only: O
                 let mut ab = AlphaBeta::new(
                     rules,
                     p.mover,
-                    FullEngine::MStar,
+                    PlayerEngine::MStar,
                     models(),
                     Evaluation::Score,
                     &mut table,
@@ -246,7 +246,7 @@ fn budgeted(
                     } else {
                         Evaluation::Score
                     };
-                    let mut ab = AlphaBeta::new(rules, p.mover, FullEngine::MStar, models(), ev, &mut table);
+                    let mut ab = AlphaBeta::new(rules, p.mover, PlayerEngine::MStar, models(), ev, &mut table);
                     let d = ab.decide(
                         &[*p],
                         Limits {
@@ -337,17 +337,17 @@ fn hands(rules: &FullRules, eval: &LinearEval, runs: usize, only: Option<&str>) 
     };
     let at = |c: f64| Some(Adaptive::with_confidence(c).expect("a valid confidence"));
     let rows = [
-        ("M*, K=16, 20,000, score", searcher(FullEngine::MStar, false, None)),
-        ("M*, K=16, 20,000, learned", searcher(FullEngine::MStar, true, None)),
+        ("M*, K=16, 20,000, score", searcher(PlayerEngine::MStar, false, None)),
+        ("M*, K=16, 20,000, learned", searcher(PlayerEngine::MStar, true, None)),
         (
             "M*, K<=16 adaptive, learned",
-            searcher(FullEngine::MStar, true, Some(Adaptive::DEFAULT)),
+            searcher(PlayerEngine::MStar, true, Some(Adaptive::DEFAULT)),
         ),
         (
             "M*, K<=16 adaptive 95%, learned",
-            searcher(FullEngine::MStar, true, at(0.95)),
+            searcher(PlayerEngine::MStar, true, at(0.95)),
         ),
-        ("ISMCTS, 16 x 20,000", searcher(FullEngine::Ismcts, false, None)),
+        ("ISMCTS, 16 x 20,000", searcher(PlayerEngine::Ismcts, false, None)),
     ];
     const HANDS: u64 = 8;
     for (name, agent) in rows {

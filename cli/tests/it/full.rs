@@ -153,7 +153,11 @@ fn play_refuses_what_a_preset_does_not_have() {
         "--budget 1000000",
         "48 MB",
     ]);
-    with(&["--agent", "mstar", "--depth", "3", "--eval", "deep"]).assert_err(&["--eval \"deep\"", "score or learned"]);
+    with(&["--agent", "mstar", "--depth", "3", "--eval", "deep"]).assert_err(&[
+        "deep",
+        "--eval",
+        "\"score\" or \"learned\"",
+    ]);
     with(&["--agent", "searcher"]).assert_err(&["searcher", "target"]);
     TestCommand::new(&[
         "play", "--preset", "block", "--state", "1", "--agent", "mstar", "--depth", "3", "--eval", "learned",
@@ -186,10 +190,13 @@ fn play_refuses_what_a_preset_does_not_have() {
     TestCommand::new(&line.split_whitespace().collect::<Vec<_>>()).assert_err(&[
         "--belief model",
         "block",
-        "uniform or constraints",
+        "\"uniform\" or \"constraints\"",
     ]);
-    with(&["--agent", "ismcts", "--budget", "300", "--eval", "learned"])
-        .assert_err(&["--eval learned", "--agent ismcts has none"]);
+    with(&["--agent", "ismcts", "--budget", "300", "--eval", "learned"]).assert_err(&[
+        "--eval learned",
+        "ismcts has none",
+        "--agent ismcts",
+    ]);
     // Beliefs.
     let partial = [
         "--agent",
@@ -202,7 +209,8 @@ fn play_refuses_what_a_preset_does_not_have() {
         "4",
     ];
     with(&[&partial[..], &["--belief", "bayes"]].concat()).assert_err(&[
-        "--belief \"bayes\"",
+        "'bayes'",
+        "--belief",
         "uniform",
         "constraints",
         "dominai",
@@ -220,7 +228,7 @@ fn play_refuses_what_a_preset_does_not_have() {
         "model",
     ])
     .assert_err(&["--belief model", "uniform or constraints"]);
-    with(&["--agent", "dominai"]).assert_err(&["--agent dominai", "--observability partial"]);
+    with(&["--agent", "dominai"]).assert_err(&["--agent dominai", "--observability full", "partial observation"]);
 }
 
 #[test]
@@ -322,7 +330,7 @@ fn dominai_plays_team_from_its_own_hand_in_play_and_in_run() {
         "--observability",
         "partial",
     ])
-    .assert_err(&["--worlds \"all\"", "--worlds 16"]);
+    .assert_err(&["--worlds all", "--worlds 16"]);
     let dir = crate::util::Dir::new();
     let spec = dir.create_spec(
         r#"

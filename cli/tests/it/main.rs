@@ -115,7 +115,7 @@ fn bad_flags_name_the_flag_and_value() {
     TestCommand::new(&["play", "--state", "99999"]).assert_err(&["starting_state = 99999", "0-4199"]);
     TestCommand::new(&["play", "--state", "1", "--target", "bully"]).assert_err(&["bully", "scorer"]);
     TestCommand::new(&["play", "--state", "1", "--observability", "half"]).assert_err(&["half", "partial"]);
-    TestCommand::new(&["play", "--state", "1", "--worlds", "0"]).assert_err(&["--worlds", "\"0\""]);
+    TestCommand::new(&["play", "--state", "1", "--worlds", "0"]).assert_err(&["--worlds", "'0'", "1 to 1000000"]);
     TestCommand::new(&["play", "--state", "1", "--source", "classifier"]).assert_err(&[
         "--source classifier",
         "--model FILE",

@@ -41,7 +41,15 @@ impl fmt::Display for Observability {
     }
 }
 
-/// The player's decision engine.
+/// The player's decision engine: the one engine type of muggins. The
+/// spec (`engine = ...`), `muggins play --agent`, the Python `Bot` and the
+/// rows all name an engine through [`FromStr`](std::str::FromStr) and
+/// [`Display`](fmt::Display) here, and its facts ([`values_leaves`],
+/// [`SEARCHES`]) are read from here: adding an engine is one variant and
+/// its name in [`PlayerEngine::name`].
+///
+/// [`values_leaves`]: PlayerEngine::values_leaves
+/// [`SEARCHES`]: PlayerEngine::SEARCHES
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum PlayerEngine {
@@ -49,7 +57,7 @@ pub enum PlayerEngine {
     Expectimax,
     /// M* with the model named by the information source.
     MStar,
-    /// Information-set Monte Carlo tree search (the full game's All Fives only).
+    /// Information-set Monte Carlo tree search (the full game only).
     Ismcts,
     /// Seed 002's DominAI player (the full game only; docs/dominai.md).
     Dominai,
@@ -59,6 +67,35 @@ pub enum PlayerEngine {
 }
 
 impl PlayerEngine {
+    /// The engines a spec, `muggins play` or a Python `Bot` may name: every
+    /// search muggins runs itself (not [`PlayerEngine::External`]).
+    pub const SEARCHES: [PlayerEngine; 4] = [
+        PlayerEngine::MStar,
+        PlayerEngine::Expectimax,
+        PlayerEngine::Ismcts,
+        PlayerEngine::Dominai,
+    ];
+
+    /// Every engine, as rows may name it.
+    pub const ALL: [PlayerEngine; 5] = [
+        PlayerEngine::MStar,
+        PlayerEngine::Expectimax,
+        PlayerEngine::Ismcts,
+        PlayerEngine::Dominai,
+        PlayerEngine::External,
+    ];
+
+    /// Its name in specs, on the command line, in Python and in rows.
+    pub fn name(self) -> &'static str {
+        match self {
+            PlayerEngine::Expectimax => "expectimax",
+            PlayerEngine::MStar => "mstar",
+            PlayerEngine::Ismcts => "ismcts",
+            PlayerEngine::Dominai => "dominai",
+            PlayerEngine::External => "external",
+        }
+    }
+
     /// Whether the engine values depth-limited leaves (the alpha-beta
     /// searches M* and Expectimax): what a learned evaluation, shaping and
     /// adaptive effort apply to. ISMCTS plays out to the hand's end, DominAI
@@ -66,33 +103,33 @@ impl PlayerEngine {
     pub fn values_leaves(self) -> bool {
         matches!(self, PlayerEngine::MStar | PlayerEngine::Expectimax)
     }
+
+    /// The names of `engines` joined by `and` or `or` for a message:
+    /// `mstar, expectimax or ismcts`.
+    pub fn listed(engines: &[PlayerEngine], conjunction: &str) -> String {
+        let names: Vec<&str> = engines.iter().map(|e| e.name()).collect();
+        match names.split_last() {
+            Some((last, rest)) if !rest.is_empty() => format!("{} {conjunction} {last}", rest.join(", ")),
+            _ => names.concat(),
+        }
+    }
 }
 
 impl std::str::FromStr for PlayerEngine {
     type Err = String;
     fn from_str(s: &str) -> Result<Self, String> {
-        match s {
-            "expectimax" => Ok(PlayerEngine::Expectimax),
-            "mstar" => Ok(PlayerEngine::MStar),
-            "ismcts" => Ok(PlayerEngine::Ismcts),
-            "dominai" => Ok(PlayerEngine::Dominai),
-            "external" => Ok(PlayerEngine::External),
-            _ => Err(format!(
-                "unknown engine {s:?}: expected mstar, expectimax, ismcts or dominai"
-            )),
-        }
+        PlayerEngine::ALL.into_iter().find(|e| e.name() == s).ok_or_else(|| {
+            format!(
+                "unknown engine {s:?}: expected {}",
+                PlayerEngine::listed(&PlayerEngine::SEARCHES, "or")
+            )
+        })
     }
 }
 
 impl fmt::Display for PlayerEngine {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(match self {
-            PlayerEngine::Expectimax => "expectimax",
-            PlayerEngine::MStar => "mstar",
-            PlayerEngine::Ismcts => "ismcts",
-            PlayerEngine::Dominai => "dominai",
-            PlayerEngine::External => "external",
-        })
+        f.write_str(self.name())
     }
 }
 

@@ -10,9 +10,10 @@ use crate::eval::Evaluation;
 use crate::fives::FivesPosition;
 use crate::predict::Predictor;
 use crate::rules::{FullRules, MAX_SEATS};
-use crate::search::{FullDecision, FullEngine, best_of};
+use crate::search::{FullDecision, best_of};
 use crate::table::{Bound, Entry, FivesTable, position_key};
 use crate::targets::{FullTarget, fixed_choice};
+use engine::PlayerEngine;
 
 use super::limits::{Limits, Progress};
 use super::ordering::History;
@@ -32,7 +33,7 @@ enum Node {
 pub struct AlphaBeta<'a> {
     rules: &'a FullRules,
     side: u8,
-    engine: FullEngine,
+    engine: PlayerEngine,
     models: [FullTarget; MAX_SEATS],
     eval: Evaluation<'a>,
     table: &'a mut FivesTable,
@@ -57,7 +58,7 @@ impl<'a> AlphaBeta<'a> {
     pub fn new(
         rules: &'a FullRules,
         seat: u8,
-        engine: FullEngine,
+        engine: PlayerEngine,
         models: [FullTarget; MAX_SEATS],
         eval: Evaluation<'a>,
         table: &'a mut FivesTable,
@@ -98,7 +99,7 @@ impl<'a> AlphaBeta<'a> {
         let rules = self.rules;
         let branching = (0..rules.seats()).any(|s| {
             rules.side(s) != self.side
-                && (self.engine != FullEngine::MStar
+                && (self.engine != PlayerEngine::MStar
                     || matches!(
                         self.models[s as usize],
                         FullTarget::Thesis(engine::TargetKind::Random) | FullTarget::Searcher
@@ -280,12 +281,13 @@ impl<'a> AlphaBeta<'a> {
             Node::Max
         } else {
             match (self.engine, self.models[mover as usize]) {
-                (FullEngine::MStar, FullTarget::Searcher)
-                | (FullEngine::Expectimax | FullEngine::Ismcts | FullEngine::Dominai, _) => Node::Min,
-                (FullEngine::MStar, model) => match fixed_choice(rules, model, pos, acts) {
+                (PlayerEngine::MStar, FullTarget::Searcher) => Node::Min,
+                (PlayerEngine::MStar, model) => match fixed_choice(rules, model, pos, acts) {
                     Some(i) => Node::One(i),
                     None => Node::Average,
                 },
+                // Expectimax minimises (other engines never run this search).
+                _ => Node::Min,
             }
         };
         let base = self.util(pos);

@@ -33,9 +33,10 @@ pub use nb::{NB_KEEP, NaiveBayes, chi2};
 use super::deal::random_deal;
 use super::fives::{FivesPosition, Opening};
 use super::rules::{FullConfig, FullRules, MAX_SEATS};
-use super::search::{FullEngine, FullSearcher};
+use super::search::FullSearcher;
 use super::seen::Seen;
 use super::targets::{FullTarget, full_choice};
+use engine::PlayerEngine;
 
 /// The strategies the models learn, in order: the fixed targets and the
 /// `searcher` (a searching agent: Expectimax to [`TRAINING_SEARCH_DEPTH`]);
@@ -208,7 +209,7 @@ fn training_hand(
                 let mut s = FullSearcher::new(
                     rules,
                     pos.mover,
-                    FullEngine::Expectimax,
+                    PlayerEngine::Expectimax,
                     TRAINING_SEARCH_DEPTH,
                     [random; MAX_SEATS],
                 );

@@ -2,11 +2,12 @@
 //! stop once its best play is decided, exactly as if only those worlds had
 //! been given; without it, nothing changes.
 
+use engine::PlayerEngine;
 use engine::seed::keyed_rng;
 use engine::{ActionList, Belief, TargetKind};
 use full::{
-    ADAPTIVE_MIN_WORLDS, Adaptive, AlphaBeta, Evaluation, FivesPosition, FivesTable, FullDecision, FullEngine,
-    FullRules, FullTarget, Limits, Seen, WorldSampler, WorldSource,
+    ADAPTIVE_MIN_WORLDS, Adaptive, AlphaBeta, Evaluation, FivesPosition, FivesTable, FullDecision, FullRules,
+    FullTarget, Limits, Seen, WorldSampler, WorldSource,
 };
 
 use crate::alphabeta::{position, rules};
@@ -19,7 +20,7 @@ const LIMITS: Limits = Limits {
 
 fn decide(r: &FullRules, pos: &FivesPosition, worlds: &[FivesPosition], adaptive: Option<Adaptive>) -> FullDecision {
     let mut table = FivesTable::with_mb(16);
-    AlphaBeta::new(r, pos.mover, FullEngine::MStar, MODELS, Evaluation::Score, &mut table)
+    AlphaBeta::new(r, pos.mover, PlayerEngine::MStar, MODELS, Evaluation::Score, &mut table)
         .decide_with(worlds, LIMITS, adaptive)
 }
 
@@ -48,8 +49,15 @@ fn adaptive_effort_is_the_decision_of_the_worlds_it_searched() {
         sampler.worlds(16, &mut rng, &mut worlds);
         let all = decide(&r, &pos, &worlds, None);
         let mut table = FivesTable::with_mb(16);
-        let plain = AlphaBeta::new(&r, pos.mover, FullEngine::MStar, MODELS, Evaluation::Score, &mut table)
-            .decide(&worlds, LIMITS);
+        let plain = AlphaBeta::new(
+            &r,
+            pos.mover,
+            PlayerEngine::MStar,
+            MODELS,
+            Evaluation::Score,
+            &mut table,
+        )
+        .decide(&worlds, LIMITS);
         assert_eq!(all, plain, "seed {seed}: without adaptive nothing changes");
         // It is exactly the decision over its first m worlds, m >= the
         // minimum; a lower confidence stops no later.

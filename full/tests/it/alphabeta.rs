@@ -1,12 +1,13 @@
 //! The full game's search: pruning keeps every value, the table never
 //! changes a result, budgets are deterministic, worlds are consistent.
 
+use engine::PlayerEngine;
 use engine::seed::{below, keyed_rng};
 use engine::{ActionList, Belief, TargetKind};
 use full::{
-    AlphaBeta, Bound, Entry, Evaluation, FivesPosition, FivesTable, FullAgent, FullConfig, FullEngine, FullRules,
-    FullSearcher, FullTarget, IsmctsTree, Limits, MatchOptions, Opening, SearchSettings, Seen, WorldSampler,
-    WorldSource, fit_linear_eval, play_match_with, random_deal,
+    AlphaBeta, Bound, Entry, Evaluation, FivesPosition, FivesTable, FullAgent, FullConfig, FullRules, FullSearcher,
+    FullTarget, IsmctsTree, Limits, MatchOptions, Opening, SearchSettings, Seen, WorldSampler, WorldSource,
+    fit_linear_eval, play_match_with, random_deal,
 };
 
 pub(crate) fn rules(set: u8, seats: u8, teams: bool) -> FullRules {
@@ -60,7 +61,7 @@ const MODELS: [FullTarget; 5] = [
 ];
 
 /// Pruned and plain values of every root play, and their node counts.
-fn compare(rules: &FullRules, pos: &FivesPosition, engine: FullEngine, model: FullTarget, depth: u8) -> (u64, u64) {
+fn compare(rules: &FullRules, pos: &FivesPosition, engine: PlayerEngine, model: FullTarget, depth: u8) -> (u64, u64) {
     let models = [model; 4];
     let mut list = ActionList::default();
     pos.actions(rules, &mut list);
@@ -114,8 +115,8 @@ fn pruned_values_equal_plain_values_on_double_4_and_double_6() {
             let Some(pos) = position(&r, seed, 2 + seed % 7) else {
                 continue;
             };
-            for engine in [FullEngine::Expectimax, FullEngine::MStar] {
-                let models: &[FullTarget] = if engine == FullEngine::MStar {
+            for engine in [PlayerEngine::Expectimax, PlayerEngine::MStar] {
+                let models: &[FullTarget] = if engine == PlayerEngine::MStar {
                     &MODELS
                 } else {
                     &MODELS[..1]
@@ -160,7 +161,7 @@ fn the_learned_evaluation_keeps_pruning_exact() {
         AlphaBeta::new(
             &r,
             pos.mover,
-            FullEngine::MStar,
+            PlayerEngine::MStar,
             models,
             Evaluation::Learned(&eval),
             &mut t1,
@@ -169,7 +170,7 @@ fn the_learned_evaluation_keeps_pruning_exact() {
         AlphaBeta::new(
             &r,
             pos.mover,
-            FullEngine::MStar,
+            PlayerEngine::MStar,
             models,
             Evaluation::Learned(&eval),
             &mut t2,
@@ -198,10 +199,24 @@ fn a_budgeted_decision_is_the_same_with_any_table_it_is_allowed() {
         let mut small = FivesTable::for_budget(limits.budget, 1);
         let mut large = FivesTable::with_mb(64);
         assert!(small.capacity() < large.capacity());
-        let a = AlphaBeta::new(&r, pos.mover, FullEngine::MStar, models, Evaluation::Score, &mut small)
-            .decide(&[pos], limits);
-        let b = AlphaBeta::new(&r, pos.mover, FullEngine::MStar, models, Evaluation::Score, &mut large)
-            .decide(&[pos], limits);
+        let a = AlphaBeta::new(
+            &r,
+            pos.mover,
+            PlayerEngine::MStar,
+            models,
+            Evaluation::Score,
+            &mut small,
+        )
+        .decide(&[pos], limits);
+        let b = AlphaBeta::new(
+            &r,
+            pos.mover,
+            PlayerEngine::MStar,
+            models,
+            Evaluation::Score,
+            &mut large,
+        )
+        .decide(&[pos], limits);
         assert_eq!(a, b, "seed {seed}");
         assert!(a.nodes >= limits.budget / 4, "the budget was used: {}", a.nodes);
         checked += 1;
@@ -218,10 +233,17 @@ fn fixed_depth_values_do_not_depend_on_the_table_even_when_it_overflows() {
         let limits = Limits { depth: 4, budget: 0 };
         let mut tiny = FivesTable::with_slots(1024);
         let mut large = FivesTable::with_mb(32);
-        let a = AlphaBeta::new(&r, pos.mover, FullEngine::MStar, models, Evaluation::Score, &mut tiny)
+        let a = AlphaBeta::new(&r, pos.mover, PlayerEngine::MStar, models, Evaluation::Score, &mut tiny)
             .decide(&[pos], limits);
-        let b = AlphaBeta::new(&r, pos.mover, FullEngine::MStar, models, Evaluation::Score, &mut large)
-            .decide(&[pos], limits);
+        let b = AlphaBeta::new(
+            &r,
+            pos.mover,
+            PlayerEngine::MStar,
+            models,
+            Evaluation::Score,
+            &mut large,
+        )
+        .decide(&[pos], limits);
         assert_eq!((a.index, a.value, a.best_other), (b.index, b.value, b.best_other));
     }
 }
@@ -296,7 +318,7 @@ fn ismcts_is_a_pure_function_of_its_stream_and_beats_random_play() {
     assert!(a.nodes >= 5_000);
     // Matches: ISMCTS against random play, both seats' partial observation.
     let agent = FullAgent::Search(SearchSettings {
-        engine: FullEngine::Ismcts,
+        engine: PlayerEngine::Ismcts,
         depth: 1,
         budget: 300,
         worlds: 1,
@@ -328,7 +350,7 @@ fn ismcts_is_a_pure_function_of_its_stream_and_beats_random_play() {
 fn a_match_is_the_same_whatever_the_table_size() {
     let r = rules(6, 2, false);
     let agent = FullAgent::Search(SearchSettings {
-        engine: FullEngine::MStar,
+        engine: PlayerEngine::MStar,
         depth: 30,
         budget: 2_000,
         worlds: 4,

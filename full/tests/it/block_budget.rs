@@ -2,7 +2,8 @@
 //! the same values as the plain depth-limited search at the depth it
 //! reached, fewer positions with alpha-beta, a pure function of its inputs.
 
-use full::{FullActions, FullEngine, FullPosition, FullRules, FullSearcher, FullTarget, MAX_SEATS, Preset};
+use engine::PlayerEngine;
+use full::{FullActions, FullPosition, FullRules, FullSearcher, FullTarget, MAX_SEATS, Preset};
 use rand_chacha::ChaCha8Rng;
 use rand_core::SeedableRng;
 
@@ -34,16 +35,16 @@ fn positions(preset: Preset, count: usize, seed: u64) -> Vec<FullPosition> {
 }
 
 /// The engines and opponent models a block or team search may run with.
-fn setups() -> Vec<(FullEngine, FullTarget)> {
+fn setups() -> Vec<(PlayerEngine, FullTarget)> {
     vec![
-        (FullEngine::Expectimax, FullTarget::Searcher),
-        (FullEngine::MStar, FullTarget::Searcher),
-        (FullEngine::MStar, FullTarget::Heaviest),
-        (FullEngine::MStar, FullTarget::ALL[0]),
+        (PlayerEngine::Expectimax, FullTarget::Searcher),
+        (PlayerEngine::MStar, FullTarget::Searcher),
+        (PlayerEngine::MStar, FullTarget::Heaviest),
+        (PlayerEngine::MStar, FullTarget::ALL[0]),
     ]
 }
 
-fn plain(rules: &FullRules, pos: &FullPosition, engine: FullEngine, model: FullTarget, depth: u8) -> (Vec<f64>, u64) {
+fn plain(rules: &FullRules, pos: &FullPosition, engine: PlayerEngine, model: FullTarget, depth: u8) -> (Vec<f64>, u64) {
     let mut s = FullSearcher::new(rules, pos.mover, engine, depth, [model; MAX_SEATS]);
     let mut v = Vec::new();
     s.open_values(pos, &mut v);
@@ -53,7 +54,7 @@ fn plain(rules: &FullRules, pos: &FullPosition, engine: FullEngine, model: FullT
 fn budgeted(
     rules: &FullRules,
     pos: &FullPosition,
-    engine: FullEngine,
+    engine: PlayerEngine,
     model: FullTarget,
     depth: u8,
     budget: u64,

@@ -1,12 +1,12 @@
 //! Seed 002's DominAI: its matrices against the exact belief, and its player.
 
+use engine::PlayerEngine;
 use engine::seed::keyed_rng;
 use engine::{Belief, TargetKind};
 use full::{
-    BONEYARD, Constraints, DominaiMatrices, FivesPosition, FullActions, FullAgent, FullConfig, FullEngine,
-    FullPosition, FullRules, FullTarget, HOLDERS, MAX_SEATS, Marginals, MatchOptions, Observation, Preset,
-    SearchSettings, Seen, dominai_decide, dominai_decide_block, hand_decisions, heaviest_play, play_match_with,
-    random_deal, scores, tiles_of,
+    BONEYARD, Constraints, DominaiMatrices, FivesPosition, FullActions, FullAgent, FullConfig, FullPosition, FullRules,
+    FullTarget, HOLDERS, MAX_SEATS, Marginals, MatchOptions, Observation, Preset, SearchSettings, Seen, dominai_decide,
+    dominai_decide_block, hand_decisions, heaviest_play, play_match_with, random_deal, scores, tiles_of,
 };
 
 /// Decisions of seeded hands played by `defender` in every seat (which
@@ -346,7 +346,7 @@ fn dominai_stops_near_its_node_cap() {
 
 fn dominai() -> FullAgent {
     FullAgent::Search(SearchSettings {
-        engine: FullEngine::Dominai,
+        engine: PlayerEngine::Dominai,
         depth: full::DEEPEST,
         budget: 20_000,
         worlds: 0,

@@ -2,10 +2,11 @@
 //! protocol's core): what they are shown and how a bad answer ends the
 //! game; and block's PIMC, which decides from the seat's own view.
 
+use engine::PlayerEngine;
 use engine::TileSet;
 use full::{
-    ExternalSeats, FullAgent, FullEngine, FullRules, FullTarget, MAX_SEATS, MatchKeys, MatchOptions, Preset,
-    SearchSettings, SeatView, deal_from_index, play_match_external, play_open_hand, play_open_hand_external,
+    ExternalSeats, FullAgent, FullRules, FullTarget, MAX_SEATS, MatchKeys, MatchOptions, Preset, SearchSettings,
+    SeatView, deal_from_index, play_match_external, play_open_hand, play_open_hand_external,
 };
 
 /// Plays the first legal action, or `bad` on its `n`-th decision; records
@@ -29,7 +30,7 @@ impl ExternalSeats for Scripted {
 }
 
 fn searcher() -> FullAgent {
-    FullAgent::Search(SearchSettings::fixed(FullEngine::Expectimax, 2))
+    FullAgent::Search(SearchSettings::fixed(PlayerEngine::Expectimax, 2))
 }
 
 #[test]
@@ -114,9 +115,9 @@ fn block_pimc_decides_from_the_seats_own_view() {
     let pimc = FullAgent::Search(SearchSettings {
         worlds: 8,
         belief: engine::Belief::Constraints,
-        ..SearchSettings::fixed(FullEngine::MStar, 3)
+        ..SearchSettings::fixed(PlayerEngine::MStar, 3)
     });
-    let peeking = FullAgent::Search(SearchSettings::fixed(FullEngine::MStar, 3));
+    let peeking = FullAgent::Search(SearchSettings::fixed(PlayerEngine::MStar, 3));
     let random = FullAgent::Fixed(FullTarget::Thesis(engine::TargetKind::Random));
     let mut peeking_differs = 0;
     for index in [11, 2_222, 33_333, 444_444, 5_555_555, 66_666_666] {

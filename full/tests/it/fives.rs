@@ -1,6 +1,7 @@
 //! All Fives for 2 to 4 seats: thousands of seeded matches by every target,
 //! with the invariants of the rules, and hand-worked scoring examples.
 
+use engine::PlayerEngine;
 use engine::{Action, Loc, TargetKind};
 use full::{
     FivesBlocked, FivesLead, FivesPosition, FullAgent, FullConfig, FullMove, FullRules, FullTarget, HandEnd, MAX_SEATS,
@@ -385,7 +386,7 @@ fn knobs_that_contradict_are_refused_naming_both() {
 fn a_depth_limited_search_beats_the_fixed_strategies() {
     // The same 300 deals and streams: seat 0 searches (M* with the oracle,
     // or Expectimax) or plays heaviest / random, against a scorer.
-    use full::{FullEngine, SearchSettings};
+    use full::SearchSettings;
     let rules = FullRules::new(FullConfig::all_fives(2)).unwrap();
     let target = FullAgent::Fixed(FullTarget::Thesis(TargetKind::Scorer));
     let mean = |agent: FullAgent| {
@@ -399,8 +400,8 @@ fn a_depth_limited_search_beats_the_fixed_strategies() {
         }
         (diff as f64 / 300.0, nodes)
     };
-    let (mstar, mstar_nodes) = mean(FullAgent::Search(SearchSettings::fixed(FullEngine::MStar, 3)));
-    let (em, em_nodes) = mean(FullAgent::Search(SearchSettings::fixed(FullEngine::Expectimax, 3)));
+    let (mstar, mstar_nodes) = mean(FullAgent::Search(SearchSettings::fixed(PlayerEngine::MStar, 3)));
+    let (em, em_nodes) = mean(FullAgent::Search(SearchSettings::fixed(PlayerEngine::Expectimax, 3)));
     let (heaviest, fixed_nodes) = mean(FullAgent::Fixed(FullTarget::Heaviest));
     let (random, _) = mean(FullAgent::Fixed(FullTarget::Thesis(TargetKind::Random)));
     eprintln!("mean score diff: mstar/3 {mstar:.2}, expectimax/3 {em:.2}, heaviest {heaviest:.2}, random {random:.2}");

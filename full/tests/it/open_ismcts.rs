@@ -1,15 +1,16 @@
 //! ISMCTS on block and team (`full/src/open_ismcts.rs`).
 
+use engine::PlayerEngine;
 use engine::TargetKind;
 use engine::seed::keyed_rng;
-use full::{FullAgent, FullEngine, FullRules, FullTarget, Preset, SearchSettings, play_open_hand, random_deal};
+use full::{FullAgent, FullRules, FullTarget, Preset, SearchSettings, play_open_hand, random_deal};
 
 fn ismcts(budget: u64, worlds: u16) -> FullAgent {
     FullAgent::Search(SearchSettings {
         worlds,
         budget,
         belief: engine::Belief::Constraints,
-        ..SearchSettings::fixed(FullEngine::Ismcts, full::DEEPEST)
+        ..SearchSettings::fixed(PlayerEngine::Ismcts, full::DEEPEST)
     })
 }
 

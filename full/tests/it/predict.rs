@@ -5,12 +5,13 @@
 use std::process::Command;
 use std::sync::OnceLock;
 
+use engine::PlayerEngine;
 use engine::seed::keyed_rng;
 use full::predict::{
     BINARY_FEATURES, Dbn, Decision, LOGIT_L2, Logit, NaiveBayes, PLAY_FEATURE_COUNT, POOLED, PredictModel,
     PredictTraining, Predictor, Predictors, TOP_N, TYPES, fit_predictors, logit_objective, predict_decisions, rank_of,
 };
-use full::{AlphaBeta, Evaluation, FivesPosition, FivesTable, FullEngine, FullRules, FullTarget, Limits, Shaping};
+use full::{AlphaBeta, Evaluation, FivesPosition, FivesTable, FullRules, FullTarget, Limits, Shaping};
 
 use super::alphabeta::{position, rules};
 use engine::{ActionList, TargetKind};
@@ -302,7 +303,7 @@ fn a_fit_is_a_pure_function_of_its_training_and_scores_every_model() {
 struct Case<'a> {
     r: &'a FullRules,
     pos: &'a FivesPosition,
-    engine: FullEngine,
+    engine: PlayerEngine,
     model: FullTarget,
     depth: u8,
     predictor: &'a Predictor<'a>,
@@ -368,9 +369,9 @@ fn shaping_that_keeps_every_play_at_its_depth_is_plain_search_and_pruning_keeps_
                 continue;
             };
             for (engine, model) in [
-                (FullEngine::Expectimax, FullTarget::Thesis(TargetKind::Scorer)),
-                (FullEngine::MStar, FullTarget::Thesis(TargetKind::Random)),
-                (FullEngine::MStar, FullTarget::Searcher),
+                (PlayerEngine::Expectimax, FullTarget::Thesis(TargetKind::Scorer)),
+                (PlayerEngine::MStar, FullTarget::Thesis(TargetKind::Random)),
+                (PlayerEngine::MStar, FullTarget::Searcher),
             ] {
                 for m in PredictModel::ALL {
                     let p = Predictor::new(set, m, &[model; 4]);

@@ -19,9 +19,9 @@ use std::time::Instant;
 
 use engine::{Ending, Observability, PlayerEngine, Seat, WorldCount};
 use full::{
-    FivesPosition, FullAction, FullAgent, FullEngine, FullMove, FullPosition, FullRules, HandEnd, MAX_SEATS,
-    MatchOptions, OPENING, OpenHandRecord, Preset, SearchSettings, deal_from_index, openspiel, play_match_with,
-    play_open_hand, play_open_hand_external,
+    FivesPosition, FullAction, FullAgent, FullMove, FullPosition, FullRules, HandEnd, MAX_SEATS, MatchOptions, OPENING,
+    OpenHandRecord, Preset, SearchSettings, deal_from_index, openspiel, play_match_with, play_open_hand,
+    play_open_hand_external,
 };
 
 use super::external_game;
@@ -166,19 +166,12 @@ pub fn agents(spec: &Spec, full: &FullSpec, c: &GameCoords) -> [FullAgent; MAX_S
             AgentPlay::Strategy(t) => FullAgent::target(t, full.search.target_depth),
             AgentPlay::External(_) => FullAgent::External,
             AgentPlay::Search(s) => FullAgent::Search(SearchSettings {
-                engine: full_engine(s.engine),
-                depth: s.depth,
-                budget: s.budget,
                 worlds: if c.observability == Observability::Partial {
-                    s.worlds
+                    s.settings.worlds
                 } else {
                     0
                 },
-                learned: s.learned,
-                belief: s.belief,
-                shaping: s.shaping.shaping,
-                predictor: s.shaping.predictor,
-                adaptive: s.adaptive,
+                ..s.settings
             }),
         };
         let (mine, theirs) = (play(a), play(o));
@@ -193,7 +186,7 @@ pub fn agents(spec: &Spec, full: &FullSpec, c: &GameCoords) -> [FullAgent; MAX_S
     // Unlimited only with a budget (checked when parsed): deepen until it
     // is spent.
     let depth = full::depth_of(spec.search.depth);
-    let engine = full_engine(c.engine);
+    let engine = c.engine;
     let worlds = match (c.observability, spec.search.worlds) {
         (Observability::Partial, WorldCount::Sample(k)) => k as u16,
         _ => 0,
@@ -232,17 +225,6 @@ fn table_mb(spec: &Spec, full: &FullSpec, c: &GameCoords) -> u32 {
         })
         .max()
         .unwrap_or(full.search.table_mb)
-}
-
-fn full_engine(e: PlayerEngine) -> FullEngine {
-    match e {
-        PlayerEngine::MStar => FullEngine::MStar,
-        PlayerEngine::Expectimax => FullEngine::Expectimax,
-        PlayerEngine::Ismcts => FullEngine::Ismcts,
-        PlayerEngine::Dominai => FullEngine::Dominai,
-        // A spec never names it (spec_engine refuses it): only rows do.
-        PlayerEngine::External => unreachable!("no spec's engine is external"),
-    }
 }
 
 /// With named agents, the row names the agent and the opponent; with a

@@ -5,7 +5,6 @@
 //! (sequential stopping of an A-versus-B experiment). See docs/specs.md,
 //! "Agents, tournaments and stopping".
 
-use engine::{Belief, PlayerEngine};
 use full::FullTarget;
 
 use super::shaping::ShapingLevel;
@@ -25,28 +24,25 @@ pub enum AgentPlay {
 /// A searching agent's settings; what a table leaves out is `[search]`'s.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct AgentSearch {
-    /// The decision engine.
-    pub engine: PlayerEngine,
-    /// The deepest search, in plays and draws.
-    pub depth: u8,
-    /// Nodes per world of a decision (0: none, search to `depth`).
-    pub budget: u64,
-    /// Worlds sampled per decision under partial observation.
-    pub worlds: u16,
-    /// Where the worlds come from.
-    pub belief: Belief,
-    /// How opponents' nodes are shaped by predicted plays.
-    pub shaping: ShapingLevel,
-    /// Leaves valued by the learned evaluation (else the score so far).
-    pub learned: bool,
-    /// Adaptive effort: stop adding worlds once the best play is decided
-    /// at the stated confidence.
-    pub adaptive: Option<full::Adaptive>,
+    /// How it searches: the full game's one settings type, checked by
+    /// [`full::SearchSettings::check`]. `worlds` applies under partial
+    /// observation (a game under full observation plays with none).
+    pub settings: full::SearchSettings,
     /// The transposition table's megabytes (per thread) when this agent
     /// plays: a match's table is the largest of its two agents'. It never
     /// replaces an entry (checked against the budget), so it changes speed
     /// and memory, never a result.
     pub table_mb: u32,
+}
+
+impl AgentSearch {
+    /// Its shaping with the model that predicts for it.
+    pub fn shaping(&self) -> ShapingLevel {
+        ShapingLevel {
+            shaping: self.settings.shaping,
+            predictor: self.settings.predictor,
+        }
+    }
 }
 
 /// A named agent of the pool.
@@ -152,22 +148,31 @@ impl Pool {
             .map(|a| match &a.play {
                 AgentPlay::Strategy(t) => format!("{{\"name\":{},\"strategy\":{}}}", text(&a.name), text(t.name())),
                 AgentPlay::External(e) => e.canonical(&a.name),
-                &AgentPlay::Search(s) => format!(
+                &AgentPlay::Search(AgentSearch {
+                    settings: s,
+                    table_mb: mb,
+                }) => format!(
                     "{{\"name\":{},\"engine\":{},\"depth\":{},\"budget\":{},\"worlds\":{},\"belief\":{},\
                      \"shaping\":{},\"learned\":{}{}}}",
                     text(&a.name),
-                    text(&s.engine.to_string()),
+                    text(s.engine.name()),
                     s.depth,
                     s.budget,
                     s.worlds,
                     text(s.belief.name()),
-                    text(&s.shaping.name()),
+                    text(
+                        &ShapingLevel {
+                            shaping: s.shaping,
+                            predictor: s.predictor
+                        }
+                        .name()
+                    ),
                     s.learned,
                     // Present only when it differs from [search]'s (which the
                     // canonical JSON has), so pools before it keep their ids;
                     // likewise adaptive only when set.
-                    if s.table_mb != table_mb {
-                        format!(",\"table_mb\":{}", s.table_mb)
+                    if mb != table_mb {
+                        format!(",\"table_mb\":{mb}")
                     } else {
                         String::new()
                     } + &super::fields::adaptive_json(s.adaptive)

@@ -34,13 +34,7 @@ impl Spec {
             FullTarget::Heaviest => "heaviest",
             FullTarget::Searcher => "searcher",
         };
-        let player_engine = |e: &PlayerEngine| match e {
-            PlayerEngine::Expectimax => "expectimax",
-            PlayerEngine::MStar => "mstar",
-            PlayerEngine::Ismcts => "ismcts",
-            PlayerEngine::Dominai => "dominai",
-            PlayerEngine::External => "external",
-        };
+        let player_engine = |e: &PlayerEngine| e.name();
         let states = match &g.starting_states {
             StateSet::Range { first, last } => format!("{{\"first\":{first},\"last\":{last}}}"),
             StateSet::List(v) => list(v.iter().map(u64::to_string).collect()),

@@ -107,7 +107,9 @@ pub(super) fn estimated_game_secs(spec: &Spec) -> f64 {
                 for &obs in &spec.grid.observability {
                     let mut secs = 0.0;
                     for i in [a, o] {
-                        if let AgentPlay::Search(s) = pool.agents[i as usize].play {
+                        if let AgentPlay::Search(crate::spec::AgentSearch { settings: s, .. }) =
+                            pool.agents[i as usize].play
+                        {
                             let (worlds, share) = if obs == Observability::Partial {
                                 (s.worlds, adaptive_share(s.engine, s.adaptive))
                             } else {

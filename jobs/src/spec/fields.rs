@@ -105,15 +105,6 @@ pub(super) fn take_adaptive(t: &mut Table, prefix: &str) -> Result<Option<Option
     }
 }
 
-/// `adaptive` as a spec writes it: `true` at the default, else the confidence.
-pub(super) fn adaptive_text(a: full::Adaptive) -> String {
-    if a == full::Adaptive::DEFAULT {
-        "true".into()
-    } else {
-        a.confidence().to_string()
-    }
-}
-
 /// `adaptive` in canonical JSON: absent when off (so specs before it keep
 /// their ids), `true` at the default 99%, else the confidence.
 pub(super) fn adaptive_json(a: Option<full::Adaptive>) -> String {

@@ -134,17 +134,11 @@ pub(super) fn take_full_search(
     if let Some(a) = super::fields::take_adaptive(t, "search")? {
         f.adaptive = a;
     }
-    match take_str(t, "search", "evaluation")? {
-        None => {}
-        Some(s) if s == "score" => f.learned = false,
-        Some(s) if s == "learned" => f.learned = true,
-        Some(s) => {
-            return Err(bad(
-                "search.evaluation",
-                Value::String(s),
-                "expected \"score\" or \"learned\"",
-            ));
-        }
+    if let Some(s) = take_str(t, "search", "evaluation")? {
+        f.learned = s
+            .parse::<full::Leaves>()
+            .map_err(|why| bad("search.evaluation", Value::String(s), why))?
+            .is_learned();
     }
     let need = full::FivesTable::mb_for_budget(f.budget);
     if f.budget > 0 && f.table_mb < need {

@@ -7,7 +7,6 @@ use full::{FullTarget, Preset};
 use super::SpecError;
 use super::agents::{AgentPlay, Pool};
 use super::fields::bad;
-use super::shaping::ShapingLevel;
 
 /// Named agents on block and team: the searches go to a depth or a node
 /// budget a world (mstar, expectimax; dominai) or spend a node budget
@@ -18,40 +17,11 @@ pub(super) fn check_open_pool(pool: &Pool, preset: Preset) -> Result<(), SpecErr
         return Ok(());
     }
     for a in &pool.agents {
-        let key = |k: &str| format!("agents.{}.{k}", a.name);
         match &a.play {
             AgentPlay::Search(s) => {
-                if s.belief.all_fives_only() {
-                    return Err(bad(
-                        &key("belief"),
-                        format!("\"{}\"", s.belief.name()),
-                        format!("{preset}'s worlds come from \"uniform\" or \"constraints\""),
-                    ));
-                }
-                if s.learned {
-                    return Err(bad(
-                        &key("evaluation"),
-                        "\"learned\"",
-                        format!(
-                            "the learned evaluation is all-fives' (two seats of double-6); {preset}'s searches value \
-                             leaves by the score"
-                        ),
-                    ));
-                }
-                if let Some(a) = s.adaptive {
-                    return Err(bad(
-                        &key("adaptive"),
-                        super::fields::adaptive_text(a),
-                        format!("adaptive effort stops all-fives' worlds, not {preset}'s"),
-                    ));
-                }
-                if s.shaping != ShapingLevel::NONE {
-                    return Err(bad(
-                        &key("shaping"),
-                        format!("\"{}\"", s.shaping.name()),
-                        format!("shaping applies to all-fives, not {preset}"),
-                    ));
-                }
+                s.settings
+                    .check(Some(preset), None)
+                    .map_err(|e| super::pool::setting_error(&a.name, e))?;
             }
             AgentPlay::Strategy(
                 FullTarget::Thesis(TargetKind::Scorer | TargetKind::Defender) | FullTarget::Searcher,

@@ -275,7 +275,10 @@ fn check_all_fives(
                 "named agents play the full game: give [rules] preset = \"all-fives\", \"block\" or \"team\"",
             ));
         }
-        grid_table.insert("engine".into(), toml::Value::Array(vec!["mstar".into()]));
+        grid_table.insert(
+            "engine".into(),
+            toml::Value::Array(vec![engine::PlayerEngine::MStar.name().into()]),
+        );
         grid_table.insert("target".into(), toml::Value::Array(vec!["random".into()]));
     }
     Ok(())

@@ -2,7 +2,7 @@
 //! `opponents`, `tournament`, `paired`), each `[agents.NAME]` table, the
 //! pool fitted to the grid, and `[stop] sprt`.
 
-use engine::{Belief, DepthLimit, PlayerEngine, SearchConfig, WorldCount};
+use engine::{Belief, DepthLimit, SearchConfig, WorldCount};
 use full::FullTarget;
 use toml::{Table, Value};
 
@@ -153,39 +153,17 @@ fn agent_of(name: &str, mut t: Table, d: &Defaults) -> Result<Agent, SpecError> 
                     .map_err(|why| bad(&key("belief"), format!("\"{b}\""), why))?,
                 None => d.belief,
             };
-            let learned = match take_str(&mut t, &p, "evaluation")?.as_deref() {
+            let evaluation = take_str(&mut t, &p, "evaluation")?;
+            let said = evaluation.is_some();
+            let learned = match evaluation {
                 None => d.full.learned,
-                Some("score") => false,
-                // Said of this agent, the learned leaves must be ones it
-                // values: ISMCTS plays every iteration out to the hand's end,
-                // DominAI values by its own rules.
-                Some("learned") if !engine.values_leaves() => {
-                    return Err(bad(
-                        &key("evaluation"),
-                        "\"learned\"",
-                        format!("the learned evaluation values the leaves of mstar and expectimax; {engine} has none"),
-                    ));
-                }
-                Some("learned") => true,
-                Some(s) => {
-                    return Err(bad(
-                        &key("evaluation"),
-                        format!("\"{s}\""),
-                        "expected \"score\" or \"learned\"",
-                    ));
-                }
+                Some(s) => s
+                    .parse::<full::Leaves>()
+                    .map_err(|why| bad(&key("evaluation"), format!("\"{s}\""), why))?
+                    .is_learned(),
             };
             let shaping = shaping_key(&mut t, &p)?;
             let adaptive = super::fields::take_adaptive(&mut t, &p)?.unwrap_or(d.full.adaptive);
-            if let Some(a) = adaptive
-                && !engine.values_leaves()
-            {
-                return Err(bad(
-                    &key("adaptive"),
-                    super::fields::adaptive_text(a),
-                    format!("adaptive effort stops the worlds of mstar and expectimax, not {engine}"),
-                ));
-            }
             let table_mb = match take_int(&mut t, &p, "table_mb")? {
                 Some(v) => int_in(&key("table_mb"), v, 1, 65_536)? as u32,
                 None => d.full.table_mb,
@@ -201,24 +179,25 @@ fn agent_of(name: &str, mut t: Table, d: &Defaults) -> Result<Agent, SpecError> 
                     ),
                 ));
             }
-            if shaping != ShapingLevel::NONE && !engine.values_leaves() {
-                return Err(bad(
-                    &key("shaping"),
-                    format!("\"{}\"", shaping.shaping.name()),
-                    format!("shaping applies to the searches mstar and expectimax, not {engine}"),
-                ));
-            }
-            AgentPlay::Search(AgentSearch {
+            let settings = full::SearchSettings {
                 engine,
                 depth,
                 budget,
                 worlds,
-                belief,
-                shaping,
                 learned,
+                belief,
+                shaping: shaping.shaping,
+                predictor: shaping.predictor,
                 adaptive,
-                table_mb,
-            })
+            };
+            // [search]'s learned leaves are a default for the searches that
+            // value leaves; said of this agent, they must be ones it values.
+            let checked = full::SearchSettings {
+                learned: learned && (said || engine.values_leaves()),
+                ..settings
+            };
+            checked.check(None, None).map_err(|e| setting_error(name, e))?;
+            AgentPlay::Search(AgentSearch { settings, table_mb })
         }
         (None, Some(s)) => {
             let target = s
@@ -530,32 +509,14 @@ pub(super) fn fit_grid(pool: &Pool, grid: &mut super::GridSpec, partner: Option<
             "with named agents give each agent its belief ([agents.NAME] belief = \"model\"); [search] belief is one default",
         ));
     }
-    let partial = grid.observability.contains(&engine::Observability::Partial);
     for a in &pool.agents {
         let AgentPlay::Search(s) = a.play else { continue };
-        if partial && s.worlds == 0 && s.engine != PlayerEngine::Dominai {
-            return Err(bad(
-                &format!("agents.{}.worlds", a.name),
-                "\"all\"",
-                "under partial observation an agent samples worlds: give worlds = 16 here or in [search]",
-            ));
-        }
-        if s.engine == PlayerEngine::Ismcts && s.budget == 0 {
-            return Err(bad(
-                &format!("agents.{}.budget", a.name),
-                0,
-                "ismcts runs until a node budget is spent: give budget = 20000 here or in [search]",
-            ));
-        }
-        if s.engine == PlayerEngine::Dominai && grid.observability.contains(&engine::Observability::Full) {
-            return Err(bad(
-                "grid.observability",
-                "\"full\"",
-                format!(
-                    "agent {} is dominai, which plays from its own hand: use [\"partial\"]",
-                    a.name
-                ),
-            ));
+        let settings = full::SearchSettings {
+            learned: s.settings.learned && s.settings.engine.values_leaves(),
+            ..s.settings
+        };
+        for &o in &grid.observability {
+            settings.check(None, Some(o)).map_err(|e| setting_error(&a.name, e))?;
         }
     }
     let mut engines = Vec::new();
@@ -565,8 +526,8 @@ pub(super) fn fit_grid(pool: &Pool, grid: &mut super::GridSpec, partner: Option<
     for a in &pool.agents {
         match a.play {
             AgentPlay::Search(s) => {
-                push_new(&mut engines, s.engine);
-                push_new(&mut shapings, s.shaping);
+                push_new(&mut engines, s.settings.engine);
+                push_new(&mut shapings, s.shaping());
             }
             AgentPlay::Strategy(t) => push_new(&mut targets, t),
             AgentPlay::External(_) => push_new(&mut targets, FullTarget::Searcher),
@@ -579,6 +540,20 @@ pub(super) fn fit_grid(pool: &Pool, grid: &mut super::GridSpec, partner: Option<
     grid.target = targets;
     grid.shaping = shapings;
     Ok(())
+}
+
+/// A named agent's settings that do not go together, named as its table's
+/// key (`agents.NAME.budget`), or the grid's observability.
+pub(super) fn setting_error(name: &str, e: full::SettingError) -> SpecError {
+    let key = match e.setting {
+        full::Setting::Observability => "grid.observability".to_string(),
+        s => format!("agents.{name}.{}", s.name()),
+    };
+    let why = match e.setting {
+        full::Setting::Observability => format!("agent {name}: {}", e.why),
+        _ => e.why,
+    };
+    bad(&key, e.value, why)
 }
 
 fn push_new<T: PartialEq>(v: &mut Vec<T>, x: T) {

@@ -1,7 +1,7 @@
 //! The spec's sections, one parser each: `[rules]`, `[grid]`, `[search]`,
 //! `[classifier]` and `[shards]`.
 
-use engine::{Belief, Blocked, DepthLimit, Lead, Observability, RulesConfig, SearchConfig, TargetKind};
+use engine::{Belief, Blocked, DepthLimit, Lead, Observability, PlayerEngine, RulesConfig, SearchConfig, TargetKind};
 use full::FullTarget;
 use toml::{Table, Value};
 
@@ -94,7 +94,7 @@ pub(super) fn parse_grid(mut t: Table, count: u64, deals: Option<&str>) -> Resul
     let engine = factor(
         &mut t,
         "engine",
-        r#"["mstar", "expectimax"]"#,
+        &format!("[\"{}\", \"{}\"]", PlayerEngine::MStar, PlayerEngine::Expectimax),
         super::fields::spec_engine,
     )?;
     let starting_states = match (t.remove("starting_states"), deals) {

@@ -440,3 +440,37 @@ engine = "{engine}
         }
     }
 }
+
+/// Engines are named through the one engine type: every engine muggins
+/// runs is an agent's `engine` (so a new variant needs no parser here),
+/// read back as itself, and a misspelt one is refused naming them all.
+#[test]
+fn every_engine_of_the_one_engine_type_is_an_agents_engine() {
+    for e in engine::PlayerEngine::SEARCHES {
+        let toml = POOL
+            .replace("observability = [\"full\"]", "observability = [\"partial\"]")
+            .replace("[search]\ndepth = 2", "[search]\ndepth = 2\nbudget = 500\nworlds = 2")
+            .replace(
+                "[agents.a]\nengine = \"expectimax\"",
+                &format!("[agents.a]\nengine = \"{e}\""),
+            );
+        let spec = Spec::from_toml(&toml).unwrap_or_else(|err| panic!("{e}: {err}"));
+        match spec.pool.as_ref().unwrap().agents[0].play {
+            AgentPlay::Search(s) => assert_eq!(s.settings.engine, e),
+            ref other => panic!("{e}: {other:?}"),
+        }
+    }
+    // Rows carry the engine through serde: the same names.
+    for e in engine::PlayerEngine::ALL {
+        assert_eq!(serde_json::to_value(e).unwrap(), e.name());
+    }
+    let bad = POOL.replace(
+        "[agents.a]\nengine = \"expectimax\"",
+        "[agents.a]\nengine = \"minimax\"",
+    );
+    let err = Spec::from_toml(&bad).unwrap_err().to_string();
+    assert!(
+        err.contains("agents.a.engine") && err.contains("mstar, expectimax, ismcts or dominai"),
+        "{err}"
+    );
+}

@@ -1,0 +1,254 @@
+//! `muggins play --preset`'s flags and their checks: the full game's
+//! player (`--agent`, a [`PlayerName`]) and search settings, checked alone
+//! here and together by [`full::SearchSettings::check`] (the rules the
+//! spec and the Python `Bot` share); the thesis rules' flags are
+//! `play.rs`'s.
+
+use anyhow::{Result, bail};
+use clap::Args;
+use engine::{Observability, PlayerEngine, WorldCount};
+use full::{FullAgent, FullTarget, Leaves, PlayerName, Preset, Setting};
+
+use crate::play::PlayArgs;
+use crate::play_full::{self, FullPlay};
+
+/// `muggins play`'s flags for the full game (with `--preset`).
+#[derive(Debug, Args)]
+pub struct FullFlags {
+    /// With --preset all-fives: seats (2-4; 3-4 seats get hands of 5).
+    #[arg(long, requires = "preset")]
+    pub seats: Option<u8>,
+    /// With --preset all-fives and 4 seats: partnerships 0+2 and 1+3 (default true).
+    #[arg(long, requires = "preset")]
+    pub teams: Option<bool>,
+    /// With --preset all-fives: play a match of hands until a side reaches
+    /// this score (default: one hand).
+    #[arg(long = "match", value_name = "TO", requires = "preset", value_parser = clap::value_parser!(u32).range(1..))]
+    pub match_to: Option<u32>,
+    /// With --preset: the player of seat 0 and its partner: a strategy
+    /// (random, scorer, defender, heaviest) or a search (mstar or
+    /// expectimax, with --depth N moves or --budget N nodes; ismcts, with
+    /// --budget), or dominai (seed 002's player, with --observability
+    /// partial).
+    #[arg(long, default_value = "heaviest", requires = "preset")]
+    pub agent: PlayerName,
+    /// With --preset: nodes per world of a decision (iterative deepening
+    /// stops when they are spent; ismcts: nodes per decision per world).
+    #[arg(long, requires = "preset")]
+    pub budget: Option<u64>,
+    /// With --preset all-fives: the transposition table's megabytes.
+    #[arg(long, requires = "preset", default_value_t = full::DEFAULT_TABLE_MB)]
+    pub table_mb: u32,
+    /// With --preset all-fives: leaves valued by the score so far (score) or
+    /// the shipped learned evaluation (learned).
+    #[arg(long = "eval", value_name = "EVAL", requires = "preset", default_value = "score")]
+    pub evaluation: Leaves,
+    /// With --preset all-fives and --agent mstar or expectimax: how
+    /// opponents' nodes are shaped by a prediction of their play: none,
+    /// prune, asymmetric or expect (docs/prediction.md).
+    #[arg(long, requires = "preset", default_value = "none")]
+    pub shaping: String,
+    /// With --shaping: the model predicting the opponents' plays: naive-bayes, dbn or logit.
+    #[arg(long, requires = "preset", default_value = "logit")]
+    pub predictor: full::predict::PredictModel,
+    /// With --shaping prune: plays searched at most per opponent node.
+    #[arg(long, requires = "preset", default_value_t = 2)]
+    pub top_n: u8,
+    /// With --shaping prune: the least probability searched.
+    #[arg(long, requires = "preset", default_value_t = 0.0)]
+    pub epsilon: f64,
+    /// With --shaping asymmetric: how many of the most probable plays are likely.
+    #[arg(long, requires = "preset", default_value_t = 1)]
+    pub likely: u8,
+    /// With --shaping asymmetric: extra plies under a likely play.
+    #[arg(long, requires = "preset", default_value_t = 1)]
+    pub extend: u8,
+    /// With --shaping asymmetric: plies fewer under the others.
+    #[arg(long, requires = "preset", default_value_t = 1)]
+    pub reduce: u8,
+    /// With --target searcher: its Expectimax depth.
+    #[arg(long, requires = "preset", default_value_t = full::DEFAULT_TARGET_DEPTH)]
+    pub target_depth: u8,
+}
+
+/// `muggins play --preset`: the full game.
+pub(crate) fn run_full(args: PlayArgs, preset: Preset) -> Result<()> {
+    if args.thesis.rules.any_given() {
+        bail!(
+            "--set/--hand/--boneyard/--lead/--blocked are the thesis rules' flags; with --preset {preset} use --seats and --teams"
+        );
+    }
+    let dominai = args.full.agent == PlayerName::Search(PlayerEngine::Dominai);
+    let worlds = match (args.observability, args.search.worlds) {
+        // DominAI keeps its own matrices: it samples no worlds.
+        (Observability::Partial, WorldCount::All) if dominai => 0,
+        (Observability::Full, WorldCount::All) => 0,
+        (Observability::Full, w) => bail!(
+            "--worlds {w}: worlds are sampled under --observability partial; leave --worlds out, or add \
+             --observability partial"
+        ),
+        (Observability::Partial, w) => match w {
+            WorldCount::Sample(k) if (1..=jobs::MAX_WORLDS).contains(&k) => k as u16,
+            _ => bail!(
+                "--worlds {w}: partial observation of the full game samples worlds: give a number from 1 to {}, \
+                 e.g. --worlds 16",
+                jobs::MAX_WORLDS
+            ),
+        },
+    };
+    let budget = args.full.budget.unwrap_or(0);
+    if args.full.budget.is_some() && !(1..=jobs::MAX_BUDGET).contains(&budget) {
+        bail!("--budget {budget}: give 1 to {} nodes", jobs::MAX_BUDGET);
+    }
+    let (shaping, predictor) = shaping_of(&args)?;
+    let need = full::FivesTable::mb_for_budget(budget);
+    if budget > 0 && args.full.table_mb < need {
+        bail!(
+            "--table-mb {}: --budget {budget} needs at least {need} MB so that no entry is ever replaced",
+            args.full.table_mb
+        );
+    }
+    let belief = args.search.belief;
+    if belief != engine::Belief::Uniform && worlds == 0 {
+        bail!(
+            "--belief {}: beliefs choose the worlds of partial observation; add --observability partial \
+             --worlds K",
+            belief.name()
+        );
+    }
+    let flags = FullSearchFlags {
+        worlds,
+        budget,
+        learned: args.full.evaluation.is_learned(),
+        belief,
+        shaping,
+        predictor,
+    };
+    let agent = full_agent(&args, args.search.depth, flags)?;
+    if let FullAgent::Search(s) = agent {
+        s.check(Some(preset), Some(args.observability)).map_err(|e| {
+            let flag = match e.setting {
+                Setting::Engine => "--agent",
+                Setting::Depth => "--depth",
+                Setting::Budget => "--budget",
+                Setting::Worlds => "--worlds",
+                Setting::Evaluation => "--eval",
+                Setting::Belief => "--belief",
+                Setting::Shaping => "--shaping",
+                Setting::Adaptive => "--adaptive",
+                Setting::Observability => "--observability",
+            };
+            anyhow::anyhow!(
+                "{flag} {}: {} (--agent {})",
+                e.value.trim_matches('"'),
+                e.why,
+                args.full.agent
+            )
+        })?;
+    }
+    play_full::run(FullPlay {
+        rules: play_full::rules(preset, args.full.seats, args.full.teams)?,
+        deal: args.state,
+        seed: args.seed,
+        repeat: args.repeat,
+        agent,
+        target: args.target.unwrap_or(match preset {
+            Preset::AllFives => FullTarget::Thesis(engine::TargetKind::Scorer),
+            Preset::Block | Preset::Team => FullTarget::Thesis(engine::TargetKind::Random),
+        }),
+        match_to: args.full.match_to,
+        json: args.json,
+        table_mb: args.full.table_mb,
+        learned: args.full.evaluation.is_learned(),
+        target_depth: args.full.target_depth,
+    })
+}
+
+/// The full game's search flags, each checked alone.
+#[derive(Clone, Copy, Debug)]
+struct FullSearchFlags {
+    worlds: u16,
+    budget: u64,
+    learned: bool,
+    belief: engine::Belief,
+    shaping: full::Shaping,
+    predictor: full::predict::PredictModel,
+}
+
+/// `--shaping` with its parameters, and `--predictor`.
+fn shaping_of(args: &PlayArgs) -> Result<(full::Shaping, full::predict::PredictModel)> {
+    let params = jobs::ShapingParams {
+        top_n: args.full.top_n,
+        epsilon: args.full.epsilon,
+        likely: args.full.likely,
+        extend: args.full.extend,
+        reduce: args.full.reduce,
+    };
+    if !(1..=64).contains(&params.top_n) || !(1..=64).contains(&params.likely) {
+        bail!(
+            "--top-n {} / --likely {}: give 1 to 64 plays",
+            params.top_n,
+            params.likely
+        );
+    }
+    if params.extend > 8 || params.reduce > 8 {
+        bail!(
+            "--extend {} / --reduce {}: give 0 to 8 plies",
+            params.extend,
+            params.reduce
+        );
+    }
+    if !(0.0..1.0).contains(&params.epsilon) {
+        bail!(
+            "--epsilon {}: give a probability from 0 up to (not including) 1",
+            params.epsilon
+        );
+    }
+    let shaping = jobs::shaping_of(&args.full.shaping, &params).map_err(|why| anyhow::anyhow!("--shaping: {why}"))?;
+    Ok((shaping, args.full.predictor))
+}
+
+/// Seat 0's agent from `--agent` and the search flags, each checked alone
+/// (together by [`full::SearchSettings::check`]).
+fn full_agent(args: &PlayArgs, depth: engine::DepthLimit, s: FullSearchFlags) -> Result<FullAgent> {
+    let FullSearchFlags {
+        worlds,
+        budget,
+        learned,
+        belief,
+        shaping,
+        predictor,
+    } = s;
+    Ok(match args.full.agent {
+        PlayerName::Fixed(t) if depth != engine::DepthLimit::Unlimited || budget > 0 || worlds > 0 || learned => {
+            bail!(
+                "--depth/--budget/--worlds/--eval learned: --agent {} plays a fixed strategy; they go with --agent \
+                 mstar, expectimax or ismcts",
+                t.name()
+            )
+        }
+        PlayerName::Fixed(t) => FullAgent::Fixed(t),
+        PlayerName::Search(PlayerEngine::Dominai) => FullAgent::Search(full::SearchSettings {
+            engine: PlayerEngine::Dominai,
+            depth: full::DEEPEST,
+            budget,
+            worlds: 0,
+            learned,
+            belief: engine::Belief::Dominai,
+            shaping,
+            predictor,
+            adaptive: None,
+        }),
+        PlayerName::Search(e) => FullAgent::Search(full::SearchSettings {
+            engine: e,
+            depth: full::depth_of(depth),
+            budget,
+            worlds,
+            learned,
+            belief,
+            shaping,
+            predictor,
+            adaptive: None,
+        }),
+    })
+}
