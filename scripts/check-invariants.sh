@@ -121,7 +121,8 @@ fi
 
 # One engine type: an engine's name is spelled only by engine::PlayerEngine
 # (engine/src/game/record.rs); the spec, the CLI, the Python package and
-# the reports read it from there (a belief named dominai is the belief's).
+# the reports read it from there (a belief named dominai is the belief's;
+# `net` is also the spec key of a model file, so it is not grepped).
 if grep -rnE '"(mstar|expectimax|ismcts|dominai|external)"' --include=*.rs */src \
     | grep -vE '^engine/src/game/record\.rs:|^\S+:\s*//|^engine/src/worlds\.rs:[0-9]+:\s*Belief::Dominai'; then
     echo "invariant broken: an engine name spelled outside engine::PlayerEngine (lines above)"

@@ -12,7 +12,7 @@ use full::{FullTarget, Preset};
 use serde_json::json;
 
 use crate::args::{RulesArgs, SearchArgs};
-use crate::play_full_args::{FullFlags, run_full};
+use crate::play_full_args::{FullArgs, FullFlags, run_full};
 
 #[derive(Debug, Args)]
 pub struct PlayArgs {
@@ -69,7 +69,20 @@ pub struct ThesisFlags {
 
 pub fn run(args: PlayArgs) -> Result<()> {
     match args.preset {
-        Some(preset) => run_full(args, preset),
+        Some(preset) => run_full(
+            FullArgs {
+                state: args.state,
+                repeat: args.repeat,
+                seed: args.seed,
+                target: args.target,
+                observability: args.observability,
+                json: args.json,
+                search: &args.search,
+                full: &args.full,
+                rules_given: args.thesis.rules.any_given(),
+            },
+            preset,
+        ),
         None => run_thesis(args),
     }
 }

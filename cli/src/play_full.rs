@@ -23,6 +23,8 @@ pub struct FullPlay {
     pub repeat: u64,
     /// Seat 0's (and its partner's) player.
     pub agent: FullAgent,
+    /// The network seat 0's side plays (`--agent net`).
+    pub net: Option<jobs::nets::NetAgent>,
     /// The other seats' strategy.
     pub target: FullTarget,
     /// Play a match to this score instead of one hand (all-fives).
@@ -135,7 +137,7 @@ pub fn run(p: FullPlay) -> Result<()> {
                     );
                 }
             }
-            let hand = play_open_hand(rules, &p, &agents);
+            let hand = play_open_hand(rules, &p, &agents)?;
             if p.json {
                 println!("{}", serde_json::to_string_pretty(&hand)?);
             } else {
@@ -326,7 +328,7 @@ fn print_fives(p: &FullPlay, agents: &[FullAgent; MAX_SEATS], m: &MatchRecord) {
 
 /// A block or team hand: the deal, the plays and the returns, with the
 /// OpenSpiel history (chance actions, then action ids).
-fn play_open_hand(rules: &FullRules, p: &FullPlay, agents: &[FullAgent; MAX_SEATS]) -> Value {
+fn play_open_hand(rules: &FullRules, p: &FullPlay, agents: &[FullAgent; MAX_SEATS]) -> Result<Value> {
     let hands = full::deal_from_index(rules, p.deal).expect("the deal index was checked above");
     let mut rngs = full::MatchKeys {
         seed: p.seed,
@@ -334,7 +336,14 @@ fn play_open_hand(rules: &FullRules, p: &FullPlay, agents: &[FullAgent; MAX_SEAT
         repeat: p.repeat,
     }
     .seat_streams();
-    let hand = full::play_open_hand(rules, hands, agents, &mut rngs);
+    let hand = match &p.net {
+        None => full::play_open_hand(rules, hands, agents, &mut rngs),
+        Some(net) => {
+            let mut seats = jobs::nets::GameSeats::new(rules, (p.seed, p.deal, p.repeat), [Some(net), None], None);
+            full::play_open_hand_external(rules, hands, agents, &mut rngs, Some(&mut seats))
+                .map_err(|f| anyhow::anyhow!("the network at seat {} could not play: {}", f.seat, f.reason))?
+        }
+    };
     let mut history: Vec<u32> = openspiel::chance_actions(rules, &hands);
     history.extend(hand.plays.iter().map(|&(seat, a)| openspiel::action_id(rules, seat, a)));
     let cover = |a: FullAction| (a.cover != full::OPENING).then_some(a.cover);
@@ -342,13 +351,19 @@ fn play_open_hand(rules: &FullRules, p: &FullPlay, agents: &[FullAgent; MAX_SEAT
     for &(seat, a) in &hand.plays {
         left[seat as usize] &= !(1u64 << a.tile);
     }
-    json!({
+    Ok(json!({
         "preset": rules.kind().name(),
         "seats": rules.seats(),
         "deal": p.deal,
         "seed": p.seed,
         "repeat": p.repeat,
-        "agents": agents[..rules.seats() as usize].iter().map(|a| a.name()).collect::<Vec<_>>(),
+        "agents": agents[..rules.seats() as usize]
+            .iter()
+            .map(|a| match (a, &p.net) {
+                (FullAgent::External, Some(n)) => n.policy.name(),
+                _ => a.name(),
+            })
+            .collect::<Vec<_>>(),
         "hands": (0..rules.seats() as usize).map(|s| names(rules, hands[s])).collect::<Vec<_>>(),
         "plays": hand.plays.iter().map(|&(seat, a)| json!({
             "seat": seat, "tile": rules.tile_name(a.tile), "covers": cover(a), "action": openspiel::action_id(rules, seat, a),
@@ -359,7 +374,7 @@ fn play_open_hand(rules: &FullRules, p: &FullPlay, agents: &[FullAgent; MAX_SEAT
         "nodes": hand.nodes,
         "openspiel_game": if rules.kind() == Preset::Block { "python_block_dominoes" } else { "python_team_dominoes" },
         "openspiel_history": history,
-    })
+    }))
 }
 
 fn print_open_hand(rules: &FullRules, hand: &Value) {

@@ -9,8 +9,31 @@ use clap::Args;
 use engine::{Observability, PlayerEngine, WorldCount};
 use full::{FullAgent, FullTarget, Leaves, PlayerName, Preset, Setting};
 
-use crate::play::PlayArgs;
+use crate::args::SearchArgs;
 use crate::play_full::{self, FullPlay};
+
+/// What `muggins play --preset` was given: the flags both games share and
+/// the full game's (`play.rs` holds the command's flags).
+pub struct FullArgs<'a> {
+    /// The deal index.
+    pub state: u64,
+    /// The repeat number.
+    pub repeat: u64,
+    /// The experiment seed.
+    pub seed: u64,
+    /// The other seats' strategy.
+    pub target: Option<FullTarget>,
+    /// What seat 0 sees.
+    pub observability: Observability,
+    /// Print JSON.
+    pub json: bool,
+    /// `--worlds`, `--depth`, `--belief`.
+    pub search: &'a SearchArgs,
+    /// The full game's flags.
+    pub full: &'a FullFlags,
+    /// Whether a thesis rules' flag was given (refused here).
+    pub rules_given: bool,
+}
 
 /// `muggins play`'s flags for the full game (with `--preset`).
 #[derive(Debug, Args)]
@@ -66,14 +89,22 @@ pub struct FullFlags {
     /// With --shaping asymmetric: plies fewer under the others.
     #[arg(long, requires = "preset", default_value_t = 1)]
     pub reduce: u8,
+    /// With --agent net: the model file (a safetensors network, e.g.
+    /// models/ppo-block.safetensors; docs/rl.md).
+    #[arg(long, value_name = "FILE", requires = "preset")]
+    pub net: Option<std::path::PathBuf>,
+    /// With --agent net: 0 plays the highest logit; above 0 (up to 100)
+    /// draws from the softmax at this temperature.
+    #[arg(long, requires = "preset", default_value_t = 0.0)]
+    pub temperature: f64,
     /// With --target searcher: its Expectimax depth.
     #[arg(long, requires = "preset", default_value_t = full::DEFAULT_TARGET_DEPTH)]
     pub target_depth: u8,
 }
 
 /// `muggins play --preset`: the full game.
-pub(crate) fn run_full(args: PlayArgs, preset: Preset) -> Result<()> {
-    if args.thesis.rules.any_given() {
+pub(crate) fn run_full(args: FullArgs, preset: Preset) -> Result<()> {
+    if args.rules_given {
         bail!(
             "--set/--hand/--boneyard/--lead/--blocked are the thesis rules' flags; with --preset {preset} use --seats and --teams"
         );
@@ -146,8 +177,30 @@ pub(crate) fn run_full(args: PlayArgs, preset: Preset) -> Result<()> {
             )
         })?;
     }
+    let rules = play_full::rules(preset, args.full.seats, args.full.teams)?;
+    let net = match (args.full.agent, &args.full.net) {
+        (PlayerName::Net, None) => {
+            bail!("--agent net plays a model file: give --net FILE, e.g. --net models/ppo-block.safetensors")
+        }
+        (PlayerName::Net, Some(path)) => {
+            if preset == Preset::AllFives {
+                bail!(
+                    "--agent net: a network plays block and team hands in muggins play today (All Fives networks \
+                     play from Python: muggins.Bot(\"net\"))"
+                );
+            }
+            let path = path.to_string_lossy();
+            Some(
+                jobs::nets::load(&path, args.full.temperature, &rules)
+                    .map_err(|e| anyhow::anyhow!("--net {path}: {e}"))?,
+            )
+        }
+        (_, Some(path)) => bail!("--net {}: only --agent net plays a model file", path.display()),
+        (_, None) => None,
+    };
     play_full::run(FullPlay {
-        rules: play_full::rules(preset, args.full.seats, args.full.teams)?,
+        rules,
+        net,
         deal: args.state,
         seed: args.seed,
         repeat: args.repeat,
@@ -176,7 +229,7 @@ struct FullSearchFlags {
 }
 
 /// `--shaping` with its parameters, and `--predictor`.
-fn shaping_of(args: &PlayArgs) -> Result<(full::Shaping, full::predict::PredictModel)> {
+fn shaping_of(args: &FullArgs) -> Result<(full::Shaping, full::predict::PredictModel)> {
     let params = jobs::ShapingParams {
         top_n: args.full.top_n,
         epsilon: args.full.epsilon,
@@ -210,7 +263,7 @@ fn shaping_of(args: &PlayArgs) -> Result<(full::Shaping, full::predict::PredictM
 
 /// Seat 0's agent from `--agent` and the search flags, each checked alone
 /// (together by [`full::SearchSettings::check`]).
-fn full_agent(args: &PlayArgs, depth: engine::DepthLimit, s: FullSearchFlags) -> Result<FullAgent> {
+fn full_agent(args: &FullArgs, depth: engine::DepthLimit, s: FullSearchFlags) -> Result<FullAgent> {
     let FullSearchFlags {
         worlds,
         budget,
@@ -228,6 +281,10 @@ fn full_agent(args: &PlayArgs, depth: engine::DepthLimit, s: FullSearchFlags) ->
             )
         }
         PlayerName::Fixed(t) => FullAgent::Fixed(t),
+        PlayerName::Net if depth != engine::DepthLimit::Unlimited || budget > 0 || worlds > 0 || learned => {
+            bail!("--depth/--budget/--worlds/--eval learned: --agent net plays a network's policy; it does not search")
+        }
+        PlayerName::Net => FullAgent::External,
         PlayerName::Search(PlayerEngine::Dominai) => FullAgent::Search(full::SearchSettings {
             engine: PlayerEngine::Dominai,
             depth: full::DEEPEST,

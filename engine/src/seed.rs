@@ -45,6 +45,9 @@ pub const FULL_GAME: &[u8; 8] = b"mugfull1";
 pub const EVAL_TRAINING: &[u8; 8] = b"mugeval1";
 /// The opponent-move predictors' training hands.
 pub const PREDICT_TRAINING: &[u8; 8] = b"mugpred1";
+/// A network's draws at a temperature in a game of `muggins run` or
+/// `muggins play`: keyed by (seed, deal, repeat), stream the network's side.
+pub const NET_SEATS: &[u8; 8] = b"mugnet01";
 /// The Python package's streams: a bot's decisions and
 /// `resample_from_infostate` (keyed by the seed the caller gives).
 pub const PYTHON: &[u8; 8] = b"mugpyth1";

@@ -63,6 +63,12 @@ pub struct SeatView<'a> {
 /// The seats decided outside muggins: the caller's (jobs' agent
 /// processes); `full` stays pure.
 pub trait ExternalSeats: std::fmt::Debug {
+    /// A block or team hand dealt as `hands` begins (told only to seats
+    /// that keep the game's state beside the loop, such as a network's:
+    /// [`crate::spiel::NetSeats`]; a program outside muggins is told its
+    /// own tiles by its questions).
+    fn begin_hand(&mut self, _rules: &FullRules, _hands: &[TileSet; MAX_SEATS]) {}
+
     /// The id the seat of `view` plays, or why it forfeits the game.
     fn decide(&mut self, view: &SeatView) -> Result<u32, String>;
 }
@@ -127,7 +133,9 @@ pub(crate) fn route(engine: PlayerEngine) -> Route {
         PlayerEngine::MStar | PlayerEngine::Expectimax => Route::AlphaBeta,
         PlayerEngine::Ismcts => Route::Ismcts,
         PlayerEngine::Dominai => Route::Dominai,
-        PlayerEngine::External => panic!("an agent outside muggins is FullAgent::External, never a search"),
+        PlayerEngine::Net | PlayerEngine::External => {
+            panic!("a network's policy and an agent outside muggins are FullAgent::External's seats, never a search")
+        }
     }
 }
 

@@ -136,6 +136,9 @@ pub fn play_open_hand_external(
     mut external: Option<&mut dyn ExternalSeats>,
 ) -> Result<OpenHandRecord, Forfeit> {
     let models = models(agents);
+    if let Some(e) = external.as_deref_mut() {
+        e.begin_hand(rules, &hands);
+    }
     let mut pos = FullPosition::deal(rules, hands);
     let mut list = FullActions::default();
     let (mut plays, mut legal, mut decisions, mut nodes) = (Vec::new(), Vec::new(), Vec::new(), 0);

@@ -23,6 +23,8 @@ pub enum PlayerName {
     Search(PlayerEngine),
     /// A fixed strategy (random, scorer, defender, heaviest).
     Fixed(FullTarget),
+    /// A network's policy (its model file is given beside the name).
+    Net,
 }
 
 impl FromStr for PlayerName {
@@ -30,6 +32,9 @@ impl FromStr for PlayerName {
     fn from_str(s: &str) -> Result<PlayerName, String> {
         if let Some(&e) = PlayerEngine::SEARCHES.iter().find(|e| e.name() == s) {
             return Ok(PlayerName::Search(e));
+        }
+        if s == PlayerEngine::Net.name() {
+            return Ok(PlayerName::Net);
         }
         match s.parse::<FullTarget>() {
             Ok(FullTarget::Searcher) => Err(
@@ -40,7 +45,7 @@ impl FromStr for PlayerName {
             Ok(t) => Ok(PlayerName::Fixed(t)),
             Err(_) => Err(format!(
                 "unknown agent {s:?}: expected {}, or a strategy: {}",
-                PlayerEngine::listed(&PlayerEngine::SEARCHES, "or"),
+                PlayerEngine::listed(&PlayerEngine::NAMED, "or"),
                 FullTarget::ALL.map(|t| t.name()).join(", ")
             )),
         }
@@ -52,6 +57,7 @@ impl fmt::Display for PlayerName {
         match self {
             PlayerName::Search(e) => f.write_str(e.name()),
             PlayerName::Fixed(t) => f.write_str(t.name()),
+            PlayerName::Net => f.write_str(PlayerEngine::Net.name()),
         }
     }
 }
@@ -188,6 +194,13 @@ impl SearchSettings {
             .filter(|e| e.values_leaves())
             .collect();
         let alpha_beta = PlayerEngine::listed(&alpha_beta, "and");
+        if e == PlayerEngine::Net {
+            return refuse(
+                Setting::Engine,
+                quoted(e.name()),
+                "is a network's policy, not a search: it takes a model file and a temperature, no search settings",
+            );
+        }
         if !PlayerEngine::SEARCHES.contains(&e) {
             return refuse(
                 Setting::Engine,
@@ -335,7 +348,7 @@ mod tests {
         }
         let e = "minimax".parse::<PlayerName>().unwrap_err();
         assert!(
-            e.contains("mstar, expectimax, ismcts or dominai") && e.contains("heaviest"),
+            e.contains("mstar, expectimax, ismcts, dominai or net") && e.contains("heaviest"),
             "{e}"
         );
         assert!("searcher".parse::<PlayerName>().unwrap_err().contains("target"));

@@ -97,13 +97,19 @@ pub fn coords(spec: &Spec, index: u64) -> GameCoords {
                 crate::spec::ShapingLevel::NONE,
                 None,
             ),
+            AgentPlay::Net(_) => (
+                PlayerEngine::Net,
+                Belief::Uniform,
+                crate::spec::ShapingLevel::NONE,
+                None,
+            ),
             AgentPlay::Strategy(_) => {
                 unreachable!("a pairing's agent searches or is external (checked when the spec was read)")
             }
         };
         let target = match pool.agents[o as usize].play {
             AgentPlay::Strategy(t) => t,
-            AgentPlay::Search(_) | AgentPlay::External(_) => FullTarget::Searcher,
+            AgentPlay::Search(_) | AgentPlay::External(_) | AgentPlay::Net(_) => FullTarget::Searcher,
         };
         return GameCoords {
             game_index: index,

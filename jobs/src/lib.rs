@@ -12,6 +12,7 @@ mod files;
 mod grid;
 pub mod layout;
 mod manifest;
+pub mod nets;
 mod parquet_io;
 pub mod predictors;
 mod rows;

@@ -25,9 +25,6 @@ use super::args;
 use super::state::{Core, State};
 use full::spiel::{FivesState, NetPolicy, OpenSpielState, play_id};
 
-/// The engine name of a network's policy (`Bot("net", model=...)`).
-pub const NET: &str = "net";
-
 /// The learned evaluation `muggins run` ships (jobs/evals/fives-double6.json).
 fn shipped_eval() -> &'static LinearEval {
     static EVAL: OnceLock<LinearEval> = OnceLock::new();
@@ -184,7 +181,11 @@ impl Bot {
                 given.push((key, v));
             }
         }
-        if engine == NET {
+        let opponent: FullTarget = parse("opponent", &k.opponent)?;
+        let name = engine
+            .parse::<PlayerName>()
+            .map_err(|e| PyValueError::new_err(format!("engine = {engine:?}: {e}")))?;
+        if name == PlayerName::Net {
             return net_bot(&k, engine, given);
         }
         if let Some(key) = [("model", k.model.is_some()), ("temperature", k.temperature.is_some())]
@@ -192,15 +193,13 @@ impl Bot {
             .find_map(|(key, set)| set.then_some(key))
         {
             return Err(PyValueError::new_err(format!(
-                "{key}: only engine \"net\" takes a model and a temperature (engine = {engine:?})"
+                "{key}: only engine {:?} takes a model and a temperature (engine = {engine:?})",
+                PlayerEngine::Net.name()
             )));
         }
-        let opponent: FullTarget = parse("opponent", &k.opponent)?;
-        let name = engine
-            .parse::<PlayerName>()
-            .map_err(|e| PyValueError::new_err(format!("engine = {engine:?}: {e}; or {NET:?}, a network's policy")))?;
         let agent = match name {
             PlayerName::Fixed(t) => FullAgent::Fixed(t),
+            PlayerName::Net => unreachable!("made by net_bot above"),
             PlayerName::Search(e) => {
                 if k.worlds == 0 {
                     return Err(PyValueError::new_err(

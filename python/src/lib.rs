@@ -79,11 +79,7 @@ fn _muggins(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(playouts_bytes, m)?)?;
     // The names a Bot takes, read from muggins' one engine type (and its
     // strategies), so that a new engine reaches Python without a list here.
-    let engines: Vec<&str> = engine::PlayerEngine::SEARCHES
-        .iter()
-        .map(|e| e.name())
-        .chain([bot::NET])
-        .collect();
+    let engines: Vec<&str> = engine::PlayerEngine::NAMED.iter().map(|e| e.name()).collect();
     m.add("ENGINES", pyo3::types::PyTuple::new(m.py(), engines)?)?;
     let strategies = full::FullTarget::ALL.map(|t| t.name());
     m.add("STRATEGIES", pyo3::types::PyTuple::new(m.py(), strategies)?)?;

@@ -144,3 +144,33 @@ def test_the_shipped_network_is_an_opponent_in_a_vector_environment_and_beats_a_
             outcome[i] = np.sign(info["returns"][i][1])
             done[i] = True
     assert (outcome > 0).mean() > 0.6, (outcome > 0).mean()
+
+
+def test_muggins_play_agent_net_decides_as_the_bot_does():
+    """`muggins play --agent net --net FILE` (the engine inside the game
+    loop, reading the OpenSpiel state it keeps beside the deal) chooses every
+    seat-0 play the Python Bot("net") chooses on the same history."""
+    import os
+    import subprocess
+
+    binary = os.environ.get("MUGGINS_BIN")
+    assert binary and os.path.exists(binary), "set MUGGINS_BIN to the muggins binary (scripts/python-test.sh does)"
+    bot = muggins.Bot("net", model=str(SHIPPED))
+    checked = 0
+    for deal in range(6):
+        out = subprocess.run(
+            [binary, "play", "--preset", "block", "--state", str(deal), "--agent", "net", "--net", str(SHIPPED),
+             "--json"],
+            check=True, capture_output=True, text=True,
+        ).stdout
+        game = json.loads(out)
+        assert game["agents"][0].startswith("net (ppo-block.safetensors")
+        state = muggins.State("block")
+        for action in game["openspiel_history"]:
+            if not state.is_chance_node() and state.current_player() == 0:
+                assert bot.step(state) == action, (deal, state.history())
+                checked += 1
+            state.apply_action(action)
+        assert state.is_terminal()
+        assert [int(r) for r in state.returns()] == [int(r) for r in game["returns"]]
+    assert checked > 20

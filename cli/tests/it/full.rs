@@ -142,7 +142,7 @@ fn play_refuses_what_a_preset_does_not_have() {
     TestCommand::new(&["play", "--preset", "all-fives", "--state", "1", "--depth", "3"])
         .assert_err(&["--depth", "heaviest"]);
     TestCommand::new(&["play", "--preset", "all-fives", "--state", "1", "--agent", "minimax"])
-        .assert_err(&["minimax", "mstar, expectimax, ismcts or dominai"]);
+        .assert_err(&["minimax", "mstar, expectimax, ismcts, dominai or net"]);
     let fives = ["play", "--preset", "all-fives", "--state", "1"];
     let with = |extra: &[&str]| TestCommand::new(&[&fives[..], extra].concat());
     with(&["--agent", "ismcts"]).assert_err(&["--agent ismcts", "--budget"]);

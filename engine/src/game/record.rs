@@ -61,6 +61,9 @@ pub enum PlayerEngine {
     Ismcts,
     /// Seed 002's DominAI player (the full game only; docs/dominai.md).
     Dominai,
+    /// A network's policy read from a model file (block and team;
+    /// docs/rl.md, "Model files and the `net` engine"): it does not search.
+    Net,
     /// An agent outside muggins on the named agent's side (docs/agents.md):
     /// it appears in rows, never in a spec's `engine`.
     External,
@@ -76,12 +79,23 @@ impl PlayerEngine {
         PlayerEngine::Dominai,
     ];
 
-    /// Every engine, as rows may name it.
-    pub const ALL: [PlayerEngine; 5] = [
+    /// Every engine a spec, `muggins play` or a Python `Bot` may name: the
+    /// searches and a network's policy.
+    pub const NAMED: [PlayerEngine; 5] = [
         PlayerEngine::MStar,
         PlayerEngine::Expectimax,
         PlayerEngine::Ismcts,
         PlayerEngine::Dominai,
+        PlayerEngine::Net,
+    ];
+
+    /// Every engine, as rows may name it.
+    pub const ALL: [PlayerEngine; 6] = [
+        PlayerEngine::MStar,
+        PlayerEngine::Expectimax,
+        PlayerEngine::Ismcts,
+        PlayerEngine::Dominai,
+        PlayerEngine::Net,
         PlayerEngine::External,
     ];
 
@@ -92,6 +106,7 @@ impl PlayerEngine {
             PlayerEngine::MStar => "mstar",
             PlayerEngine::Ismcts => "ismcts",
             PlayerEngine::Dominai => "dominai",
+            PlayerEngine::Net => "net",
             PlayerEngine::External => "external",
         }
     }
@@ -121,7 +136,7 @@ impl std::str::FromStr for PlayerEngine {
         PlayerEngine::ALL.into_iter().find(|e| e.name() == s).ok_or_else(|| {
             format!(
                 "unknown engine {s:?}: expected {}",
-                PlayerEngine::listed(&PlayerEngine::SEARCHES, "or")
+                PlayerEngine::listed(&PlayerEngine::NAMED, "or")
             )
         })
     }

@@ -19,7 +19,7 @@ pub use any::SpielState;
 pub use encode::{ENCODING_VERSION, Encoding};
 pub use fives::{Event, FivesState};
 pub use open::OpenSpielState;
-pub use policy::{MAX_TEMPERATURE, NetPolicy};
+pub use policy::{MAX_TEMPERATURE, NetPolicy, NetSeats};
 
 /// OpenSpiel's player id of a chance node.
 pub const CHANCE: i64 = -1;

@@ -339,6 +339,28 @@ impl OpenSpielState {
     }
 }
 
+impl OpenSpielState {
+    /// The state of a hand dealt as `hands` (each seat's tiles dealt
+    /// ascending), before its first play: what a game loop that knows the
+    /// deal keeps beside its position, so that a network reads a seat's
+    /// information state ([`super::NetSeats`]).
+    pub fn dealt(rules: &FullRules, hands: &[TileSet; MAX_SEATS]) -> Result<OpenSpielState, String> {
+        let seats = rules.seats() as usize;
+        if hands[..seats].iter().any(|h| h.count_ones() != rules.hand() as u32) {
+            return Err(format!(
+                "not a deal of {}: a hand is not {} tiles",
+                rules.kind(),
+                rules.hand()
+            ));
+        }
+        let mut core = OpenSpielState::new(rules.clone());
+        for t in crate::openspiel::chance_actions(rules, hands) {
+            core.apply(t)?;
+        }
+        Ok(core)
+    }
+}
+
 /// The tiles matching an open end of `pos`.
 fn matching(rules: &FullRules, pos: &FullPosition) -> TileSet {
     pos.ends[..pos.open as usize]

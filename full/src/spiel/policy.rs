@@ -152,3 +152,51 @@ impl NetPolicy {
         best
     }
 }
+
+/// Seats played by a network's policy inside a game loop that knows the
+/// deal: the loop calls [`ExternalSeats::begin_hand`] with the hands, and
+/// this keeps the OpenSpiel state beside it (block and team), applying the
+/// plays each question's history adds, so that the policy reads exactly the
+/// asking seat's information state (never another seat's tiles: the
+/// encodings read the player's own hand and the public plays). Draws at a
+/// temperature come from `rng`, the caller's stream for the game.
+#[derive(Debug)]
+pub struct NetSeats<R> {
+    policy: NetPolicy,
+    state: Option<SpielState>,
+    applied: usize,
+    rng: R,
+}
+
+impl<R: RngCore> NetSeats<R> {
+    /// `policy`'s seats, drawing with `rng`.
+    pub fn new(policy: NetPolicy, rng: R) -> NetSeats<R> {
+        NetSeats {
+            policy,
+            state: None,
+            applied: 0,
+            rng,
+        }
+    }
+}
+
+impl<R: RngCore + std::fmt::Debug> crate::ExternalSeats for NetSeats<R> {
+    fn begin_hand(&mut self, rules: &crate::FullRules, hands: &[engine::TileSet; crate::MAX_SEATS]) {
+        self.state = super::OpenSpielState::dealt(rules, hands).ok().map(SpielState::Open);
+        self.applied = 0;
+    }
+
+    fn decide(&mut self, view: &crate::SeatView) -> Result<u32, String> {
+        let Some(state) = self.state.as_mut() else {
+            return Err(format!(
+                "model file {}: plays block and team hands only",
+                self.policy.path
+            ));
+        };
+        for &id in &view.history[self.applied.min(view.history.len())..] {
+            state.apply(id)?;
+        }
+        self.applied = view.history.len();
+        self.policy.decide(state, view.seat, &mut self.rng)
+    }
+}

@@ -26,6 +26,7 @@ use full::{
 
 use super::external_game;
 use crate::grid::GameCoords;
+use crate::nets::{GameSeats, NetAgent};
 use crate::rows::{ExecError, GameRow, HandRow, MoveRow};
 use crate::spec::{AgentPlay, FullSpec, Spec};
 
@@ -60,7 +61,7 @@ pub(crate) fn play(
     }
     let external = !externals.is_empty();
     if rules.kind() != Preset::AllFives {
-        return play_open(spec, c, &rules, &agents, external.then_some(ext));
+        return play_open(spec, c, &rules, &agents, external.then_some(ext), net_sides(spec, c));
     }
     let t = Instant::now();
     let opts = MatchOptions {
@@ -164,7 +165,7 @@ pub fn agents(spec: &Spec, full: &FullSpec, c: &GameCoords) -> [FullAgent; MAX_S
         let (a, o) = pool.pairings[k as usize];
         let play = |i: u16| match pool.agents[i as usize].play {
             AgentPlay::Strategy(t) => FullAgent::target(t, full.search.target_depth),
-            AgentPlay::External(_) => FullAgent::External,
+            AgentPlay::External(_) | AgentPlay::Net(_) => FullAgent::External,
             AgentPlay::Search(s) => FullAgent::Search(SearchSettings {
                 worlds: if c.observability == Observability::Partial {
                     s.settings.worlds
@@ -221,10 +222,27 @@ fn table_mb(spec: &Spec, full: &FullSpec, c: &GameCoords) -> u32 {
         .iter()
         .filter_map(|&i| match pool.agents[i as usize].play {
             AgentPlay::Search(s) => Some(s.table_mb),
-            AgentPlay::Strategy(_) | AgentPlay::External(_) => None,
+            AgentPlay::Strategy(_) | AgentPlay::External(_) | AgentPlay::Net(_) => None,
         })
         .max()
         .unwrap_or(full.search.table_mb)
+}
+
+/// The networks of grid point `c`'s pairing, by side (`[agent's side,
+/// other]` placed at their sides).
+fn net_sides<'s>(spec: &'s Spec, c: &GameCoords) -> [Option<&'s NetAgent>; 2] {
+    let (Some(pool), Some(k)) = (&spec.pool, c.pairing) else {
+        return [None, None];
+    };
+    let (a, o) = pool.pairings[k as usize];
+    let net = |i: u16| match &pool.agents[i as usize].play {
+        AgentPlay::Net(n) => Some(n),
+        _ => None,
+    };
+    let mut sides = [None, None];
+    sides[c.agent_side as usize & 1] = net(a);
+    sides[1 - (c.agent_side as usize & 1)] = net(o);
+    sides
 }
 
 /// With named agents, the row names the agent and the opponent; with a
@@ -290,7 +308,8 @@ fn play_open(
     c: &GameCoords,
     rules: &FullRules,
     agents: &[FullAgent; MAX_SEATS],
-    ext: Option<&mut crate::external::ExternalPool>,
+    mut ext: Option<&mut crate::external::ExternalPool>,
+    nets: [Option<&NetAgent>; 2],
 ) -> Result<(GameRow, Vec<MoveRow>, Vec<HandRow>), ExecError> {
     let hands = deal_from_index(rules, c.starting_state).ok_or_else(|| ExecError::Game {
         index: c.game_index,
@@ -303,23 +322,34 @@ fn play_open(
     }
     .seat_streams();
     let t = Instant::now();
-    let h = match ext {
-        None => play_open_hand(rules, hands, agents, &mut rngs),
-        Some(ext) => {
-            let r = play_open_hand_external(rules, hands, agents, &mut rngs, Some(&mut *ext));
-            match r {
-                Ok(h) => {
-                    let sides = rules.sides() as usize;
-                    let winner = (0..sides).max_by_key(|&s| h.returns[s]).unwrap_or(0) as u8;
-                    let points: Vec<u32> = (0..sides).map(|s| h.returns[s].max(0) as u32).collect();
-                    external_game::end(ext, Some((&points, winner)), None);
-                    h
-                }
-                Err(f) => {
-                    external_game::end(ext, None, Some(&f));
-                    let row = named(spec, c, GameRow::at(c));
-                    return Ok((external_game::forfeit_row(row, c, rules, 0, &f), Vec::new(), Vec::new()));
-                }
+    let h = if ext.is_none() && nets.iter().all(Option::is_none) {
+        play_open_hand(rules, hands, agents, &mut rngs)
+    } else {
+        let key = (spec.seed, c.starting_state, c.repeat as u64);
+        let r = {
+            let programs = ext.as_deref_mut().map(|e| e as &mut dyn full::ExternalSeats);
+            let mut seats = GameSeats::new(rules, key, nets, programs);
+            play_open_hand_external(rules, hands, agents, &mut rngs, Some(&mut seats))
+        };
+        match (r, ext) {
+            (Ok(h), None) => h,
+            (Ok(h), Some(ext)) => {
+                let sides = rules.sides() as usize;
+                let winner = (0..sides).max_by_key(|&s| h.returns[s]).unwrap_or(0) as u8;
+                let points: Vec<u32> = (0..sides).map(|s| h.returns[s].max(0) as u32).collect();
+                external_game::end(ext, Some((&points, winner)), None);
+                h
+            }
+            (Err(f), Some(ext)) => {
+                external_game::end(ext, None, Some(&f));
+                let row = named(spec, c, GameRow::at(c));
+                return Ok((external_game::forfeit_row(row, c, rules, 0, &f), Vec::new(), Vec::new()));
+            }
+            (Err(f), None) => {
+                return Err(ExecError::Game {
+                    index: c.game_index,
+                    message: format!("the network at seat {} could not play: {}", f.seat, f.reason),
+                });
             }
         }
     };

@@ -19,6 +19,8 @@ pub enum AgentPlay {
     /// A program outside muggins (docs/agents.md). It plays the opponent's
     /// side of its pairings, as a strategy does.
     External(super::external::ExternalAgent),
+    /// A network's policy from a model file (block and team).
+    Net(crate::nets::NetAgent),
 }
 
 /// A searching agent's settings; what a table leaves out is `[search]`'s.
@@ -58,7 +60,7 @@ impl Agent {
     /// Whether it searches (a strategy or an external agent never takes the
     /// `agent` side of a pairing).
     pub fn searches(&self) -> bool {
-        matches!(self.play, AgentPlay::Search(_))
+        matches!(self.play, AgentPlay::Search(_) | AgentPlay::Net(_))
     }
 
     /// Whether it is a program outside muggins.
@@ -148,6 +150,13 @@ impl Pool {
             .map(|a| match &a.play {
                 AgentPlay::Strategy(t) => format!("{{\"name\":{},\"strategy\":{}}}", text(&a.name), text(t.name())),
                 AgentPlay::External(e) => e.canonical(&a.name),
+                AgentPlay::Net(n) => format!(
+                    "{{\"name\":{},\"engine\":{},\"model_sha256\":{},\"temperature\":{}}}",
+                    text(&a.name),
+                    text(engine::PlayerEngine::Net.name()),
+                    text(&n.sha256),
+                    n.temperature
+                ),
                 &AgentPlay::Search(AgentSearch {
                     settings: s,
                     table_mb: mb,

@@ -1,7 +1,8 @@
 //! `[agents.NAME] command = [...]`: an agent that is a program outside
 //! muggins, speaking the agent protocol (docs/agents.md): its command, the
 //! directory its relative paths are in, its environment, its time limits
-//! and restarts, and what of it the spec id covers.
+//! and restarts, and what of it the spec id covers; and `engine = "net"`,
+//! an agent that is a model file (`net_agent`).
 
 use sha2::{Digest, Sha256};
 use toml::{Table, Value};
@@ -236,4 +237,53 @@ impl ExternalAgent {
             self.walls.canonical()
         )
     }
+}
+
+/// `[agents.NAME] engine = "net"`: the model file `net` (read now, its
+/// hash in the spec's id; the game is checked with the rules) and its
+/// `temperature`; no search settings.
+pub(super) fn net_agent(name: &str, t: &mut Table) -> Result<crate::nets::NetAgent, SpecError> {
+    let p = format!("agents.{name}");
+    let key = |k: &str| format!("{p}.{k}");
+    let Some(path) = take_str(t, &p, "net")? else {
+        return Err(missing(
+            &key("net"),
+            "engine = \"net\" plays a model file: give net = \"models/ppo-block.safetensors\"",
+        ));
+    };
+    let temperature = match t.remove("temperature") {
+        None => 0.0,
+        Some(v) => match v.as_float().or(v.as_integer().map(|i| i as f64)) {
+            Some(x) if (0.0..=full::spiel::MAX_TEMPERATURE).contains(&x) => x,
+            _ => {
+                return Err(bad(
+                    &key("temperature"),
+                    v,
+                    format!(
+                        "0 (the highest logit) to {} (a draw from the softmax at it)",
+                        full::spiel::MAX_TEMPERATURE
+                    ),
+                ));
+            }
+        },
+    };
+    if let Some(k) = t.keys().find(|k| *k != "engine") {
+        return Err(bad(
+            &key(k),
+            &t[k.as_str()],
+            "engine = \"net\" takes net (a model file) and temperature; it does not search",
+        ));
+    }
+    t.remove("engine");
+    let model = net::Model::load(std::path::Path::new(&path))
+        .map_err(|e| bad(&key("net"), format!("\"{path}\""), e.to_string()))?;
+    let sha256 = model.sha256.clone();
+    let policy = full::spiel::NetPolicy::new(std::sync::Arc::new(model), &path, temperature)
+        .map_err(|why| bad(&key("net"), format!("\"{path}\""), why))?;
+    Ok(crate::nets::NetAgent {
+        path,
+        sha256,
+        temperature,
+        policy,
+    })
 }

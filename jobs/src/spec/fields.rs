@@ -118,13 +118,21 @@ pub(super) fn adaptive_json(a: Option<full::Adaptive>) -> String {
 /// An engine as a spec names it: any but `external`, which only rows
 /// carry (an external agent is a table with `command`).
 pub(super) fn spec_engine(s: &str) -> Result<engine::PlayerEngine, String> {
-    match s.parse::<engine::PlayerEngine>()? {
-        engine::PlayerEngine::External => Err(
+    let searches = engine::PlayerEngine::listed(&engine::PlayerEngine::SEARCHES, "or");
+    match s.parse::<engine::PlayerEngine>() {
+        Ok(e) if engine::PlayerEngine::SEARCHES.contains(&e) => Ok(e),
+        Ok(engine::PlayerEngine::Net) => Err(format!(
+            "\"net\" is a named agent's engine: [agents.NAME] engine = \"net\", net = \"FILE\" (docs/specs.md); \
+             a grid's engines are {searches}"
+        )),
+        Ok(_) => Err(
             "\"external\" is no engine: an external agent is an [agents.NAME] table with command = [...] \
              (docs/agents.md)"
                 .to_string(),
         ),
-        e => Ok(e),
+        Err(_) => Err(format!(
+            "unknown engine {s:?}: expected {searches} (a named agent may also be engine = \"net\")"
+        )),
     }
 }
 

@@ -192,6 +192,8 @@ pub(super) const AGENT_KEYS: &[&str] = &[
     "shaping",
     "predictor",
     "adaptive",
+    "net",
+    "temperature",
 ];
 
 /// The keys `[search]` of an All-Fives spec takes.

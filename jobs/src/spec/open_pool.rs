@@ -12,7 +12,24 @@ use super::fields::bad;
 /// budget a world (mstar, expectimax; dominai) or spend a node budget
 /// (ismcts), their worlds from the uniform or constraints belief; the
 /// strategies are random and heaviest.
-pub(super) fn check_open_pool(pool: &Pool, preset: Preset) -> Result<(), SpecError> {
+pub(super) fn check_open_pool(pool: &Pool, config: &full::FullConfig) -> Result<(), SpecError> {
+    let preset = config.preset;
+    for a in pool.agents.iter().filter(|a| matches!(a.play, AgentPlay::Net(_))) {
+        let AgentPlay::Net(n) = &a.play else { continue };
+        let key = format!("agents.{}.net", a.name);
+        if preset == Preset::AllFives {
+            return Err(bad(
+                &key,
+                format!("\"{}\"", n.path),
+                "a network plays block and team hands in muggins run today (All Fives networks play from Python: \
+                 muggins.Bot(\"net\"))",
+            ));
+        }
+        let rules = full::FullRules::new(*config).map_err(|e| bad("rules", "{...}", e.to_string()))?;
+        n.policy
+            .check(&full::spiel::SpielState::new(rules, 0))
+            .map_err(|why| bad(&key, format!("\"{}\"", n.path), why))?;
+    }
     if preset == Preset::AllFives {
         return Ok(());
     }

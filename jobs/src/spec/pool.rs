@@ -121,6 +121,9 @@ fn agent_of(name: &str, mut t: Table, d: &Defaults) -> Result<Agent, SpecError> 
     let engine = take_str(&mut t, &p, "engine")?;
     let strategy = take_str(&mut t, &p, "strategy")?;
     let play = match (engine, strategy) {
+        (Some(e), None) if e == engine::PlayerEngine::Net.name() => {
+            AgentPlay::Net(super::external::net_agent(name, &mut t)?)
+        }
         (Some(e), None) => {
             let engine = super::fields::spec_engine(&e).map_err(|why| bad(&key("engine"), format!("\"{e}\""), why))?;
             let depth = match take_int(&mut t, &p, "depth")? {
@@ -531,6 +534,10 @@ pub(super) fn fit_grid(pool: &Pool, grid: &mut super::GridSpec, partner: Option<
             }
             AgentPlay::Strategy(t) => push_new(&mut targets, t),
             AgentPlay::External(_) => push_new(&mut targets, FullTarget::Searcher),
+            AgentPlay::Net(_) => {
+                push_new(&mut engines, engine::PlayerEngine::Net);
+                push_new(&mut targets, FullTarget::Searcher);
+            }
         }
     }
     if targets.is_empty() || pool.pairings.iter().any(|&(_, o)| pool.agents[o as usize].searches()) {

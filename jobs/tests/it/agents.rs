@@ -346,7 +346,7 @@ fn an_agent_may_have_its_own_table_which_changes_no_result() {
     let (big, small) = (Spec::from_toml(&big).unwrap(), Spec::from_toml(&small).unwrap());
     let table = |s: &Spec| match s.pool.as_ref().unwrap().agents[0].play {
         AgentPlay::Search(a) => a.table_mb,
-        AgentPlay::Strategy(_) | AgentPlay::External(_) => unreachable!("a searches"),
+        AgentPlay::Strategy(_) | AgentPlay::External(_) | AgentPlay::Net(_) => unreachable!("a searches"),
     };
     assert_eq!((table(&big), table(&small)), (96, 2));
     assert!(big.canonical_json().contains("\"table_mb\":96"));

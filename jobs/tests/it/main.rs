@@ -7,6 +7,7 @@ mod external;
 mod hash;
 mod keys;
 mod layout;
+mod nets;
 mod rules;
 mod spec;
 mod spec_full;

@@ -1,0 +1,115 @@
+//! Networks as agents (`engine = "net"`): a model file read at the edge
+//! (the spec, `muggins play`), checked against the game, its content hash
+//! in the spec's id; and the seats it plays in a block or team hand
+//! ([`GameSeats`]: a network's side beside a program's, one
+//! [`full::ExternalSeats`] for the game loop). A network's game is a pure
+//! function of its coordinates, the spec and the model's bytes: its draws at
+//! a temperature come from a stream keyed by the game (`NET_SEATS`).
+
+use std::sync::Arc;
+
+use full::spiel::{NetPolicy, NetSeats, SpielState};
+use full::{ExternalSeats, FullRules, MAX_SEATS, SeatView};
+use rand_chacha::ChaCha20Rng;
+
+/// A named agent that plays a network's policy.
+#[derive(Clone, Debug)]
+pub struct NetAgent {
+    /// The model file as the spec names it.
+    pub path: String,
+    /// The file's SHA-256 (what the spec's id covers).
+    pub sha256: String,
+    /// 0: the highest logit; above 0, a draw from the softmax at it.
+    pub temperature: f64,
+    /// The policy read from the file.
+    pub policy: NetPolicy,
+}
+
+impl PartialEq for NetAgent {
+    fn eq(&self, other: &NetAgent) -> bool {
+        (&self.path, &self.sha256, self.temperature.to_bits())
+            == (&other.path, &other.sha256, other.temperature.to_bits())
+    }
+}
+
+impl Eq for NetAgent {}
+
+/// Reads the model file `path` and checks that it plays `rules`' game; the
+/// error names the file and what is wrong.
+pub fn load(path: &str, temperature: f64, rules: &FullRules) -> Result<NetAgent, String> {
+    let model = net::Model::load(std::path::Path::new(path)).map_err(|e| e.to_string())?;
+    let sha256 = model.sha256.clone();
+    let policy = NetPolicy::new(Arc::new(model), path, temperature)?;
+    policy.check(&SpielState::new(rules.clone(), 0))?;
+    Ok(NetAgent {
+        path: path.to_string(),
+        sha256,
+        temperature,
+        policy,
+    })
+}
+
+/// The seats of a block or team hand decided outside the searches: a
+/// network's side (`nets`, by side) and a program's (`programs`).
+#[derive(Debug)]
+pub struct GameSeats<'a> {
+    /// Each side's network, if it plays one.
+    pub nets: [Option<NetSeats<ChaCha20Rng>>; 2],
+    /// The programs outside muggins, if a side is one.
+    pub programs: Option<&'a mut dyn ExternalSeats>,
+    /// The seats' sides.
+    pub sides: [u8; MAX_SEATS],
+}
+
+impl<'a> GameSeats<'a> {
+    /// The seats of the game at (`seed`, `deal`, `repeat`): `nets[side]`
+    /// plays that side's seats.
+    pub fn new(
+        rules: &FullRules,
+        key: (u64, u64, u64),
+        nets: [Option<&NetAgent>; 2],
+        programs: Option<&'a mut dyn ExternalSeats>,
+    ) -> GameSeats<'a> {
+        let (seed, deal, repeat) = key;
+        let seats = |side: usize| {
+            nets[side].map(|n| {
+                let rng = engine::seed::keyed_rng(seed, deal, repeat, engine::seed::NET_SEATS, side as u64);
+                NetSeats::new(n.policy.clone(), rng)
+            })
+        };
+        GameSeats {
+            nets: [seats(0), seats(1)],
+            programs,
+            sides: std::array::from_fn(|s| {
+                if s < rules.seats() as usize {
+                    rules.side(s as u8)
+                } else {
+                    0
+                }
+            }),
+        }
+    }
+}
+
+impl ExternalSeats for GameSeats<'_> {
+    fn begin_hand(&mut self, rules: &FullRules, hands: &[engine::TileSet; MAX_SEATS]) {
+        for n in self.nets.iter_mut().flatten() {
+            n.begin_hand(rules, hands);
+        }
+        if let Some(p) = self.programs.as_deref_mut() {
+            p.begin_hand(rules, hands);
+        }
+    }
+
+    fn decide(&mut self, view: &SeatView) -> Result<u32, String> {
+        let side = self.sides[view.seat as usize] as usize;
+        match (
+            self.nets.get_mut(side).and_then(Option::as_mut),
+            self.programs.as_deref_mut(),
+        ) {
+            (Some(net), _) => net.decide(view),
+            (None, Some(p)) => p.decide(view),
+            (None, None) => Err(format!("seat {} is decided by no one (a bug)", view.seat)),
+        }
+    }
+}

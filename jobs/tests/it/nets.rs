@@ -1,0 +1,134 @@
+//! Networks as named agents (`engine = "net"`): rows that name the engine
+//! and the agent, games that are a function of the coordinates, the spec
+//! and the model's bytes (its hash is in the spec's id), and every refusal
+//! naming the key and the problem.
+
+use jobs::{AgentPlay, Spec};
+
+use crate::run_all;
+
+/// The rows without their timings (a measurement, not a result).
+fn untimed(rows: Vec<jobs::GameRow>) -> Vec<jobs::GameRow> {
+    rows.into_iter().map(|r| jobs::GameRow { elapsed_us: 0, ..r }).collect()
+}
+
+const MODEL: &str = "../models/ppo-block.safetensors";
+
+fn spec(extra: &str) -> String {
+    format!(
+        r#"
+name = "nets"
+seed = 5
+[rules]
+preset = "block"
+[grid]
+observability = ["partial"]
+information_source = ["oracle"]
+starting_states = "spread:6"
+repeats = 1
+agents = ["policy"]
+opponents = ["random", "heaviest"]
+[search]
+depth = 2
+worlds = 2
+[agents.policy]
+engine = "net"
+net = "{MODEL}"
+{extra}
+[shards]
+games = 8
+"#
+    )
+}
+
+#[test]
+fn a_network_plays_its_pairings_and_its_rows_name_it() {
+    let s = Spec::from_toml(&spec("")).unwrap();
+    let AgentPlay::Net(n) = &s.pool.as_ref().unwrap().agents[0].play else {
+        panic!("a net agent")
+    };
+    assert_eq!(n.sha256.len(), 64);
+    assert!(
+        s.canonical_json()
+            .contains(&format!("\"model_sha256\":\"{}\"", n.sha256))
+    );
+    let rows = untimed(run_all(&s));
+    assert_eq!(rows.len() as u64, s.games());
+    assert!(rows.iter().all(|r| r.engine == engine::PlayerEngine::Net));
+    assert!(rows.iter().all(|r| r.agent.as_deref() == Some("policy")));
+    // The same games again, on one thread: a pure function of the
+    // coordinates.
+    assert_eq!(rows, untimed(crate::run_all_on(&s, 1)));
+    // It wins more than it loses against random (docs/rl.md: +141 Elo).
+    let wins = rows
+        .iter()
+        .filter(|r| r.opponent.as_deref() == Some("random") && r.score_diff > 0)
+        .count();
+    let losses = rows
+        .iter()
+        .filter(|r| r.opponent.as_deref() == Some("random") && r.score_diff < 0)
+        .count();
+    assert!(wins > losses, "{wins} wins, {losses} losses");
+}
+
+#[test]
+fn a_temperature_draws_from_a_stream_of_the_game_and_changes_the_id() {
+    let greedy = Spec::from_toml(&spec("")).unwrap();
+    let warm = Spec::from_toml(&spec("temperature = 1.5")).unwrap();
+    assert_ne!(greedy.id(), warm.id());
+    let rows = untimed(run_all(&warm));
+    assert_eq!(rows, untimed(crate::run_all_on(&warm, 1)));
+    assert_ne!(
+        rows.iter().map(|r| r.score_diff).collect::<Vec<_>>(),
+        run_all(&greedy).iter().map(|r| r.score_diff).collect::<Vec<_>>(),
+        "a temperature changes some play"
+    );
+}
+
+#[test]
+fn a_network_that_cannot_play_is_refused_naming_the_key() {
+    let err = |toml: String| Spec::from_toml(&toml).unwrap_err().to_string();
+    let e = err(spec("").replace(&format!("net = \"{MODEL}\""), ""));
+    assert!(e.contains("agents.policy.net") && e.contains("model file"), "{e}");
+    let e = err(spec("").replace(MODEL, "../models/nothing.safetensors"));
+    assert!(
+        e.contains("agents.policy.net") && e.contains("nothing.safetensors"),
+        "{e}"
+    );
+    let e = err(spec("temperature = 1000"));
+    assert!(e.contains("agents.policy.temperature") && e.contains("1000"), "{e}");
+    let e = err(spec("budget = 100"));
+    assert!(
+        e.contains("agents.policy.budget") && e.contains("does not search"),
+        "{e}"
+    );
+    let e = err(spec("").replace("preset = \"block\"", "preset = \"team\""));
+    assert!(
+        e.contains("agents.policy.net") && e.contains("\"block\", not \"team\""),
+        "{e}"
+    );
+    let e = err(spec("").replace("preset = \"block\"", "preset = \"all-fives\""));
+    assert!(e.contains("agents.policy.net") && e.contains("block and team"), "{e}");
+    // A grid's engines are searches: a network is a named agent.
+    let grid = spec("")
+        .replace(
+            "agents = [\"policy\"]\nopponents = [\"random\", \"heaviest\"]",
+            "engine = [\"net\"]\ntarget = [\"random\"]",
+        )
+        .split("[agents.policy]")
+        .next()
+        .unwrap()
+        .to_string();
+    let e = err(grid);
+    assert!(
+        e.contains("grid.engine") && e.contains("[agents.NAME] engine = \"net\""),
+        "{e}"
+    );
+    // A truncated file is refused naming the file.
+    let dir = tempfile::tempdir().unwrap();
+    let cut = dir.path().join("cut.safetensors");
+    let bytes = std::fs::read(MODEL).unwrap();
+    std::fs::write(&cut, &bytes[..bytes.len() / 2]).unwrap();
+    let e = err(spec("").replace(MODEL, &cut.display().to_string()));
+    assert!(e.contains("agents.policy.net") && e.contains("cut.safetensors"), "{e}");
+}
