@@ -98,8 +98,8 @@ pub(crate) fn require(field: &str, value: &str) -> Result<(), Status> {
     check_len(field, value, 256)
 }
 
-/// A worker's id: required, at most 256 bytes, no control character (the
-/// store delimits the workers a check avoids with newlines).
+/// A worker's id: required, at most 256 bytes, no control character (ids
+/// are shown in logs, pages and reports, one a line).
 pub(crate) fn require_worker_id(value: &str) -> Result<(), Status> {
     require("worker_id", value)?;
     if let Some(c) = value.chars().find(|c| c.is_control()) {

@@ -166,13 +166,16 @@ impl Store {
             }
             tx.prepare_cached("INSERT OR IGNORE INTO stages (experiment_id, name, seq) VALUES (?1, ?2, ?3)")?
                 .execute(params![exp, Stage::Check.name(), stage_seq])?;
-            let n = tx.prepare_cached("INSERT OR IGNORE INTO tasks (experiment_id, task_id, stage, stage_seq, seq, shard, first_game, games, state,
-                                              avoid_worker, avoid_until_ms, expected_checksum)
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)")?
-.execute(
-                params![
+            let task_id = Stage::check_task_id(shard, first as u64);
+            let n = tx
+                .prepare_cached(
+                    "INSERT OR IGNORE INTO tasks (experiment_id, task_id, stage, stage_seq, seq, shard, first_game, games, state,
+                                              avoid_until_ms, expected_checksum)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)",
+                )?
+                .execute(params![
                     exp,
-                    Stage::check_task_id(shard, first as u64),
+                    task_id,
                     Stage::Check.name(),
                     stage_seq,
                     seq,
@@ -180,11 +183,13 @@ impl Store {
                     first,
                     games,
                     TaskState::Pending,
-                    format!("{worker}\n"),
                     now_ms() + AVOID_MS,
                     checksum
-                ],
-            )?;
+                ])?;
+            // A check already there keeps the workers it avoids.
+            if n > 0 {
+                super::avoid::avoid(tx, exp, &task_id, &[worker.as_str()])?;
+            }
             added += n as u64;
         }
         Ok(added)
@@ -242,24 +247,28 @@ impl Store {
                         task_id,
                         format!("disputed: {checker} got {checksum}, {original} {expected}")
                     ])?;
-                tx.prepare_cached("INSERT OR IGNORE INTO tasks (experiment_id, task_id, stage, stage_seq, seq, shard, first_game, games,
-                                                  state, avoid_worker, avoid_until_ms, expected_checksum, stats)
-                     SELECT experiment_id, ?3, stage, stage_seq, ?4, shard, first_game, games, ?5, ?6, ?7, ?8, ?9
-                     FROM tasks WHERE experiment_id = ?1 AND task_id = ?2")?
-.execute(
-                    params![
+                let tiebreak = Stage::tiebreak_task_id(task_id);
+                let n = tx
+                    .prepare_cached(
+                        "INSERT OR IGNORE INTO tasks (experiment_id, task_id, stage, stage_seq, seq, shard, first_game, games,
+                                                  state, avoid_until_ms, expected_checksum, stats)
+                     SELECT experiment_id, ?3, stage, stage_seq, ?4, shard, first_game, games, ?5, ?6, ?7, ?8
+                     FROM tasks WHERE experiment_id = ?1 AND task_id = ?2",
+                    )?
+                    .execute(params![
                         exp,
                         task_id,
-                        Stage::tiebreak_task_id(task_id),
+                        tiebreak,
                         seq,
                         TaskState::Pending,
-                        format!("{original}\n{checker}\n"),
                         // Never either of them: a disputant would only repeat itself.
                         i64::MAX,
                         expected,
                         format!("{checker}\t{checksum}")
-                    ],
-                )?;
+                    ])?;
+                if n > 0 {
+                    super::avoid::avoid(tx, exp, &tiebreak, &[original.as_str(), checker])?;
+                }
                 return Ok(CheckOutcome::Disputed);
             }
             Some((first_checker, theirs)) => {
@@ -408,7 +417,7 @@ mod tests {
     /// Before, membership was a suffix match (`instr(avoid, id || '\n')`),
     /// so the check of a range `hw1` played was refused to `w1` for the
     /// whole avoidance window. Ids that are suffixes and prefixes of each
-    /// other: each is avoided only by its own check.
+    /// other: each is avoided only by its own check (avoid.rs has more).
     #[test]
     fn a_check_avoids_only_the_worker_that_played_its_range() {
         for (played, other) in [("hw1", "w1"), ("w1", "hw1"), ("w1", "w"), ("w", "w1"), ("a\tb", "b")] {

@@ -139,7 +139,9 @@ impl Store {
                     COALESCE(SUM(t.state = ?3), 0),
                     COALESCE(SUM(t.state = ?4), 0),
                     COALESCE(SUM(CASE WHEN t.state = ?2 THEN t.games WHEN t.state = ?3 THEN t.games_done ELSE 0 END), 0),
-                    MAX(CASE WHEN t.state = ?5 AND t.avoid_worker IS NOT NULL AND t.avoid_until_ms > ?6
+                    MAX(CASE WHEN t.state = ?5 AND t.avoid_until_ms > ?6
+                                  AND EXISTS (SELECT 1 FROM task_avoid a
+                                              WHERE a.experiment_id = t.experiment_id AND a.task_id = t.task_id)
                              THEN t.avoid_until_ms END)
              FROM stages s LEFT JOIN tasks t ON t.experiment_id = s.experiment_id AND t.stage = s.name
              WHERE s.experiment_id = ?1 GROUP BY s.name ORDER BY s.seq, s.rowid",

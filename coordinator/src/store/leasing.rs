@@ -17,6 +17,24 @@ const DONE_UNPLACED: &str = "SELECT task_id, shard, first_game, games, rows, che
      FROM tasks WHERE state = ?2 AND experiment_id = ?1 AND placed = 0
      ORDER BY stage_seq, seq";
 
+/// A lease's candidates in one experiment's stage (`?3`): the pending task
+/// first in order, and the expired lease that expired first (`?1` the
+/// state, `?4` the time). Past the SPRT's window (`?6`) no games task is
+/// taken, and a task avoids the workers in `task_avoid` (`?5` the one
+/// asking) until its `avoid_until_ms` (avoid.rs): that worker's row, if
+/// any, is one look-up of `task_avoid`'s primary key.
+const PENDING_PICK: &str = "SELECT seq, task_id, stage, shard, first_game, games FROM tasks
+     WHERE state = ?1 AND experiment_id = ?2 AND stage_seq = ?3 AND (stage != ?7 OR shard <= ?6)
+       AND (avoid_until_ms < ?4 OR NOT EXISTS (SELECT 1 FROM task_avoid a
+            WHERE a.experiment_id = tasks.experiment_id AND a.task_id = tasks.task_id AND a.worker = ?5))
+     ORDER BY seq LIMIT 1";
+const EXPIRED_PICK: &str = "SELECT seq, task_id, stage, shard, first_game, games FROM tasks
+     WHERE state = ?1 AND experiment_id = ?2 AND stage_seq = ?3 AND lease_expires_ms < ?4
+       AND (stage != ?7 OR shard <= ?6)
+       AND (avoid_until_ms < ?4 OR NOT EXISTS (SELECT 1 FROM task_avoid a
+            WHERE a.experiment_id = tasks.experiment_id AND a.task_id = tasks.task_id AND a.worker = ?5))
+     ORDER BY lease_expires_ms LIMIT 1";
+
 impl Store {
     /// Gives back every lease held by a worker whose id starts with `prefix`
     /// (`muggins run` restarting: its previous in-process workers are gone).
@@ -96,20 +114,8 @@ impl Store {
                     )
                     .optional()?)
             };
-            let pending = pick(
-                "SELECT seq, task_id, stage, shard, first_game, games FROM tasks
-                 WHERE state = ?1 AND experiment_id = ?2 AND stage_seq = ?3 AND (stage != ?7 OR shard <= ?6)
-                   AND (avoid_worker IS NULL OR instr(char(10) || avoid_worker, char(10) || ?5 || char(10)) = 0 OR avoid_until_ms < ?4) ORDER BY seq LIMIT 1",
-                TaskState::Pending,
-            )?;
-            let expired = pick(
-                "SELECT seq, task_id, stage, shard, first_game, games FROM tasks
-                 WHERE state = ?1 AND experiment_id = ?2 AND stage_seq = ?3 AND lease_expires_ms < ?4
-                   AND (stage != ?7 OR shard <= ?6)
-                   AND (avoid_worker IS NULL OR instr(char(10) || avoid_worker, char(10) || ?5 || char(10)) = 0 OR avoid_until_ms < ?4)
-                 ORDER BY lease_expires_ms LIMIT 1",
-                TaskState::Leased,
-            )?;
+            let pending = pick(PENDING_PICK, TaskState::Pending)?;
+            let expired = pick(EXPIRED_PICK, TaskState::Leased)?;
             let (row, was_expired) = match (pending, expired) {
                 (Some(p), Some(e)) if e.seq < p.seq => (e, true),
                 (Some(p), _) => (p, false),
@@ -445,6 +451,20 @@ impl Store {
         let mut q = self.conn.prepare(&format!("EXPLAIN QUERY PLAN {DONE_UNPLACED}"))?;
         let rows = q.query_map(params!["x", TaskState::Done], |r| r.get::<_, String>(3))?;
         Ok(rows.collect::<std::result::Result<Vec<_>, _>>()?.join("; "))
+    }
+
+    /// The query plans of a lease's two picks, pending and expired (tests).
+    #[cfg(test)]
+    pub(super) fn lease_pick_plans(&self) -> Result<[String; 2]> {
+        let plan = |sql: &str, state: TaskState| -> Result<String> {
+            let mut q = self.conn.prepare(&format!("EXPLAIN QUERY PLAN {sql}"))?;
+            let rows = q.query_map(params![state, "x", 0, 0, "w", 0, "games"], |r| r.get::<_, String>(3))?;
+            Ok(rows.collect::<std::result::Result<Vec<_>, _>>()?.join("; "))
+        };
+        Ok([
+            plan(PENDING_PICK, TaskState::Pending)?,
+            plan(EXPIRED_PICK, TaskState::Leased)?,
+        ])
     }
 
     /// The done tasks of experiment `id` (only those not yet in place when

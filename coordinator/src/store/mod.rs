@@ -5,8 +5,10 @@
 //! This module: the schema and its migrations, the row types and opening
 //! the file; `experiments`: submission, listing, cancel, requeueing lost
 //! tasks, sealing; `leasing`: leases, completions, failures; `beats`:
-//! heartbeats, kept in memory and written together.
+//! heartbeats, kept in memory and written together; `avoid`: the workers
+//! a check task avoids.
 
+mod avoid;
 mod beats;
 mod checkpoint;
 mod chunks;
@@ -333,7 +335,8 @@ CREATE TABLE IF NOT EXISTS tasks (
     file_sha256 TEXT,
     placed INTEGER NOT NULL DEFAULT 0,
     stats TEXT,
-    avoid_worker TEXT,
+    -- Until when the task waits for a worker not in its avoid list
+    -- (`task_avoid`); then any worker may take it.
     avoid_until_ms INTEGER,
     expected_checksum TEXT,
     PRIMARY KEY (experiment_id, task_id)
@@ -351,6 +354,16 @@ CREATE INDEX IF NOT EXISTS tasks_by_token ON tasks (lease_token);
 CREATE INDEX IF NOT EXISTS tasks_to_place ON tasks (state, experiment_id, placed, stage_seq, seq);
 -- An experiment's check tasks by state (status counts them).
 CREATE INDEX IF NOT EXISTS tasks_by_stage ON tasks (experiment_id, stage, state);
+-- The workers a task avoids until its `avoid_until_ms`, one row each
+-- (store/avoid.rs): a check task its range's worker, a tie-break both
+-- disputants. A lease asks for its worker's row by the primary key.
+CREATE TABLE IF NOT EXISTS task_avoid (
+    experiment_id TEXT NOT NULL,
+    task_id TEXT NOT NULL,
+    worker TEXT NOT NULL,
+    PRIMARY KEY (experiment_id, task_id, worker),
+    FOREIGN KEY (experiment_id, task_id) REFERENCES tasks (experiment_id, task_id) ON DELETE CASCADE
+) WITHOUT ROWID;
 -- The finished ranges of games tasks with their checksums and workers:
 -- committed chunks (with a file) and the ranges a completion played.
 CREATE TABLE IF NOT EXISTS chunks (
@@ -463,7 +476,9 @@ impl Store {
     }
 }
 
-/// Adds the columns newer versions keep to a state file made by an older one.
+/// Brings a state file made by an older version up to this one's schema:
+/// the columns it lacks are added, and its avoid lists become rows of
+/// `task_avoid` (avoid.rs).
 fn migrate(conn: &Connection) -> rusqlite::Result<()> {
     let have: Vec<String> = conn
         .prepare("SELECT name FROM pragma_table_info('tasks')")?
@@ -477,7 +492,6 @@ fn migrate(conn: &Connection) -> rusqlite::Result<()> {
             "ALTER TABLE tasks ADD COLUMN placed INTEGER NOT NULL DEFAULT 0",
         ),
         ("stats", "ALTER TABLE tasks ADD COLUMN stats TEXT"),
-        ("avoid_worker", "ALTER TABLE tasks ADD COLUMN avoid_worker TEXT"),
         ("avoid_until_ms", "ALTER TABLE tasks ADD COLUMN avoid_until_ms INTEGER"),
         (
             "expected_checksum",
@@ -493,7 +507,7 @@ fn migrate(conn: &Connection) -> rusqlite::Result<()> {
             }
         }
     }
-    Ok(())
+    avoid::migrate_lists(conn, &have)
 }
 
 /// What the store's tests share.
