@@ -2,15 +2,13 @@
 //! links and images keep only relative targets (rewritten under `base`),
 //! and every text is escaped. pulldown-cmark parses; this writes.
 
-use std::fmt::Write;
-
 use pulldown_cmark::{Event, HeadingLevel, Options, Parser, Tag, TagEnd};
 
-use super::html::Esc;
+use super::html::{Esc, Html, html};
 
 /// `md` as HTML; a relative link or image `x` points at `{base}x`.
-pub fn to_html(md: &str, base: &str) -> String {
-    let mut out = String::with_capacity(md.len() * 2);
+pub fn to_html(md: &str, base: &str) -> Html {
+    let mut out = Html::new();
     let mut in_image = false;
     let mut in_head = false;
     // Where the open body cell's tag starts: a cell that reads as a number
@@ -26,25 +24,30 @@ pub fn to_html(md: &str, base: &str) -> String {
             }
             Event::End(tag) => {
                 if let (TagEnd::TableCell, Some(at)) = (&tag, cell.take()) {
-                    let text = &out[at + "<td>".len()..];
-                    let numeric = text.starts_with(|c: char| c.is_ascii_digit() || matches!(c, '+' | '-' | '[' | '.'))
-                        && text.chars().any(|c| c.is_ascii_digit());
+                    let text = out.split_off(at + "<td>".len());
+                    let numeric = text
+                        .as_str()
+                        .starts_with(|c: char| c.is_ascii_digit() || matches!(c, '+' | '-' | '[' | '.'))
+                        && text.as_str().chars().any(|c| c.is_ascii_digit());
                     if numeric {
-                        out.replace_range(at..at + "<td>".len(), "<td class=\"num\">");
+                        // The cell's `<td>` becomes `<td class="num">`.
+                        let _open = out.split_off(at);
+                        out.push_static("<td class=\"num\">");
                     }
+                    out.push(text);
                 }
                 end(&mut out, tag, &mut in_image, &mut in_head);
             }
             Event::Text(t) | Event::Html(t) | Event::InlineHtml(t) => {
                 // An image's text becomes its alt attribute (already open).
-                let _ = write!(out, "{}", Esc(&t));
+                out.push_text(&t);
             }
             Event::Code(t) => {
-                let _ = write!(out, "<code>{}</code>", Esc(&t));
+                out.push(html!("<code>{}</code>", Esc(&t)));
             }
-            Event::SoftBreak => out.push('\n'),
-            Event::HardBreak => out.push_str("<br>"),
-            Event::Rule => out.push_str("<hr>"),
+            Event::SoftBreak => out.push_static("\n"),
+            Event::HardBreak => out.push_static("<br>"),
+            Event::Rule => out.push_static("<hr>"),
             _ => {}
         }
     }
@@ -62,69 +65,69 @@ fn relative(url: &str, base: &str) -> Option<String> {
     ok.then(|| format!("{base}{url}"))
 }
 
-fn start(out: &mut String, tag: Tag<'_>, base: &str, in_image: &mut bool, in_head: &mut bool) {
+fn start(out: &mut Html, tag: Tag<'_>, base: &str, in_image: &mut bool, in_head: &mut bool) {
     match tag {
-        Tag::Paragraph => out.push_str("<p>"),
+        Tag::Paragraph => out.push_static("<p>"),
         Tag::Heading { level, .. } => {
-            let _ = write!(out, "<h{}>", heading(level));
+            out.push(html!("<h{}>", heading(level)));
         }
-        Tag::BlockQuote(_) => out.push_str("<blockquote>"),
-        Tag::CodeBlock(_) => out.push_str("<pre><code>"),
+        Tag::BlockQuote(_) => out.push_static("<blockquote>"),
+        Tag::CodeBlock(_) => out.push_static("<pre><code>"),
         Tag::List(Some(n)) => {
-            let _ = write!(out, "<ol start=\"{n}\">");
+            out.push(html!("<ol start=\"{n}\">", n = n));
         }
-        Tag::List(None) => out.push_str("<ul>"),
-        Tag::Item => out.push_str("<li>"),
-        Tag::Emphasis => out.push_str("<em>"),
-        Tag::Strong => out.push_str("<strong>"),
-        Tag::Strikethrough => out.push_str("<s>"),
-        Tag::Table(_) => out.push_str("<div class=\"scroll\"><table>"),
+        Tag::List(None) => out.push_static("<ul>"),
+        Tag::Item => out.push_static("<li>"),
+        Tag::Emphasis => out.push_static("<em>"),
+        Tag::Strong => out.push_static("<strong>"),
+        Tag::Strikethrough => out.push_static("<s>"),
+        Tag::Table(_) => out.push_static("<div class=\"scroll\"><table>"),
         Tag::TableHead => {
             *in_head = true;
-            out.push_str("<thead><tr>");
+            out.push_static("<thead><tr>");
         }
-        Tag::TableRow => out.push_str("<tr>"),
-        Tag::TableCell => out.push_str(if *in_head { "<th>" } else { "<td>" }),
+        Tag::TableRow => out.push_static("<tr>"),
+        Tag::TableCell => out.push_static(if *in_head { "<th>" } else { "<td>" }),
         Tag::Link { dest_url, .. } => match relative(&dest_url, base) {
             Some(href) => {
-                let _ = write!(out, "<a href=\"{}\">", Esc(&href));
+                out.push(html!("<a href=\"{}\">", Esc(&href)));
             }
-            None => out.push_str("<a>"),
+            None => out.push_static("<a>"),
         },
         Tag::Image { dest_url, .. } => {
             // The alt text follows as Text events, inside the attribute.
             let src = relative(&dest_url, base).unwrap_or_default();
-            let _ = write!(out, "<img src=\"{}\" alt=\"", Esc(&src));
+            out.push(html!("<img src=\"{}\" alt=\"", Esc(&src)));
             *in_image = true;
         }
         _ => {}
     }
 }
 
-fn end(out: &mut String, tag: TagEnd, in_image: &mut bool, in_head: &mut bool) {
+fn end(out: &mut Html, tag: TagEnd, in_image: &mut bool, in_head: &mut bool) {
     match tag {
-        TagEnd::Paragraph => out.push_str("</p>\n"),
+        TagEnd::Paragraph => out.push_static("</p>\n"),
         TagEnd::Heading(level) => {
-            let _ = writeln!(out, "</h{}>", heading(level));
+            out.push(html!("</h{}>\n", heading(level)));
         }
-        TagEnd::BlockQuote(_) => out.push_str("</blockquote>"),
-        TagEnd::CodeBlock => out.push_str("</code></pre>\n"),
-        TagEnd::List(true) => out.push_str("</ol>\n"),
-        TagEnd::List(false) => out.push_str("</ul>\n"),
-        TagEnd::Item => out.push_str("</li>\n"),
-        TagEnd::Emphasis => out.push_str("</em>"),
-        TagEnd::Strong => out.push_str("</strong>"),
-        TagEnd::Strikethrough => out.push_str("</s>"),
-        TagEnd::Table => out.push_str("</tbody></table></div>\n"),
+        TagEnd::BlockQuote(_) => out.push_static("</blockquote>"),
+        TagEnd::CodeBlock => out.push_static("</code></pre>\n"),
+        TagEnd::List(true) => out.push_static("</ol>\n"),
+        TagEnd::List(false) => out.push_static("</ul>\n"),
+        TagEnd::Item => out.push_static("</li>\n"),
+        TagEnd::Emphasis => out.push_static("</em>"),
+        TagEnd::Strong => out.push_static("</strong>"),
+        TagEnd::Strikethrough => out.push_static("</s>"),
+        TagEnd::Table => out.push_static("</tbody></table></div>\n"),
         TagEnd::TableHead => {
             *in_head = false;
-            out.push_str("</tr></thead><tbody>\n");
+            out.push_static("</tr></thead><tbody>\n");
         }
-        TagEnd::TableRow => out.push_str("</tr>\n"),
-        TagEnd::TableCell => out.push_str(if *in_head { "</th>" } else { "</td>" }),
-        TagEnd::Link => out.push_str("</a>"),
+        TagEnd::TableRow => out.push_static("</tr>\n"),
+        TagEnd::TableCell => out.push_static(if *in_head { "</th>" } else { "</td>" }),
+        TagEnd::Link => out.push_static("</a>"),
         TagEnd::Image => {
-            out.push_str("\">");
+            out.push_static("\">");
             *in_image = false;
         }
         _ => {}
@@ -144,7 +147,7 @@ mod tests {
     fn raw_html_and_foreign_links_are_text() {
         let md = "# Report: <script>alert(1)</script>\n\n| agent | x |\n|---|---|\n| \"><img src=x onerror=alert(1)> | 1 |\n\n\
                   [bad](javascript:alert(1)) [up](../../x) ![Elo](elo.svg) ![x](http://evil/x.png)\n";
-        let h = to_html(md, "/e/1/files/report/");
+        let h = to_html(md, "/e/1/files/report/").into_string();
         for bad in ["<script", "<img src=x", "javascript:", "http://evil", "../"] {
             assert!(!h.contains(bad), "{bad} in {h}");
         }

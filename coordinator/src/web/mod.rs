@@ -111,23 +111,24 @@ async fn guard(State(app): State<Arc<App>>, req: Request, next: Next) -> Respons
     resp
 }
 
-pub(crate) fn page_response(body: String) -> Response {
-    ([(header::CONTENT_TYPE, "text/html; charset=utf-8")], body).into_response()
+pub(crate) fn page_response(page: html::Html) -> Response {
+    ([(header::CONTENT_TYPE, "text/html; charset=utf-8")], page.into_string()).into_response()
 }
 
-fn login_page(next: &str, wrong: bool) -> String {
-    let note = if wrong {
+fn login_page(next: &str, wrong: bool) -> html::Html {
+    let note = html::Html::trusted_static(if wrong {
         "<p class=\"bad\" role=\"alert\">That token is not accepted.</p>"
     } else {
         ""
-    };
-    let body = format!(
+    });
+    let body = html::html!(
         "<h1>Sign in</h1>{note}<p>This coordinator's web view needs its token (the coordinator's <code>--token</code> \
          or its read-only <code>--web-token</code>).</p>\
          <form method=\"post\" action=\"/login\"><input type=\"hidden\" name=\"next\" value=\"{}\">\
          <label>Token <input type=\"password\" name=\"token\" autocomplete=\"current-password\" required autofocus></label> \
          <button type=\"submit\">Sign in</button></form>",
-        html::Esc(next)
+        html::Esc(next),
+        note = note,
     );
     html::page("Sign in", html::Nav::None, &body, None)
 }
@@ -194,7 +195,7 @@ pub(crate) async fn blocking(f: impl FnOnce() -> Response + Send + 'static) -> R
 
 /// A plain-text error page.
 pub(crate) fn not_found(what: String) -> Response {
-    let body = format!(
+    let body = html::html!(
         "<h1>Not found</h1><p>{}</p><p><a href=\"/\">All experiments</a></p>",
         html::Esc(&what)
     );

@@ -1,6 +1,5 @@
 //! The experiments page and one experiment's page.
 
-use std::fmt::Write;
 use std::sync::Arc;
 
 use axum::extract::{Path, State};
@@ -8,7 +7,7 @@ use axum::http::header;
 use axum::response::{IntoResponse, Response};
 use jobs::layout::Stage;
 
-use super::html::{self, Esc, Nav};
+use super::html::{self, Esc, Html, Nav, html};
 use super::{App, blocking, not_found, page_response};
 use crate::store::{ExpState, ExperimentRow, TaskState};
 
@@ -18,6 +17,11 @@ const LIST: usize = 500;
 const TASKS: usize = 100;
 /// Live pages refresh this often.
 pub(crate) const REFRESH_MS: u32 = 2000;
+
+/// A plural's "s" after `n` things.
+fn plural(n: u64) -> Html {
+    Html::trusted_static(if n == 1 { "" } else { "s" })
+}
 
 /// The stage an experiment is in and its progress: games in the grid
 /// stage, tasks in the others.
@@ -34,10 +38,10 @@ fn stage_progress(e: &ExperimentRow) -> (String, u64, u64, &'static str) {
 /// An experiment's progress as a page shows it: the stage, its bar, the
 /// rate and the ETA ("-" once it is not running).
 struct Shown {
-    stage: String,
-    bar: String,
-    rate: String,
-    eta: String,
+    stage: Html,
+    bar: Html,
+    rate: Html,
+    eta: Html,
 }
 
 fn shown(app: &App, e: &ExperimentRow) -> Shown {
@@ -45,15 +49,23 @@ fn shown(app: &App, e: &ExperimentRow) -> Shown {
     let (stage, done, total, unit) = stage_progress(e);
     let running = e.state == ExpState::Running;
     Shown {
-        stage: Esc(&stage).to_string(),
+        stage: Html::text(&stage),
         bar: html::progress(done, total, unit),
-        rate: if running { html::rate(rate) } else { "-".into() },
-        eta: if running { html::secs(eta) } else { "-".into() },
+        rate: if running {
+            html::rate(rate)
+        } else {
+            Html::trusted_static("-")
+        },
+        eta: if running {
+            html::secs(eta)
+        } else {
+            Html::trusted_static("-")
+        },
     }
 }
 
-fn state_badge(s: ExpState) -> String {
-    format!("<span class=\"state s-{0}\">{0}</span>", s.as_str())
+fn state_badge(s: ExpState) -> Html {
+    html!("<span class=\"state s-{0}\">{0}</span>", Esc(s.as_str()))
 }
 
 pub(crate) async fn experiments(State(app): State<Arc<App>>) -> Response {
@@ -67,39 +79,36 @@ fn newest(app: &App) -> (Vec<ExperimentRow>, u64) {
     (ids.iter().filter_map(|id| store.experiment(id).ok()).collect(), total)
 }
 
-fn experiments_page(app: &App) -> String {
+fn experiments_page(app: &App) -> Html {
     let (rows, total) = newest(app);
-    let mut b = String::new();
-    let _ = write!(
-        b,
+    let mut b = html!(
         "<h1>Experiments</h1><section id=\"experiments\" data-live><p class=\"muted\">{} experiment{}{}, newest first.</p>",
         html::int(total),
-        if total == 1 { "" } else { "s" },
+        plural(total),
         if total > LIST as u64 {
-            format!(" (the newest {LIST} shown)")
+            html!(" (the newest {LIST} shown)", LIST = LIST)
         } else {
-            String::new()
+            Html::new()
         }
     );
     if rows.is_empty() {
-        b.push_str("<p>No experiment yet: submit one with <code>muggins submit SPEC.toml</code>.</p></section>");
+        b.push_static("<p>No experiment yet: submit one with <code>muggins submit SPEC.toml</code>.</p></section>");
         return html::page("Experiments", Nav::Experiments, &b, Some(REFRESH_MS));
     }
-    b.push_str(
+    b.push_static(
         "<div class=\"scroll\"><table class=\"list\"><thead><tr><th>name</th><th>id</th><th>state</th><th>stage</th>\
          <th>progress</th><th class=\"num\">games/s</th><th class=\"num\">ETA</th><th>started</th><th>finished</th></tr></thead><tbody>\n",
     );
     for e in &rows {
         let sh = shown(app, e);
         let finished = if e.state == ExpState::Running {
-            "-".to_string()
+            Html::trusted_static("-")
         } else {
             html::time(e.updated_ms)
         };
-        let _ = writeln!(
-            b,
+        b.push(html!(
             "<tr><td><a href=\"/experiments/{id}\">{name}</a></td><td><code>{id}</code></td><td>{state}</td><td>{stage}</td>\
-             <td class=\"bar\">{bar}</td><td class=\"num\">{rate}</td><td class=\"num\">{eta}</td><td>{started}</td><td>{finished}</td></tr>",
+             <td class=\"bar\">{bar}</td><td class=\"num\">{rate}</td><td class=\"num\">{eta}</td><td>{started}</td><td>{finished}</td></tr>\n",
             id = Esc(&e.id),
             name = Esc(&e.name),
             state = state_badge(e.state),
@@ -108,16 +117,16 @@ fn experiments_page(app: &App) -> String {
             rate = sh.rate,
             eta = sh.eta,
             started = html::time(e.created_ms),
-        );
+            finished = finished,
+        ));
         if !e.error.is_empty() {
-            let _ = writeln!(
-                b,
-                "<tr class=\"error-row\"><td colspan=\"9\"><span class=\"bad\">error:</span> {}</td></tr>",
+            b.push(html!(
+                "<tr class=\"error-row\"><td colspan=\"9\"><span class=\"bad\">error:</span> {}</td></tr>\n",
                 Esc(&e.error)
-            );
+            ));
         }
     }
-    b.push_str("</tbody></table></div></section>");
+    b.push_static("</tbody></table></div></section>");
     html::page("Experiments", Nav::Experiments, &b, Some(REFRESH_MS))
 }
 
@@ -159,41 +168,37 @@ pub(crate) async fn experiment(State(app): State<Arc<App>>, Path(id): Path<Strin
     .await
 }
 
-fn experiment_page(app: &Arc<App>, e: &ExperimentRow) -> String {
+fn experiment_page(app: &Arc<App>, e: &ExperimentRow) -> Html {
     let running = e.state == ExpState::Running;
-    let mut b = String::new();
-    let _ = write!(
-        b,
+    let mut b = html!(
         "<div id=\"head\" data-live><h1>{name} {state}</h1></div><section id=\"summary\" data-live>{summary}</section>",
         name = Esc(&e.name),
         state = state_badge(e.state),
         summary = summary(app, e),
     );
-    let _ = write!(
-        b,
+    b.push(html!(
         "<details class=\"spec\"><summary>Spec <span class=\"muted\">(id <code>{}</code>)</span></summary><pre class=\"toml\">{}</pre></details>",
         Esc(&e.spec_hash),
         html::toml(&e.spec_toml)
-    );
-    let _ = write!(
-        b,
+    ));
+    b.push(html!(
         "<section id=\"report\" data-live>{}</section>",
         report_section(app, e)
-    );
-    let _ = write!(b, "<section id=\"tasks\" data-live>{}</section>", tasks_section(app, e));
-    let _ = write!(
-        b,
+    ));
+    b.push(html!(
+        "<section id=\"tasks\" data-live>{}</section>",
+        tasks_section(app, e)
+    ));
+    b.push(html!(
         "<section id=\"checks\" data-live>{}</section>",
         checks_section(app, e)
-    );
+    ));
     html::page(&e.name, Nav::Experiments, &b, running.then_some(REFRESH_MS))
 }
 
-fn summary(app: &App, e: &ExperimentRow) -> String {
+fn summary(app: &App, e: &ExperimentRow) -> Html {
     let sh = shown(app, e);
-    let mut s = String::new();
-    let _ = write!(
-        s,
+    let mut s = html!(
         "<dl class=\"facts\"><dt>id</dt><dd><code>{id}</code></dd><dt>results</dt><dd><code>{out}</code></dd>\
          <dt>stage</dt><dd>{stage}</dd><dt>progress</dt><dd class=\"bar\">{bar}</dd>\
          <dt>games/s</dt><dd class=\"num\">{rate}</dd><dt>ETA</dt><dd class=\"num\">{eta}</dd>\
@@ -205,66 +210,64 @@ fn summary(app: &App, e: &ExperimentRow) -> String {
         rate = sh.rate,
         eta = sh.eta,
         started = html::time(e.created_ms),
-        upd = if e.state == ExpState::Running {
+        upd = Html::trusted_static(if e.state == ExpState::Running {
             "updated"
         } else {
             "finished"
-        },
+        }),
         updated = html::time(e.updated_ms),
     );
     if !e.error.is_empty() {
-        let _ = write!(s, "<p class=\"bad\" role=\"alert\">error: {}</p>", Esc(&e.error));
+        s.push(html!("<p class=\"bad\" role=\"alert\">error: {}</p>", Esc(&e.error)));
     }
-    s.push_str(
+    s.push_static(
         "<div class=\"scroll\"><table><thead><tr><th>stage</th><th class=\"num\">tasks</th><th class=\"num\">done</th>\
          <th class=\"num\">running</th><th class=\"num\">failed</th><th>waiting until</th></tr></thead><tbody>",
     );
     for st in &e.stages {
-        let _ = write!(
-            s,
+        s.push(html!(
             "<tr><td>{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td><td>{}</td></tr>",
             Esc(&st.name),
             html::int(st.total),
             html::int(st.done),
             html::int(st.running),
             html::int(st.failed),
-            st.waiting_until_ms.map_or("-".into(), html::time)
-        );
+            st.waiting_until_ms.map_or(Html::trusted_static("-"), html::time)
+        ));
     }
-    s.push_str("</tbody></table></div>");
+    s.push_static("</tbody></table></div>");
     s
 }
 
 /// The report: the finished one from its files, else the live one built
 /// from the shards done so far.
-fn report_section(app: &Arc<App>, e: &ExperimentRow) -> String {
+fn report_section(app: &Arc<App>, e: &ExperimentRow) -> Html {
     let files = format!("/experiments/{}/files/", e.id);
     if e.state == ExpState::Succeeded {
         let dir = app.shared.config.results.join(&e.output);
         return match std::fs::read_to_string(dir.join(jobs::layout::REPORT_MD)) {
-            Ok(md) => format!(
+            Ok(md) => html!(
                 "<h2>Report</h2><p class=\"links\"><a href=\"{f}{md_path}\">report.md</a> · <a href=\"{f}{report_dir}/\">the report's files (CSV, SVG, JSON)</a> · \
                  <a href=\"{f}{games}/\">the Parquet partitions</a></p><article class=\"report\">{}</article>",
                 super::markdown::to_html(&md, &format!("{files}{}/", jobs::layout::REPORT_DIR)),
                 f = Esc(&files),
-                md_path = jobs::layout::REPORT_MD,
-                report_dir = jobs::layout::REPORT_DIR,
-                games = jobs::layout::GAMES_DIR,
+                md_path = Esc(jobs::layout::REPORT_MD),
+                report_dir = Esc(jobs::layout::REPORT_DIR),
+                games = Esc(jobs::layout::GAMES_DIR),
             ),
-            Err(err) => format!(
+            Err(err) => html!(
                 "<h2>Report</h2><p class=\"bad\">The report is not readable: {}</p>",
                 Esc(&format!("{}: {err}", dir.join(jobs::layout::REPORT_MD).display()))
             ),
         };
     }
     let (built, error) = app.live.get(&app.shared, e);
-    let mut s = String::from("<h2>Report so far</h2>");
+    let mut s = Html::trusted_static("<h2>Report so far</h2>");
     if let Some(err) = error {
-        let _ = write!(
-            s,
+        s.push(html!(
             "<p class=\"bad\">The live report could not be built: {}</p>",
             Esc(&err)
-        );
+        ));
     }
     match built {
         Some(b) => {
@@ -273,114 +276,111 @@ fn report_section(app: &Arc<App>, e: &ExperimentRow) -> String {
                 .iter()
                 .find(|(n, _)| *n == jobs::layout::REPORT_MD_FILE)
                 .map_or("", |(_, m)| m);
-            let _ = write!(
-                s,
+            s.push(html!(
                 "<p class=\"muted\">From the {} games shard{} done by {} (it is rebuilt as shards finish). \
                  With agents: the pairings, the Bradley-Terry ratings and the SPRT's LLR against its bounds.</p>\
                  <article class=\"report\">{}</article>",
                 b.shards,
-                if b.shards == 1 { "" } else { "s" },
+                plural(b.shards as u64),
                 html::time(b.at_ms),
                 super::markdown::to_html(md, &format!("/experiments/{}/live/", e.id)),
-            );
+            ));
         }
-        None => s.push_str("<p class=\"muted\">The report appears here once a games shard is done.</p>"),
+        None => s.push_static("<p class=\"muted\">The report appears here once a games shard is done.</p>"),
     }
     s
 }
 
-fn tasks_section(app: &App, e: &ExperimentRow) -> String {
+fn tasks_section(app: &App, e: &ExperimentRow) -> Html {
     let (tasks, total) = app.shared.reader().tasks_view(&e.id, None, TASKS).unwrap_or_default();
     let now = crate::store::now_ms();
-    let mut s = format!(
+    let mut s = html!(
         "<h2>Tasks</h2><p class=\"muted\">{} task{}{}: those in play first, then the most recently done.</p>",
         html::int(total),
-        if total == 1 { "" } else { "s" },
+        plural(total),
         if total > TASKS as u64 {
-            format!(", {TASKS} shown")
+            html!(", {TASKS} shown", TASKS = TASKS)
         } else {
-            String::new()
+            Html::new()
         }
     );
-    s.push_str(
+    s.push_static(
         "<div class=\"scroll\"><table><thead><tr><th>task</th><th>stage</th><th>state</th><th>worker</th>\
          <th class=\"num\">attempts</th><th class=\"num\">lease expires in</th><th>games</th></tr></thead><tbody>\n",
     );
     for t in &tasks {
         let expires = match (t.state, t.lease_expires_ms) {
             (TaskState::Leased, Some(ms)) => html::secs((ms - now) as f64 / 1000.0),
-            _ => "-".into(),
+            _ => Html::trusted_static("-"),
         };
         let games = if t.games > 0 {
             html::progress(t.games_done.min(t.games), t.games, "games")
         } else {
-            "-".into()
+            Html::trusted_static("-")
         };
-        let _ = writeln!(
-            s,
-            "<tr><td><code>{}</code></td><td>{}</td><td>{}</td><td>{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"bar\">{}</td></tr>",
+        s.push(html!(
+            "<tr><td><code>{}</code></td><td>{}</td><td>{}</td><td>{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"bar\">{}</td></tr>\n",
             Esc(&t.task_id),
             Esc(&t.stage),
-            t.state.as_str(),
-            t.worker.as_deref().map_or("-".into(), |w| Esc(w).to_string()),
+            Esc(t.state.as_str()),
+            Esc(t.worker.as_deref().unwrap_or("-")),
             t.attempts,
             expires,
             games
-        );
+        ));
         if t.state == TaskState::Failed
             && let Some(err) = &t.error
         {
-            let _ = write!(s, "<tr class=\"error-row\"><td colspan=\"7\">{}</td></tr>", Esc(err));
+            s.push(html!(
+                "<tr class=\"error-row\"><td colspan=\"7\">{}</td></tr>",
+                Esc(err)
+            ));
         }
     }
-    s.push_str("</tbody></table></div>");
+    s.push_static("</tbody></table></div>");
     s
 }
 
-fn checks_section(app: &App, e: &ExperimentRow) -> String {
+fn checks_section(app: &App, e: &ExperimentRow) -> Html {
     let (checks, total) = app
         .shared
         .reader()
         .tasks_view(&e.id, Some(Stage::Check), TASKS)
         .unwrap_or_default();
-    let mut s = format!(
+    let mut s = html!(
         "<h2>Cross-checks</h2><p>{} passed, {} failed{}.</p>",
         html::int(e.checks_passed),
         html::int(e.checks_failed),
         if total > 0 {
-            format!(" ({} check tasks)", html::int(total))
+            html!(" ({} check tasks)", html::int(total))
         } else {
-            String::new()
+            Html::new()
         }
     );
     if e.bad_workers.is_empty() {
-        s.push_str("<p>No worker was found wrong.</p>");
+        s.push_static("<p>No worker was found wrong.</p>");
     } else {
-        s.push_str("<p class=\"bad\">Workers found wrong (their games were played again): ");
-        let names: Vec<String> = e
-            .bad_workers
-            .iter()
-            .map(|w| format!("<code>{}</code>", Esc(w)))
-            .collect();
-        s.push_str(&names.join(", "));
-        s.push_str("</p>");
+        s.push_static("<p class=\"bad\">Workers found wrong (their games were played again): ");
+        let names = e.bad_workers.iter().map(|w| html!("<code>{}</code>", Esc(w)));
+        s.push(Html::join(names, ", "));
+        s.push_static("</p>");
     }
     let done: Vec<_> = checks.iter().filter(|t| t.state == TaskState::Done).collect();
     if !done.is_empty() {
-        s.push_str("<div class=\"scroll\"><table><thead><tr><th>check</th><th>replayed by</th><th>verdict</th></tr></thead><tbody>");
+        s.push_static("<div class=\"scroll\"><table><thead><tr><th>check</th><th>replayed by</th><th>verdict</th></tr></thead><tbody>");
         for t in done {
             let verdict = match &t.error {
-                None => "<span class=\"good\">matched</span>".to_string(),
-                Some(err) => format!("<span class=\"bad\">{}</span>", Esc(err)),
+                None => Html::trusted_static("<span class=\"good\">matched</span>"),
+                Some(err) => html!("<span class=\"bad\">{}</span>", Esc(err)),
             };
-            let _ = write!(
-                s,
+            s.push(html!(
                 "<tr><td><code>{}</code></td><td>{}</td><td>{verdict}</td></tr>",
                 Esc(&t.task_id),
-                t.worker.as_deref().map_or("-".into(), |w| Esc(w).to_string())
-            );
+                Esc(t.worker.as_deref().unwrap_or("-")),
+                verdict = verdict,
+            ));
         }
-        s.push_str("</tbody></table></div>");
+        s.push_static("</tbody></table></div>");
     }
     s
 }

@@ -2,7 +2,6 @@
 //! links and anything outside it refused), files served with their types
 //! under a sandboxing policy, and the live report's files from memory.
 
-use std::fmt::Write;
 use std::path::Path as FsPath;
 use std::sync::Arc;
 
@@ -10,7 +9,7 @@ use axum::extract::{Path, State};
 use axum::http::{HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 
-use super::html::{self, Esc, Nav};
+use super::html::{self, Esc, Html, Nav, html};
 use super::{App, blocking, not_found, page_response};
 
 /// Files larger than this are not served (read them from the results
@@ -109,7 +108,7 @@ fn serve(app: &App, id: &str, rel: &str) -> Response {
     }
 }
 
-fn listing(id: &str, name: &str, rel: &str, dir: &FsPath) -> String {
+fn listing(id: &str, name: &str, rel: &str, dir: &FsPath) -> Html {
     let mut entries: Vec<(bool, String, u64)> = std::fs::read_dir(dir)
         .map(|d| {
             d.flatten()
@@ -129,28 +128,36 @@ fn listing(id: &str, name: &str, rel: &str, dir: &FsPath) -> String {
     } else {
         format!("/experiments/{id}/files/{rel}/")
     };
-    let mut b = format!(
+    let mut b = html!(
         "<h1>{}</h1><p><a href=\"/experiments/{}\">back to the experiment</a></p><h2><code>{}/</code></h2>",
         Esc(name),
         Esc(id),
         Esc(if rel.is_empty() { "." } else { rel })
     );
-    b.push_str("<div class=\"scroll\"><table><thead><tr><th>name</th><th class=\"num\">bytes</th></tr></thead><tbody>");
+    b.push_static(
+        "<div class=\"scroll\"><table><thead><tr><th>name</th><th class=\"num\">bytes</th></tr></thead><tbody>",
+    );
     for (file, n, len) in &entries {
-        let _ = write!(
-            b,
-            "<tr><td><a href=\"{}{}{}\">{}{}</a></td><td class=\"num\">{}</td></tr>",
+        let slash = Html::trusted_static(if *file { "" } else { "/" });
+        b.push(html!(
+            "<tr><td><a href=\"{}{}{slash}\">{}{slash}</a></td><td class=\"num\">{}</td></tr>",
             Esc(&base),
             Esc(&percent_encoding::utf8_percent_encode(n, NAME).to_string()),
-            if *file { "" } else { "/" },
             Esc(n),
-            if *file { "" } else { "/" },
-            if *file { html::int(*len) } else { "-".into() }
-        );
+            if *file {
+                html::int(*len)
+            } else {
+                Html::trusted_static("-")
+            },
+            slash = slash,
+        ));
     }
-    b.push_str("</tbody></table></div>");
+    b.push_static("</tbody></table></div>");
     if more {
-        let _ = write!(b, "<p class=\"muted\">The first {MAX_LISTED} entries are shown.</p>");
+        b.push(html!(
+            "<p class=\"muted\">The first {MAX_LISTED} entries are shown.</p>",
+            MAX_LISTED = MAX_LISTED
+        ));
     }
     html::page(&format!("{name}: files"), Nav::None, &b, None)
 }

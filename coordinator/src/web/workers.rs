@@ -2,14 +2,13 @@
 //! started, the ones that need a look first (found wrong, failing, silent),
 //! a page of `PAGE` at a time.
 
-use std::fmt::Write;
 use std::sync::Arc;
 
 use axum::extract::State;
 use axum::http::Uri;
 use axum::response::Response;
 
-use super::html::{self, Esc, Nav};
+use super::html::{self, Esc, Html, Nav, html};
 use super::{App, blocking, page_response};
 
 const PAGE: usize = 200;
@@ -26,7 +25,7 @@ pub(crate) async fn page(State(app): State<Arc<App>>, uri: Uri) -> Response {
     blocking(move || page_response(render(&app, page_no))).await
 }
 
-fn render(app: &App, page_no: usize) -> String {
+fn render(app: &App, page_no: usize) -> Html {
     let (bad, failures) = {
         let store = app.shared.reader();
         (
@@ -64,9 +63,7 @@ fn render(app: &App, page_no: usize) -> String {
         .sum();
     let pages = workers.len().div_ceil(PAGE).max(1);
     let page_no = page_no.min(pages);
-    let mut b = String::new();
-    let _ = write!(
-        b,
+    let mut b = html!(
         "<h1>Workers</h1><section id=\"workers\" data-live><p>{} heard from in the last minute ({} busy, {} threads, {} games/s); \
          {} since the coordinator started; {} found wrong by a cross-check.</p>",
         html::int(alive as u64),
@@ -77,49 +74,49 @@ fn render(app: &App, page_no: usize) -> String {
         html::int(bad.len() as u64)
     );
     if workers.is_empty() {
-        b.push_str("<p>No worker has called in yet: start one with <code>muggins worker --coordinator URL</code>.</p></section>");
+        b.push_static("<p>No worker has called in yet: start one with <code>muggins worker --coordinator URL</code>.</p></section>");
         return html::page("Workers", Nav::Workers, &b, Some(super::pages::REFRESH_MS));
     }
-    b.push_str(
+    b.push_static(
         "<div class=\"scroll\"><table><thead><tr><th>worker</th><th>host</th><th class=\"num\">threads</th><th>last heartbeat</th>\
          <th>task</th><th class=\"num\">games/s</th><th class=\"num\">games</th><th class=\"num\">failures</th><th>marked bad</th></tr></thead><tbody>\n",
     );
     for (id, w) in workers.iter().skip((page_no - 1) * PAGE).take(PAGE) {
         let silent = now - w.last_seen_ms > SILENT_MS;
-        let bad_mark = if is_bad(id) {
+        let bad_mark = Html::trusted_static(if is_bad(id) {
             "<span class=\"bad\">yes</span>"
         } else {
             "no"
-        };
-        let _ = writeln!(
-            b,
+        });
+        b.push(html!(
             "<tr{}><td><code>{}</code></td><td>{}</td><td class=\"num\">{}</td><td>{} ago</td><td>{}</td>\
-             <td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td><td>{bad_mark}</td></tr>",
-            if silent { " class=\"silent\"" } else { "" },
+             <td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td><td>{bad_mark}</td></tr>\n",
+            Html::trusted_static(if silent { " class=\"silent\"" } else { "" }),
             Esc(id),
             Esc(&w.host),
             w.threads,
             html::secs((now - w.last_seen_ms) as f64 / 1000.0),
             w.task
                 .as_deref()
-                .map_or("-".into(), |t| format!("<code>{}</code>", Esc(t))),
+                .map_or(Html::trusted_static("-"), |t| html!("<code>{}</code>", Esc(t))),
             html::rate(w.rate()),
             html::int(w.games),
             html::int(fails(id)),
-        );
+            bad_mark = bad_mark,
+        ));
     }
-    b.push_str("</tbody></table></div>");
+    b.push_static("</tbody></table></div>");
     if pages > 1 {
-        b.push_str("<nav class=\"pages\" aria-label=\"pages\">");
+        b.push_static("<nav class=\"pages\" aria-label=\"pages\">");
         for p in 1..=pages {
             if p == page_no {
-                let _ = write!(b, "<span aria-current=\"page\">{p}</span> ");
+                b.push(html!("<span aria-current=\"page\">{p}</span> ", p = p));
             } else {
-                let _ = write!(b, "<a href=\"/workers?page={p}\">{p}</a> ");
+                b.push(html!("<a href=\"/workers?page={p}\">{p}</a> ", p = p));
             }
         }
-        b.push_str("</nav>");
+        b.push_static("</nav>");
     }
-    b.push_str("</section>");
+    b.push_static("</section>");
     html::page("Workers", Nav::Workers, &b, Some(super::pages::REFRESH_MS))
 }
