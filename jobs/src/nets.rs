@@ -34,19 +34,25 @@ impl PartialEq for NetAgent {
 
 impl Eq for NetAgent {}
 
-/// Reads the model file `path` and checks that it plays `rules`' game; the
-/// error names the file and what is wrong.
-pub fn load(path: &str, temperature: f64, rules: &FullRules) -> Result<NetAgent, String> {
+/// Reads the model file `path` (its game is checked by the caller, which
+/// knows the rules: [`load`]); the error names the file and what is wrong.
+pub fn read(path: &str, temperature: f64) -> Result<NetAgent, String> {
     let model = net::Model::load(std::path::Path::new(path)).map_err(|e| e.to_string())?;
     let sha256 = model.sha256.clone();
     let policy = NetPolicy::new(Arc::new(model), path, temperature)?;
-    policy.check(&SpielState::new(rules.clone(), 0))?;
     Ok(NetAgent {
         path: path.to_string(),
         sha256,
         temperature,
         policy,
     })
+}
+
+/// [`read`], and a check that the model plays `rules`' game.
+pub fn load(path: &str, temperature: f64, rules: &FullRules) -> Result<NetAgent, String> {
+    let agent = read(path, temperature)?;
+    agent.policy.check(&SpielState::new(rules.clone(), 0))?;
+    Ok(agent)
 }
 
 /// The seats of a block or team hand decided outside the searches: a

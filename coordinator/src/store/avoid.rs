@@ -59,29 +59,12 @@ pub(super) fn migrate_lists(conn: &Connection, columns: &[String]) -> rusqlite::
 
 #[cfg(test)]
 mod tests {
-    use super::super::testing::complete_by;
-    use super::super::{CheckOutcome, ChunkIn, CompleteOutcome, ExpState, LeasedTask, Reporter, Store, TaskState};
+    use super::super::testing::complete_as;
+    use super::super::{CheckOutcome, CompleteOutcome, ExpState, Store, TaskState};
     use jobs::layout::Stage;
     use rusqlite::{Connection, params};
 
     const SPEC: &str = include_str!("../../../jobs/specs/speed-sprt.toml");
-
-    /// Completes `t` as `worker`: a games task as one chunk (checksum "c",
-    /// every range drawn for a check), a check task with checksum "0".
-    fn complete_as(store: &mut Store, worker: &str, t: &LeasedTask) -> CompleteOutcome {
-        let chunks = [ChunkIn {
-            first_game: t.first_game,
-            games: t.games,
-            checksum: "c".into(),
-            file: None,
-        }];
-        let by = Reporter {
-            worker,
-            chunks: if t.stage == Stage::Games { &chunks } else { &[] },
-            check_fraction: 1.0,
-        };
-        complete_by(store, t, &by, r#"{"pairs": []}"#)
-    }
 
     /// The workers each task of the file avoids, in order.
     fn avoid_rows(path: &std::path::Path) -> Vec<(String, String)> {

@@ -386,32 +386,12 @@ impl Store {
 
 #[cfg(test)]
 mod tests {
-    use super::super::testing::complete_by;
-    use super::super::{ChunkIn, CompleteOutcome, LeasedTask, Reporter, Store};
+    use super::super::testing::complete_as;
+    use super::super::{CompleteOutcome, Store};
     use jobs::layout::Stage;
 
     /// A spec whose first stage is its games (no training, no fit).
     const SPEC: &str = include_str!("../../../jobs/specs/speed-sprt.toml");
-
-    /// Completes `t` as played by `worker`, its games one chunk, every
-    /// range drawn for a check.
-    fn complete_as(store: &mut Store, worker: &str, t: &LeasedTask) {
-        let chunks = [ChunkIn {
-            first_game: t.first_game,
-            games: t.games,
-            checksum: "c".into(),
-            file: None,
-        }];
-        let by = Reporter {
-            worker,
-            chunks: &chunks,
-            check_fraction: 1.0,
-        };
-        assert!(matches!(
-            complete_by(store, t, &by, r#"{"pairs": []}"#),
-            CompleteOutcome::Accepted { .. }
-        ));
-    }
 
     /// Issue 41: a check avoids exactly the worker that played its range.
     /// Before, membership was a suffix match (`instr(avoid, id || '\n')`),
@@ -426,7 +406,10 @@ mod tests {
             let spec = jobs::Spec::from_toml(SPEC).unwrap();
             store.submit(&spec, SPEC).unwrap();
             let first = store.lease(played, 60_000, None).unwrap().unwrap();
-            complete_as(&mut store, played, &first);
+            assert!(matches!(
+                complete_as(&mut store, played, &first),
+                CompleteOutcome::Accepted { .. }
+            ));
             // The player itself gets the next games task, never the check.
             let own = store.lease(played, 60_000, None).unwrap().unwrap();
             assert_eq!(own.stage, Stage::Games, "{played}: {}", own.task_id);

@@ -513,7 +513,8 @@ fn migrate(conn: &Connection) -> rusqlite::Result<()> {
 /// What the store's tests share.
 #[cfg(test)]
 pub(super) mod testing {
-    use super::{CompleteOutcome, Completed, LeaseRef, LeasedTask, Reporter, Store};
+    use super::{ChunkIn, CompleteOutcome, Completed, LeaseRef, LeasedTask, Reporter, Store};
+    use jobs::layout::Stage;
 
     /// Completes `t` as reported `by` a worker, with a stand-in file and
     /// `stats` (an SPRT shard's pairs).
@@ -537,5 +538,22 @@ pub(super) mod testing {
             token: &t.lease_token,
         };
         store.complete(lease, &done, by).unwrap()
+    }
+
+    /// Completes `t` as `worker`: a games task as one chunk (checksum "c",
+    /// every range drawn for a check), a check task with checksum "0".
+    pub(in crate::store) fn complete_as(store: &mut Store, worker: &str, t: &LeasedTask) -> CompleteOutcome {
+        let chunks = [ChunkIn {
+            first_game: t.first_game,
+            games: t.games,
+            checksum: "c".into(),
+            file: None,
+        }];
+        let by = Reporter {
+            worker,
+            chunks: if t.stage == Stage::Games { &chunks } else { &[] },
+            check_fraction: 1.0,
+        };
+        complete_by(store, t, &by, r#"{"pairs": []}"#)
     }
 }

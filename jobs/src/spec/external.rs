@@ -275,15 +275,5 @@ pub(super) fn net_agent(name: &str, t: &mut Table) -> Result<crate::nets::NetAge
         ));
     }
     t.remove("engine");
-    let model = net::Model::load(std::path::Path::new(&path))
-        .map_err(|e| bad(&key("net"), format!("\"{path}\""), e.to_string()))?;
-    let sha256 = model.sha256.clone();
-    let policy = full::spiel::NetPolicy::new(std::sync::Arc::new(model), &path, temperature)
-        .map_err(|why| bad(&key("net"), format!("\"{path}\""), why))?;
-    Ok(crate::nets::NetAgent {
-        path,
-        sha256,
-        temperature,
-        policy,
-    })
+    crate::nets::read(&path, temperature).map_err(|why| bad(&key("net"), format!("\"{path}\""), why))
 }
