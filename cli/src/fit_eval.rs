@@ -41,7 +41,7 @@ pub fn run(args: FitEvalArgs) -> Result<()> {
         seats: args.seats,
         ridge_millis: args.ridge_millis,
     };
-    let (eval, json) = jobs::evals::fit_eval(&training).map_err(anyhow::Error::msg)?;
+    let (eval, json) = jobs::evals::fit_eval(&training)?;
     let hash = jobs::evals::eval_hash(&json);
     match &args.out {
         Some(path) => {

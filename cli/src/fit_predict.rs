@@ -39,7 +39,7 @@ pub fn run(args: FitPredictArgs) -> Result<()> {
         hands: args.hands,
         seats: args.seats,
     };
-    let (set, json) = jobs::predictors::fit(&training).map_err(anyhow::Error::msg)?;
+    let (set, json) = jobs::predictors::fit(&training)?;
     if let Some(path) = &args.out {
         std::fs::write(path, &json).with_context(|| format!("writing --out {}", path.display()))?;
         println!("wrote {} ({})", path.display(), jobs::evals::eval_hash(&json));

@@ -95,7 +95,7 @@ pub fn run(p: FullPlay) -> Result<()> {
                         "fitting the predictors for {seats} seats ({} hands a strategy)...",
                         training.hands
                     );
-                    Some(jobs::predictors::fit(&training).map_err(anyhow::Error::msg)?.0)
+                    Some(jobs::predictors::fit(&training)?.0)
                 }
                 _ => None,
             };

@@ -192,25 +192,22 @@ pub fn verify(shared: &Shared, id: &str) -> Result<(), StoreError> {
 /// name is marked placed; one still under its temporary name past the
 /// grace period (its worker died between completing and renaming) is
 /// renamed here; one under neither name is lost and its task runs again.
-pub fn place(shared: &Shared, id: &str) -> Result<(), String> {
+pub fn place(shared: &Shared, id: &str) -> Result<(), StoreError> {
     let root = &shared.config.results;
-    let unplaced = shared.store().done_tasks(id, true).map_err(|e| e.to_string())?;
+    let unplaced = shared.store().done_tasks(id, true)?;
     let mut lost = Vec::new();
     // A partition that cannot be put at its name (its directory leads out
     // of the results root, a directory is at the name): the completion
     // counts as a failure of its task, whose temporary file is removed, and
     // the task runs again; one that keeps failing fails its experiment,
     // naming the path. Whether the experiment failed.
-    let unplaceable = |t: &crate::store::DoneTask, why: String| -> Result<bool, String> {
+    let unplaceable = |t: &crate::store::DoneTask, why: String| -> Result<bool, StoreError> {
         let error = format!("the partition {:?} cannot be put in place: {why}", t.final_file);
         tracing::error!(task = %t.task_id, %error, "partition not placed; task runs again");
         if let Ok(tmp) = confine_name(root, &t.temp_file) {
             let _ = std::fs::remove_file(tmp);
         }
-        let failed = shared
-            .store()
-            .fail_done(id, &t.task_id, &error)
-            .map_err(|e| e.to_string())?;
+        let failed = shared.store().fail_done(id, &t.task_id, &error)?;
         if failed {
             tracing::error!(task = %t.task_id, %error, "task failed for good; experiment failed");
         }
@@ -235,7 +232,7 @@ pub fn place(shared: &Shared, id: &str) -> Result<(), String> {
             }
         };
         if is_plain_file(&fin) {
-            shared.store().mark_placed(id, &t.task_id).map_err(|e| e.to_string())?;
+            shared.store().mark_placed(id, &t.task_id)?;
         } else if is_plain_file(&tmp) {
             if now_ms() - t.completed_ms > RENAME_GRACE_MS {
                 match jobs::durable_rename(&tmp, &fin) {
@@ -248,14 +245,14 @@ pub fn place(shared: &Shared, id: &str) -> Result<(), String> {
                         continue;
                     }
                 }
-                shared.store().mark_placed(id, &t.task_id).map_err(|e| e.to_string())?;
+                shared.store().mark_placed(id, &t.task_id)?;
             }
         } else {
             tracing::warn!(task = %t.task_id, file = %fin.display(), "partition missing; task requeued");
             lost.push(t.task_id);
         }
     }
-    shared.store().requeue_lost(id, &lost).map_err(|e| e.to_string())?;
+    shared.store().requeue_lost(id, &lost)?;
     Ok(())
 }
 

@@ -15,7 +15,24 @@ use jobs::{Manifest, ShardEntry, Spec};
 
 use crate::files;
 use crate::shared::Shared;
-use crate::store::ExpState;
+use crate::store::{ExpState, StoreError};
+
+/// Why a sweep stopped (it runs again on the next tick).
+#[derive(Debug, thiserror::Error)]
+enum SweepError {
+    /// The state database.
+    #[error(transparent)]
+    Store(#[from] StoreError),
+    /// A running experiment's stored spec no longer parses.
+    #[error("experiment {id}: its stored spec: {source}")]
+    Spec { id: String, source: jobs::SpecError },
+    /// Writing the manifest or the success marker.
+    #[error(transparent)]
+    Io(#[from] jobs::IoError),
+    /// The success marker could not be made.
+    #[error("{path}: {source}")]
+    Marker { path: String, source: std::io::Error },
+}
 
 /// Every this many ticks, placed files are checked to still be there.
 const VERIFY_EVERY_TICKS: u64 = 10;
@@ -37,16 +54,16 @@ pub async fn run(shared: Arc<Shared>, every: Duration) {
     }
 }
 
-fn sweep(shared: &Shared, verify: bool) -> Result<(), String> {
+fn sweep(shared: &Shared, verify: bool) -> Result<(), SweepError> {
     // The heartbeats answered since the last tick, in one transaction.
-    shared.store().flush_beats().map_err(|e| e.to_string())?;
-    let ids = shared.store().running_ids().map_err(|e| e.to_string())?;
+    shared.store().flush_beats()?;
+    let ids = shared.store().running_ids()?;
     for id in ids {
         files::place(shared, &id)?;
         if verify {
-            files::verify(shared, &id).map_err(|e| e.to_string())?;
+            files::verify(shared, &id)?;
         }
-        let Some(tasks) = shared.store().finished_tasks(&id).map_err(|e| e.to_string())? else {
+        let Some(tasks) = shared.store().finished_tasks(&id)? else {
             continue;
         };
         seal(shared, &id, &tasks)?;
@@ -54,9 +71,12 @@ fn sweep(shared: &Shared, verify: bool) -> Result<(), String> {
     Ok(())
 }
 
-fn seal(shared: &Shared, id: &str, tasks: &[crate::store::DoneTask]) -> Result<(), String> {
-    let e = shared.store().experiment(id).map_err(|e| e.to_string())?;
-    let spec = Spec::from_toml(&e.spec_toml).map_err(|e| e.to_string())?;
+fn seal(shared: &Shared, id: &str, tasks: &[crate::store::DoneTask]) -> Result<(), SweepError> {
+    let e = shared.store().experiment(id)?;
+    let spec = Spec::from_toml(&e.spec_toml).map_err(|source| SweepError::Spec {
+        id: id.to_string(),
+        source,
+    })?;
     let dir = shared.config.results.join(&e.output);
     let manifest = Manifest {
         experiment: e.name.clone(),
@@ -64,7 +84,7 @@ fn seal(shared: &Shared, id: &str, tasks: &[crate::store::DoneTask]) -> Result<(
         schema_version: jobs::SCHEMA_VERSION,
         spec_hash: e.spec_hash.clone(),
         spec_toml: e.spec_toml.clone(),
-        spec: serde_json::from_str(&spec.canonical_json()).map_err(|e| e.to_string())?,
+        spec: serde_json::from_str(&spec.canonical_json()).expect("the canonical JSON is JSON"),
         games: e.games_total,
         shards: entries(tasks, Stage::Games),
         predictors: tasks
@@ -85,7 +105,7 @@ fn seal(shared: &Shared, id: &str, tasks: &[crate::store::DoneTask]) -> Result<(
                 samples: entries(tasks, Stage::Samples),
             }),
     };
-    jobs::write_json_atomic(&dir.join(layout::MANIFEST), &manifest).map_err(|e| e.to_string())?;
+    jobs::write_json_atomic(&dir.join(layout::MANIFEST), &manifest)?;
     remove_leftovers(&dir.join(layout::GAMES_DIR));
     remove_leftovers(&dir.join(layout::SAMPLES_DIR));
     // Every games partition is in place: the chunks they were built from go.
@@ -103,11 +123,11 @@ fn seal(shared: &Shared, id: &str, tasks: &[crate::store::DoneTask]) -> Result<(
     let success = dir.join(layout::SUCCESS);
     std::fs::File::create(&success)
         .and_then(|f| f.sync_all())
-        .map_err(|err| format!("{}: {err}", success.display()))?;
-    shared
-        .store()
-        .finish(id, ExpState::Succeeded, "")
-        .map_err(|e| e.to_string())?;
+        .map_err(|source| SweepError::Marker {
+            path: success.display().to_string(),
+            source,
+        })?;
+    shared.store().finish(id, ExpState::Succeeded, "")?;
     tracing::info!(%id, games = e.games_total, "experiment succeeded");
     Ok(())
 }

@@ -18,6 +18,7 @@ use engine::{TileSet, count_two};
 
 use super::deal::random_deal;
 use super::fives::{FivesPosition, Opening};
+use super::model_error::ModelError;
 use super::rules::{FullRules, MAX_SEATS};
 use super::targets::{FullTarget, full_choice};
 use engine::seed::below_u32;
@@ -130,18 +131,18 @@ impl LinearEval {
     }
 
     /// Checks a loaded evaluation: the features it was fitted on are ours.
-    pub fn check(&self) -> Result<(), String> {
+    pub fn check(&self) -> Result<(), ModelError> {
         if self.features.len() != FEATURE_COUNT
             || self.features.iter().zip(FEATURES).any(|(a, b)| a != b)
             || self.weights.len() != FEATURE_COUNT
         {
-            return Err(format!(
-                "the evaluation's features {:?} are not this build's {:?}",
-                self.features, FEATURES
-            ));
+            return Err(ModelError::EvalFeatures {
+                have: self.features.clone(),
+                want: &FEATURES,
+            });
         }
         if self.weights.iter().any(|w| !w.is_finite()) {
-            return Err("the evaluation has a weight that is not a finite number".into());
+            return Err(ModelError::NonFinite);
         }
         Ok(())
     }
@@ -278,9 +279,9 @@ fn self_play_samples(rules: &FullRules, rng: &mut ChaCha20Rng, out: &mut Vec<([f
 /// seat playing a fixed strategy drawn per hand; a further fifth of the
 /// hands is held out to report the fit's error. A pure function of
 /// `training`.
-pub fn fit_linear_eval(training: &EvalTraining) -> Result<LinearEval, String> {
+pub fn fit_linear_eval(training: &EvalTraining) -> Result<LinearEval, ModelError> {
     let config = super::rules::FullConfig::all_fives(training.seats);
-    let rules = FullRules::new(config).map_err(|e| e.to_string())?;
+    let rules = FullRules::new(config)?;
     let mut rng = keyed_rng(training.seed, 0, 0, engine::seed::EVAL_TRAINING, 0);
     let mut samples = Vec::new();
     for _ in 0..training.hands {
@@ -306,7 +307,7 @@ pub fn fit_linear_eval(training: &EvalTraining) -> Result<LinearEval, String> {
     for i in 1..n {
         a[i * n + i] += ridge;
     }
-    let weights = solve_symmetric(&mut a, &mut b, n).ok_or("the features are degenerate: no unique fit")?;
+    let weights = solve_symmetric(&mut a, &mut b, n).ok_or(ModelError::Degenerate)?;
     let eval = LinearEval {
         features: FEATURES.iter().map(|s| s.to_string()).collect(),
         weights,

@@ -54,6 +54,8 @@ const NONE: u32 = u32::MAX;
 #[derive(Debug, Default)]
 pub struct IsmctsTree {
     nodes: Vec<TreeNode>,
+    /// The nodes an iteration passed through (its room kept too).
+    path: Vec<u32>,
 }
 
 fn edge_of(a: Action) -> u16 {
@@ -235,7 +237,7 @@ impl IsmctsTree {
         let base = util(rules, pos, side);
         let mut steps = 0u64;
         let mut list = ActionList::default();
-        let mut path: Vec<u32> = Vec::with_capacity(64);
+        let mut path = std::mem::take(&mut self.path);
         let scorer = FullTarget::Thesis(TargetKind::Scorer);
         while steps < budget.max(1) {
             let mut world = match partial.as_deref_mut() {
@@ -276,6 +278,7 @@ impl IsmctsTree {
             }
             self.backup(&path, util(rules, &world, side) - base);
         }
+        self.path = path;
         pos.actions(rules, &mut list);
         FullDecision {
             nodes: steps,

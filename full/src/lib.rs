@@ -18,6 +18,7 @@ mod eval;
 mod fives;
 mod game;
 mod ismcts;
+mod model_error;
 mod open_hand;
 mod open_ismcts;
 pub mod openspiel;
@@ -36,7 +37,7 @@ pub use agent::{
     DEEPEST, DEFAULT_TABLE_MB, DOMINAI_NODES, ExternalSeats, Forfeit, FullAgent, MatchContext, MatchOptions, Scratch,
     SearchSettings, SeatView, depth_of, search_decision,
 };
-pub use alphabeta::{ADAPTIVE_MIN_WORLDS, Adaptive, AlphaBeta, Limits, Shaping};
+pub use alphabeta::{ADAPTIVE_MIN_WORLDS, Adaptive, AlphaBeta, ConfidenceError, Limits, Shaping};
 pub use belief::{BONEYARD, Constraints, HOLDERS, Marginals, Observation, matching, scores, world_of};
 pub use deal::{
     binom, deal_count, deal_from_index, deal_index, playout_returns, playouts, random_deal, random_playout,
@@ -55,6 +56,7 @@ pub use game::{
     play_match, play_match_external, play_match_with, play_token, random_fives_hand,
 };
 pub use ismcts::{ISMCTS_EXPLORATION, IsmctsTree};
+pub use model_error::ModelError;
 pub use open_hand::{OpenHandRecord, decide_open, pimc_open, play_open_hand, play_open_hand_external};
 pub use position::{FullAction, FullActions, FullPosition, HandEnd, OPENING, tiles_of};
 pub use rules::{DealOrder, FivesBlocked, FivesLead, FullConfig, FullRules, MAX_SEATS, Preset, Tally};

@@ -47,6 +47,16 @@ impl Default for Seen {
 }
 
 impl Seen {
+    /// Nothing seen, keeping the list's room.
+    pub fn clear(&mut self) {
+        let mut plays = std::mem::take(&mut self.plays);
+        plays.clear();
+        *self = Seen {
+            plays,
+            ..Seen::default()
+        };
+    }
+
     /// The mover of `pos` cannot play: it is about to draw or pass.
     pub fn stuck(&mut self, rules: &FullRules, pos: &FivesPosition) {
         let seat = pos.mover as usize;

@@ -8,6 +8,8 @@ use std::sync::OnceLock;
 use full::{EvalTraining, LinearEval, fit_linear_eval};
 use sha2::{Digest, Sha256};
 
+use crate::LearnError;
+
 /// The shipped evaluation's file, as `muggins fit-eval` wrote it.
 pub const SHIPPED_EVAL_JSON: &str = include_str!("../evals/fives-double6.json");
 
@@ -27,8 +29,11 @@ pub fn eval_json(eval: &LinearEval) -> String {
 }
 
 /// Reads an artifact, checking its features are this build's.
-pub fn parse_eval(json: &str) -> Result<LinearEval, String> {
-    let eval: LinearEval = serde_json::from_str(json).map_err(|e| format!("not an evaluation artifact: {e}"))?;
+pub fn parse_eval(json: &str) -> Result<LinearEval, LearnError> {
+    let eval: LinearEval = serde_json::from_str(json).map_err(|source| LearnError::Format {
+        kind: "an evaluation",
+        source,
+    })?;
     eval.check()?;
     Ok(eval)
 }
@@ -46,7 +51,7 @@ pub fn shipped_eval_hash() -> &'static str {
 }
 
 /// Fits an evaluation and returns it with its artifact's text.
-pub fn fit_eval(training: &EvalTraining) -> Result<(LinearEval, String), String> {
+pub fn fit_eval(training: &EvalTraining) -> Result<(LinearEval, String), LearnError> {
     let eval = fit_linear_eval(training)?;
     let json = eval_json(&eval);
     Ok((eval, json))

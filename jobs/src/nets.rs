@@ -34,10 +34,23 @@ impl PartialEq for NetAgent {
 
 impl Eq for NetAgent {}
 
+/// A model file that cannot play: unreadable or not a model
+/// ([`net::NetError`]), or refused by its policy (its encoding, its game, the
+/// temperature: [`full::spiel::PolicyError`]). Each names the file.
+#[derive(Debug, thiserror::Error)]
+pub enum NetFileError {
+    /// The file could not be read as a model.
+    #[error(transparent)]
+    Read(#[from] net::NetError),
+    /// The model or the temperature was refused.
+    #[error(transparent)]
+    Policy(#[from] full::spiel::PolicyError),
+}
+
 /// Reads the model file `path` (its game is checked by the caller, which
 /// knows the rules: [`load`]); the error names the file and what is wrong.
-pub fn read(path: &str, temperature: f64) -> Result<NetAgent, String> {
-    let model = net::Model::load(std::path::Path::new(path)).map_err(|e| e.to_string())?;
+pub fn read(path: &str, temperature: f64) -> Result<NetAgent, NetFileError> {
+    let model = net::Model::load(std::path::Path::new(path))?;
     let sha256 = model.sha256.clone();
     let policy = NetPolicy::new(Arc::new(model), path, temperature)?;
     Ok(NetAgent {
@@ -49,7 +62,7 @@ pub fn read(path: &str, temperature: f64) -> Result<NetAgent, String> {
 }
 
 /// [`read`], and a check that the model plays `rules`' game.
-pub fn load(path: &str, temperature: f64, rules: &FullRules) -> Result<NetAgent, String> {
+pub fn load(path: &str, temperature: f64, rules: &FullRules) -> Result<NetAgent, NetFileError> {
     let agent = read(path, temperature)?;
     agent.policy.check(&SpielState::new(rules.clone(), 0))?;
     Ok(agent)

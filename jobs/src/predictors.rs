@@ -6,6 +6,8 @@
 use std::sync::OnceLock;
 
 use full::predict::fit_predictors;
+
+use crate::LearnError;
 pub use full::predict::{PredictTraining, Predictors};
 
 /// The shipped predictors' file, as `muggins fit-predict` wrote it.
@@ -19,8 +21,11 @@ pub fn predictors_json(set: &Predictors) -> String {
 }
 
 /// Reads an artifact, checking its features are this build's.
-pub fn parse_predictors(json: &str) -> Result<Predictors, String> {
-    let set: Predictors = serde_json::from_str(json).map_err(|e| format!("not a predictors artifact: {e}"))?;
+pub fn parse_predictors(json: &str) -> Result<Predictors, LearnError> {
+    let set: Predictors = serde_json::from_str(json).map_err(|source| LearnError::Format {
+        kind: "a predictors",
+        source,
+    })?;
     set.check()?;
     Ok(set)
 }
@@ -60,16 +65,19 @@ impl Trained {
 }
 
 /// The predictors of `spec`'s fit stage (`None` when it shapes no search).
-pub fn fit_for(spec: &crate::Spec) -> Option<Result<(Predictors, String), String>> {
+pub fn fit_for(spec: &crate::Spec) -> Option<Result<(Predictors, String), LearnError>> {
     spec.prediction.as_ref().map(fit)
 }
 
 /// Reads a predictors artifact and checks its content hash first.
-pub fn from_bytes(bytes: &[u8], hash: &str) -> Result<Predictors, String> {
-    let text = std::str::from_utf8(bytes).map_err(|_| "not UTF-8 text".to_string())?;
+pub fn from_bytes(bytes: &[u8], hash: &str) -> Result<Predictors, LearnError> {
+    let text = std::str::from_utf8(bytes).map_err(|_| LearnError::NotText)?;
     let got = crate::evals::eval_hash(text);
     if got != hash {
-        return Err(format!("its SHA-256 is {got}, not {hash}"));
+        return Err(LearnError::Hash {
+            got,
+            want: hash.to_string(),
+        });
     }
     parse_predictors(text)
 }
@@ -99,7 +107,7 @@ impl PredictionReport {
 }
 
 /// Fits the predictors and returns them with their artifact's text.
-pub fn fit(training: &PredictTraining) -> Result<(Predictors, String), String> {
+pub fn fit(training: &PredictTraining) -> Result<(Predictors, String), LearnError> {
     let set = fit_predictors(training)?;
     let json = predictors_json(&set);
     Ok((set, json))

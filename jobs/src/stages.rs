@@ -33,8 +33,8 @@ pub enum FitError {
     #[error(transparent)]
     Io(#[from] IoError),
     /// The fit itself failed.
-    #[error("{0}")]
-    Fit(String),
+    #[error(transparent)]
+    Fit(#[from] crate::LearnError),
 }
 
 /// The fit stage in experiment directory `dir`: reads the samples, fits the

@@ -3,9 +3,12 @@
 
 use std::time::Instant;
 
-use classifier::{Artifact, Confusion, Forest, ForestParams, Mda, Model, Sample, folds, holdout_split, majority};
+use classifier::{
+    Artifact, Confusion, FitError, Forest, ForestParams, Mda, Model, Sample, folds, holdout_split, majority,
+};
 use serde::{Deserialize, Serialize};
 
+use crate::LearnError;
 use crate::grid::Shard;
 use crate::rows::SampleRow;
 use crate::spec::Spec;
@@ -108,12 +111,10 @@ fn forest_params(spec: &Spec, threads: usize) -> ForestParams {
     }
 }
 
-fn fit_kind(kind: &str, data: &[Sample], spec: &Spec, threads: usize) -> Result<Model, String> {
+fn fit_kind(kind: &str, data: &[Sample], spec: &Spec, threads: usize) -> Result<Model, FitError> {
     match kind {
-        "mda" => Mda::fit(data).map(Model::Mda).map_err(|e| e.to_string()),
-        _ => Forest::fit(data, &forest_params(spec, threads))
-            .map(Model::RandomForest)
-            .map_err(|e| e.to_string()),
+        "mda" => Mda::fit(data).map(Model::Mda),
+        _ => Forest::fit(data, &forest_params(spec, threads)).map(Model::RandomForest),
     }
 }
 
@@ -156,7 +157,7 @@ fn in_parallel<T: Send>(threads: usize, jobs: Vec<Box<dyn FnOnce(usize) -> T + S
 
 /// A fit of the cross validation (its fold's accuracy) or the final one
 /// (the model and the fit's milliseconds).
-type FitJob<'a> = Box<dyn FnOnce(usize) -> Result<FitDone, String> + Send + 'a>;
+type FitJob<'a> = Box<dyn FnOnce(usize) -> Result<FitDone, FitError> + Send + 'a>;
 
 enum FitDone {
     Fold(f64),
@@ -165,7 +166,7 @@ enum FitDone {
 
 /// Cross validation on `train`, then a fit on all of it scored on `test`:
 /// the folds and the final fit run side by side on `threads` threads.
-fn evaluate(kind: &str, data: &[Sample], spec: &Spec, threads: usize) -> Result<(Evaluation, Model), String> {
+fn evaluate(kind: &str, data: &[Sample], spec: &Spec, threads: usize) -> Result<(Evaluation, Model), FitError> {
     let c = &spec.classifier;
     let (train, test) = holdout_split(data.len(), c.holdout, spec.seed);
     let train_set = pick(data, &train);
@@ -241,14 +242,14 @@ use crate::layout::model_file;
 
 /// Fits the classifier from `samples` (in sample order: the first
 /// `[classifier] samples` train the model), evaluating as the spec asks.
-pub fn fit(spec: &Spec, samples: &[([f64; 5], u8)], threads: usize) -> Result<FitOutput, String> {
+pub fn fit(spec: &Spec, samples: &[([f64; 5], u8)], threads: usize) -> Result<FitOutput, LearnError> {
     let c = &spec.classifier;
     let need = spec.samples_needed();
     if (samples.len() as u64) < need {
-        return Err(format!(
-            "the training games gave {} samples but the spec asks for {need} (classifier.samples / compare_samples)",
-            samples.len()
-        ));
+        return Err(LearnError::TooFewSamples {
+            got: samples.len() as u64,
+            need,
+        });
     }
     let all: Vec<Sample> = samples.iter().map(|&(x, label)| Sample { x, label }).collect();
     let mut comparisons = Vec::new();

@@ -329,7 +329,7 @@ fn net_bot(k: &Settings, engine: &str, given: Vec<(String, Setting)>) -> PyResul
     }
     let file = net::Model::load(std::path::Path::new(model)).map_err(|e| PyValueError::new_err(e.to_string()))?;
     let policy = NetPolicy::new(std::sync::Arc::new(file), model, k.temperature.unwrap_or(0.0))
-        .map_err(PyValueError::new_err)?;
+        .map_err(|e| PyValueError::new_err(e.to_string()))?;
     Ok(Bot {
         player: Player::Net(policy),
         opponent: FullTarget::Searcher,
@@ -368,7 +368,7 @@ impl Bot {
     /// information only, drawn with `rng`.
     pub fn decide(&self, core: &Core, player: u8, rng: &mut ChaCha20Rng) -> Result<u32, String> {
         let agent = match &self.player {
-            Player::Net(p) => return p.decide(core, player, rng),
+            Player::Net(p) => return p.decide(core, player, rng).map_err(|e| e.to_string()),
             Player::Agent(a) => *a,
         };
         match core {
@@ -393,7 +393,7 @@ impl Bot {
         if legal.len() == 1 {
             return Ok(legal[0]);
         }
-        let world = core.resample(player, rng)?;
+        let world = core.resample(player, rng).map_err(|e| e.to_string())?;
         let rules = world.rules();
         let pos = world.pos.expect("a player node has a position");
         let mut list = engine::ActionList::default();

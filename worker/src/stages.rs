@@ -202,11 +202,11 @@ fn trained(results: &Path, a: &Assignment) -> Result<Option<Arc<jobs::predictors
 
 /// Reads the fit stage's artifact `hash` and parses it with `parse`, which
 /// checks the content hash. Never falls back.
-fn read_artifact<T>(
+fn read_artifact<T, E: std::fmt::Display>(
     results: &Path,
     a: &Assignment,
     hash: &str,
-    parse: impl FnOnce(&[u8]) -> Result<T, String>,
+    parse: impl FnOnce(&[u8]) -> Result<T, E>,
 ) -> Result<T, TaskError> {
     let path = resolve(results, &a.dir.file(&layout::model_file(hash)))?;
     let shown = path.display().to_string();
@@ -214,7 +214,10 @@ fn read_artifact<T>(
         path: shown.clone(),
         message: e.to_string(),
     })?;
-    parse(&bytes).map_err(|message| TaskError::ModelCorrupt { path: shown, message })
+    parse(&bytes).map_err(|e| TaskError::ModelCorrupt {
+        path: shown,
+        message: e.to_string(),
+    })
 }
 
 /// The grid's predictors artifact.
@@ -224,16 +227,14 @@ fn load_predictors(results: &Path, a: &Assignment, hash: &str) -> Result<jobs::p
 
 /// The grid's classifier artifact.
 fn load_model(results: &Path, a: &Assignment, hash: &str) -> Result<classifier::Artifact, TaskError> {
-    read_artifact(results, a, hash, |b| {
-        classifier::Artifact::from_bytes(b, hash).map_err(|e| e.to_string())
-    })
+    read_artifact(results, a, hash, |b| classifier::Artifact::from_bytes(b, hash))
 }
 
 /// The fit stage: `jobs::stages::fit` (the classifier, or the predictors).
 fn fit(spec: &Spec, dir: &Path, threads: usize) -> Result<Output, TaskError> {
     let w = jobs::stages::fit(spec, dir, threads).map_err(|e| match e {
         jobs::stages::FitError::Io(e) => TaskError::Io(e.to_string()),
-        jobs::stages::FitError::Fit(why) => TaskError::Fit(why),
+        jobs::stages::FitError::Fit(why) => TaskError::Fit(why.to_string()),
     })?;
     Ok(Output::Written {
         file: w.file,

@@ -35,6 +35,6 @@ mod search;
 mod shaping;
 
 pub use limits::Limits;
-pub use race::{ADAPTIVE_MIN_WORLDS, Adaptive};
+pub use race::{ADAPTIVE_MIN_WORLDS, Adaptive, ConfidenceError};
 pub use search::AlphaBeta;
 pub use shaping::Shaping;

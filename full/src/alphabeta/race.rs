@@ -16,16 +16,21 @@ pub struct Adaptive {
     permille: u16,
 }
 
+/// A confidence that is not a level adaptive effort takes (the value given).
+#[derive(Clone, Copy, Debug, PartialEq, thiserror::Error)]
+#[error("a confidence above 0.5 and below 1, in thousandths (0.95, 0.99, 0.999)")]
+pub struct ConfidenceError(pub f64);
+
 impl Adaptive {
     /// The default level: 99% (`adaptive = true`).
     pub const DEFAULT: Adaptive = Adaptive { permille: 990 };
 
     /// Adaptive effort at `confidence`, a whole number of thousandths
     /// strictly between 0.5 and 1 (0.95, 0.99, 0.999).
-    pub fn with_confidence(confidence: f64) -> Result<Adaptive, String> {
+    pub fn with_confidence(confidence: f64) -> Result<Adaptive, ConfidenceError> {
         let permille = (confidence * 1000.0).round();
         if !(confidence > 0.5 && confidence < 1.0) || (permille - confidence * 1000.0).abs() > 1e-6 {
-            return Err("a confidence above 0.5 and below 1, in thousandths (0.95, 0.99, 0.999)".into());
+            return Err(ConfidenceError(confidence));
         }
         Ok(Adaptive {
             permille: permille as u16,

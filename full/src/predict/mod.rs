@@ -32,6 +32,7 @@ pub use nb::{NB_KEEP, NaiveBayes, chi2};
 
 use super::deal::random_deal;
 use super::fives::{FivesPosition, Opening};
+use super::model_error::ModelError;
 use super::rules::{FullConfig, FullRules, MAX_SEATS};
 use super::search::FullSearcher;
 use super::seen::Seen;
@@ -161,23 +162,25 @@ pub struct Predictors {
 impl Predictors {
     /// Checks a loaded artifact: its features are this build's, one model a
     /// strategy and a pooled one.
-    pub fn check(&self) -> Result<(), String> {
+    pub fn check(&self) -> Result<(), ModelError> {
         if self.features.iter().map(String::as_str).ne(PLAY_FEATURES)
             || self.public_features.iter().map(String::as_str).ne(PUBLIC_FEATURES)
         {
-            return Err(format!(
-                "the predictors' features {:?} / {:?} are not this build's {:?} / {:?}",
-                self.features, self.public_features, PLAY_FEATURES, PUBLIC_FEATURES
-            ));
+            return Err(ModelError::PredictorFeatures {
+                have: self.features.clone(),
+                have_public: self.public_features.clone(),
+                want: &PLAY_FEATURES,
+                want_public: &PUBLIC_FEATURES,
+            });
         }
         if self.naive_bayes.len() != POOLED + 1 || self.logit.len() != POOLED + 1 {
-            return Err(format!("the predictors need {} models of each kind", POOLED + 1));
+            return Err(ModelError::PredictorCount(POOLED + 1));
         }
         if self.dbn.states() == 0 || self.dbn.states() > DBN_STATES {
-            return Err(format!(
-                "the DBN has {} hidden states (1 to {DBN_STATES})",
-                self.dbn.states()
-            ));
+            return Err(ModelError::DbnStates {
+                have: self.dbn.states(),
+                max: DBN_STATES,
+            });
         }
         Ok(())
     }
@@ -227,8 +230,8 @@ fn training_hand(
 
 /// The training and held-out decisions of `training`: per strategy,
 /// `hands` hands then a fifth as many held out.
-pub fn predict_decisions(training: &PredictTraining) -> Result<(Vec<Decision>, Vec<Decision>), String> {
-    let rules = FullRules::new(FullConfig::all_fives(training.seats)).map_err(|e| e.to_string())?;
+pub fn predict_decisions(training: &PredictTraining) -> Result<(Vec<Decision>, Vec<Decision>), ModelError> {
+    let rules = FullRules::new(FullConfig::all_fives(training.seats))?;
     let mut train = Vec::new();
     let mut holdout = Vec::new();
     for k in 0..TYPES.len() {
@@ -259,9 +262,9 @@ pub fn sequences(decisions: &[Decision]) -> Vec<Vec<PublicFeatures>> {
 
 /// Fits every model on `training`'s decisions and scores them on its
 /// held-out ones. A pure function of `training`.
-pub fn fit_predictors(training: &PredictTraining) -> Result<Predictors, String> {
+pub fn fit_predictors(training: &PredictTraining) -> Result<Predictors, ModelError> {
     if training.hands == 0 {
-        return Err("the predictors need at least one training hand a strategy".into());
+        return Err(ModelError::NoHands);
     }
     let (train, holdout) = predict_decisions(training)?;
     let per = |k: usize| train.iter().filter(move |d| k == POOLED || d.kind as usize == k);

@@ -5,6 +5,7 @@
 //! caller needs (the number of action ids, the bounds of a return, the
 //! longest game) are read from here too.
 
+use super::SpielError;
 use engine::TileSet;
 use rand_core::RngCore;
 
@@ -58,7 +59,7 @@ impl SpielState {
     }
 
     /// Applies `action`, or says why it is not legal.
-    pub fn apply(&mut self, action: u32) -> Result<(), String> {
+    pub fn apply(&mut self, action: u32) -> Result<(), SpielError> {
         match self {
             SpielState::Open(c) => c.apply(action),
             SpielState::Fives(c) => c.apply(action),
@@ -120,7 +121,7 @@ impl SpielState {
 
     /// A state `player` cannot tell from this one (its hidden tiles drawn
     /// from the constraints belief).
-    pub fn resample(&self, player: u8, rng: &mut impl RngCore) -> Result<SpielState, String> {
+    pub fn resample(&self, player: u8, rng: &mut impl RngCore) -> Result<SpielState, SpielError> {
         Ok(match self {
             SpielState::Open(c) => SpielState::Open(c.resample(player, rng)?),
             SpielState::Fives(c) => SpielState::Fives(c.resample(player, rng)?),
@@ -130,7 +131,7 @@ impl SpielState {
     /// At a chance node, applies an outcome drawn uniformly with `rng`
     /// (without building the list of outcomes; block and team deal the
     /// rest of the deal at once); else does nothing.
-    pub fn apply_chance(&mut self, rng: &mut impl RngCore) -> Result<(), String> {
+    pub fn apply_chance(&mut self, rng: &mut impl RngCore) -> Result<(), SpielError> {
         let tiles = match self {
             SpielState::Open(c) if c.pos.is_none() => return c.deal_rest(rng),
             SpielState::Open(_) => return Ok(()),
@@ -140,32 +141,25 @@ impl SpielState {
             },
         };
         let k = engine::seed::below_u32(rng, tiles.count_ones());
-        let tile = engine::bits(tiles)
-            .nth(k as usize)
-            .ok_or("no outcome at a chance node")?;
+        let tile = engine::bits(tiles).nth(k as usize).ok_or(SpielError::NoOutcome)?;
         self.apply(tile as u32)
     }
 
     /// Writes the legal actions' ids into `ids`, ascending, and returns
-    /// how many (none at a chance node or the end); block and team without
-    /// allocating.
+    /// how many (none at a chance node or the end), allocating nothing.
     pub fn legal_ids(&self, ids: &mut [u32; 128]) -> usize {
         match self {
             SpielState::Open(c) => c.legal_ids(ids),
             SpielState::Fives(c) if c.current_player() < 0 => 0,
-            SpielState::Fives(c) => {
-                let legal = c.legal_actions();
-                ids[..legal.len()].copy_from_slice(&legal);
-                legal.len()
-            }
+            SpielState::Fives(c) => c.legal_ids(ids),
         }
     }
 
-    /// This game at its start, in place (block and team keep their lists' room).
+    /// This game at its start, in place, keeping its lists' room.
     pub fn restart_in_place(&mut self) {
         match self {
             SpielState::Open(c) => c.clear(),
-            SpielState::Fives(c) => *c = c.restart(),
+            SpielState::Fives(c) => c.clear(),
         }
     }
 

@@ -6,6 +6,7 @@
 //! tile `t` at location `l` (Left 0, Right 1, Up 2, Down 3) is `4 t + l`;
 //! draw is `4 T`, pass `4 T + 1` (`T` tiles in the set).
 
+use super::SpielError;
 use crate::belief::matching;
 use crate::fives::{
     FivesPosition, Opening, fives_action_of as action_of, fives_draw_id, fives_pass_id, fives_play_id as play_id,
@@ -98,6 +99,24 @@ impl FivesState {
         s
     }
 
+    /// [`restart`](Self::restart) in place, keeping the lists' room (what
+    /// the vector environment resets with, allocating nothing).
+    pub fn clear(&mut self) {
+        let previous = if self.hand_no == 0 { self.previous } else { None };
+        self.hand_no = 0;
+        self.deal = [0; MAX_SEATS];
+        self.dealt = 0;
+        self.pos = None;
+        self.seen.clear();
+        self.drawing = false;
+        self.totals = [0; MAX_SEATS];
+        self.previous = previous;
+        self.opening = None;
+        self.over = false;
+        self.history.clear();
+        self.events.clear();
+    }
+
     pub fn rules(&self) -> &FullRules {
         &self.rules
     }
@@ -132,24 +151,42 @@ impl FivesState {
     }
 
     pub fn legal_actions(&self) -> Vec<u32> {
+        let mut ids = [0u32; 128];
+        let n = self.legal_ids(&mut ids);
+        ids[..n].to_vec()
+    }
+
+    /// Writes the legal actions' ids into `ids`, ascending (a chance node's
+    /// tiles, or the mover's plays, draw or pass), and returns how many;
+    /// none at the end. Allocates nothing.
+    pub fn legal_ids(&self, ids: &mut [u32; 128]) -> usize {
         if self.over {
-            return Vec::new();
+            return 0;
         }
         if let Some(tiles) = self.chance_tiles() {
-            return engine::bits(tiles).map(u32::from).collect();
+            let mut n = 0;
+            for t in engine::bits(tiles) {
+                ids[n] = u32::from(t);
+                n += 1;
+            }
+            return n;
         }
         let p = self.pos.as_ref().expect("a player node has a position");
         let rules = self.rules();
         if !p.can_play(rules, p.mover) {
-            return vec![if self.may_draw(p) {
+            ids[0] = if self.may_draw(p) {
                 self.draw_id()
             } else {
                 self.pass_id()
-            }];
+            };
+            return 1;
         }
         let mut list = ActionList::default();
         p.actions(rules, &mut list);
-        list.as_slice().iter().map(|a| play_id(*a)).collect()
+        for (id, a) in ids.iter_mut().zip(list.as_slice()) {
+            *id = play_id(*a);
+        }
+        list.len()
     }
 
     fn may_draw(&self, p: &FivesPosition) -> bool {
@@ -157,18 +194,20 @@ impl FivesState {
     }
 
     /// Applies `action`, or says why it is not legal.
-    pub fn apply(&mut self, action: u32) -> Result<(), String> {
+    pub fn apply(&mut self, action: u32) -> Result<(), SpielError> {
         if self.over {
-            return Err(format!("action {action}: the game is over"));
+            return Err(SpielError::Over(action));
         }
         if let Some(tiles) = self.chance_tiles() {
             if action >= 64 || tiles & bit(action as u8) == 0 {
-                return Err(format!("action {action}: not a tile chance can give here"));
+                return Err(SpielError::NotChance(action));
             }
             self.chance(action as u8);
         } else {
-            if !self.legal_actions().contains(&action) {
-                return Err(format!("action {action}: not legal here"));
+            let mut ids = [0u32; 128];
+            let n = self.legal_ids(&mut ids);
+            if !ids[..n].contains(&action) {
+                return Err(SpielError::Illegal(action));
             }
             self.act(action);
         }
@@ -191,7 +230,7 @@ impl FivesState {
                     let opening = Opening::of(rules, &self.deal, self.previous);
                     self.opening = Some(opening);
                     self.pos = Some(FivesPosition::deal(rules, self.deal, opening));
-                    self.seen = Seen::default();
+                    self.seen.clear();
                 }
                 Event::Deal { seat, tile }
             }

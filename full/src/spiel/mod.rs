@@ -8,6 +8,7 @@
 
 mod any;
 mod encode;
+mod error;
 mod fives;
 mod open;
 mod past;
@@ -17,9 +18,10 @@ mod view;
 pub use crate::fives::{fives_action_of as action_of, fives_play_id as play_id};
 pub use any::SpielState;
 pub use encode::{ENCODING_VERSION, Encoding};
+pub use error::SpielError;
 pub use fives::{Event, FivesState};
 pub use open::OpenSpielState;
-pub use policy::{MAX_TEMPERATURE, NetPolicy, NetSeats};
+pub use policy::{MAX_TEMPERATURE, NetPolicy, NetSeats, PolicyError};
 
 /// OpenSpiel's player id of a chance node.
 pub const CHANCE: i64 = -1;

@@ -4,6 +4,7 @@
 //! write them (their hands in deal order until the deal is done, then
 //! sorted; their quirks kept, e.g. team's `hand_sizes` piece).
 
+use super::SpielError;
 use crate::openspiel::{action_from_id, action_id, deal_seat};
 use crate::position::{FullAction, FullActions, FullPosition, OPENING};
 use crate::rules::{FullRules, MAX_SEATS, Preset};
@@ -82,12 +83,12 @@ impl OpenSpielState {
     }
 
     /// Applies `action`, or says why it is not legal.
-    pub fn apply(&mut self, action: u32) -> Result<(), String> {
+    pub fn apply(&mut self, action: u32) -> Result<(), SpielError> {
         let rules = &self.rules;
         match self.pos.as_mut() {
             None => {
                 if action >= rules.tile_count() as u32 || self.dealt >> action & 1 == 1 {
-                    return Err(format!("action {action}: not a tile left to deal"));
+                    return Err(SpielError::NotDealable(action));
                 }
                 let k = self.dealt.count_ones() as u8;
                 self.dealt |= bit(action as u8);
@@ -105,7 +106,7 @@ impl OpenSpielState {
                 let found = action_from_id(rules, action as u64)
                     .filter(|&(seat, a)| p.end.is_none() && seat == p.mover && p.is_legal(rules, a));
                 let Some((seat, a)) = found else {
-                    return Err(format!("action {action}: not legal here"));
+                    return Err(SpielError::Illegal(action));
                 };
                 p.play(rules, a);
                 self.lists[seat as usize].retain(|&t| t != a.tile);
@@ -284,7 +285,7 @@ impl OpenSpielState {
 
     /// Deals the rest of the deal at once, each tile drawn uniformly from
     /// those left with `rng` (as many chance actions in turn would).
-    pub fn deal_rest(&mut self, rng: &mut impl rand_core::RngCore) -> Result<(), String> {
+    pub fn deal_rest(&mut self, rng: &mut impl rand_core::RngCore) -> Result<(), SpielError> {
         while self.pos.is_none() {
             let left = self.rules.all_tiles() & !self.dealt;
             let k = engine::seed::below_u32(rng, left.count_ones());
@@ -301,7 +302,7 @@ impl OpenSpielState {
     /// A state with the hidden tiles of the others placed as `hands` (the
     /// seats' current hands; the player's own unchanged), with the history
     /// that deals them (each seat's tiles ascending) and the same plays.
-    pub fn with_hands(&self, player: u8, hands: &[TileSet; MAX_SEATS]) -> Result<OpenSpielState, String> {
+    pub fn with_hands(&self, player: u8, hands: &[TileSet; MAX_SEATS]) -> Result<OpenSpielState, SpielError> {
         let rules = &self.rules;
         let seats = rules.seats() as usize;
         let mut dealt: [Vec<u8>; MAX_SEATS] = Default::default();
@@ -328,7 +329,9 @@ impl OpenSpielState {
             let t = if s == player as usize {
                 dealt[s].remove(0)
             } else {
-                dealt[s].pop().ok_or("a seat's deal is short")?
+                dealt[s]
+                    .pop()
+                    .ok_or(SpielError::Inconsistent("a seat's deal is short"))?
             };
             core.apply(t as u32)?;
         }
@@ -344,14 +347,13 @@ impl OpenSpielState {
     /// ascending), before its first play: what a game loop that knows the
     /// deal keeps beside its position, so that a network reads a seat's
     /// information state ([`super::NetSeats`]).
-    pub fn dealt(rules: &FullRules, hands: &[TileSet; MAX_SEATS]) -> Result<OpenSpielState, String> {
+    pub fn dealt(rules: &FullRules, hands: &[TileSet; MAX_SEATS]) -> Result<OpenSpielState, SpielError> {
         let seats = rules.seats() as usize;
         if hands[..seats].iter().any(|h| h.count_ones() != rules.hand() as u32) {
-            return Err(format!(
-                "not a deal of {}: a hand is not {} tiles",
-                rules.kind(),
-                rules.hand()
-            ));
+            return Err(SpielError::NotADeal {
+                preset: rules.kind(),
+                hand: rules.hand(),
+            });
         }
         let mut core = OpenSpielState::new(rules.clone());
         for t in crate::openspiel::chance_actions(rules, hands) {

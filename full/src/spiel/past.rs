@@ -7,6 +7,7 @@
 //! that history, so it is a true state of the game with the player's own
 //! information unchanged. A placement no past can lead to is drawn again.
 
+use super::SpielError;
 use crate::belief::{BONEYARD, Constraints, Observation};
 use crate::fives::{FivesPosition, Opening, fives_action_of, fives_draw_id, fives_pass_id};
 use crate::openspiel::deal_seat;
@@ -38,23 +39,23 @@ fn draw_hands(c: &mut Constraints, obs: &Observation, rng: &mut impl RngCore) ->
 }
 
 impl OpenSpielState {
-    pub fn resample(&self, player: u8, rng: &mut impl RngCore) -> Result<OpenSpielState, String> {
+    pub fn resample(&self, player: u8, rng: &mut impl RngCore) -> Result<OpenSpielState, SpielError> {
         let Some(pos) = &self.pos else {
-            return Err("resample_from_infostate: the deal is not done".into());
+            return Err(SpielError::NotDealt);
         };
         let rules = &self.rules;
         let obs = Observation::of_hands(rules, &pos.hands, pos.boneyard, player, &self.void, &[0; MAX_SEATS]);
         let mut c = Constraints::new(&obs);
-        let mut hands = draw_hands(&mut c, &obs, rng).ok_or("no placement agrees with what the player saw")?;
+        let mut hands = draw_hands(&mut c, &obs, rng).ok_or(SpielError::NoPlacement("what the player saw"))?;
         hands[player as usize] = pos.hands[player as usize];
         self.with_hands(player, &hands)
     }
 }
 
 impl FivesState {
-    pub fn resample(&self, player: u8, rng: &mut impl RngCore) -> Result<FivesState, String> {
+    pub fn resample(&self, player: u8, rng: &mut impl RngCore) -> Result<FivesState, SpielError> {
         let Some(pos) = &self.pos else {
-            return Err("resample_from_infostate: the deal is not done".into());
+            return Err(SpielError::NotDealt);
         };
         if self.over {
             return Ok(self.clone());
@@ -64,7 +65,7 @@ impl FivesState {
         let obs = Observation::new(rules, pos, player, &void, &void_pips);
         let mut c = Constraints::new(&obs);
         for _ in 0..TRIES {
-            let hands = draw_hands(&mut c, &obs, rng).ok_or("no placement agrees with what the player saw")?;
+            let hands = draw_hands(&mut c, &obs, rng).ok_or(SpielError::NoPlacement("what the player saw"))?;
             if let Some(history) = self.history_for(player, &hands) {
                 let mut core = self.restart();
                 for a in history {
@@ -73,7 +74,7 @@ impl FivesState {
                 return Ok(core);
             }
         }
-        Err(format!("no past found for {TRIES} placements"))
+        Err(SpielError::NoPast(TRIES))
     }
 
     /// The history with this hand's hidden chance outcomes replaced so that
@@ -252,14 +253,14 @@ impl FivesState {
         history: &[u32],
         previous: Option<HandEnd>,
         rng: &mut impl RngCore,
-    ) -> Result<FivesState, String> {
+    ) -> Result<FivesState, SpielError> {
         let view = PublicView::of(rules, seat, tiles, history)?;
         let forced =
             matches!(rules.config().lead, FivesLead::HighestDouble) || !matches!(previous, Some(HandEnd::Domino(_)));
         let forced = forced.then_some(view.first_tile).flatten();
         let mut c = Constraints::new(&view.obs);
         for _ in 0..TRIES {
-            let mut hands = draw_hands(&mut c, &view.obs, rng).ok_or("no placement agrees with the history")?;
+            let mut hands = draw_hands(&mut c, &view.obs, rng).ok_or(SpielError::NoPlacement("the history"))?;
             hands[seat as usize] = tiles;
             let mut pasts: Vec<Past> = Vec::new();
             for s in 0..rules.seats() {
@@ -276,10 +277,18 @@ impl FivesState {
             let mut k = 0;
             for (i, &(_, e)) in view.events.iter().enumerate() {
                 let a = match e {
-                    Event::Deal { seat: s, .. } => pasts[s as usize].dealt.pop().ok_or("a deal is short")? as u32,
+                    Event::Deal { seat: s, .. } => pasts[s as usize]
+                        .dealt
+                        .pop()
+                        .ok_or(SpielError::Inconsistent("a deal is short"))?
+                        as u32,
                     Event::Drawn { seat: s, .. } => {
                         let p = &pasts[s as usize];
-                        p.drawn.iter().find(|&&(at, _)| at == i).ok_or("a draw has no tile")?.1 as u32
+                        p.drawn
+                            .iter()
+                            .find(|&&(at, _)| at == i)
+                            .ok_or(SpielError::Inconsistent("a draw has no tile"))?
+                            .1 as u32
                     }
                     _ => {
                         k += 1;
@@ -290,7 +299,7 @@ impl FivesState {
             }
             return Ok(state);
         }
-        Err(format!("no past found for {TRIES} placements"))
+        Err(SpielError::NoPast(TRIES))
     }
 }
 
@@ -305,7 +314,7 @@ struct PublicView {
 }
 
 impl PublicView {
-    fn of(rules: &FullRules, seat: u8, tiles: TileSet, history: &[u32]) -> Result<PublicView, String> {
+    fn of(rules: &FullRules, seat: u8, tiles: TileSet, history: &[u32]) -> Result<PublicView, SpielError> {
         let seats = rules.seats();
         let (draw, pass) = (fives_draw_id(rules), fives_pass_id(rules));
         // Plays and passes pass the turn on; the leader is where they began.
@@ -345,7 +354,7 @@ impl PublicView {
             } else {
                 let act = fives_action_of(a);
                 if a > draw || on_board >> act.tile & 1 == 1 {
-                    return Err(format!("history: action {a} cannot be played here"));
+                    return Err(SpielError::HistoryAction(a));
                 }
                 first_tile.get_or_insert(act.tile);
                 pos.play(rules, act);
@@ -363,7 +372,7 @@ impl PublicView {
             ids.push(a);
         }
         if pos.mover != seat {
-            return Err(format!("history: seat {seat} is not the one to act after it"));
+            return Err(SpielError::HistorySeat(seat));
         }
         let (void, void_pips) = seen.voids();
         let hidden = rules.all_tiles() & !tiles & !on_board;
@@ -376,15 +385,17 @@ impl PublicView {
             void_pips: [0; MAX_SEATS],
         };
         let boneyard = rules.tile_count() as i32 - rules.dealt() as i32 - draws as i32;
-        obs.size[BONEYARD] = u8::try_from(boneyard).map_err(|_| "history: more draws than the boneyard held")?;
+        obs.size[BONEYARD] = u8::try_from(boneyard)
+            .map_err(|_| SpielError::HistoryCounts("history: more draws than the boneyard held"))?;
         for s in (0..seats as usize).filter(|&s| s != seat as usize) {
-            obs.size[s] = u8::try_from(sizes[s]).map_err(|_| "history: a seat played more tiles than it had")?;
+            obs.size[s] = u8::try_from(sizes[s])
+                .map_err(|_| SpielError::HistoryCounts("history: a seat played more tiles than it had"))?;
             obs.void[s] = void[s];
             obs.void_pips[s] = void_pips[s];
         }
         let total: u32 = obs.size.iter().map(|&n| n as u32).sum();
         if total != hidden.count_ones() || sizes[seat as usize] != tiles.count_ones() as i32 {
-            return Err("the tiles and the history do not add up".into());
+            return Err(SpielError::HistoryCounts("the tiles and the history do not add up"));
         }
         Ok(PublicView {
             events,

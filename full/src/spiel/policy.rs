@@ -39,27 +39,50 @@ thread_local! {
     static BUFFERS: RefCell<Buffers> = RefCell::new(Buffers::default());
 }
 
+/// Why a network's policy was refused or could not decide.
+#[derive(Clone, Debug, PartialEq, thiserror::Error)]
+pub enum PolicyError {
+    /// A temperature out of range.
+    #[error("temperature = {0}: 0 (the highest logit) to {MAX_TEMPERATURE}")]
+    Temperature(f64),
+    /// A model whose encoding this build does not know.
+    #[error("model file {path}: its encoding: {why}")]
+    Encoding { path: String, why: String },
+    /// A model of another version of its encoding.
+    #[error(
+        "model file {path}: encoding {encoding:?} version {have}, this build's is version {}",
+        super::ENCODING_VERSION
+    )]
+    EncodingVersion { path: String, encoding: String, have: u32 },
+    /// A model for another game, encoding or shape.
+    #[error("model file {path}: {why}")]
+    Mismatch { path: String, why: String },
+    /// A decision asked of a state where no player acts.
+    #[error("no legal action: not a player node")]
+    NotAPlayer,
+}
+
 impl NetPolicy {
     /// The policy of `model` (read by the caller from the file `path`:
     /// the cores do no I/O), played at `temperature`.
-    pub fn new(model: Arc<net::Model>, path: &str, temperature: f64) -> Result<NetPolicy, String> {
+    pub fn new(model: Arc<net::Model>, path: &str, temperature: f64) -> Result<NetPolicy, PolicyError> {
         if !(0.0..=MAX_TEMPERATURE).contains(&temperature) {
-            return Err(format!(
-                "temperature = {temperature}: 0 (the highest logit) to {MAX_TEMPERATURE}"
-            ));
+            return Err(PolicyError::Temperature(temperature));
         }
         let encoding: Encoding = model
             .meta
             .encoding
             .parse()
-            .map_err(|e: String| format!("model file {path}: its encoding: {e}"))?;
+            .map_err(|why: String| PolicyError::Encoding {
+                path: path.to_string(),
+                why,
+            })?;
         if model.meta.encoding_version != super::ENCODING_VERSION {
-            return Err(format!(
-                "model file {path}: encoding {:?} version {}, this build's is version {}",
-                model.meta.encoding,
-                model.meta.encoding_version,
-                super::ENCODING_VERSION
-            ));
+            return Err(PolicyError::EncodingVersion {
+                path: path.to_string(),
+                encoding: model.meta.encoding.clone(),
+                have: model.meta.encoding_version,
+            });
         }
         Ok(NetPolicy {
             model,
@@ -88,7 +111,7 @@ impl NetPolicy {
     }
 
     /// Whether the model plays `state`'s game; if not, why.
-    pub fn check(&self, state: &SpielState) -> Result<(), String> {
+    pub fn check(&self, state: &SpielState) -> Result<(), PolicyError> {
         let expect = net::Expect {
             game: state.rules().config().preset.name(),
             encoding: self.encoding.name(),
@@ -96,17 +119,18 @@ impl NetPolicy {
             inputs: state.encoding_size(self.encoding),
             actions: state.action_count() as usize,
         };
-        self.model
-            .check(&expect)
-            .map_err(|why| format!("model file {}: {why}", self.path))
+        self.model.check(&expect).map_err(|why| PolicyError::Mismatch {
+            path: self.path.clone(),
+            why,
+        })
     }
 
     /// The action id for `player`, the seat to act in `state`.
-    pub fn decide(&self, state: &SpielState, player: u8, rng: &mut impl RngCore) -> Result<u32, String> {
+    pub fn decide(&self, state: &SpielState, player: u8, rng: &mut impl RngCore) -> Result<u32, PolicyError> {
         let mut ids = [0u32; 128];
         let n = state.legal_ids(&mut ids);
         if n == 0 {
-            return Err("no legal action: not a player node".into());
+            return Err(PolicyError::NotAPlayer);
         }
         if n == 1 {
             return Ok(ids[0]);
@@ -116,10 +140,10 @@ impl NetPolicy {
             state.encode(player, self.encoding, &mut b.obs);
             let preset = state.rules().config().preset.name();
             if b.obs.len() != meta.inputs || state.action_count() as usize != meta.actions || meta.game != preset {
-                return Err(self
-                    .check(state)
-                    .err()
-                    .unwrap_or_else(|| format!("model file {}: not for this game", self.path)));
+                return Err(self.check(state).err().unwrap_or_else(|| PolicyError::Mismatch {
+                    path: self.path.clone(),
+                    why: "not for this game".into(),
+                }));
             }
             b.logits.resize(meta.actions, 0.0);
             let mut value = [0.0f32];
@@ -194,9 +218,11 @@ impl<R: RngCore + std::fmt::Debug> crate::ExternalSeats for NetSeats<R> {
             ));
         };
         for &id in &view.history[self.applied.min(view.history.len())..] {
-            state.apply(id)?;
+            state.apply(id).map_err(|e| e.to_string())?;
         }
         self.applied = view.history.len();
-        self.policy.decide(state, view.seat, &mut self.rng)
+        self.policy
+            .decide(state, view.seat, &mut self.rng)
+            .map_err(|e| e.to_string())
     }
 }

@@ -100,7 +100,8 @@ fn a_confidence_is_a_level_in_thousandths_with_its_quantile() {
     assert_eq!(at(0.999).unwrap().to_string(), "99.9%");
     for bad in [0.5, 1.0, 0.2, 1.5, 0.9555, f64::NAN] {
         let e = at(bad).expect_err("refused");
-        assert!(e.contains("above 0.5 and below 1"), "{bad}: {e}");
+        assert!(e.0.to_bits() == bad.to_bits(), "{bad}: {e:?}");
+        assert!(e.to_string().contains("above 0.5 and below 1"), "{bad}: {e}");
     }
 }
 

@@ -275,5 +275,5 @@ pub(super) fn net_agent(name: &str, t: &mut Table) -> Result<crate::nets::NetAge
         ));
     }
     t.remove("engine");
-    crate::nets::read(&path, temperature).map_err(|why| bad(&key("net"), format!("\"{path}\""), why))
+    crate::nets::read(&path, temperature).map_err(|why| bad(&key("net"), format!("\"{path}\""), why.to_string()))
 }

@@ -28,7 +28,7 @@ pub(super) fn check_open_pool(pool: &Pool, config: &full::FullConfig) -> Result<
         let rules = full::FullRules::new(*config).map_err(|e| bad("rules", "{...}", e.to_string()))?;
         n.policy
             .check(&full::spiel::SpielState::new(rules, 0))
-            .map_err(|why| bad(&key, format!("\"{}\"", n.path), why))?;
+            .map_err(|why| bad(&key, format!("\"{}\"", n.path), why.to_string()))?;
     }
     if preset == Preset::AllFives {
         return Ok(());

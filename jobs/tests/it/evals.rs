@@ -1,7 +1,8 @@
 //! The learned evaluation's artifact: the shipped one is what its recorded
 //! training run fits, byte for byte; a foreign artifact is refused.
 
-use full::default_training;
+use full::{ModelError, default_training};
+use jobs::LearnError;
 use jobs::evals::{SHIPPED_EVAL_JSON, eval_hash, fit_eval, parse_eval, shipped_eval, shipped_eval_hash};
 
 #[test]
@@ -30,8 +31,24 @@ fn the_shipped_evaluation_is_what_its_training_run_fits() {
 fn an_artifact_with_other_features_is_refused() {
     let other = SHIPPED_EVAL_JSON.replacen("\"my_pips\"", "\"my_dots\"", 1);
     let e = parse_eval(&other).unwrap_err();
-    assert!(e.contains("my_dots") && e.contains("my_pips"), "{e}");
-    assert!(parse_eval("{}").unwrap_err().contains("not an evaluation artifact"));
+    let LearnError::Model(ModelError::EvalFeatures { have, want }) = &e else {
+        panic!("{e:?}");
+    };
+    assert!(have.iter().any(|f| f == "my_dots") && want.contains(&"my_pips"), "{e}");
+    let text = e.to_string();
+    assert!(text.contains("my_dots") && text.contains("my_pips"), "{text}");
+    let e = parse_eval("{}").unwrap_err();
+    assert!(
+        matches!(
+            e,
+            LearnError::Format {
+                kind: "an evaluation",
+                ..
+            }
+        ),
+        "{e:?}"
+    );
+    assert!(e.to_string().starts_with("not an evaluation artifact: "), "{e}");
 }
 
 #[test]
@@ -48,10 +65,22 @@ fn the_shipped_predictors_are_what_their_training_run_fits() {
     assert_eq!(&parse_predictors(&json).unwrap(), shipped);
     let other = SHIPPED_PREDICTORS_JSON.replacen("\"scores_most\"", "\"scores_more\"", 1);
     let e = parse_predictors(&other).unwrap_err();
-    assert!(e.contains("scores_more") && e.contains("scores_most"), "{e}");
     assert!(
-        parse_predictors("{}")
-            .unwrap_err()
-            .contains("not a predictors artifact")
+        matches!(&e, LearnError::Model(ModelError::PredictorFeatures { have, .. }) if have.iter().any(|f| f == "scores_more")),
+        "{e:?}"
     );
+    let text = e.to_string();
+    assert!(text.contains("scores_more") && text.contains("scores_most"), "{text}");
+    let e = parse_predictors("{}").unwrap_err();
+    assert!(
+        matches!(
+            e,
+            LearnError::Format {
+                kind: "a predictors",
+                ..
+            }
+        ),
+        "{e:?}"
+    );
+    assert!(e.to_string().starts_with("not a predictors artifact: "), "{e}");
 }

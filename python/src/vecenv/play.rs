@@ -27,7 +27,7 @@ impl Shared<'_> {
         loop {
             let player = slot.state.current_player();
             if player == CHANCE {
-                slot.state.apply_chance(&mut slot.chance)?;
+                slot.state.apply_chance(&mut slot.chance).map_err(|e| e.to_string())?;
                 continue;
             }
             let Ok(p) = u8::try_from(player) else {
@@ -38,7 +38,7 @@ impl Shared<'_> {
             };
             let mut rng = self.engine_stream(bot, i, slot, p);
             let a = bot.decide(&slot.state, p, &mut rng)?;
-            slot.state.apply(a)?;
+            slot.state.apply(a).map_err(|e| e.to_string())?;
         }
     }
 
@@ -93,7 +93,7 @@ impl Shared<'_> {
             .filter(|&a| (a as usize) < self.actions && out.mask[a as usize] == 1);
         let forfeit = match legal {
             Some(a) => {
-                slot.state.apply(a)?;
+                slot.state.apply(a).map_err(|e| e.to_string())?;
                 self.play_out(i, slot)?;
                 None
             }
