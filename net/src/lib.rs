@@ -10,6 +10,8 @@
 //!   passes, on one thread or several.
 //! - `model`: [`Model`], [`Meta`]: safetensors files with their description
 //!   in the header, every refusal naming the file and the problem.
+//! - `train`: [`loss_and_grads`] (policy cross-entropy over the legal
+//!   actions and the value's squared error, backpropagated) and [`Adam`].
 //!
 //! Determinism: an evaluation is a pure function of the file and the
 //! observation: the same bits alone or in a batch, on any number of
@@ -18,7 +20,9 @@
 mod kernel;
 mod mlp;
 mod model;
+mod train;
 
 pub use kernel::fma_peak_flops;
 pub use mlp::{BATCH_CHUNK, Dense, Mlp, Scratch};
 pub use model::{Expect, FORMAT_VERSION, META_KEY, Meta, Model, NetError, Provenance};
+pub use train::{Adam, BLOCK_ROWS, Batch, BatchError, Grads, Loss, loss_and_grads, sgd_step};

@@ -57,6 +57,18 @@ impl Dense {
     fn apply(&self, x: &[f32], rows: usize, y: &mut [f32]) {
         dense(x, rows, &self.weights, &self.packed, &self.bias, y);
     }
+
+    /// `y = b + x W` for `rows` rows (the inference kernel: training's
+    /// forward pass is bit for bit the model's).
+    pub(crate) fn apply_rows(&self, x: &[f32], rows: usize, y: &mut [f32]) {
+        self.apply(x, rows, y);
+    }
+
+    /// Changes the weights and biases in place with `f`, then repacks.
+    fn update(&mut self, f: impl FnOnce(&mut [f32], &mut [f32])) {
+        f(&mut self.weights, &mut self.bias);
+        self.packed = pack(&self.weights, self.inputs, self.bias.len());
+    }
 }
 
 /// A multilayer perceptron with policy and value heads.
@@ -113,6 +125,17 @@ impl Mlp {
 
     pub fn value(&self) -> &Dense {
         &self.value
+    }
+
+    /// Changes every layer in place (the hidden layers in order, then the
+    /// policy head, then the value head): `f(index, weights, biases)`.
+    pub(crate) fn update_layers(&mut self, mut f: impl FnMut(usize, &mut [f32], &mut [f32])) {
+        let n = self.layers.len();
+        for (k, l) in self.layers.iter_mut().enumerate() {
+            l.update(|w, b| f(k, w, b));
+        }
+        self.policy.update(|w, b| f(n, w, b));
+        self.value.update(|w, b| f(n + 1, w, b));
     }
 
     /// Multiply-adds one evaluation takes (two flops each).

@@ -1,0 +1,360 @@
+//! Training the network in Rust: the loss of a batch and its gradients
+//! (backpropagation through the tanh layers and both heads), and Adam.
+//! The start of the `fit` stage of self-play training (issue 45); tested
+//! against finite differences (`tests/train.rs`).
+//!
+//! The loss of a row is the policy's cross-entropy against a target
+//! distribution over the legal actions (the softmax taken over the legal
+//! ones only) plus `value_weight` x half the squared error of the value
+//! against the row's outcome; a batch's loss is the mean over its rows.
+//!
+//! Determinism: a batch is cut into blocks of [`BLOCK_ROWS`] rows, each
+//! block's gradient is computed on its own (the forward pass is the
+//! inference kernel's, the same bits as a model's evaluation) and the
+//! blocks are summed in order, so the gradient's bits are the same on any
+//! number of threads.
+
+use crate::mlp::{Dense, Mlp};
+
+/// Rows of a batch whose gradient is computed together (the unit of work
+/// a thread takes; the sum over blocks is in block order).
+pub const BLOCK_ROWS: usize = 64;
+
+/// A batch of training rows: `rows` observations (`rows x inputs`), the
+/// legal actions (`rows x actions`, nonzero where legal), the target
+/// policy (`rows x actions`, a distribution over the legal actions) and
+/// the outcome the value learns (`rows`).
+#[derive(Clone, Copy, Debug)]
+pub struct Batch<'a> {
+    pub rows: usize,
+    pub obs: &'a [f32],
+    pub legal: &'a [u8],
+    pub policy: &'a [f32],
+    pub outcome: &'a [f32],
+}
+
+/// A batch's mean losses.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Loss {
+    /// Cross-entropy of the policy against its targets (nats a row).
+    pub policy: f64,
+    /// Half the squared error of the value (a row).
+    pub value: f64,
+    /// `policy + value_weight * value`, what the gradient descends.
+    pub total: f64,
+}
+
+/// The gradient of the loss: one `(weights, biases)` pair a layer, then the
+/// policy head's, then the value head's (the shapes of [`Mlp`]'s layers).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Grads {
+    pub layers: Vec<(Vec<f32>, Vec<f32>)>,
+}
+
+impl Grads {
+    fn zeros(mlp: &Mlp) -> Grads {
+        Grads {
+            layers: all_layers(mlp)
+                .map(|l| (vec![0.0; l.weights().len()], vec![0.0; l.outputs()]))
+                .collect(),
+        }
+    }
+
+    fn add(&mut self, other: &Grads) {
+        for ((w, b), (ow, ob)) in self.layers.iter_mut().zip(&other.layers) {
+            w.iter_mut().zip(ow).for_each(|(x, y)| *x += y);
+            b.iter_mut().zip(ob).for_each(|(x, y)| *x += y);
+        }
+    }
+}
+
+fn all_layers(mlp: &Mlp) -> impl Iterator<Item = &Dense> {
+    mlp.layers().iter().chain([mlp.policy(), mlp.value()])
+}
+
+/// Why a batch cannot be trained on.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum BatchError {
+    /// An array's length is not the batch's rows times its width.
+    #[error("{what} has {have} numbers, not {rows} rows x {width}")]
+    Shape {
+        what: &'static str,
+        have: usize,
+        rows: usize,
+        width: usize,
+    },
+    /// A row with no legal action.
+    #[error("row {0} has no legal action")]
+    NoLegal(usize),
+    /// A row whose target puts weight on an illegal action.
+    #[error("row {row}: the target policy puts {mass} on illegal action {action}")]
+    IllegalTarget { row: usize, action: usize, mass: String },
+}
+
+impl Batch<'_> {
+    /// Checks the shapes and the targets against `mlp`.
+    pub fn check(&self, mlp: &Mlp) -> Result<(), BatchError> {
+        let (d, a, n) = (mlp.inputs(), mlp.actions(), self.rows);
+        for (what, have, width) in [
+            ("obs", self.obs.len(), d),
+            ("legal", self.legal.len(), a),
+            ("policy", self.policy.len(), a),
+            ("outcome", self.outcome.len(), 1),
+        ] {
+            if have != n * width {
+                return Err(BatchError::Shape {
+                    what,
+                    have,
+                    rows: n,
+                    width,
+                });
+            }
+        }
+        for r in 0..n {
+            let legal = &self.legal[r * a..(r + 1) * a];
+            if legal.iter().all(|&l| l == 0) {
+                return Err(BatchError::NoLegal(r));
+            }
+            for (k, (&l, &p)) in legal.iter().zip(&self.policy[r * a..(r + 1) * a]).enumerate() {
+                if l == 0 && p != 0.0 {
+                    return Err(BatchError::IllegalTarget {
+                        row: r,
+                        action: k,
+                        mass: p.to_string(),
+                    });
+                }
+            }
+        }
+        Ok(())
+    }
+
+    fn block(&self, start: usize, end: usize, d: usize, a: usize) -> Batch<'_> {
+        Batch {
+            rows: end - start,
+            obs: &self.obs[start * d..end * d],
+            legal: &self.legal[start * a..end * a],
+            policy: &self.policy[start * a..end * a],
+            outcome: &self.outcome[start..end],
+        }
+    }
+}
+
+/// The batch's mean loss and its gradient with respect to every weight
+/// and bias, on `threads` threads (the same bits on any count).
+///
+/// # Panics
+/// If the batch fails [`Batch::check`] (check it first).
+pub fn loss_and_grads(mlp: &Mlp, batch: &Batch<'_>, value_weight: f32, threads: usize) -> (Loss, Grads) {
+    batch.check(mlp).expect("a checked batch");
+    let (d, a) = (mlp.inputs(), mlp.actions());
+    let blocks: Vec<(usize, usize)> = (0..batch.rows)
+        .step_by(BLOCK_ROWS)
+        .map(|s| (s, (s + BLOCK_ROWS).min(batch.rows)))
+        .collect();
+    let run = |&(s, e): &(usize, usize)| block_grads(mlp, &batch.block(s, e, d, a), value_weight);
+    let parts: Vec<(Loss, Grads)> = if threads <= 1 || blocks.len() <= 1 {
+        blocks.iter().map(run).collect()
+    } else {
+        let per = blocks.len().div_ceil(threads.min(blocks.len()));
+        std::thread::scope(|s| {
+            let handles: Vec<_> = blocks
+                .chunks(per)
+                .map(|chunk| s.spawn(move || chunk.iter().map(run).collect::<Vec<_>>()))
+                .collect();
+            handles
+                .into_iter()
+                .flat_map(|h| h.join().unwrap_or_else(|p| std::panic::resume_unwind(p)))
+                .collect()
+        })
+    };
+    let mut grads = Grads::zeros(mlp);
+    let mut loss = Loss::default();
+    let scale = 1.0 / batch.rows.max(1) as f32;
+    for (l, g) in &parts {
+        loss.policy += l.policy;
+        loss.value += l.value;
+        grads.add(g);
+    }
+    for (w, b) in &mut grads.layers {
+        w.iter_mut().chain(b.iter_mut()).for_each(|x| *x *= scale);
+    }
+    let n = batch.rows.max(1) as f64;
+    loss.policy /= n;
+    loss.value /= n;
+    loss.total = loss.policy + value_weight as f64 * loss.value;
+    (loss, grads)
+}
+
+/// One block's summed losses and summed (not averaged) gradient.
+fn block_grads(mlp: &Mlp, b: &Batch<'_>, value_weight: f32) -> (Loss, Grads) {
+    let (rows, a) = (b.rows, mlp.actions());
+    // Forward, keeping every layer's output (after tanh).
+    let mut acts: Vec<Vec<f32>> = vec![b.obs.to_vec()];
+    for l in mlp.layers() {
+        let mut out = vec![0.0; rows * l.outputs()];
+        l.apply_rows(acts.last().expect("the input"), rows, &mut out);
+        crate::kernel::tanh_in_place(&mut out);
+        acts.push(out);
+    }
+    let top = acts.last().expect("the last hidden layer");
+    let mut logits = vec![0.0; rows * a];
+    mlp.policy().apply_rows(top, rows, &mut logits);
+    let mut values = vec![0.0; rows];
+    mlp.value().apply_rows(top, rows, &mut values);
+    // The heads' losses and their gradients at the logits and the value.
+    let mut loss = Loss::default();
+    let mut d_logits = vec![0.0f32; rows * a];
+    let mut d_values = vec![0.0f32; rows];
+    for r in 0..rows {
+        let (z, legal, target) = (
+            &logits[r * a..(r + 1) * a],
+            &b.legal[r * a..(r + 1) * a],
+            &b.policy[r * a..(r + 1) * a],
+        );
+        let max = (0..a)
+            .filter(|&k| legal[k] != 0)
+            .map(|k| z[k] as f64)
+            .fold(f64::NEG_INFINITY, f64::max);
+        let sum: f64 = (0..a)
+            .filter(|&k| legal[k] != 0)
+            .map(|k| (z[k] as f64 - max).exp())
+            .sum();
+        let log_sum = max + sum.ln();
+        for k in (0..a).filter(|&k| legal[k] != 0) {
+            let log_p = z[k] as f64 - log_sum;
+            loss.policy -= target[k] as f64 * log_p;
+            d_logits[r * a + k] = (log_p.exp() - target[k] as f64) as f32;
+        }
+        let err = values[r] - b.outcome[r];
+        loss.value += 0.5 * (err as f64) * (err as f64);
+        d_values[r] = value_weight * err;
+    }
+    // Backward: the heads, then the layers from the top.
+    let mut grads = Grads::zeros(mlp);
+    let depth = mlp.layers().len();
+    let mut d_top = vec![0.0f32; rows * top_width(mlp)];
+    backward_dense(
+        mlp.policy(),
+        top,
+        &d_logits,
+        rows,
+        &mut grads.layers[depth],
+        Some(&mut d_top),
+    );
+    backward_dense(
+        mlp.value(),
+        top,
+        &d_values,
+        rows,
+        &mut grads.layers[depth + 1],
+        Some(&mut d_top),
+    );
+    let mut d_out = d_top;
+    for i in (0..depth).rev() {
+        // Through tanh: d z = d h (1 - h^2).
+        for (g, h) in d_out.iter_mut().zip(&acts[i + 1]) {
+            *g *= 1.0 - h * h;
+        }
+        let l = &mlp.layers()[i];
+        let mut d_in = (i > 0).then(|| vec![0.0f32; rows * l.inputs()]);
+        backward_dense(l, &acts[i], &d_out, rows, &mut grads.layers[i], d_in.as_deref_mut());
+        if let Some(d) = d_in {
+            d_out = d;
+        }
+    }
+    (loss, grads)
+}
+
+fn top_width(mlp: &Mlp) -> usize {
+    mlp.layers().last().map_or(mlp.inputs(), Dense::outputs)
+}
+
+/// Adds `y = b + x W`'s gradients for `dy` to `g` (weights, biases) and,
+/// if asked, `dy W^T` to `dx`.
+fn backward_dense(l: &Dense, x: &[f32], dy: &[f32], rows: usize, g: &mut (Vec<f32>, Vec<f32>), dx: Option<&mut [f32]>) {
+    let (n_in, n_out, w) = (l.inputs(), l.outputs(), l.weights());
+    for r in 0..rows {
+        let (xr, dyr) = (&x[r * n_in..(r + 1) * n_in], &dy[r * n_out..(r + 1) * n_out]);
+        for (gb, &d) in g.1.iter_mut().zip(dyr) {
+            *gb += d;
+        }
+        for (i, &xi) in xr.iter().enumerate() {
+            for (gw, &d) in g.0[i * n_out..(i + 1) * n_out].iter_mut().zip(dyr) {
+                *gw += xi * d;
+            }
+        }
+    }
+    if let Some(dx) = dx {
+        for r in 0..rows {
+            let dyr = &dy[r * n_out..(r + 1) * n_out];
+            for i in 0..n_in {
+                let wi = &w[i * n_out..(i + 1) * n_out];
+                dx[r * n_in + i] += wi.iter().zip(dyr).map(|(a, b)| a * b).sum::<f32>();
+            }
+        }
+    }
+}
+
+/// Plain gradient descent: every parameter moves by `-learning_rate` x its
+/// gradient.
+pub fn sgd_step(mlp: &mut Mlp, grads: &Grads, learning_rate: f32) {
+    mlp.update_layers(|k, w, b| {
+        let (gw, gb) = &grads.layers[k];
+        w.iter_mut().zip(gw).for_each(|(p, g)| *p -= learning_rate * g);
+        b.iter_mut().zip(gb).for_each(|(p, g)| *p -= learning_rate * g);
+    });
+}
+
+/// Adam (Kingma and Ba, 2015) over every weight and bias of a network.
+#[derive(Clone, Debug)]
+pub struct Adam {
+    pub learning_rate: f32,
+    pub beta1: f32,
+    pub beta2: f32,
+    pub epsilon: f32,
+    steps: i32,
+    m: Grads,
+    v: Grads,
+}
+
+impl Adam {
+    /// Adam for `mlp`'s shapes, at `learning_rate` with the usual betas
+    /// (0.9, 0.999) and epsilon (1e-8).
+    pub fn new(mlp: &Mlp, learning_rate: f32) -> Adam {
+        Adam {
+            learning_rate,
+            beta1: 0.9,
+            beta2: 0.999,
+            epsilon: 1e-8,
+            steps: 0,
+            m: Grads::zeros(mlp),
+            v: Grads::zeros(mlp),
+        }
+    }
+
+    /// Steps taken.
+    pub fn steps(&self) -> i32 {
+        self.steps
+    }
+
+    /// One step down `grads` (of `mlp`'s shapes).
+    pub fn step(&mut self, mlp: &mut Mlp, grads: &Grads) {
+        self.steps += 1;
+        let (b1, b2) = (self.beta1, self.beta2);
+        let c1 = 1.0 - b1.powi(self.steps);
+        let c2 = 1.0 - b2.powi(self.steps);
+        let (lr, eps) = (self.learning_rate, self.epsilon);
+        let update = |p: &mut [f32], g: &[f32], m: &mut [f32], v: &mut [f32]| {
+            for (((p, &g), m), v) in p.iter_mut().zip(g).zip(m.iter_mut()).zip(v.iter_mut()) {
+                *m = b1 * *m + (1.0 - b1) * g;
+                *v = b2 * *v + (1.0 - b2) * g * g;
+                *p -= lr * (*m / c1) / ((*v / c2).sqrt() + eps);
+            }
+        };
+        let (m, v) = (&mut self.m.layers, &mut self.v.layers);
+        mlp.update_layers(|k, w, b| {
+            update(w, &grads.layers[k].0, &mut m[k].0, &mut v[k].0);
+            update(b, &grads.layers[k].1, &mut m[k].1, &mut v[k].1);
+        });
+    }
+}

@@ -1,0 +1,221 @@
+//! Training: the gradient against finite differences of the loss, the same
+//! bits on any thread count, every refused batch, and Adam learning a
+//! small task (a test that fails when learning breaks).
+
+mod common;
+
+use common::{random_mlp, uniform};
+use net::{Adam, BLOCK_ROWS, Batch, BatchError, Mlp, loss_and_grads, sgd_step};
+
+/// A batch of `rows` rows for `mlp`: random observations, a random legal
+/// set (never empty), a target spread over the legal actions, outcomes in
+/// [-1, 1].
+struct Rows {
+    rows: usize,
+    obs: Vec<f32>,
+    legal: Vec<u8>,
+    policy: Vec<f32>,
+    outcome: Vec<f32>,
+}
+
+impl Rows {
+    fn new(mlp: &Mlp, rows: usize, seed: u64) -> Rows {
+        let (d, a) = (mlp.inputs(), mlp.actions());
+        let mut s = seed;
+        let obs = uniform(&mut s, rows * d, 1.0);
+        let coin = uniform(&mut s, rows * a, 1.0);
+        let mut legal: Vec<u8> = coin.iter().map(|&c| (c > -0.2) as u8).collect();
+        for r in 0..rows {
+            legal[r * a + r % a] = 1;
+        }
+        let weight = uniform(&mut s, rows * a, 1.0);
+        let mut policy = vec![0.0f32; rows * a];
+        for r in 0..rows {
+            let row = r * a..(r + 1) * a;
+            let sum: f32 = row
+                .clone()
+                .filter(|&k| legal[k] == 1)
+                .map(|k| weight[k].abs() + 0.1)
+                .sum();
+            for k in row.filter(|&k| legal[k] == 1) {
+                policy[k] = (weight[k].abs() + 0.1) / sum;
+            }
+        }
+        let outcome = uniform(&mut s, rows, 1.0);
+        Rows {
+            rows,
+            obs,
+            legal,
+            policy,
+            outcome,
+        }
+    }
+
+    fn batch(&self) -> Batch<'_> {
+        Batch {
+            rows: self.rows,
+            obs: &self.obs,
+            legal: &self.legal,
+            policy: &self.policy,
+            outcome: &self.outcome,
+        }
+    }
+}
+
+/// The loss of `mlp` with parameter `(layer, index)` moved by `delta`
+/// (`index` past the weights: a bias).
+fn loss_moved(mlp: &Mlp, rows: &Rows, layer: usize, index: usize, delta: f32) -> f64 {
+    let mut grads_shape = loss_and_grads(mlp, &rows.batch(), 0.5, 1).1;
+    for (w, b) in &mut grads_shape.layers {
+        w.iter_mut().chain(b.iter_mut()).for_each(|x| *x = 0.0);
+    }
+    let (w, b) = &mut grads_shape.layers[layer];
+    if index < w.len() {
+        w[index] = 1.0;
+    } else {
+        b[index - w.len()] = 1.0;
+    }
+    // Plain SGD by -delta along the unit gradient moves exactly that one
+    // parameter by delta.
+    let mut moved = mlp.clone();
+    sgd_step(&mut moved, &grads_shape, -delta);
+    loss_and_grads(&moved, &rows.batch(), 0.5, 1).0.total
+}
+
+#[test]
+fn the_gradient_is_the_loss_s_slope() {
+    let mlp = random_mlp(3, 6, &[7, 5], 4);
+    let rows = Rows::new(&mlp, 9, 11);
+    let (_, grads) = loss_and_grads(&mlp, &rows.batch(), 0.5, 1);
+    let mut checked = 0;
+    let mut worst = 0.0f64;
+    for (layer, (w, b)) in grads.layers.iter().enumerate() {
+        for index in (0..w.len() + b.len()).step_by(3) {
+            let g = if index < w.len() { w[index] } else { b[index - w.len()] } as f64;
+            let h = 1e-2f32;
+            let slope = (loss_moved(&mlp, &rows, layer, index, h) - loss_moved(&mlp, &rows, layer, index, -h))
+                / (2.0 * h as f64);
+            let err = (slope - g).abs();
+            worst = worst.max(err);
+            assert!(
+                err <= 2e-3 + 2e-2 * g.abs(),
+                "layer {layer} parameter {index}: gradient {g}, finite difference {slope}"
+            );
+            checked += 1;
+        }
+    }
+    assert!(checked > 40, "{checked} parameters");
+    // The check has teeth: a gradient off by a sign fails it.
+    let (w, _) = &grads.layers[0];
+    let i = (0..w.len()).max_by(|&i, &j| w[i].abs().total_cmp(&w[j].abs())).unwrap();
+    let slope = (loss_moved(&mlp, &rows, 0, i, 1e-2) - loss_moved(&mlp, &rows, 0, i, -1e-2)) / 2e-2;
+    assert!(
+        (slope + w[i] as f64).abs() > 2e-3 + 2e-2 * w[i].abs() as f64,
+        "worst {worst}"
+    );
+}
+
+#[test]
+fn the_gradient_is_the_same_on_any_thread_count() {
+    let mlp = random_mlp(5, 20, &[16, 16], 9);
+    let rows = Rows::new(&mlp, 3 * BLOCK_ROWS + 17, 2);
+    let one = loss_and_grads(&mlp, &rows.batch(), 1.0, 1);
+    for threads in [2, 3, 8] {
+        assert_eq!(
+            loss_and_grads(&mlp, &rows.batch(), 1.0, threads),
+            one,
+            "{threads} threads"
+        );
+    }
+}
+
+#[test]
+fn a_bad_batch_is_refused_naming_what_is_wrong() {
+    let mlp = random_mlp(1, 6, &[5], 4);
+    let rows = Rows::new(&mlp, 3, 1);
+    let mut b = rows.batch();
+    b.rows = 4;
+    assert!(matches!(b.check(&mlp), Err(BatchError::Shape { what: "obs", .. })));
+    let mut legal = rows.legal.clone();
+    legal[4..8].fill(0);
+    let b = Batch {
+        legal: &legal,
+        ..rows.batch()
+    };
+    let e = b.check(&mlp).unwrap_err();
+    // Row 1 lost its legal actions: the target's mass on them is named
+    // first if any, else the row.
+    assert!(matches!(e, BatchError::NoLegal(1)), "{e}");
+    let mut legal = rows.legal.clone();
+    let k = (0..4).find(|&k| rows.policy[k] > 0.0).unwrap();
+    legal[k] = 0;
+    legal[(k + 1) % 4] = 1;
+    let b = Batch {
+        legal: &legal,
+        ..rows.batch()
+    };
+    let e = b.check(&mlp).unwrap_err();
+    assert!(
+        matches!(e, BatchError::IllegalTarget { row: 0, action, .. } if action == k),
+        "{e}"
+    );
+    assert!(e.to_string().contains(&format!("illegal action {k}")), "{e}");
+}
+
+#[test]
+fn adam_learns_a_policy_and_a_value() {
+    // The targets are functions of the observation: the best action is
+    // the largest of the first four inputs; the value is the fifth.
+    let mut mlp = random_mlp(7, 8, &[32], 4);
+    let rows = 256;
+    let mut s = 99u64;
+    let obs = uniform(&mut s, rows * 8, 1.0);
+    let legal = vec![1u8; rows * 4];
+    let mut policy = vec![0.0f32; rows * 4];
+    let mut outcome = vec![0.0f32; rows];
+    for r in 0..rows {
+        let x = &obs[r * 8..r * 8 + 8];
+        let best = (0..4).max_by(|&i, &j| x[i].total_cmp(&x[j])).unwrap();
+        policy[r * 4 + best] = 1.0;
+        outcome[r] = x[4];
+    }
+    let batch = Batch {
+        rows,
+        obs: &obs,
+        legal: &legal,
+        policy: &policy,
+        outcome: &outcome,
+    };
+    let mut adam = Adam::new(&mlp, 0.01);
+    let (first, _) = loss_and_grads(&mlp, &batch, 1.0, 2);
+    for _ in 0..300 {
+        let (_, g) = loss_and_grads(&mlp, &batch, 1.0, 2);
+        adam.step(&mut mlp, &g);
+    }
+    let (last, _) = loss_and_grads(&mlp, &batch, 1.0, 2);
+    assert_eq!(adam.steps(), 300);
+    assert!(
+        last.policy < 0.3 * first.policy,
+        "policy {} -> {}",
+        first.policy,
+        last.policy
+    );
+    assert!(
+        last.value < 0.2 * first.value,
+        "value {} -> {}",
+        first.value,
+        last.value
+    );
+    // The trained network's own forward pass picks the target's action.
+    let mut logits = vec![0.0f32; rows * 4];
+    let mut values = vec![0.0f32; rows];
+    mlp.forward(&obs, rows, &mut logits, &mut values, &mut net::Scratch::default());
+    let right = (0..rows)
+        .filter(|&r| {
+            let z = &logits[r * 4..r * 4 + 4];
+            let pick = (0..4).max_by(|&i, &j| z[i].total_cmp(&z[j])).unwrap();
+            policy[r * 4 + pick] == 1.0
+        })
+        .count();
+    assert!(right * 10 >= rows * 9, "{right} of {rows} right");
+}
