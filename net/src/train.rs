@@ -151,7 +151,9 @@ pub fn loss_and_grads(mlp: &Mlp, batch: &Batch<'_>, value_weight: f32, threads: 
         .step_by(BLOCK_ROWS)
         .map(|s| (s, (s + BLOCK_ROWS).min(batch.rows)))
         .collect();
-    let run = |&(s, e): &(usize, usize)| block_grads(mlp, &batch.block(s, e, d, a), value_weight);
+    let backs = Backs::of(mlp);
+    let backs = &backs;
+    let run = |&(s, e): &(usize, usize)| block_grads(mlp, backs, &batch.block(s, e, d, a), value_weight);
     let parts: Vec<(Loss, Grads)> = if threads <= 1 || blocks.len() <= 1 {
         blocks.iter().map(run).collect()
     } else {
@@ -185,8 +187,35 @@ pub fn loss_and_grads(mlp: &Mlp, batch: &Batch<'_>, value_weight: f32, threads: 
     (loss, grads)
 }
 
+/// Each layer's weights transposed (`outputs x inputs`, no bias), so that
+/// the gradient at a layer's input, `dy W^T`, is the inference kernel's
+/// dense layer: every element a fused multiply-add chain in order, the
+/// same bits however the rows are cut.
+struct Backs {
+    layers: Vec<Dense>,
+}
+
+impl Backs {
+    fn of(mlp: &Mlp) -> Backs {
+        Backs {
+            layers: all_layers(mlp)
+                .map(|l| {
+                    let (n_in, n_out, w) = (l.inputs(), l.outputs(), l.weights());
+                    let mut t = vec![0.0f32; w.len()];
+                    for i in 0..n_in {
+                        for j in 0..n_out {
+                            t[j * n_in + i] = w[i * n_out + j];
+                        }
+                    }
+                    Dense::new(n_out, t, vec![0.0; n_in])
+                })
+                .collect(),
+        }
+    }
+}
+
 /// One block's summed losses and summed (not averaged) gradient.
-fn block_grads(mlp: &Mlp, b: &Batch<'_>, value_weight: f32) -> (Loss, Grads) {
+fn block_grads(mlp: &Mlp, backs: &Backs, b: &Batch<'_>, value_weight: f32) -> (Loss, Grads) {
     let (rows, a) = (b.rows, mlp.actions());
     // Forward, keeping every layer's output (after tanh).
     let mut acts: Vec<Vec<f32>> = vec![b.obs.to_vec()];
@@ -232,23 +261,14 @@ fn block_grads(mlp: &Mlp, b: &Batch<'_>, value_weight: f32) -> (Loss, Grads) {
     // Backward: the heads, then the layers from the top.
     let mut grads = Grads::zeros(mlp);
     let depth = mlp.layers().len();
-    let mut d_top = vec![0.0f32; rows * top_width(mlp)];
-    backward_dense(
-        mlp.policy(),
-        top,
-        &d_logits,
-        rows,
-        &mut grads.layers[depth],
-        Some(&mut d_top),
-    );
-    backward_dense(
-        mlp.value(),
-        top,
-        &d_values,
-        rows,
-        &mut grads.layers[depth + 1],
-        Some(&mut d_top),
-    );
+    let width = top_width(mlp);
+    let mut d_top = vec![0.0f32; rows * width];
+    let mut d_from_value = vec![0.0f32; rows * width];
+    backward_dense(mlp.policy(), top, &d_logits, rows, &mut grads.layers[depth]);
+    backs.layers[depth].apply_rows(&d_logits, rows, &mut d_top);
+    backward_dense(mlp.value(), top, &d_values, rows, &mut grads.layers[depth + 1]);
+    backs.layers[depth + 1].apply_rows(&d_values, rows, &mut d_from_value);
+    d_top.iter_mut().zip(&d_from_value).for_each(|(x, y)| *x += y);
     let mut d_out = d_top;
     for i in (0..depth).rev() {
         // Through tanh: d z = d h (1 - h^2).
@@ -256,10 +276,11 @@ fn block_grads(mlp: &Mlp, b: &Batch<'_>, value_weight: f32) -> (Loss, Grads) {
             *g *= 1.0 - h * h;
         }
         let l = &mlp.layers()[i];
-        let mut d_in = (i > 0).then(|| vec![0.0f32; rows * l.inputs()]);
-        backward_dense(l, &acts[i], &d_out, rows, &mut grads.layers[i], d_in.as_deref_mut());
-        if let Some(d) = d_in {
-            d_out = d;
+        backward_dense(l, &acts[i], &d_out, rows, &mut grads.layers[i]);
+        if i > 0 {
+            let mut d_in = vec![0.0f32; rows * l.inputs()];
+            backs.layers[i].apply_rows(&d_out, rows, &mut d_in);
+            d_out = d_in;
         }
     }
     (loss, grads)
@@ -269,10 +290,9 @@ fn top_width(mlp: &Mlp) -> usize {
     mlp.layers().last().map_or(mlp.inputs(), Dense::outputs)
 }
 
-/// Adds `y = b + x W`'s gradients for `dy` to `g` (weights, biases) and,
-/// if asked, `dy W^T` to `dx`.
-fn backward_dense(l: &Dense, x: &[f32], dy: &[f32], rows: usize, g: &mut (Vec<f32>, Vec<f32>), dx: Option<&mut [f32]>) {
-    let (n_in, n_out, w) = (l.inputs(), l.outputs(), l.weights());
+/// Adds `y = b + x W`'s gradients for `dy` to `g` (weights, biases).
+fn backward_dense(l: &Dense, x: &[f32], dy: &[f32], rows: usize, g: &mut (Vec<f32>, Vec<f32>)) {
+    let (n_in, n_out) = (l.inputs(), l.outputs());
     for r in 0..rows {
         let (xr, dyr) = (&x[r * n_in..(r + 1) * n_in], &dy[r * n_out..(r + 1) * n_out]);
         for (gb, &d) in g.1.iter_mut().zip(dyr) {
@@ -281,15 +301,6 @@ fn backward_dense(l: &Dense, x: &[f32], dy: &[f32], rows: usize, g: &mut (Vec<f3
         for (i, &xi) in xr.iter().enumerate() {
             for (gw, &d) in g.0[i * n_out..(i + 1) * n_out].iter_mut().zip(dyr) {
                 *gw += xi * d;
-            }
-        }
-    }
-    if let Some(dx) = dx {
-        for r in 0..rows {
-            let dyr = &dy[r * n_out..(r + 1) * n_out];
-            for i in 0..n_in {
-                let wi = &w[i * n_out..(i + 1) * n_out];
-                dx[r * n_in + i] += wi.iter().zip(dyr).map(|(a, b)| a * b).sum::<f32>();
             }
         }
     }
