@@ -290,20 +290,25 @@ fn top_width(mlp: &Mlp) -> usize {
     mlp.layers().last().map_or(mlp.inputs(), Dense::outputs)
 }
 
-/// Adds `y = b + x W`'s gradients for `dy` to `g` (weights, biases).
+/// `y = b + x W`'s gradients for `dy` into `g` (weights, biases; zero
+/// before): the weights' `x^T dy` as the inference kernel's dense layer
+/// (`x^T` as its rows, `dy` as its weights), each element a fused
+/// multiply-add chain over the block's rows in order.
 fn backward_dense(l: &Dense, x: &[f32], dy: &[f32], rows: usize, g: &mut (Vec<f32>, Vec<f32>)) {
     let (n_in, n_out) = (l.inputs(), l.outputs());
     for r in 0..rows {
-        let (xr, dyr) = (&x[r * n_in..(r + 1) * n_in], &dy[r * n_out..(r + 1) * n_out]);
-        for (gb, &d) in g.1.iter_mut().zip(dyr) {
+        for (gb, &d) in g.1.iter_mut().zip(&dy[r * n_out..(r + 1) * n_out]) {
             *gb += d;
         }
-        for (i, &xi) in xr.iter().enumerate() {
-            for (gw, &d) in g.0[i * n_out..(i + 1) * n_out].iter_mut().zip(dyr) {
-                *gw += xi * d;
-            }
+    }
+    let mut xt = vec![0.0f32; n_in * rows];
+    for r in 0..rows {
+        for i in 0..n_in {
+            xt[i * rows + r] = x[r * n_in + i];
         }
     }
+    let outer = Dense::new(rows, dy[..rows * n_out].to_vec(), vec![0.0; n_out]);
+    outer.apply_rows(&xt, n_in, &mut g.0);
 }
 
 /// Plain gradient descent: every parameter moves by `-learning_rate` x its
