@@ -169,9 +169,9 @@ fn walk(root: &Path, dir: &Path, out: &mut Vec<String>) -> Result<(), CheckError
     Ok(())
 }
 
-/// The names a file's `use` items bind to a row message of `proto`
-/// (`use proto::Task;`, `use proto::{Task as T};`), and whether it
-/// glob-imports `proto` (then every row message's name is bound).
+/// The names a file's `use` items bind to a row message of `proto`, with
+/// the message each names (`use proto::Task;`, `use proto::{Task as T};`;
+/// `use proto::*;` binds every row message's own name).
 fn proto_imports(ast: &syn::File) -> BTreeMap<String, String> {
     struct Uses(BTreeMap<String, String>);
     impl Uses {
@@ -236,10 +236,9 @@ impl Visitor<'_> {
         }
     }
 
-    /// The row message a path names (`proto::Task`, or a name imported
-    /// from `proto`), if any.
-    fn row_message(&self, path: &syn::Path) -> Option<String> {
-        let segments: Vec<String> = path.segments.iter().map(|s| s.ident.to_string()).collect();
+    /// The row message the path of `segments` names (`proto::Task`, or a
+    /// name imported from `proto`), if any.
+    fn row_message(&self, segments: &[String]) -> Option<String> {
         let last = segments.last()?;
         if segments.len() >= 2 && segments.iter().any(|s| s == "proto") && ROW_MESSAGES.contains(&last.as_str()) {
             return Some(format!("proto::{last}"));
@@ -248,6 +247,14 @@ impl Visitor<'_> {
             return self.proto_names.get(last).map(|m| format!("proto::{m}"));
         }
         None
+    }
+
+    /// Reports a row message `m` built at `line` (`how`: "built", "::default()").
+    fn built(&mut self, line: usize, m: &str, how: &str) {
+        self.report(
+            line,
+            format!("{m}{how} here: only wire.rs / assignment.rs build messages from rows"),
+        );
     }
 
     fn tokens(&mut self, tokens: &TokenStream) {
@@ -317,12 +324,9 @@ impl<'ast> Visit<'ast> for Visitor<'_> {
 
     fn visit_expr_struct(&mut self, e: &'ast syn::ExprStruct) {
         if self.rules.no_messages
-            && let Some(m) = self.row_message(&e.path)
+            && let Some(m) = self.row_message(&names(&e.path))
         {
-            self.report(
-                e.path.span().start().line,
-                format!("{m} built here: only wire.rs / assignment.rs build messages from rows"),
-            );
+            self.built(e.path.span().start().line, &m, " built");
         }
         visit::visit_expr_struct(self, e);
     }
@@ -330,21 +334,11 @@ impl<'ast> Visit<'ast> for Visitor<'_> {
     fn visit_expr_call(&mut self, c: &'ast syn::ExprCall) {
         if self.rules.no_messages
             && let syn::Expr::Path(f) = &*c.func
-            && f.path.segments.last().is_some_and(|s| s.ident == "default")
-            && f.path.segments.len() >= 2
+            && let Some((last, owner)) = names(&f.path).split_last()
+            && last == "default"
+            && let Some(m) = self.row_message(owner)
         {
-            let mut owner = f.path.clone();
-            owner.segments.pop();
-            let owner_path = syn::Path {
-                leading_colon: owner.leading_colon,
-                segments: owner.segments.into_pairs().map(|p| p.into_value()).collect(),
-            };
-            if let Some(m) = self.row_message(&owner_path) {
-                self.report(
-                    f.path.span().start().line,
-                    format!("{m}::default() here: only wire.rs / assignment.rs build messages from rows"),
-                );
-            }
+            self.built(f.path.span().start().line, &m, "::default()");
         }
         visit::visit_expr_call(self, c);
     }
@@ -354,16 +348,18 @@ impl<'ast> Visit<'ast> for Visitor<'_> {
         if self.rules.no_messages
             && let syn::Pat::Type(pt) = &l.pat
             && let syn::Type::Path(tp) = &*pt.ty
-            && let Some(m) = self.row_message(&tp.path)
+            && let Some(m) = self.row_message(&names(&tp.path))
             && l.init.is_some()
         {
-            self.report(
-                tp.path.span().start().line,
-                format!("{m} made here: only wire.rs / assignment.rs build messages from rows"),
-            );
+            self.built(tp.path.span().start().line, &m, " made");
         }
         visit::visit_local(self, l);
     }
+}
+
+/// A path's segments' names.
+fn names(path: &syn::Path) -> Vec<String> {
+    path.segments.iter().map(|s| s.ident.to_string()).collect()
 }
 
 #[cfg(test)]

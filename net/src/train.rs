@@ -200,14 +200,8 @@ impl Backs {
         Backs {
             layers: all_layers(mlp)
                 .map(|l| {
-                    let (n_in, n_out, w) = (l.inputs(), l.outputs(), l.weights());
-                    let mut t = vec![0.0f32; w.len()];
-                    for i in 0..n_in {
-                        for j in 0..n_out {
-                            t[j * n_in + i] = w[i * n_out + j];
-                        }
-                    }
-                    Dense::new(n_out, t, vec![0.0; n_in])
+                    let w = transpose(l.weights(), l.inputs(), l.outputs());
+                    Dense::new(l.outputs(), w, vec![0.0; l.inputs()])
                 })
                 .collect(),
         }
@@ -217,15 +211,17 @@ impl Backs {
 /// One block's summed losses and summed (not averaged) gradient.
 fn block_grads(mlp: &Mlp, backs: &Backs, b: &Batch<'_>, value_weight: f32) -> (Loss, Grads) {
     let (rows, a) = (b.rows, mlp.actions());
-    // Forward, keeping every layer's output (after tanh).
-    let mut acts: Vec<Vec<f32>> = vec![b.obs.to_vec()];
+    // Forward, keeping every hidden layer's output (after tanh); layer i's
+    // input is the observations or layer i - 1's output.
+    let mut hidden: Vec<Vec<f32>> = Vec::with_capacity(mlp.layers().len());
     for l in mlp.layers() {
         let mut out = vec![0.0; rows * l.outputs()];
-        l.apply_rows(acts.last().expect("the input"), rows, &mut out);
+        l.apply_rows(hidden.last().map_or(b.obs, Vec::as_slice), rows, &mut out);
         crate::kernel::tanh_in_place(&mut out);
-        acts.push(out);
+        hidden.push(out);
     }
-    let top = acts.last().expect("the last hidden layer");
+    let input_of = |i: usize| if i == 0 { b.obs } else { hidden[i - 1].as_slice() };
+    let top = input_of(mlp.layers().len());
     let mut logits = vec![0.0; rows * a];
     mlp.policy().apply_rows(top, rows, &mut logits);
     let mut values = vec![0.0; rows];
@@ -272,11 +268,11 @@ fn block_grads(mlp: &Mlp, backs: &Backs, b: &Batch<'_>, value_weight: f32) -> (L
     let mut d_out = d_top;
     for i in (0..depth).rev() {
         // Through tanh: d z = d h (1 - h^2).
-        for (g, h) in d_out.iter_mut().zip(&acts[i + 1]) {
+        for (g, h) in d_out.iter_mut().zip(&hidden[i]) {
             *g *= 1.0 - h * h;
         }
         let l = &mlp.layers()[i];
-        backward_dense(l, &acts[i], &d_out, rows, &mut grads.layers[i]);
+        backward_dense(l, input_of(i), &d_out, rows, &mut grads.layers[i]);
         if i > 0 {
             let mut d_in = vec![0.0f32; rows * l.inputs()];
             backs.layers[i].apply_rows(&d_out, rows, &mut d_in);
@@ -301,14 +297,20 @@ fn backward_dense(l: &Dense, x: &[f32], dy: &[f32], rows: usize, g: &mut (Vec<f3
             *gb += d;
         }
     }
-    let mut xt = vec![0.0f32; n_in * rows];
-    for r in 0..rows {
-        for i in 0..n_in {
-            xt[i * rows + r] = x[r * n_in + i];
-        }
-    }
+    let xt = transpose(&x[..rows * n_in], rows, n_in);
     let outer = Dense::new(rows, dy[..rows * n_out].to_vec(), vec![0.0; n_out]);
     outer.apply_rows(&xt, n_in, &mut g.0);
+}
+
+/// `m` (`rows x cols`, row-major) transposed.
+fn transpose(m: &[f32], rows: usize, cols: usize) -> Vec<f32> {
+    let mut t = vec![0.0f32; m.len()];
+    for r in 0..rows {
+        for c in 0..cols {
+            t[c * rows + r] = m[r * cols + c];
+        }
+    }
+    t
 }
 
 /// Plain gradient descent: every parameter moves by `-learning_rate` x its

@@ -7,6 +7,12 @@ use pyo3::exceptions::{PyOverflowError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyString};
 
+/// `ValueError` with `e`'s text: how an error of the Rust side that names
+/// the bad value reaches Python.
+pub fn value_error(e: impl std::fmt::Display) -> PyErr {
+    PyValueError::new_err(e.to_string())
+}
+
 /// `v`'s type as Python names it, e.g. `pyspiel.State`, `NoneType`.
 pub fn type_name(v: &Bound<'_, PyAny>) -> String {
     let t = v.get_type();

@@ -219,7 +219,7 @@ impl Bot {
                 };
                 settings
                     .check(None, Some(Observability::Partial))
-                    .map_err(|e| PyValueError::new_err(e.to_string()))?;
+                    .map_err(args::value_error)?;
                 FullAgent::Search(settings)
             }
         };
@@ -327,9 +327,9 @@ fn net_bot(k: &Settings, engine: &str, given: Vec<(String, Setting)>) -> PyResul
             "{key}: engine \"net\" takes model, temperature and seed (it does not search)"
         )));
     }
-    let file = net::Model::load(std::path::Path::new(model)).map_err(|e| PyValueError::new_err(e.to_string()))?;
-    let policy = NetPolicy::new(std::sync::Arc::new(file), model, k.temperature.unwrap_or(0.0))
-        .map_err(|e| PyValueError::new_err(e.to_string()))?;
+    let file = net::Model::load(std::path::Path::new(model)).map_err(args::value_error)?;
+    let policy =
+        NetPolicy::new(std::sync::Arc::new(file), model, k.temperature.unwrap_or(0.0)).map_err(args::value_error)?;
     Ok(Bot {
         player: Player::Net(policy),
         opponent: FullTarget::Searcher,

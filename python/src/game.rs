@@ -77,7 +77,7 @@ impl Game {
             // The boneyard is the rest of the set.
             config.keep = 0;
         }
-        let rules = FullRules::new(config).map_err(|e| PyValueError::new_err(e.to_string()))?;
+        let rules = FullRules::new(config).map_err(crate::args::value_error)?;
         Ok(Game { name, rules, to })
     }
 

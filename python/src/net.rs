@@ -21,7 +21,7 @@ impl NetCore {
     /// Reads and checks the model file at `path`.
     #[new]
     fn new(path: std::path::PathBuf) -> PyResult<Self> {
-        let model = net::Model::load(&path).map_err(|e| PyValueError::new_err(e.to_string()))?;
+        let model = net::Model::load(&path).map_err(crate::args::value_error)?;
         Ok(NetCore { model: Arc::new(model) })
     }
 

@@ -105,7 +105,7 @@ pub fn state_from_history(game: &str, knobs: &Bound<'_, PyDict>, history: &Bound
     let mut s = State::new_game(Game::from_py(game, Some(knobs))?);
     let history = args::int_list(history, "history", |i, a| s.check_action(a, &format!("history[{i}]")))?;
     for a in history {
-        s.apply(a).map_err(|e| PyValueError::new_err(e.to_string()))?;
+        s.apply(a).map_err(args::value_error)?;
     }
     Ok(s)
 }
@@ -210,7 +210,7 @@ impl State {
     fn apply_action(&mut self, action: &Bound<'_, PyAny>) -> PyResult<()> {
         let a = args::int(action, "action")?;
         let a = u32::try_from(a).map_err(|_| PyValueError::new_err(format!("action {a}: not legal here")))?;
-        self.apply(a).map_err(|e| PyValueError::new_err(e.to_string()))
+        self.apply(a).map_err(args::value_error)
     }
 
     /// Every player's return (0 until the end).
@@ -346,7 +346,7 @@ impl State {
         let mut rng = engine::seed::keyed_rng(seed, 0, 0, engine::seed::PYTHON, 1);
         let core = py
             .detach(|| self.core.resample(p, &mut rng))
-            .map_err(|e| PyValueError::new_err(e.to_string()))?;
+            .map_err(args::value_error)?;
         Ok(State {
             game: self.game.clone(),
             core,
@@ -420,7 +420,7 @@ impl State {
         let rules = g.rules.clone();
         let core = py
             .detach(|| FivesState::from_view(&rules, seat, set, &history, previous, &mut rng))
-            .map_err(|e| PyValueError::new_err(e.to_string()))?;
+            .map_err(args::value_error)?;
         Ok(State {
             game: g,
             core: Core::Fives(core),

@@ -102,19 +102,18 @@ impl FivesState {
     /// [`restart`](Self::restart) in place, keeping the lists' room (what
     /// the vector environment resets with, allocating nothing).
     pub fn clear(&mut self) {
-        let previous = if self.hand_no == 0 { self.previous } else { None };
-        self.hand_no = 0;
-        self.deal = [0; MAX_SEATS];
-        self.dealt = 0;
-        self.pos = None;
-        self.seen.clear();
-        self.drawing = false;
-        self.totals = [0; MAX_SEATS];
-        self.previous = previous;
-        self.opening = None;
-        self.over = false;
-        self.history.clear();
-        self.events.clear();
+        let mut history = std::mem::take(&mut self.history);
+        let mut events = std::mem::take(&mut self.events);
+        let mut seen = std::mem::take(&mut self.seen);
+        history.clear();
+        events.clear();
+        seen.clear();
+        *self = FivesState {
+            history,
+            events,
+            seen,
+            ..self.restart()
+        };
     }
 
     pub fn rules(&self) -> &FullRules {
