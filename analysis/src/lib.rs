@@ -14,6 +14,7 @@ mod summary;
 mod svg;
 mod table;
 mod tournament;
+pub mod train_report;
 mod workers;
 
 pub use beliefs::BeliefSummary;

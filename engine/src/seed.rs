@@ -48,6 +48,19 @@ pub const PREDICT_TRAINING: &[u8; 8] = b"mugpred1";
 /// A network's draws at a temperature in a game of `muggins run` or
 /// `muggins play`: keyed by (seed, deal, repeat), stream the network's side.
 pub const NET_SEATS: &[u8; 8] = b"mugnet01";
+/// Self-play training (`jobs::train`): a generation's games, keyed by
+/// (seed, generation, game), stream 0 the deal, 1 the plays' draws, 2 the
+/// population's draw.
+pub const TRAIN_SELF_PLAY: &[u8; 8] = b"mugtrsp1";
+/// Training's gate: the new network against the best, keyed by (seed,
+/// generation, pair).
+pub const TRAIN_GATE: &[u8; 8] = b"mugtrgt1";
+/// Training's evaluation against fixed anchors, keyed by (seed,
+/// generation, pair): every anchor meets the same deals.
+pub const TRAIN_EVAL: &[u8; 8] = b"mugtrev1";
+/// Training's first network's weights (seed, 0, 0) and each fit's
+/// minibatch order (seed, generation, epoch).
+pub const TRAIN_FIT: &[u8; 8] = b"mugtrft1";
 /// The Python package's streams: a bot's decisions and
 /// `resample_from_infostate` (keyed by the seed the caller gives).
 pub const PYTHON: &[u8; 8] = b"mugpyth1";

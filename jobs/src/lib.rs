@@ -20,6 +20,7 @@ mod rows;
 mod spec;
 pub mod sprt;
 pub mod stages;
+pub mod train;
 pub mod training;
 
 pub use exec::{Executor, Played};

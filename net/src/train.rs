@@ -3,10 +3,15 @@
 //! The start of the `fit` stage of self-play training (issue 45); tested
 //! against finite differences (`tests/train.rs`).
 //!
-//! The loss of a row is the policy's cross-entropy against a target
-//! distribution over the legal actions (the softmax taken over the legal
-//! ones only) plus `value_weight` x half the squared error of the value
-//! against the row's outcome; a batch's loss is the mean over its rows.
+//! The loss of a row is the policy's cross-entropy against a target over
+//! the legal actions (the softmax taken over the legal ones only) plus
+//! `value_weight` x half the squared error of the value against the row's
+//! outcome; a batch's loss is the mean over its rows. A target is usually
+//! a distribution (a search's visits); it may be any finite weights on the
+//! legal actions: all zeros (a row that teaches the value alone) or an
+//! advantage on the action played (the policy gradient: `-A log p(a)`).
+//! The gradient at the logits is `p * sum(t) - t`, which is `p - t` for
+//! a distribution.
 //!
 //! Determinism: a batch is cut into blocks of [`BLOCK_ROWS`] rows, each
 //! block's gradient is computed on its own (the forward pass is the
@@ -22,7 +27,8 @@ pub const BLOCK_ROWS: usize = 64;
 
 /// A batch of training rows: `rows` observations (`rows x inputs`), the
 /// legal actions (`rows x actions`, nonzero where legal), the target
-/// policy (`rows x actions`, a distribution over the legal actions) and
+/// policy (`rows x actions`, finite weights on the legal actions: see the
+/// module's page) and
 /// the outcome the value learns (`rows`).
 #[derive(Clone, Copy, Debug)]
 pub struct Batch<'a> {
@@ -89,6 +95,9 @@ pub enum BatchError {
     /// A row whose target puts weight on an illegal action.
     #[error("row {row}: the target policy puts {mass} on illegal action {action}")]
     IllegalTarget { row: usize, action: usize, mass: String },
+    /// A number that is not finite (an observation, a target, an outcome).
+    #[error("row {row}: {what} is not finite")]
+    NotFinite { row: usize, what: &'static str },
 }
 
 impl Batch<'_> {
@@ -111,6 +120,15 @@ impl Batch<'_> {
             }
         }
         for r in 0..n {
+            for (what, xs) in [
+                ("an observation", &self.obs[r * d..(r + 1) * d]),
+                ("a target", &self.policy[r * a..(r + 1) * a]),
+                ("the outcome", &self.outcome[r..r + 1]),
+            ] {
+                if !xs.iter().all(|x| x.is_finite()) {
+                    return Err(BatchError::NotFinite { row: r, what });
+                }
+            }
             let legal = &self.legal[r * a..(r + 1) * a];
             if legal.iter().all(|&l| l == 0) {
                 return Err(BatchError::NoLegal(r));
@@ -245,10 +263,11 @@ fn block_grads(mlp: &Mlp, backs: &Backs, b: &Batch<'_>, value_weight: f32) -> (L
             .map(|k| (z[k] as f64 - max).exp())
             .sum();
         let log_sum = max + sum.ln();
+        let mass: f64 = (0..a).filter(|&k| legal[k] != 0).map(|k| target[k] as f64).sum();
         for k in (0..a).filter(|&k| legal[k] != 0) {
             let log_p = z[k] as f64 - log_sum;
             loss.policy -= target[k] as f64 * log_p;
-            d_logits[r * a + k] = (log_p.exp() - target[k] as f64) as f32;
+            d_logits[r * a + k] = (log_p.exp() * mass - target[k] as f64) as f32;
         }
         let err = values[r] - b.outcome[r];
         loss.value += 0.5 * (err as f64) * (err as f64);

@@ -26,7 +26,7 @@ pub fn run_shape(workers: Option<usize>, threads: Option<usize>, cores: usize) -
 
 /// Holds `<out>/.muggins-run.lock` for the life of a run, so two runs never
 /// share one results directory (and its state file).
-fn lock_out_dir(out: &Path) -> Result<std::fs::File> {
+pub(super) fn lock_out_dir(out: &Path) -> Result<std::fs::File> {
     let path = out.join(".muggins-run.lock");
     let f = std::fs::OpenOptions::new()
         .create(true)
@@ -95,6 +95,9 @@ pub fn run(a: RunArgs) -> Result<()> {
             "the built-in thesis spec (jobs/specs/myers2014.toml)".into(),
         ),
     };
+    if jobs::train::is_train_spec(&text) {
+        return super::train::run_training(&text, &origin, &a);
+    }
     let spec = jobs::Spec::from_toml(&text).with_context(|| format!("spec {origin}"))?;
     // The run's workers play only this experiment: an interrupted run of
     // another spec in the same --out waits for its own spec to be run again.

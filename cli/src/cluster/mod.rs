@@ -6,6 +6,7 @@
 
 mod client;
 mod local;
+mod train;
 
 pub use client::{cancel, status, submit};
 pub use local::{Interrupted, run};

@@ -1,0 +1,245 @@
+//! The first network and each generation's fit: the policy gradient with
+//! the value as its baseline (REINFORCE with a learned baseline), by Adam,
+//! on the rows the generation's self-play wrote.
+//!
+//! A row's advantage is its outcome (scaled to the game's largest return)
+//! less the value the network gave when it played; a minibatch's
+//! advantages are normalised (mean 0, deviation 1) and each row's policy
+//! target is its advantage on the action played (`net::train`: the loss
+//! `-A log p(a)`); the value learns the scaled outcome. The rows are read
+//! one partition at a time (the partitions in a drawn order each epoch,
+//! the rows of each in a drawn order), so memory is a partition's, not a
+//! generation's. The result is a function of the spec, the generation and
+//! the rows: the gradient is the same bits on any thread count.
+
+use std::path::PathBuf;
+
+use net::{Adam, Batch, Dense, Loss, Mlp};
+use rand_chacha::ChaCha20Rng;
+use rand_chacha::rand_core::RngCore;
+use serde::{Deserialize, Serialize};
+
+use super::rows::{TrainRow, read_train};
+use super::spec::{Fit, TrainSpec};
+use crate::files::IoError;
+
+/// The first network: Glorot-uniform weights from the spec's seed (the
+/// policy head's a hundredth of that, so the first policy is near
+/// uniform), zero biases.
+pub fn first_network(spec: &TrainSpec, inputs: usize, actions: usize) -> Mlp {
+    let mut rng = engine::seed::keyed_rng(spec.seed, 0, 0, engine::seed::TRAIN_FIT, 0);
+    let mut layer = |n_in: usize, n_out: usize, scale: f64| {
+        let limit = (6.0 / (n_in + n_out) as f64).sqrt() * scale;
+        let w = (0..n_in * n_out)
+            .map(|_| ((uniform(&mut rng) * 2.0 - 1.0) * limit) as f32)
+            .collect();
+        Dense::new(n_in, w, vec![0.0; n_out])
+    };
+    let mut width = inputs;
+    let mut layers = Vec::new();
+    for &h in &spec.train.hidden {
+        layers.push(layer(width, h, 1.0));
+        width = h;
+    }
+    let policy = layer(width, actions, 0.01);
+    let value = layer(width, 1, 1.0);
+    Mlp::new(inputs, layers, policy, value)
+}
+
+fn uniform(rng: &mut ChaCha20Rng) -> f64 {
+    (rng.next_u64() >> 11) as f64 / (1u64 << 53) as f64
+}
+
+fn shuffle<T>(xs: &mut [T], rng: &mut ChaCha20Rng) {
+    for i in (1..xs.len()).rev() {
+        let j = engine::seed::below_u32(rng, i as u32 + 1) as usize;
+        xs.swap(i, j);
+    }
+}
+
+/// What a fit did: rows, steps and its losses.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct FitReport {
+    /// Rows in the generation.
+    pub rows: u64,
+    /// Adam steps taken.
+    pub steps: u64,
+    /// The value's loss (half the squared error on the scaled outcome),
+    /// the mean over the first epoch's minibatches, before each step.
+    pub value_loss_first: f64,
+    /// The same over the last epoch.
+    pub value_loss_last: f64,
+    /// The policy's entropy (nats), the mean over the first epoch's rows.
+    pub entropy_first: f64,
+    /// The same over the last epoch.
+    pub entropy_last: f64,
+    /// Wall time, seconds.
+    pub seconds: f64,
+}
+
+/// Fits the generation's rows (the partitions `parts`) from `start`;
+/// `stop` is asked between minibatches (`None` when it said stop).
+pub fn fit(
+    spec: &TrainSpec,
+    generation: u32,
+    start: &Mlp,
+    parts: &[PathBuf],
+    threads: usize,
+    stop: &dyn Fn() -> bool,
+) -> Result<Option<(Mlp, FitReport)>, IoError> {
+    let t0 = std::time::Instant::now();
+    let f = &spec.train.fit;
+    let scale = full::spiel::SpielState::new(spec.rules(), 0).max_utility() as f32;
+    let mut mlp = start.clone();
+    let mut adam = Adam::new(&mlp, f.learning_rate as f32);
+    let mut report = FitReport::default();
+    let mut mb = Minibatch::default();
+    for epoch in 0..f.epochs {
+        let mut rng = engine::seed::keyed_rng(spec.seed, generation as u64, epoch as u64, engine::seed::TRAIN_FIT, 1);
+        let mut order: Vec<usize> = (0..parts.len()).collect();
+        shuffle(&mut order, &mut rng);
+        let (mut value_sum, mut entropy_sum, mut batches, mut rows_seen) = (0.0, 0.0, 0u64, 0u64);
+        for &k in &order {
+            let mut rows = read_train(&parts[k])?;
+            shuffle(&mut rows, &mut rng);
+            for chunk in rows.chunks(f.batch) {
+                if stop() {
+                    return Ok(None);
+                }
+                mb.fill(&mlp, chunk, scale, f);
+                let batch = mb.batch(chunk.len());
+                if let Err(e) = batch.check(&mlp) {
+                    return Err(crate::files::format(
+                        &parts[k],
+                        format!("a training row that cannot be learned from: {e}"),
+                    ));
+                }
+                let (loss, grads): (Loss, _) = net::loss_and_grads(&mlp, &batch, f.value_weight as f32, threads);
+                adam.step(&mut mlp, &grads);
+                value_sum += loss.value;
+                entropy_sum += mb.entropy;
+                batches += 1;
+                rows_seen += chunk.len() as u64;
+            }
+        }
+        let value = value_sum / batches.max(1) as f64;
+        let entropy = entropy_sum / rows_seen.max(1) as f64;
+        if epoch == 0 {
+            report.rows = rows_seen;
+            report.value_loss_first = value;
+            report.entropy_first = entropy;
+        }
+        report.value_loss_last = value;
+        report.entropy_last = entropy;
+    }
+    report.steps = adam.steps() as u64;
+    report.seconds = t0.elapsed().as_secs_f64();
+    Ok(Some((mlp, report)))
+}
+
+/// A minibatch's arrays, kept between minibatches.
+#[derive(Default)]
+struct Minibatch {
+    obs: Vec<f32>,
+    legal: Vec<u8>,
+    policy: Vec<f32>,
+    outcome: Vec<f32>,
+    /// The summed entropy of the rows' policies (as the network gives
+    /// them now, over the legal actions).
+    entropy: f64,
+}
+
+impl Minibatch {
+    /// The arrays of `rows`, with each row's policy target: PPO's clipped
+    /// surrogate's gradient at the network as it is now (see the module's
+    /// page), plus the entropy bonus's.
+    fn fill(&mut self, mlp: &Mlp, rows: &[TrainRow], scale: f32, f: &Fit) {
+        let (d, a, n) = (mlp.inputs(), mlp.actions(), rows.len());
+        self.obs.clear();
+        self.legal.clear();
+        self.legal.resize(n * a, 0);
+        self.policy.clear();
+        self.policy.resize(n * a, 0.0);
+        self.outcome.clear();
+        for (i, r) in rows.iter().enumerate() {
+            if r.observation.len() == d {
+                self.obs.extend_from_slice(&r.observation);
+            } else {
+                // The check names the row: a width the network does not take.
+                self.obs.resize(self.obs.len() + d, f32::NAN);
+            }
+            for &l in &r.legal {
+                if let Some(x) = self.legal.get_mut(i * a + l as usize) {
+                    *x = 1;
+                }
+            }
+            self.outcome.push(r.outcome / scale);
+        }
+        let adv: Vec<f64> = rows.iter().map(|r| (r.outcome / scale - r.value) as f64).collect();
+        let mean = adv.iter().sum::<f64>() / n as f64;
+        let var = adv.iter().map(|x| (x - mean) * (x - mean)).sum::<f64>() / n as f64;
+        let sd = var.sqrt().max(1e-6);
+        let mut logits = vec![0.0f32; n * a];
+        let mut values = vec![0.0f32; n];
+        mlp.forward(&self.obs, n, &mut logits, &mut values, &mut net::Scratch::default());
+        self.entropy = 0.0;
+        let mut legal: Vec<u32> = Vec::new();
+        for (i, r) in rows.iter().enumerate() {
+            let z = &logits[i * a..(i + 1) * a];
+            legal.clear();
+            legal.extend(r.legal.iter().copied().filter(|&l| (l as usize) < a));
+            if legal.is_empty() || r.action as usize >= a {
+                continue;
+            }
+            let max = legal
+                .iter()
+                .map(|&k| z[k as usize] as f64)
+                .fold(f64::NEG_INFINITY, f64::max);
+            let log_sum = max
+                + legal
+                    .iter()
+                    .map(|&k| (z[k as usize] as f64 - max).exp())
+                    .sum::<f64>()
+                    .ln();
+            let log_p = |k: u32| z[k as usize] as f64 - log_sum;
+            let h = -legal.iter().map(|&k| log_p(k).exp() * log_p(k)).sum::<f64>();
+            self.entropy += h;
+            let targets = &mut self.policy[i * a..(i + 1) * a];
+            // The surrogate `min(r A, clip(r, 1 - e, 1 + e) A)` with `r` the
+            // played action's probability now over when it was drawn: its
+            // gradient at the logits is `A r (p - onehot)` unless clipped,
+            // which is target `A r` on the action (mass `A r`).
+            let behaviour = r
+                .legal
+                .iter()
+                .position(|&l| l == r.action)
+                .and_then(|k| r.policy.get(k))
+                .map_or(1.0, |&p| (p as f64).max(1e-9));
+            let ratio = log_p(r.action).exp() / behaviour;
+            let advantage = (adv[i] - mean) / sd;
+            let clipped = (advantage > 0.0 && ratio > 1.0 + f.clip) || (advantage < 0.0 && ratio < 1.0 - f.clip);
+            if !clipped {
+                targets[r.action as usize] = (advantage * ratio) as f32;
+            }
+            // The entropy bonus: `-c p_k (log p_k + H)` added to target k
+            // (their sum is 0) adds `c p_k (log p_k + H)` to the logits'
+            // gradient, that of `-c H`.
+            if f.entropy_bonus > 0.0 {
+                for &k in &legal {
+                    let lp = log_p(k);
+                    targets[k as usize] -= (f.entropy_bonus * lp.exp() * (lp + h)) as f32;
+                }
+            }
+        }
+    }
+
+    fn batch(&self, rows: usize) -> Batch<'_> {
+        Batch {
+            rows,
+            obs: &self.obs,
+            legal: &self.legal,
+            policy: &self.policy,
+            outcome: &self.outcome,
+        }
+    }
+}

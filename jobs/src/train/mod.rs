@@ -1,0 +1,494 @@
+//! Training as an experiment (`[train]`, docs/train.md): generations of
+//! self-play, fit and gate of one network.
+//!
+//! A generation: the best network so far plays `games` self-play games at
+//! the spec's temperature (partitions of training rows); the fit makes a
+//! candidate from the best network and those rows; the gate plays the
+//! candidate against the best, greedy, in pairs under an SPRT, and keeps
+//! the better; the kept network then meets the fixed anchors. Everything a
+//! generation writes is under `gen-NNN/` and every network under `nets/`,
+//! named by its SHA-256; `gen-NNN/generation.json`, written last, is the
+//! generation's record. Every file is written whole (a hidden temporary,
+//! then a rename), so a run killed anywhere resumes from what is there:
+//! the partitions written are kept, a fit or gate cut short is redone.
+//! Each step is a function of the spec and the step before (the games'
+//! streams are keyed by their coordinates, the fit's gradient is the same
+//! bits on any thread count), so the final network's hash does not depend
+//! on the thread count nor on where a run was stopped.
+
+mod fit;
+mod play;
+mod rows;
+pub mod spec;
+
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+
+use serde::{Deserialize, Serialize};
+
+pub use fit::{FitReport, first_network};
+pub use play::{Player, pair, self_play};
+pub use rows::{TrainRow, read_train, train_parquet, train_schema};
+pub use spec::{Fixed, TrainSpec, TrainSpecError, is_train_spec};
+
+use crate::files::IoError;
+use crate::layout::write_atomic;
+use crate::spec::{Sprt, SprtOn};
+use crate::sprt::{PairStats, ShardPairs, Verdict, Walk};
+
+/// The spec a training directory holds (its id and canonical JSON).
+pub const TRAIN_SPEC_FILE: &str = "_train.json";
+/// The networks, each `<sha256>.safetensors`.
+pub const NETS_DIR: &str = "nets";
+/// The run's summary, rewritten after each generation.
+pub const SUMMARY_FILE: &str = "summary.json";
+/// The best network at the end (a copy of its `nets/` file).
+pub const BEST_FILE: &str = "best.safetensors";
+
+/// Why training stopped with an error.
+#[derive(Debug, thiserror::Error)]
+pub enum TrainError {
+    /// Reading or writing a file.
+    #[error(transparent)]
+    Io(#[from] IoError),
+    /// The directory holds another spec's training.
+    #[error(
+        "{dir} holds the training of another spec (id {have}, this one's {want}); give another --out or another name"
+    )]
+    #[allow(missing_docs)]
+    OtherSpec { dir: PathBuf, have: String, want: String },
+    /// A network file of the directory cannot be read.
+    #[error(transparent)]
+    Net(#[from] net::NetError),
+}
+
+/// A match's pairs: counts, score and Elo with its 95% interval.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct MatchRecord {
+    /// Pairs played.
+    pub pairs: u64,
+    /// Pairs scoring 0, 1/2, 1, 3/2, 2 points.
+    pub penta: [u64; 5],
+    /// The first side's score, 0 to 1.
+    pub score: f64,
+    /// Its logistic Elo.
+    pub elo: f64,
+    /// The 95% interval's low end.
+    pub elo_low: f64,
+    /// Its high end.
+    pub elo_high: f64,
+}
+
+impl MatchRecord {
+    fn of(s: &PairStats) -> MatchRecord {
+        let (elo, elo_low, elo_high) = s.elo();
+        MatchRecord {
+            pairs: s.pairs(),
+            penta: s.penta,
+            score: s.score(),
+            elo,
+            elo_low,
+            elo_high,
+        }
+    }
+}
+
+/// The gate of a generation.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct GateRecord {
+    /// The candidate against the best.
+    #[serde(flatten)]
+    pub result: MatchRecord,
+    /// The SPRT's log-likelihood ratio at the end.
+    pub llr: f64,
+    /// What it said.
+    pub verdict: Verdict,
+    /// Whether the candidate became the best.
+    pub kept_candidate: bool,
+}
+
+/// A generation's record (`gen-NNN/generation.json`).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Generation {
+    /// 1, 2, ...
+    pub generation: u32,
+    /// The network that played the self-play (the best before).
+    pub played_by: String,
+    /// Self-play games.
+    pub games: u64,
+    /// Their training rows.
+    pub rows: u64,
+    /// Self-play's wall time (seconds; of this run's part when resumed).
+    pub self_play_seconds: f64,
+    /// The fit.
+    pub fit: FitReport,
+    /// The candidate it made.
+    pub candidate: String,
+    /// The gate.
+    pub gate: GateRecord,
+    /// The best network after the gate.
+    pub best: String,
+    /// The best network against each anchor.
+    pub anchors: Vec<(String, MatchRecord)>,
+}
+
+/// The run's summary (`summary.json`).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Summary {
+    /// The spec's name.
+    pub name: String,
+    /// The spec's id.
+    pub spec_id: String,
+    /// The untrained network.
+    pub first: String,
+    /// The first network against each anchor.
+    pub first_anchors: Vec<(String, MatchRecord)>,
+    /// Every generation done.
+    pub generations: Vec<Generation>,
+    /// The best network at the end.
+    pub best: String,
+}
+
+fn io(path: &Path) -> impl FnOnce(std::io::Error) -> IoError + '_ {
+    crate::files::io(path)
+}
+
+fn write_json<T: Serialize>(path: &Path, v: &T) -> Result<(), IoError> {
+    write_atomic(path, &serde_json::to_vec_pretty(v).expect("a record serialises"))
+}
+
+fn read_json<T: for<'de> Deserialize<'de>>(path: &Path) -> Result<Option<T>, IoError> {
+    match std::fs::read(path) {
+        Ok(b) => serde_json::from_slice(&b)
+            .map(Some)
+            .map_err(|e| crate::files::format(path, e)),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
+        Err(e) => Err(io(path)(e)),
+    }
+}
+
+/// `f(0..n)` on `threads` threads, the results in order; `None` if `stop`
+/// said so before every item was taken.
+fn parallel<T: Send>(n: usize, threads: usize, stop: &AtomicBool, f: impl Fn(usize) -> T + Sync) -> Option<Vec<T>> {
+    let next = AtomicUsize::new(0);
+    let mut out: Vec<(usize, T)> = std::thread::scope(|s| {
+        let handles: Vec<_> = (0..threads.clamp(1, n.max(1)))
+            .map(|_| {
+                s.spawn(|| {
+                    let mut mine = Vec::new();
+                    while !stop.load(Ordering::Relaxed) {
+                        let k = next.fetch_add(1, Ordering::Relaxed);
+                        if k >= n {
+                            break;
+                        }
+                        mine.push((k, f(k)));
+                    }
+                    mine
+                })
+            })
+            .collect();
+        handles
+            .into_iter()
+            .flat_map(|h| h.join().unwrap_or_else(|p| std::panic::resume_unwind(p)))
+            .collect()
+    });
+    if out.len() < n {
+        return None;
+    }
+    out.sort_by_key(|(k, _)| *k);
+    Some(out.into_iter().map(|(_, t)| t).collect())
+}
+
+/// A training run in `dir` (the spec's results directory).
+#[allow(missing_debug_implementations)]
+pub struct Trainer<'a> {
+    /// The spec.
+    pub spec: &'a TrainSpec,
+    /// Its results directory.
+    pub dir: PathBuf,
+    /// Threads for self-play, the fit and the matches.
+    pub threads: usize,
+    /// Set (by a signal) to stop at the next safe point.
+    pub stop: &'a AtomicBool,
+    /// Told of each step, in words.
+    pub progress: &'a (dyn Fn(&str) + Sync),
+}
+
+impl Trainer<'_> {
+    fn net_path(&self, sha: &str) -> PathBuf {
+        self.dir.join(NETS_DIR).join(format!("{sha}.safetensors"))
+    }
+
+    fn gen_dir(&self, g: u32) -> PathBuf {
+        self.dir.join(format!("gen-{g:03}"))
+    }
+
+    fn load(&self, sha: &str) -> Result<net::Model, TrainError> {
+        Ok(net::Model::load(&self.net_path(sha))?)
+    }
+
+    /// Writes `mlp` as a network of the spec (provenance: its spec id and
+    /// generation) and returns its hash.
+    fn save(&self, mlp: &net::Mlp, generation: u32) -> Result<String, TrainError> {
+        let spec = self.spec;
+        let state = full::spiel::SpielState::new(spec.rules(), 0);
+        let meta = net::Meta {
+            format_version: net::FORMAT_VERSION,
+            game: spec.train.game.clone(),
+            encoding: spec.train.encoding.clone(),
+            encoding_version: full::spiel::ENCODING_VERSION,
+            inputs: state.encoding_size(spec.encoding()),
+            actions: state.action_count() as usize,
+            hidden: spec.train.hidden.clone(),
+            activation: "tanh".into(),
+            provenance: net::Provenance {
+                made_by: format!("muggins run ({} training)", spec.name),
+                spec_id: Some(spec.id()),
+                generation: Some(generation),
+            },
+        };
+        let bytes = net::Model::to_bytes(&meta, mlp);
+        let model = net::Model::from_bytes(&bytes).map_err(|why| net::NetError::Invalid {
+            path: self.dir.join(NETS_DIR),
+            why,
+        })?;
+        let path = self.net_path(&model.sha256);
+        if !path.exists() {
+            write_atomic(&path, &bytes)?;
+        }
+        Ok(model.sha256)
+    }
+
+    fn claim_dir(&self) -> Result<(), TrainError> {
+        let path = self.dir.join(TRAIN_SPEC_FILE);
+        let want = self.spec.id();
+        #[derive(Serialize, Deserialize)]
+        struct Held {
+            spec_id: String,
+            spec: TrainSpec,
+        }
+        match read_json::<Held>(&path)? {
+            Some(h) if h.spec_id != want => Err(TrainError::OtherSpec {
+                dir: self.dir.clone(),
+                have: h.spec_id,
+                want,
+            }),
+            Some(_) => Ok(()),
+            None => Ok(write_json(
+                &path,
+                &Held {
+                    spec_id: want,
+                    spec: self.spec.clone(),
+                },
+            )?),
+        }
+    }
+
+    /// Runs (or resumes) every generation; `None` when stopped.
+    pub fn run(&self) -> Result<Option<Summary>, TrainError> {
+        std::fs::create_dir_all(&self.dir).map_err(io(&self.dir))?;
+        self.claim_dir()?;
+        let spec = self.spec;
+        let state = full::spiel::SpielState::new(spec.rules(), 0);
+        let first = fit::first_network(
+            spec,
+            state.encoding_size(spec.encoding()),
+            state.action_count() as usize,
+        );
+        let first = self.save(&first, 0)?;
+        let Some(first_anchors) = self.anchors(0, &first)? else {
+            return Ok(None);
+        };
+        let mut summary = Summary {
+            name: spec.name.clone(),
+            spec_id: spec.id(),
+            first: first.clone(),
+            first_anchors,
+            generations: Vec::new(),
+            best: first,
+        };
+        for g in 1..=spec.train.generations {
+            let record = match read_json::<Generation>(&self.gen_dir(g).join("generation.json"))? {
+                Some(r) => {
+                    (self.progress)(&format!("generation {g}: done before (best {})", &r.best[..12]));
+                    r
+                }
+                None => match self.generation(g, &summary.best)? {
+                    Some(r) => r,
+                    None => return Ok(None),
+                },
+            };
+            summary.best = record.best.clone();
+            summary.generations.push(record);
+            write_json(&self.dir.join(SUMMARY_FILE), &summary)?;
+        }
+        let best = self.net_path(&summary.best);
+        let bytes = std::fs::read(&best).map_err(io(&best))?;
+        write_atomic(&self.dir.join(BEST_FILE), &bytes)?;
+        Ok(Some(summary))
+    }
+
+    fn generation(&self, g: u32, best: &str) -> Result<Option<Generation>, TrainError> {
+        let spec = self.spec;
+        let dir = self.gen_dir(g);
+        let parts_dir = dir.join("selfplay");
+        std::fs::create_dir_all(&parts_dir).map_err(io(&parts_dir))?;
+        let model = self.load(best)?;
+        let shards = spec.shards();
+        let t0 = std::time::Instant::now();
+        let part = |k: usize| parts_dir.join(crate::layout::part_file(k as u64));
+        let todo: Vec<usize> = (0..shards.len()).filter(|&k| !part(k).exists()).collect();
+        (self.progress)(&format!(
+            "generation {g}/{}: self-play, {} games in {} partitions ({} to play) by {}",
+            spec.train.generations,
+            spec.train.games,
+            shards.len(),
+            todo.len(),
+            &best[..12]
+        ));
+        let done = AtomicUsize::new(0);
+        let played = parallel(todo.len(), self.threads, self.stop, |i| -> Result<(), IoError> {
+            let k = todo[i];
+            let (first, games) = shards[k];
+            let rows = play::self_play(spec, g, &model, first, games);
+            write_atomic(&part(k), &rows::train_parquet(&rows))?;
+            let n = done.fetch_add(1, Ordering::Relaxed) + 1;
+            if n.is_multiple_of(10) || n == todo.len() {
+                (self.progress)(&format!("generation {g}: self-play partitions {n}/{}", todo.len()));
+            }
+            Ok(())
+        });
+        let Some(played) = played else { return Ok(None) };
+        played.into_iter().collect::<Result<Vec<()>, _>>()?;
+        let self_play_seconds = t0.elapsed().as_secs_f64();
+        let parts: Vec<PathBuf> = (0..shards.len()).map(part).collect();
+        let stop = || self.stop.load(Ordering::Relaxed);
+        let Some((mlp, fit)) = fit::fit(spec, g, &model.mlp, &parts, self.threads, &stop)? else {
+            return Ok(None);
+        };
+        let candidate = self.save(&mlp, g)?;
+        (self.progress)(&format!(
+            "generation {g}: fit {} rows, {} steps in {:.1} s; value loss {:.4} -> {:.4}, entropy {:.3} -> {:.3}",
+            fit.rows,
+            fit.steps,
+            fit.seconds,
+            fit.value_loss_first,
+            fit.value_loss_last,
+            fit.entropy_first,
+            fit.entropy_last
+        ));
+        let Some(gate) = self.gate(g, &candidate, best)? else {
+            return Ok(None);
+        };
+        let best = if gate.kept_candidate {
+            candidate.clone()
+        } else {
+            best.to_string()
+        };
+        (self.progress)(&format!(
+            "generation {g}: gate {} after {} pairs (candidate's Elo {:+.1} [{:+.1}, {:+.1}]): {} kept",
+            gate.verdict.words(),
+            gate.result.pairs,
+            gate.result.elo,
+            gate.result.elo_low,
+            gate.result.elo_high,
+            if gate.kept_candidate {
+                "the candidate"
+            } else {
+                "the best"
+            }
+        ));
+        let Some(anchors) = self.anchors(g, &best)? else {
+            return Ok(None);
+        };
+        let record = Generation {
+            generation: g,
+            played_by: model.sha256.clone(),
+            games: spec.train.games,
+            rows: fit.rows,
+            self_play_seconds,
+            fit,
+            candidate,
+            gate,
+            best,
+            anchors,
+        };
+        write_json(&dir.join("generation.json"), &record)?;
+        Ok(Some(record))
+    }
+
+    fn greedy<'m>(&self, model: &'m net::Model) -> Player<'m> {
+        Player::Net {
+            model,
+            encoding: self.spec.encoding(),
+            temperature: 0.0,
+        }
+    }
+
+    /// The candidate against the best under the gate's SPRT.
+    fn gate(&self, g: u32, candidate: &str, best: &str) -> Result<Option<GateRecord>, TrainError> {
+        let gate = &self.spec.train.gate;
+        let (new, old) = (self.load(candidate)?, self.load(best)?);
+        let (a, b) = (self.greedy(&new), self.greedy(&old));
+        let sprt = Sprt {
+            on: SprtOn::Elo,
+            h0: gate.elo0,
+            h1: gate.elo1,
+            alpha: gate.alpha,
+            beta: gate.beta,
+        };
+        let mut walk = Walk::untraced(sprt);
+        let chunk = 64 * self.threads.max(1) as u64;
+        let mut start = 0;
+        while start < gate.pairs && walk.verdict == Verdict::Undecided {
+            let n = chunk.min(gate.pairs - start);
+            let Some(pairs) = parallel(n as usize, self.threads, self.stop, |i| {
+                play::pair(self.spec, g, engine::seed::TRAIN_GATE, start + i as u64, &a, &b)
+            }) else {
+                return Ok(None);
+            };
+            walk.step(&ShardPairs { pairs });
+            start += n;
+        }
+        let result = MatchRecord::of(walk.total());
+        let kept_candidate = match walk.verdict {
+            Verdict::H1 => true,
+            Verdict::H0 => false,
+            Verdict::Undecided => result.score > 0.5,
+        };
+        Ok(Some(GateRecord {
+            result,
+            llr: walk.llr,
+            verdict: walk.verdict,
+            kept_candidate,
+        }))
+    }
+
+    /// Network `sha` against each anchor (generation `g`'s deals).
+    fn anchors(&self, g: u32, sha: &str) -> Result<Option<Vec<(String, MatchRecord)>>, TrainError> {
+        let model = self.load(sha)?;
+        let me = self.greedy(&model);
+        let mut out = Vec::new();
+        for anchor in self.spec.anchors() {
+            let them = Player::Fixed(anchor);
+            let Some(pairs) = parallel(self.spec.train.eval.pairs as usize, self.threads, self.stop, |i| {
+                play::pair(self.spec, g, engine::seed::TRAIN_EVAL, i as u64, &me, &them)
+            }) else {
+                return Ok(None);
+            };
+            let r = MatchRecord::of(&ShardPairs { pairs }.stats());
+            (self.progress)(&format!(
+                "generation {g}: {} against {}: score {:.3}, Elo {:+.1} [{:+.1}, {:+.1}] over {} pairs",
+                &sha[..12],
+                anchor.name(),
+                r.score,
+                r.elo,
+                r.elo_low,
+                r.elo_high,
+                r.pairs
+            ));
+            out.push((anchor.name().to_string(), r));
+        }
+        Ok(Some(out))
+    }
+}

@@ -1,0 +1,236 @@
+//! Playing for training: a generation's self-play games (the network at a
+//! temperature on every seat, or on one side against a fixed strategy of
+//! the population), written as [`TrainRow`]s; and the greedy matches of
+//! the gate and the evaluation, in pairs of games (one deal, both
+//! seatings). Every game is a pure function of the spec, the generation,
+//! its index and the networks' bytes: its streams are keyed by them
+//! (`engine::seed::TRAIN_*`), whatever thread plays it.
+
+use full::openspiel::action_from_id;
+use full::spiel::{CHANCE, Encoding, SpielState};
+use full::{FullRules, heaviest_play};
+use rand_chacha::ChaCha20Rng;
+use rand_chacha::rand_core::RngCore;
+
+use super::rows::TrainRow;
+use super::spec::{Fixed, TrainSpec};
+
+/// Who plays a side.
+#[derive(Clone, Copy, Debug)]
+pub enum Player<'a> {
+    /// A network: the highest logit (`temperature` 0) or a draw from the
+    /// softmax of the logits over `temperature`.
+    Net {
+        /// The network.
+        model: &'a net::Model,
+        /// Its observation encoding.
+        encoding: Encoding,
+        /// 0 for the highest logit.
+        temperature: f64,
+    },
+    /// A fixed strategy.
+    Fixed(Fixed),
+}
+
+/// A player's buffers, kept from one decision to the next.
+#[derive(Default)]
+pub struct Buffers {
+    obs: Vec<f32>,
+    logits: Vec<f32>,
+    scratch: net::Scratch,
+    probs: Vec<f32>,
+}
+
+fn uniform(rng: &mut impl RngCore) -> f64 {
+    (rng.next_u64() >> 11) as f64 / (1u64 << 53) as f64
+}
+
+impl Player<'_> {
+    /// The action of `seat` (to act, with `legal` ascending, two or more)
+    /// in `state`; a network's decision is recorded into `record` when one
+    /// is given (the observation, the distribution drawn from, the value).
+    fn decide(
+        &self,
+        state: &SpielState,
+        seat: u8,
+        legal: &[u32],
+        rng: &mut ChaCha20Rng,
+        b: &mut Buffers,
+        record: Option<&mut Vec<TrainRow>>,
+    ) -> u32 {
+        match *self {
+            Player::Fixed(Fixed::Random) => legal[engine::seed::below_u32(rng, legal.len() as u32) as usize],
+            Player::Fixed(Fixed::Heaviest) => {
+                let rules = state.rules();
+                let plays: Vec<full::FullAction> = legal
+                    .iter()
+                    .map(|&id| action_from_id(rules, id as u64).expect("a legal id").1)
+                    .collect();
+                legal[heaviest_play(rules, &plays)]
+            }
+            Player::Net {
+                model,
+                encoding,
+                temperature,
+            } => {
+                state.encode(seat, encoding, &mut b.obs);
+                b.logits.resize(model.meta.actions, 0.0);
+                let mut value = [0.0f32];
+                model.mlp.forward(&b.obs, 1, &mut b.logits, &mut value, &mut b.scratch);
+                let z = |a: u32| b.logits[a as usize] as f64;
+                let best = legal
+                    .iter()
+                    .copied()
+                    .fold(legal[0], |m, a| if z(a) > z(m) { a } else { m });
+                let action = if temperature == 0.0 {
+                    best
+                } else {
+                    let top = z(best);
+                    b.probs.clear();
+                    b.probs
+                        .extend(legal.iter().map(|&a| ((z(a) - top) / temperature).exp() as f32));
+                    let total: f64 = b.probs.iter().map(|&p| p as f64).sum();
+                    b.probs.iter_mut().for_each(|p| *p = (*p as f64 / total) as f32);
+                    let mut u = uniform(rng);
+                    let mut pick = legal[legal.len() - 1];
+                    for (&a, &p) in legal.iter().zip(&b.probs) {
+                        if u < p as f64 {
+                            pick = a;
+                            break;
+                        }
+                        u -= p as f64;
+                    }
+                    pick
+                };
+                if let Some(rows) = record {
+                    rows.push(TrainRow {
+                        game_index: 0,
+                        turn: 0,
+                        seat,
+                        observation: b.obs.clone(),
+                        legal: legal.to_vec(),
+                        policy: if temperature == 0.0 {
+                            legal.iter().map(|&a| f32::from(u8::from(a == best))).collect()
+                        } else {
+                            b.probs.clone()
+                        },
+                        action,
+                        value: value[0],
+                        outcome: 0.0,
+                    });
+                }
+                action
+            }
+        }
+    }
+}
+
+/// A dealt game of `rules` (the deal drawn from `rng`).
+fn dealt(rules: &FullRules, rng: &mut ChaCha20Rng) -> SpielState {
+    let mut state = SpielState::new(rules.clone(), 0);
+    while state.current_player() == CHANCE {
+        state.apply_chance(rng).expect("a chance node deals");
+    }
+    state
+}
+
+/// Plays `state` to its end, side `s`'s seats by `players[s]`; returns
+/// every seat's return. Rows of a network's decisions go to `record` for
+/// the sides it names.
+fn play_out(
+    mut state: SpielState,
+    players: [&Player; 2],
+    rng: &mut ChaCha20Rng,
+    b: &mut Buffers,
+    mut record: Option<(&mut Vec<TrainRow>, [bool; 2])>,
+) -> Vec<f64> {
+    let rules = state.rules().clone();
+    let mut ids = [0u32; 128];
+    let mut turn = 0u32;
+    loop {
+        let p = state.current_player();
+        if p < 0 {
+            if p == CHANCE {
+                state.apply_chance(rng).expect("a chance node deals");
+                continue;
+            }
+            break;
+        }
+        let seat = p as u8;
+        let n = state.legal_ids(&mut ids);
+        let side = rules.side(seat) as usize;
+        let action = if n == 1 {
+            ids[0]
+        } else {
+            match record.as_mut() {
+                Some((rows, sides)) if sides[side] => {
+                    let a = players[side].decide(&state, seat, &ids[..n], rng, b, Some(&mut **rows));
+                    if let Some(r) = rows.last_mut() {
+                        r.turn = turn;
+                    }
+                    a
+                }
+                _ => players[side].decide(&state, seat, &ids[..n], rng, b, None),
+            }
+        };
+        state.apply(action).expect("a legal action");
+        turn += 1;
+    }
+    state.returns()
+}
+
+/// The self-play games `first..first + games` of generation `generation`,
+/// played by `model` at the spec's temperature: their rows in game order.
+pub fn self_play(spec: &TrainSpec, generation: u32, model: &net::Model, first: u64, games: u64) -> Vec<TrainRow> {
+    let rules = spec.rules();
+    let t = &spec.train;
+    let net = Player::Net {
+        model,
+        encoding: spec.encoding(),
+        temperature: t.temperature,
+    };
+    let population = spec.population();
+    let mut b = Buffers::default();
+    let mut out = Vec::new();
+    for g in first..first + games {
+        let key =
+            |stream| engine::seed::keyed_rng(spec.seed, generation as u64, g, engine::seed::TRAIN_SELF_PLAY, stream);
+        let (mut deal, mut draws, mut pick) = (key(0), key(1), key(2));
+        let state = dealt(&rules, &mut deal);
+        // With the population's share, one side (drawn) is a fixed strategy.
+        let fixed = (!population.is_empty() && uniform(&mut pick) < t.population_share).then(|| {
+            let side = (pick.next_u32() & 1) as usize;
+            let who = population[engine::seed::below_u32(&mut pick, population.len() as u32) as usize];
+            (side, Player::Fixed(who))
+        });
+        let mut players = [&net, &net];
+        let mut sides = [true, true];
+        if let Some((side, who)) = &fixed {
+            players[*side] = who;
+            sides[*side] = false;
+        }
+        let start = out.len();
+        let returns = play_out(state, players, &mut draws, &mut b, Some((&mut out, sides)));
+        for r in &mut out[start..] {
+            r.game_index = g;
+            r.outcome = returns[r.seat as usize] as f32;
+        }
+    }
+    out
+}
+
+/// One pair of greedy games between `a` and `b` on deal `deal` (of the
+/// stream `tag`, generation `generation`): `a`'s score differences (its
+/// side's return), `a` on side 0 first, then on side 1.
+pub fn pair(spec: &TrainSpec, generation: u32, tag: &[u8; 8], deal: u64, a: &Player, b: &Player) -> [i32; 2] {
+    let rules = spec.rules();
+    let key = |stream| engine::seed::keyed_rng(spec.seed, generation as u64, deal, tag, stream);
+    let state = dealt(&rules, &mut key(0));
+    let mut buffers = Buffers::default();
+    let first_seat_of = |side: u8| (0..rules.seats()).find(|&s| rules.side(s) == side).expect("a seat");
+    let mut diff = |players: [&Player; 2], a_side: u8, stream: u64| {
+        let returns = play_out(state.clone(), players, &mut key(stream), &mut buffers, None);
+        returns[first_seat_of(a_side) as usize].round() as i32
+    };
+    [diff([a, b], 0, 1), diff([b, a], 1, 2)]
+}

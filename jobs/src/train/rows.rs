@@ -1,0 +1,141 @@
+//! Self-play training rows (`gen-NNN/selfplay/part-*.parquet`): one row a
+//! decision of a network's seat with two or more legal plays. The columns
+//! are in docs/schema.md ("Training rows").
+
+use std::path::Path;
+use std::sync::Arc;
+
+use arrow::array::{Array, ArrayRef, Float32Array, Int32Array, Int64Array, ListArray, RecordBatch};
+use arrow::buffer::OffsetBuffer;
+use arrow::datatypes::{DataType, Field, Schema, SchemaRef};
+
+use crate::files::{IoError, format};
+use crate::parquet_io::{batches, col, parquet_bytes};
+
+/// One decision of self-play.
+#[derive(Clone, Debug, PartialEq)]
+pub struct TrainRow {
+    /// The game's index in its generation.
+    pub game_index: u64,
+    /// The decision's place in the game's plays (0 the first play).
+    pub turn: u32,
+    /// The seat that decided.
+    pub seat: u8,
+    /// Its observation (the spec's encoding).
+    pub observation: Vec<f32>,
+    /// The legal action ids, ascending.
+    pub legal: Vec<u32>,
+    /// The distribution the play was drawn from, over `legal`.
+    pub policy: Vec<f32>,
+    /// The action played.
+    pub action: u32,
+    /// The network's value of the observation when it played.
+    pub value: f32,
+    /// The seat's return at the game's end (points).
+    pub outcome: f32,
+}
+
+/// The columns of a training partition, in order.
+pub fn train_schema() -> SchemaRef {
+    let f = |n: &str, t: DataType| Field::new(n, t, false);
+    let list = |n: &str, t: DataType| Field::new(n, DataType::List(Arc::new(Field::new("item", t, false))), false);
+    Arc::new(Schema::new(vec![
+        f("game_index", DataType::Int64),
+        f("turn", DataType::Int32),
+        f("seat", DataType::Int32),
+        list("observation", DataType::Float32),
+        list("legal", DataType::Int32),
+        list("policy", DataType::Float32),
+        f("action", DataType::Int32),
+        f("value", DataType::Float32),
+        f("outcome", DataType::Float32),
+    ]))
+}
+
+fn list_of<T: Copy>(
+    rows: &[TrainRow],
+    get: impl Fn(&TrainRow) -> &[T],
+    array: impl FnOnce(Vec<T>) -> ArrayRef,
+) -> ArrayRef {
+    let lengths = rows.iter().map(|r| get(r).len());
+    let offsets = OffsetBuffer::from_lengths(lengths);
+    let values: Vec<T> = rows.iter().flat_map(|r| get(r).iter().copied()).collect();
+    let values = array(values);
+    let field = Arc::new(Field::new("item", values.data_type().clone(), false));
+    Arc::new(ListArray::new(field, offsets, values, None))
+}
+
+/// The rows as Parquet bytes.
+pub fn train_parquet(rows: &[TrainRow]) -> Vec<u8> {
+    let columns: Vec<ArrayRef> = vec![
+        Arc::new(Int64Array::from_iter_values(rows.iter().map(|r| r.game_index as i64))),
+        Arc::new(Int32Array::from_iter_values(rows.iter().map(|r| r.turn as i32))),
+        Arc::new(Int32Array::from_iter_values(rows.iter().map(|r| r.seat as i32))),
+        list_of(rows, |r| &r.observation, |v| Arc::new(Float32Array::from(v))),
+        list_of(
+            rows,
+            |r| &r.legal,
+            |v: Vec<u32>| Arc::new(Int32Array::from_iter_values(v.into_iter().map(|x| x as i32))),
+        ),
+        list_of(rows, |r| &r.policy, |v| Arc::new(Float32Array::from(v))),
+        Arc::new(Int32Array::from_iter_values(rows.iter().map(|r| r.action as i32))),
+        Arc::new(Float32Array::from_iter_values(rows.iter().map(|r| r.value))),
+        Arc::new(Float32Array::from_iter_values(rows.iter().map(|r| r.outcome))),
+    ];
+    let batch = RecordBatch::try_new(train_schema(), columns).expect("columns match the schema");
+    parquet_bytes(train_schema(), &batch, "training rows schema")
+}
+
+fn list_values<'a, T: 'static + Array>(list: &'a ListArray, path: &Path, name: &str) -> Result<&'a T, IoError> {
+    list.values()
+        .as_any()
+        .downcast_ref::<T>()
+        .ok_or_else(|| format(path, format!("column {name}: its items are of the wrong type")))
+}
+
+/// Reads a training partition back, in file order.
+pub fn read_train(path: &Path) -> Result<Vec<TrainRow>, IoError> {
+    let mut out = Vec::new();
+    for batch in batches(path)? {
+        let b = batch?;
+        let game = col::<Int64Array>(&b, path, "game_index")?;
+        let turn = col::<Int32Array>(&b, path, "turn")?;
+        let seat = col::<Int32Array>(&b, path, "seat")?;
+        let obs = col::<ListArray>(&b, path, "observation")?;
+        let legal = col::<ListArray>(&b, path, "legal")?;
+        let policy = col::<ListArray>(&b, path, "policy")?;
+        let action = col::<Int32Array>(&b, path, "action")?;
+        let value = col::<Float32Array>(&b, path, "value")?;
+        let outcome = col::<Float32Array>(&b, path, "outcome")?;
+        let (obs_v, legal_v, policy_v) = (
+            list_values::<Float32Array>(obs, path, "observation")?,
+            list_values::<Int32Array>(legal, path, "legal")?,
+            list_values::<Float32Array>(policy, path, "policy")?,
+        );
+        let range = |l: &ListArray, i: usize| {
+            let o = l.value_offsets();
+            o[i] as usize..o[i + 1] as usize
+        };
+        for i in 0..b.num_rows() {
+            let row = TrainRow {
+                game_index: game.value(i) as u64,
+                turn: turn.value(i) as u32,
+                seat: seat.value(i) as u8,
+                observation: obs_v.values()[range(obs, i)].to_vec(),
+                legal: legal_v.values()[range(legal, i)].iter().map(|&x| x as u32).collect(),
+                policy: policy_v.values()[range(policy, i)].to_vec(),
+                action: action.value(i) as u32,
+                value: value.value(i),
+                outcome: outcome.value(i),
+            };
+            if row.legal.len() != row.policy.len() || !row.legal.contains(&row.action) {
+                return Err(format(
+                    path,
+                    format!("row {i}: the policy, the legal actions and the action disagree"),
+                ));
+            }
+            out.push(row);
+        }
+    }
+    Ok(out)
+}
