@@ -86,6 +86,35 @@ fn loss_moved(mlp: &Mlp, rows: &Rows, layer: usize, index: usize, delta: f32) ->
 fn the_gradient_is_the_loss_s_slope() {
     let mlp = random_mlp(3, 6, &[7, 5], 4);
     let rows = Rows::new(&mlp, 9, 11);
+    check_slopes(&mlp, &rows);
+}
+
+/// Targets that are not distributions (the policy gradient's advantage on
+/// the action played, negative or zero, plus an entropy term) have the
+/// loss's slope for gradient too.
+#[test]
+fn the_gradient_is_the_slope_for_weighted_targets() {
+    let mlp = random_mlp(3, 6, &[7, 5], 4);
+    let mut rows = Rows::new(&mlp, 9, 11);
+    let a = mlp.actions();
+    for r in 0..9 {
+        let target = &mut rows.policy[r * a..(r + 1) * a];
+        let legal: Vec<usize> = (0..a).filter(|&k| target[k] > 0.0).collect();
+        let weights = [-1.3f32, 0.0, 0.7, 2.1];
+        for (j, &k) in legal.iter().enumerate() {
+            target[k] = if j == 0 {
+                weights[r % 4]
+            } else {
+                0.05 * (j as f32 - 1.0)
+            };
+        }
+    }
+    rows.batch().check(&mlp).unwrap();
+    check_slopes(&mlp, &rows);
+}
+
+fn check_slopes(mlp: &Mlp, rows: &Rows) {
+    let (mlp, rows) = (mlp.clone(), rows);
     let (_, grads) = loss_and_grads(&mlp, &rows.batch(), 0.5, 1);
     let mut checked = 0;
     let mut worst = 0.0f64;
@@ -93,8 +122,8 @@ fn the_gradient_is_the_loss_s_slope() {
         for index in (0..w.len() + b.len()).step_by(3) {
             let g = if index < w.len() { w[index] } else { b[index - w.len()] } as f64;
             let h = 1e-2f32;
-            let slope = (loss_moved(&mlp, &rows, layer, index, h) - loss_moved(&mlp, &rows, layer, index, -h))
-                / (2.0 * h as f64);
+            let slope =
+                (loss_moved(&mlp, rows, layer, index, h) - loss_moved(&mlp, rows, layer, index, -h)) / (2.0 * h as f64);
             let err = (slope - g).abs();
             worst = worst.max(err);
             assert!(
@@ -108,7 +137,7 @@ fn the_gradient_is_the_loss_s_slope() {
     // The check has teeth: a gradient off by a sign fails it.
     let (w, _) = &grads.layers[0];
     let i = (0..w.len()).max_by(|&i, &j| w[i].abs().total_cmp(&w[j].abs())).unwrap();
-    let slope = (loss_moved(&mlp, &rows, 0, i, 1e-2) - loss_moved(&mlp, &rows, 0, i, -1e-2)) / 2e-2;
+    let slope = (loss_moved(&mlp, rows, 0, i, 1e-2) - loss_moved(&mlp, rows, 0, i, -1e-2)) / 2e-2;
     assert!(
         (slope + w[i] as f64).abs() > 2e-3 + 2e-2 * w[i].abs() as f64,
         "worst {worst}"

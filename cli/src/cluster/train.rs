@@ -14,8 +14,8 @@ use super::*;
 /// Runs (or resumes) the training spec `text` from `origin`.
 pub fn run_training(text: &str, origin: &str, a: &RunArgs) -> Result<()> {
     let spec = TrainSpec::from_toml(text).with_context(|| format!("spec {origin}"))?;
-    if a.workers.is_some() {
-        bail!("--workers: a training spec runs in this process; give --threads instead");
+    if let Some(w) = a.workers {
+        eprintln!("--workers {w}: ignored; a training spec runs in this process, on --threads threads");
     }
     if a.threads == Some(0) {
         bail!("--threads 0: at least one thread is needed");

@@ -13,6 +13,7 @@ mod openspiel;
 mod outputs;
 mod pipes;
 mod report;
+mod train;
 mod util;
 mod walls;
 

@@ -353,7 +353,7 @@ impl Trainer<'_> {
             let rows = play::self_play(spec, g, &model, first, games);
             write_atomic(&part(k), &rows::train_parquet(&rows))?;
             let n = done.fetch_add(1, Ordering::Relaxed) + 1;
-            if n.is_multiple_of(10) || n == todo.len() {
+            if todo.len() <= 50 || n.is_multiple_of(10) || n == todo.len() {
                 (self.progress)(&format!("generation {g}: self-play partitions {n}/{}", todo.len()));
             }
             Ok(())

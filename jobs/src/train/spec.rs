@@ -72,7 +72,7 @@ pub struct Train {
 
 /// `[train.fit]`: the policy gradient with a value baseline, by Adam.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
+#[serde(default, deny_unknown_fields)]
 pub struct Fit {
     /// Passes over the generation's rows.
     pub epochs: u32,
@@ -117,7 +117,7 @@ impl Default for Fit {
 /// `[train.gate]`: the new network against the best so far, greedy, in
 /// pairs of games (each deal from both seatings), under an SPRT on Elo.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
+#[serde(default, deny_unknown_fields)]
 pub struct Gate {
     /// The most pairs; undecided there, the one with the higher score is kept (ties keep the best).
     pub pairs: u64,
@@ -145,7 +145,7 @@ impl Default for Gate {
 
 /// `[train.eval]`: each generation's best network against fixed anchors.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
+#[serde(default, deny_unknown_fields)]
 pub struct Eval {
     /// Pairs against each anchor.
     pub pairs: u64,

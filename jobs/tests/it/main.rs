@@ -13,6 +13,7 @@ mod spec;
 mod spec_full;
 mod spec_search;
 mod sprt;
+mod train;
 
 use std::sync::atomic::{AtomicBool, AtomicU64};
 

@@ -1,0 +1,210 @@
+//! Training as an experiment (`jobs::train`): the spec's refusals, the rows
+//! self-play writes, determinism over thread counts, and the same final
+//! network after a stop anywhere and a resume.
+
+use std::path::Path;
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicBool, Ordering};
+
+use jobs::train::{Summary, TrainSpec, TrainSpecError, Trainer, read_train};
+
+const TINY: &str = r#"
+name = "tiny"
+seed = 5
+
+[train]
+game = "block"
+generations = 2
+games = 240
+shard_games = 60
+hidden = [16]
+population_share = 0.5
+
+[train.fit]
+epochs = 2
+batch = 64
+learning_rate = 0.003
+
+[train.gate]
+pairs = 40
+
+[train.eval]
+pairs = 30
+"#;
+
+/// Runs `spec` in `dir` on `threads` threads, setting the stop flag when a
+/// progress line contains `stop_at`; the summary (`None` when stopped).
+fn train(spec: &TrainSpec, dir: &Path, threads: usize, stop_at: Option<&str>) -> Option<Summary> {
+    let stop = AtomicBool::new(false);
+    let lines = Mutex::new(Vec::new());
+    let progress = |line: &str| {
+        if stop_at.is_some_and(|s| line.contains(s)) {
+            stop.store(true, Ordering::Relaxed);
+        }
+        lines.lock().unwrap().push(line.to_string());
+    };
+    let trainer = Trainer {
+        spec,
+        dir: dir.to_path_buf(),
+        threads,
+        stop: &stop,
+        progress: &progress,
+    };
+    trainer.run().unwrap()
+}
+
+/// What a summary decides, without wall times and floats read back from
+/// JSON (the last digit of a float may differ): the networks' hashes, the
+/// rows, the gates' and the anchors' pair counts and verdicts.
+fn decided(s: &Summary) -> String {
+    let mut out = format!("first {} best {}\n", s.first, s.best);
+    for (a, m) in &s.first_anchors {
+        out += &format!("  {a} {:?}\n", m.penta);
+    }
+    for g in &s.generations {
+        out += &format!(
+            "gen {} by {} rows {} steps {} candidate {} gate {:?} {:?} kept {} best {}\n",
+            g.generation,
+            g.played_by,
+            g.rows,
+            g.fit.steps,
+            g.candidate,
+            g.gate.result.penta,
+            g.gate.verdict,
+            g.gate.kept_candidate,
+            g.best
+        );
+        for (a, m) in &g.anchors {
+            out += &format!("  {a} {:?}\n", m.penta);
+        }
+    }
+    out
+}
+
+#[test]
+fn refusals_name_the_field_and_the_value() {
+    let cases = [
+        ("game = \"block\"", "game = \"all-fives\"", "train.game = \"all-fives\""),
+        ("generations = 2", "generations = 0", "train.generations = 0"),
+        ("hidden = [16]", "hidden = []", "train.hidden = []"),
+        (
+            "hidden = [16]",
+            "hidden = [16]\ntemperature = 0.0",
+            "train.temperature = 0",
+        ),
+        (
+            "population_share = 0.5",
+            "population_share = 1.5",
+            "train.population_share = 1.5",
+        ),
+        (
+            "population_share = 0.5",
+            "population_share = 0.5\npopulation = [\"ismcts\"]",
+            "train.population = ismcts",
+        ),
+        ("epochs = 2", "epochs = 2\nclip = 0.0", "train.fit.clip = 0"),
+        ("pairs = 40", "pairs = 0", "train.gate.pairs = 0"),
+        ("name = \"tiny\"", "name = \"../up\"", "name = \"../up\""),
+        ("games = 240", "games = 240\ngamez = 3", "unknown field `gamez`"),
+    ];
+    for (from, to, want) in cases {
+        let text = TINY.replacen(from, to, 1);
+        let err = TrainSpec::from_toml(&text).unwrap_err();
+        assert!(err.to_string().contains(want), "{to}: {err}");
+        if want.starts_with("unknown") {
+            assert!(matches!(err, TrainSpecError::Toml(_)));
+        }
+    }
+    assert!(jobs::train::is_train_spec(TINY));
+    assert!(!jobs::train::is_train_spec(jobs::SMOKE_SPEC));
+}
+
+#[test]
+fn self_play_rows_are_whole_decisions_with_their_outcomes() {
+    let spec = TrainSpec::from_toml(TINY).unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let summary = train(&spec, dir.path(), 2, None).unwrap();
+    assert_eq!(summary.generations.len(), 2);
+    let part = dir.path().join("gen-001/selfplay/part-00000.parquet");
+    let rows = read_train(&part).unwrap();
+    assert!(rows.len() > 60, "{} rows for 60 games", rows.len());
+    let width = full::spiel::SpielState::new(spec.rules(), 0).encoding_size(spec.encoding());
+    let mut by_game: std::collections::BTreeMap<u64, Vec<&jobs::train::TrainRow>> = Default::default();
+    for r in &rows {
+        assert!(r.game_index < 60);
+        assert_eq!(r.observation.len(), width);
+        assert!(r.legal.len() >= 2 && r.legal.windows(2).all(|w| w[0] < w[1]));
+        assert!(r.legal.contains(&r.action));
+        let mass: f32 = r.policy.iter().sum();
+        assert!((mass - 1.0).abs() < 1e-4, "a distribution: {:?}", r.policy);
+        by_game.entry(r.game_index).or_default().push(r);
+    }
+    for (g, rs) in by_game {
+        assert!(rs.windows(2).all(|w| w[0].turn < w[1].turn), "game {g}: turns in order");
+        // Block is zero-sum: the two seats' outcomes are opposite.
+        for a in &rs {
+            for b in &rs {
+                if a.seat != b.seat {
+                    assert_eq!(a.outcome, -b.outcome, "game {g}");
+                } else {
+                    assert_eq!(a.outcome, b.outcome, "game {g}");
+                }
+            }
+        }
+    }
+    // The best network is a model file of the spec, with its provenance.
+    let best = net::Model::load(&dir.path().join(jobs::train::BEST_FILE)).unwrap();
+    assert_eq!(best.sha256, summary.best);
+    assert_eq!(best.meta.provenance.spec_id.as_deref(), Some(spec.id().as_str()));
+    assert!(dir.path().join("summary.json").exists());
+}
+
+#[test]
+fn the_same_networks_on_any_thread_count_and_after_a_stop_anywhere() {
+    let spec = TrainSpec::from_toml(TINY).unwrap();
+    let one = tempfile::tempdir().unwrap();
+    let first_run = train(&spec, one.path(), 1, None).unwrap();
+    assert_ne!(
+        first_run.generations[0].candidate, first_run.first,
+        "the fit moved the weights"
+    );
+    let want = decided(&first_run);
+    let two = tempfile::tempdir().unwrap();
+    assert_eq!(decided(&train(&spec, two.path(), 2, None).unwrap()), want);
+    // Stopped mid self-play, after a fit, and mid-gate: each resumes to the
+    // same record.
+    for stop_at in [
+        "generation 2: self-play partitions 1/",
+        "generation 1: fit",
+        "generation 2: fit",
+        "generation 1: gate",
+    ] {
+        let dir = tempfile::tempdir().unwrap();
+        assert!(
+            train(&spec, dir.path(), 2, Some(stop_at)).is_none(),
+            "{stop_at}: the run stopped"
+        );
+        assert!(!dir.path().join(jobs::train::BEST_FILE).exists());
+        let resumed = decided(&train(&spec, dir.path(), 2, None).unwrap());
+        assert_eq!(resumed, want, "stopped at {stop_at}");
+    }
+}
+
+#[test]
+fn another_spec_is_refused_in_the_same_directory() {
+    let spec = TrainSpec::from_toml(TINY).unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    train(&spec, dir.path(), 2, None).unwrap();
+    let other = TrainSpec::from_toml(&TINY.replacen("seed = 5", "seed = 6", 1)).unwrap();
+    let stop = AtomicBool::new(false);
+    let err = Trainer {
+        spec: &other,
+        dir: dir.path().to_path_buf(),
+        threads: 1,
+        stop: &stop,
+        progress: &|_: &str| {},
+    }
+    .run()
+    .unwrap_err();
+    assert!(err.to_string().contains("holds the training of another spec"), "{err}");
+}
