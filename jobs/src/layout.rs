@@ -402,6 +402,31 @@ pub const SUCCESS: &str = "_SUCCESS";
 /// `.part-NNNNN.<tag>.tmp` in the stage's partitions directory.
 pub const TEMP_PREFIX: &str = ".part-";
 
+/// A training run's spec and id (`[train]`, docs/train.md), in its directory.
+pub const TRAIN_SPEC_FILE: &str = "_train.json";
+/// A training run's networks, each `<sha256>.safetensors`.
+pub const NETS_DIR: &str = "nets";
+/// A training run's summary, rewritten after each generation.
+pub const TRAIN_SUMMARY: &str = "summary.json";
+/// A training run's best network at its end.
+pub const BEST_NET: &str = "best.safetensors";
+/// A training run's plot, beside `report.md` and `report.json`.
+pub const TRAIN_CURVE: &str = "curve.svg";
+/// A generation's record, inside its directory ([`generation_dir`]).
+pub const GENERATION_FILE: &str = "generation.json";
+/// A generation's self-play partitions, inside its directory.
+pub const SELF_PLAY_DIR: &str = "selfplay";
+
+/// Generation `g`'s directory in a training run: `gen-007`.
+pub fn generation_dir(g: u32) -> String {
+    format!("gen-{g:03}")
+}
+
+/// The file of the network with hash `sha256` in a training run.
+pub fn net_file(sha256: &str) -> String {
+    format!("{NETS_DIR}/{sha256}.safetensors")
+}
+
 /// The model artifact's name, relative to the experiment directory.
 pub fn model_file(hash: &str) -> String {
     format!("classifier/model-{hash}.json")

@@ -24,27 +24,6 @@ pub fn run_shape(workers: Option<usize>, threads: Option<usize>, cores: usize) -
     })
 }
 
-/// Holds `<out>/.muggins-run.lock` for the life of a run, so two runs never
-/// share one results directory (and its state file).
-pub(super) fn lock_out_dir(out: &Path) -> Result<std::fs::File> {
-    let path = out.join(".muggins-run.lock");
-    let f = std::fs::OpenOptions::new()
-        .create(true)
-        .truncate(false)
-        .write(true)
-        .open(&path)
-        .with_context(|| format!("--out {}: cannot create {}", out.display(), path.display()))?;
-    match f.try_lock() {
-        Ok(()) => Ok(f),
-        Err(std::fs::TryLockError::WouldBlock) => bail!(
-            "another `muggins run` is using --out {} (it holds {}); wait for it, or give another --out",
-            out.display(),
-            path.display()
-        ),
-        Err(std::fs::TryLockError::Error(e)) => Err(e).with_context(|| format!("locking {}", path.display())),
-    }
-}
-
 /// A run stopped by Ctrl-C or SIGTERM: nothing is lost, and the same
 /// command resumes it.
 #[derive(Debug)]
@@ -104,7 +83,7 @@ pub fn run(a: RunArgs) -> Result<()> {
     let spec_id = spec.id();
     let (n_workers, threads) = run_shape(a.workers, a.threads, cores())?;
     std::fs::create_dir_all(&a.out).with_context(|| format!("--out {}: cannot create it", a.out.display()))?;
-    let _lock = lock_out_dir(&a.out)?;
+    let _lock = super::lock_out_dir(&a.out)?;
     let state = a.out.join(".muggins-state.sqlite");
     eprintln!(
         "running {} ({} in {}) from {origin}: {}, {}, results in {}",

@@ -51,7 +51,8 @@ pub struct CoordinatorUrl {
 
 #[derive(Debug, Args)]
 pub struct RunArgs {
-    /// The experiment spec (TOML). Default: the thesis spec built into muggins.
+    /// The experiment spec (TOML), or a training spec (a `[train]` section:
+    /// docs/train.md). Default: the thesis spec built into muggins.
     pub spec: Option<PathBuf>,
     /// The results root; the experiment writes under <out>/<output>/.
     #[arg(long, default_value = "results")]
@@ -196,6 +197,27 @@ fn init_logs(default: &str, json: bool) {
         .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()))
         .with_writer(std::io::stderr);
     let _ = if json { b.json().try_init() } else { b.try_init() };
+}
+
+/// Holds `<out>/.muggins-run.lock` for the life of a run, so two runs never
+/// share one results directory (and its state file).
+pub(crate) fn lock_out_dir(out: &Path) -> Result<std::fs::File> {
+    let path = out.join(".muggins-run.lock");
+    let f = std::fs::OpenOptions::new()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .open(&path)
+        .with_context(|| format!("--out {}: cannot create {}", out.display(), path.display()))?;
+    match f.try_lock() {
+        Ok(()) => Ok(f),
+        Err(std::fs::TryLockError::WouldBlock) => bail!(
+            "another `muggins run` is using --out {} (it holds {}); wait for it, or give another --out",
+            out.display(),
+            path.display()
+        ),
+        Err(std::fs::TryLockError::Error(e)) => Err(e).with_context(|| format!("locking {}", path.display())),
+    }
 }
 
 fn runtime() -> Result<tokio::runtime::Runtime> {

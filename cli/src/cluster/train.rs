@@ -8,7 +8,6 @@ use std::sync::atomic::{AtomicBool, Ordering};
 
 use jobs::train::{Summary, TrainSpec, Trainer};
 
-use super::local::Interrupted;
 use super::*;
 
 /// Runs (or resumes) the training spec `text` from `origin`.
@@ -24,7 +23,7 @@ pub fn run_training(text: &str, origin: &str, a: &RunArgs) -> Result<()> {
     let dir = a.out.join(&spec.name);
     std::fs::create_dir_all(&dir)
         .with_context(|| format!("--out {}: cannot create {}", a.out.display(), dir.display()))?;
-    let _lock = super::local::lock_out_dir(&dir)?;
+    let _lock = super::lock_out_dir(&dir)?;
     eprintln!(
         "training {} from {origin}: {} of {} self-play games on {}, {}; results in {}",
         spec.name,
@@ -63,18 +62,18 @@ pub fn run_training(text: &str, origin: &str, a: &RunArgs) -> Result<()> {
         "done in {:.1} s: best network {} ({}); report {}",
         t0.elapsed().as_secs_f64(),
         &summary.best[..12],
-        dir.join(jobs::train::BEST_FILE).display(),
-        dir.join("report.md").display()
+        dir.join(jobs::layout::BEST_NET).display(),
+        dir.join(jobs::layout::REPORT_MD_FILE).display()
     );
     Ok(())
 }
 
 fn write_report(dir: &Path, spec: &TrainSpec, s: &Summary) -> Result<()> {
     let json = serde_json::to_vec_pretty(s).expect("a summary serialises");
-    jobs::layout::write_atomic(&dir.join("report.json"), &json)?;
+    jobs::layout::write_atomic(&dir.join(jobs::layout::REPORT_JSON_FILE), &json)?;
     let svg = analysis::train_report::curve_svg(s);
-    jobs::layout::write_atomic(&dir.join("curve.svg"), svg.as_bytes())?;
+    jobs::layout::write_atomic(&dir.join(jobs::layout::TRAIN_CURVE), svg.as_bytes())?;
     let md = analysis::train_report::markdown(spec, s);
-    jobs::layout::write_atomic(&dir.join("report.md"), md.as_bytes())?;
+    jobs::layout::write_atomic(&dir.join(jobs::layout::REPORT_MD_FILE), md.as_bytes())?;
     Ok(())
 }

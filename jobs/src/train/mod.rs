@@ -32,18 +32,11 @@ pub use rows::{TrainRow, read_train, train_parquet, train_schema};
 pub use spec::{Fixed, TrainSpec, TrainSpecError, is_train_spec};
 
 use crate::files::IoError;
-use crate::layout::write_atomic;
+use crate::layout::{
+    BEST_NET, GENERATION_FILE, SELF_PLAY_DIR, TRAIN_SPEC_FILE, TRAIN_SUMMARY, generation_dir, net_file, write_atomic,
+};
 use crate::spec::{Sprt, SprtOn};
 use crate::sprt::{PairStats, ShardPairs, Verdict, Walk};
-
-/// The spec a training directory holds (its id and canonical JSON).
-pub const TRAIN_SPEC_FILE: &str = "_train.json";
-/// The networks, each `<sha256>.safetensors`.
-pub const NETS_DIR: &str = "nets";
-/// The run's summary, rewritten after each generation.
-pub const SUMMARY_FILE: &str = "summary.json";
-/// The best network at the end (a copy of its `nets/` file).
-pub const BEST_FILE: &str = "best.safetensors";
 
 /// Why training stopped with an error.
 #[derive(Debug, thiserror::Error)]
@@ -216,11 +209,11 @@ pub struct Trainer<'a> {
 
 impl Trainer<'_> {
     fn net_path(&self, sha: &str) -> PathBuf {
-        self.dir.join(NETS_DIR).join(format!("{sha}.safetensors"))
+        self.dir.join(net_file(sha))
     }
 
     fn gen_dir(&self, g: u32) -> PathBuf {
-        self.dir.join(format!("gen-{g:03}"))
+        self.dir.join(generation_dir(g))
     }
 
     fn load(&self, sha: &str) -> Result<net::Model, TrainError> {
@@ -249,7 +242,7 @@ impl Trainer<'_> {
         };
         let bytes = net::Model::to_bytes(&meta, mlp);
         let model = net::Model::from_bytes(&bytes).map_err(|why| net::NetError::Invalid {
-            path: self.dir.join(NETS_DIR),
+            path: self.dir.join(net_file("")),
             why,
         })?;
         let path = self.net_path(&model.sha256);
@@ -308,7 +301,7 @@ impl Trainer<'_> {
             best: first,
         };
         for g in 1..=spec.train.generations {
-            let record = match read_json::<Generation>(&self.gen_dir(g).join("generation.json"))? {
+            let record = match read_json::<Generation>(&self.gen_dir(g).join(GENERATION_FILE))? {
                 Some(r) => {
                     (self.progress)(&format!("generation {g}: done before (best {})", &r.best[..12]));
                     r
@@ -320,18 +313,18 @@ impl Trainer<'_> {
             };
             summary.best = record.best.clone();
             summary.generations.push(record);
-            write_json(&self.dir.join(SUMMARY_FILE), &summary)?;
+            write_json(&self.dir.join(TRAIN_SUMMARY), &summary)?;
         }
         let best = self.net_path(&summary.best);
         let bytes = std::fs::read(&best).map_err(io(&best))?;
-        write_atomic(&self.dir.join(BEST_FILE), &bytes)?;
+        write_atomic(&self.dir.join(BEST_NET), &bytes)?;
         Ok(Some(summary))
     }
 
     fn generation(&self, g: u32, best: &str) -> Result<Option<Generation>, TrainError> {
         let spec = self.spec;
         let dir = self.gen_dir(g);
-        let parts_dir = dir.join("selfplay");
+        let parts_dir = dir.join(SELF_PLAY_DIR);
         std::fs::create_dir_all(&parts_dir).map_err(io(&parts_dir))?;
         let model = self.load(best)?;
         let shards = spec.shards();
@@ -413,7 +406,7 @@ impl Trainer<'_> {
             best,
             anchors,
         };
-        write_json(&dir.join("generation.json"), &record)?;
+        write_json(&dir.join(GENERATION_FILE), &record)?;
         Ok(Some(record))
     }
 

@@ -153,7 +153,7 @@ fn self_play_rows_are_whole_decisions_with_their_outcomes() {
         }
     }
     // The best network is a model file of the spec, with its provenance.
-    let best = net::Model::load(&dir.path().join(jobs::train::BEST_FILE)).unwrap();
+    let best = net::Model::load(&dir.path().join(jobs::layout::BEST_NET)).unwrap();
     assert_eq!(best.sha256, summary.best);
     assert_eq!(best.meta.provenance.spec_id.as_deref(), Some(spec.id().as_str()));
     assert!(dir.path().join("summary.json").exists());
@@ -184,7 +184,7 @@ fn the_same_networks_on_any_thread_count_and_after_a_stop_anywhere() {
             train(&spec, dir.path(), 2, Some(stop_at)).is_none(),
             "{stop_at}: the run stopped"
         );
-        assert!(!dir.path().join(jobs::train::BEST_FILE).exists());
+        assert!(!dir.path().join(jobs::layout::BEST_NET).exists());
         let resumed = decided(&train(&spec, dir.path(), 2, None).unwrap());
         assert_eq!(resumed, want, "stopped at {stop_at}");
     }
