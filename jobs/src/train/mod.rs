@@ -480,7 +480,7 @@ impl Trainer<'_> {
                 r.elo_high,
                 r.pairs
             ));
-            out.push((anchor.name().to_string(), r));
+            out.push((anchor.name(), r));
         }
         Ok(Some(out))
     }

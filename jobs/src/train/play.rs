@@ -60,6 +60,7 @@ impl Player<'_> {
     ) -> u32 {
         match *self {
             Player::Fixed(Fixed::Random) => legal[engine::seed::below_u32(rng, legal.len() as u32) as usize],
+            Player::Fixed(Fixed::Ismcts { budget, worlds }) => ismcts(state, seat, legal, budget, worlds, rng),
             Player::Fixed(Fixed::Heaviest) => {
                 let rules = state.rules();
                 let plays: Vec<full::FullAction> = legal
@@ -123,6 +124,35 @@ impl Player<'_> {
             }
         }
     }
+}
+
+/// muggins' ISMCTS's play for `seat` in a block or team `state`, from the
+/// seat's information only (its tiles, the plays, the voids they showed):
+/// the game loop's search (`full::decide_open`).
+fn ismcts(state: &SpielState, seat: u8, legal: &[u32], budget: u32, worlds: u16, rng: &mut ChaCha20Rng) -> u32 {
+    let SpielState::Open(core) = state else {
+        return legal[0];
+    };
+    let rules = &core.rules;
+    let pos = core.pos.expect("a player node has a position");
+    let obs = full::Observation::of_hands(rules, &pos.hands, pos.boneyard, seat, &core.void, &[0; full::MAX_SEATS]);
+    let settings = full::SearchSettings {
+        engine: engine::PlayerEngine::Ismcts,
+        depth: full::DEEPEST,
+        budget: budget as u64,
+        worlds,
+        learned: false,
+        belief: engine::Belief::Constraints,
+        shaping: full::Shaping::None,
+        predictor: full::predict::PredictModel::Logit,
+        adaptive: None,
+    };
+    let mut list = full::FullActions::default();
+    pos.actions(rules, &mut list);
+    let models = [full::FullTarget::Searcher; full::MAX_SEATS];
+    let mut tree = full::IsmctsTree::default();
+    let index = full::decide_open(rules, &pos, &obs, settings, models, &mut tree, rng).index;
+    full::openspiel::action_id(rules, seat, list.as_slice()[index])
 }
 
 /// A dealt game of `rules` (the deal drawn from `rng`).

@@ -182,30 +182,69 @@ fn default_anchors() -> Vec<String> {
     vec!["random".into(), "heaviest".into()]
 }
 
+/// ISMCTS's nodes a world and worlds when an anchor or a member of the
+/// population is named `ismcts` alone (those of Gymnasium's `"ismcts"`).
+pub const DEFAULT_ISMCTS: (u32, u16) = (1_000, 8);
+
 /// A fixed strategy: an anchor or a member of the population.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Fixed {
     /// A uniform draw among the legal plays.
     Random,
     /// The heaviest legal tile.
     Heaviest,
+    /// muggins' ISMCTS from the seat's information (`budget` nodes a
+    /// world, `worlds` worlds from the constraints belief): `ismcts`, or
+    /// `ismcts:BUDGETxWORLDS`.
+    Ismcts {
+        /// Nodes a world.
+        budget: u32,
+        /// Worlds.
+        worlds: u16,
+    },
 }
 
 impl Fixed {
     /// Its name in specs and reports.
-    pub fn name(self) -> &'static str {
+    pub fn name(self) -> String {
         match self {
-            Fixed::Random => "random",
-            Fixed::Heaviest => "heaviest",
+            Fixed::Random => "random".into(),
+            Fixed::Heaviest => "heaviest".into(),
+            Fixed::Ismcts { budget, worlds } if (budget, worlds) == DEFAULT_ISMCTS => "ismcts".into(),
+            Fixed::Ismcts { budget, worlds } => format!("ismcts:{budget}x{worlds}"),
         }
     }
 
     fn parse(field: &str, s: &str) -> Result<Fixed, TrainSpecError> {
+        let bad = |why: &str| TrainSpecError::field(field, s, why);
         match s {
             "random" => Ok(Fixed::Random),
             "heaviest" => Ok(Fixed::Heaviest),
-            _ => Err(TrainSpecError::field(field, s, "expected \"random\" or \"heaviest\"")),
+            "ismcts" => Ok(Fixed::Ismcts {
+                budget: DEFAULT_ISMCTS.0,
+                worlds: DEFAULT_ISMCTS.1,
+            }),
+            _ => {
+                let Some(rest) = s.strip_prefix("ismcts:") else {
+                    return Err(bad(
+                        "expected \"random\", \"heaviest\", \"ismcts\" or \"ismcts:BUDGETxWORLDS\"",
+                    ));
+                };
+                let (b, w) = rest
+                    .split_once('x')
+                    .ok_or_else(|| bad("ismcts:BUDGETxWORLDS, e.g. ismcts:1000x8"))?;
+                let budget: u32 = b
+                    .parse()
+                    .ok()
+                    .filter(|b| (1..=1_000_000).contains(b))
+                    .ok_or_else(|| bad("a budget of 1 to 1000000 nodes a world"))?;
+                let worlds: u16 = w
+                    .parse()
+                    .ok()
+                    .filter(|w| (1..=1_000).contains(w))
+                    .ok_or_else(|| bad("1 to 1000 worlds"))?;
+                Ok(Fixed::Ismcts { budget, worlds })
+            }
         }
     }
 }

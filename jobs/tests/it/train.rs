@@ -30,6 +30,7 @@ pairs = 40
 
 [train.eval]
 pairs = 30
+anchors = ["random", "heaviest", "ismcts:200x4"]
 "#;
 
 /// Runs `spec` in `dir` on `threads` threads, setting the stop flag when a
@@ -99,11 +100,21 @@ fn refusals_name_the_field_and_the_value() {
         ),
         (
             "population_share = 0.5",
-            "population_share = 0.5\npopulation = [\"ismcts\"]",
-            "train.population = ismcts",
+            "population_share = 0.5\npopulation = [\"mstar\"]",
+            "train.population = mstar",
         ),
         ("epochs = 2", "epochs = 2\nclip = 0.0", "train.fit.clip = 0"),
         ("pairs = 40", "pairs = 0", "train.gate.pairs = 0"),
+        (
+            "\"ismcts:200x4\"",
+            "\"ismcts:0x4\"",
+            "train.eval.anchors = ismcts:0x4: a budget of 1 to 1000000",
+        ),
+        (
+            "\"ismcts:200x4\"",
+            "\"ismcts:200\"",
+            "train.eval.anchors = ismcts:200: ismcts:BUDGETxWORLDS",
+        ),
         ("name = \"tiny\"", "name = \"../up\"", "name = \"../up\""),
         ("games = 240", "games = 240\ngamez = 3", "unknown field `gamez`"),
     ];
@@ -156,7 +167,11 @@ fn self_play_rows_are_whole_decisions_with_their_outcomes() {
     let best = net::Model::load(&dir.path().join(jobs::layout::BEST_NET)).unwrap();
     assert_eq!(best.sha256, summary.best);
     assert_eq!(best.meta.provenance.spec_id.as_deref(), Some(spec.id().as_str()));
-    assert!(dir.path().join("summary.json").exists());
+    assert!(dir.path().join(jobs::layout::TRAIN_SUMMARY).exists());
+    // muggins' ISMCTS, an anchor, beats the untrained network.
+    let ismcts = &summary.first_anchors[2];
+    assert_eq!(ismcts.0, "ismcts:200x4");
+    assert!(ismcts.1.score < 0.45, "{:?}", ismcts.1);
 }
 
 #[test]
