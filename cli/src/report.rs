@@ -1,10 +1,23 @@
-//! `muggins report`: rebuilds an experiment's report from its partitions.
+//! `muggins report`: rebuilds an experiment's report from its partitions,
+//! or a training run's from its summary.
 
 use std::path::{Path, PathBuf};
 
 use anyhow::{Result, bail};
 
 pub fn run(dir: &Path) -> Result<()> {
+    if dir.join(jobs::layout::TRAIN_SPEC_FILE).is_file() {
+        let Some((spec, summary)) = jobs::train::read_run(dir)? else {
+            bail!(
+                "{}: a training run with no generation done yet: run its spec again (`muggins run SPEC`, with the \
+                 same --out) to go on",
+                dir.display()
+            );
+        };
+        crate::cluster::train::write_report(dir, &spec, &summary)?;
+        println!("{}", dir.join(jobs::layout::REPORT_MD_FILE).display());
+        return Ok(());
+    }
     check_experiment_dir(dir)?;
     let out = analysis::write_report(dir).map_err(|e| match &e {
         analysis::ReportError::Io(jobs::IoError::Io { path, source })

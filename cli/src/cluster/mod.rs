@@ -6,7 +6,7 @@
 
 mod client;
 mod local;
-mod train;
+pub(crate) mod train;
 
 pub use client::{cancel, status, submit};
 pub use local::{Interrupted, run};

@@ -68,7 +68,8 @@ pub fn run_training(text: &str, origin: &str, a: &RunArgs) -> Result<()> {
     Ok(())
 }
 
-fn write_report(dir: &Path, spec: &TrainSpec, s: &Summary) -> Result<()> {
+/// Writes a training run's report (`report.json`, `curve.svg`, `report.md`) into `dir`.
+pub(crate) fn write_report(dir: &Path, spec: &TrainSpec, s: &Summary) -> Result<()> {
     let json = serde_json::to_vec_pretty(s).expect("a summary serialises");
     jobs::layout::write_atomic(&dir.join(jobs::layout::REPORT_JSON_FILE), &json)?;
     let svg = analysis::train_report::curve_svg(s);

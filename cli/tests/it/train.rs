@@ -75,6 +75,10 @@ fn the_smoke_spec_learns_to_beat_random_and_heaviest() {
     assert!(low_h > untrained_high_h, "against heaviest: {last}");
     let md = dir.read("train-block-smoke/report.md");
     assert!(md.contains("| 4 |") && md.contains("vs random (Elo)"), "{md}");
+    // `muggins report` rebuilds it from the run's summary.
+    std::fs::remove_file(out.join("report.md")).unwrap();
+    TestCommand::new(&["report"]).arg(&out).success();
+    assert_eq!(dir.read("train-block-smoke/report.md"), md);
     // The best network plays as a named agent in an ordinary experiment.
     let best = out.join("best.safetensors");
     let spec = dir.create_spec(&format!(

@@ -192,6 +192,23 @@ fn parallel<T: Send>(n: usize, threads: usize, stop: &AtomicBool, f: impl Fn(usi
     Some(out.into_iter().map(|(_, t)| t).collect())
 }
 
+/// What `_train.json` holds: the spec and its id.
+#[derive(Serialize, Deserialize)]
+struct Held {
+    spec_id: String,
+    spec: TrainSpec,
+}
+
+/// A training run's spec and summary as its directory `dir` holds them
+/// (`None` when `dir` is not a training run's or no generation is done),
+/// for rebuilding its report.
+pub fn read_run(dir: &Path) -> Result<Option<(TrainSpec, Summary)>, IoError> {
+    let Some(held) = read_json::<Held>(&dir.join(TRAIN_SPEC_FILE))? else {
+        return Ok(None);
+    };
+    Ok(read_json::<Summary>(&dir.join(TRAIN_SUMMARY))?.map(|s| (held.spec, s)))
+}
+
 /// A training run in `dir` (the spec's results directory).
 #[allow(missing_debug_implementations)]
 pub struct Trainer<'a> {
@@ -255,11 +272,6 @@ impl Trainer<'_> {
     fn claim_dir(&self) -> Result<(), TrainError> {
         let path = self.dir.join(TRAIN_SPEC_FILE);
         let want = self.spec.id();
-        #[derive(Serialize, Deserialize)]
-        struct Held {
-            spec_id: String,
-            spec: TrainSpec,
-        }
         match read_json::<Held>(&path)? {
             Some(h) if h.spec_id != want => Err(TrainError::OtherSpec {
                 dir: self.dir.clone(),
@@ -300,14 +312,24 @@ impl Trainer<'_> {
             generations: Vec::new(),
             best: first,
         };
-        for g in 1..=spec.train.generations {
+        let (started, mut ran) = (std::time::Instant::now(), 0u32);
+        let total = spec.train.generations;
+        for g in 1..=total {
             let record = match read_json::<Generation>(&self.gen_dir(g).join(GENERATION_FILE))? {
                 Some(r) => {
                     (self.progress)(&format!("generation {g}: done before (best {})", &r.best[..12]));
                     r
                 }
                 None => match self.generation(g, &summary.best)? {
-                    Some(r) => r,
+                    Some(r) => {
+                        ran += 1;
+                        let each = started.elapsed().as_secs_f64() / ran as f64;
+                        (self.progress)(&format!(
+                            "generation {g}/{total} done ({each:.0} s a generation here; about {:.0} s left)",
+                            each * (total - g) as f64
+                        ));
+                        r
+                    }
                     None => return Ok(None),
                 },
             };

@@ -223,3 +223,22 @@ fn another_spec_is_refused_in_the_same_directory() {
     .unwrap_err();
     assert!(err.to_string().contains("holds the training of another spec"), "{err}");
 }
+
+/// Each shipped network came from the shipped spec beside it: its header
+/// names that spec's id (a spec changed since would have another).
+#[test]
+fn the_shipped_networks_name_the_shipped_specs_that_made_them() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    for name in ["train-block"] {
+        let text = std::fs::read_to_string(root.join(format!("jobs/specs/{name}.toml"))).unwrap();
+        let spec = TrainSpec::from_toml(&text).unwrap();
+        let model = net::Model::load(&root.join(format!("models/{name}.safetensors"))).unwrap();
+        assert_eq!(
+            model.meta.provenance.spec_id.as_deref(),
+            Some(spec.id().as_str()),
+            "{name}"
+        );
+        assert_eq!(model.meta.game, spec.train.game);
+        assert_eq!(model.meta.hidden, spec.train.hidden);
+    }
+}
