@@ -180,6 +180,16 @@ impl IsmctsTree {
         (best.expect("a play is legal").1, false)
     }
 
+    /// The visits of the root's children along `edges` (0 for an edge
+    /// never taken), in order: the search's policy at the root.
+    pub(crate) fn root_visits(&self, edges: impl IntoIterator<Item = u16>, out: &mut Vec<u32>) {
+        out.extend(
+            edges
+                .into_iter()
+                .map(|e| self.child(0, e).map_or(0, |c| self.nodes[c as usize].visits)),
+        );
+    }
+
     /// Backs `gain` (the searching side's) up the nodes of `path`, negated
     /// at the other sides' edges.
     pub(crate) fn backup(&mut self, path: &[u32], gain: f64) {

@@ -58,6 +58,7 @@ pub use game::{
 pub use ismcts::{ISMCTS_EXPLORATION, IsmctsTree};
 pub use model_error::ModelError;
 pub use open_hand::{OpenHandRecord, decide_open, pimc_open, play_open_hand, play_open_hand_external};
+pub use open_ismcts::open_root_visits;
 pub use position::{FullAction, FullActions, FullPosition, HandEnd, OPENING, tiles_of};
 pub use rules::{DealOrder, FivesBlocked, FivesLead, FullConfig, FullRules, MAX_SEATS, Preset, Tally};
 pub use search::{FULL_TIE_EPSILON, FullDecision, FullSearcher};

@@ -102,6 +102,16 @@ pub(crate) fn ismcts_open(
     }
 }
 
+/// The visits of each play of `pos` (in `FullPosition::actions` order) at
+/// the root of `tree` after [`crate::decide_open`]'s ISMCTS decided there:
+/// the search's policy, written over `out`.
+pub fn open_root_visits(tree: &IsmctsTree, rules: &FullRules, pos: &FullPosition, out: &mut Vec<u32>) {
+    let mut list = FullActions::default();
+    pos.actions(rules, &mut list);
+    out.clear();
+    tree.root_visits(list.as_slice().iter().map(|&a| edge_of(a)), out);
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

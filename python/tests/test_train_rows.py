@@ -53,7 +53,7 @@ def test_training_rows_networks_and_report_read_back():
         assert [p.name for p in parts] == ["part-00000.parquet", "part-00001.parquet"]
         table = pq.read_table(parts[0])
         assert table.column_names == ["game_index", "turn", "seat", "observation", "legal", "policy", "action",
-                                      "value", "outcome"]
+                                      "value", "outcome", "searched"]
         width = len(muggins.State("block").encode(0, "rich"))
         rows = table.to_pylist()
         assert len(rows) > 100

@@ -1,16 +1,21 @@
-//! The first network and each generation's fit: the policy gradient with
-//! the value as its baseline (REINFORCE with a learned baseline), by Adam,
-//! on the rows the generation's self-play wrote.
+//! The first network and each generation's fit: PPO's clipped surrogate
+//! with the value as its baseline (Schulman et al. 2017), by Adam, on the
+//! rows the generation's self-play wrote.
 //!
 //! A row's advantage is its outcome (scaled to the game's largest return)
-//! less the value the network gave when it played; a minibatch's
-//! advantages are normalised (mean 0, deviation 1) and each row's policy
-//! target is its advantage on the action played (`net::train`: the loss
-//! `-A log p(a)`); the value learns the scaled outcome. The rows are read
-//! one partition at a time (the partitions in a drawn order each epoch,
-//! the rows of each in a drawn order), so memory is a partition's, not a
-//! generation's. The result is a function of the spec, the generation and
-//! the rows: the gradient is the same bits on any thread count.
+//! less the value the network gave when it played, normalised over its
+//! minibatch; its policy target is that advantage times the ratio of the
+//! played action's probability now to the one it was drawn with, unless
+//! the ratio is past the clip (`net::train`: a target `t` on the action
+//! gives the logits the gradient `t (p - onehot)`, the surrogate's); the
+//! entropy bonus is folded into the targets too. A searched row
+//! (`train.searched`) learns its search's visits instead (cross-entropy, as
+//! AlphaZero's policy). The value learns the scaled outcome. The rows are
+//! read one partition at a time (the partitions in a drawn order each
+//! epoch, the rows of each in a drawn order), so memory is a partition's,
+//! not a generation's. The result is a function of the spec, the
+//! generation and the rows: the gradient is the same bits on any thread
+//! count.
 
 use std::path::PathBuf;
 
@@ -218,7 +223,15 @@ impl Minibatch {
             let ratio = log_p(r.action).exp() / behaviour;
             let advantage = (adv[i] - mean) / sd;
             let clipped = (advantage > 0.0 && ratio > 1.0 + f.clip) || (advantage < 0.0 && ratio < 1.0 - f.clip);
-            if !clipped {
+            if r.searched {
+                // A searched decision: the search's visits are the target
+                // (cross-entropy to them, AlphaZero's policy loss).
+                for (&l, &p) in r.legal.iter().zip(&r.policy) {
+                    if let Some(t) = targets.get_mut(l as usize) {
+                        *t = p;
+                    }
+                }
+            } else if !clipped {
                 targets[r.action as usize] = (advantage * ratio) as f32;
             }
             // The entropy bonus: `-c p_k (log p_k + H)` added to target k

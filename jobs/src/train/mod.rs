@@ -437,6 +437,7 @@ impl Trainer<'_> {
             model,
             encoding: self.spec.encoding(),
             temperature: 0.0,
+            search: None,
         }
     }
 

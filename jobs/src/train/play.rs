@@ -27,6 +27,9 @@ pub enum Player<'a> {
         encoding: Encoding,
         /// 0 for the highest logit.
         temperature: f64,
+        /// A share of its decisions searched instead, by ISMCTS: (share,
+        /// nodes a world, worlds).
+        search: Option<(f64, u32, u16)>,
     },
     /// A fixed strategy.
     Fixed(Fixed),
@@ -60,7 +63,7 @@ impl Player<'_> {
     ) -> u32 {
         match *self {
             Player::Fixed(Fixed::Random) => legal[engine::seed::below_u32(rng, legal.len() as u32) as usize],
-            Player::Fixed(Fixed::Ismcts { budget, worlds }) => ismcts(state, seat, legal, budget, worlds, rng),
+            Player::Fixed(Fixed::Ismcts { budget, worlds }) => ismcts(state, seat, legal, (budget, worlds), rng, None),
             Player::Fixed(Fixed::Heaviest) => {
                 let rules = state.rules();
                 let plays: Vec<full::FullAction> = legal
@@ -73,6 +76,7 @@ impl Player<'_> {
                 model,
                 encoding,
                 temperature,
+                search,
             } => {
                 state.encode(seat, encoding, &mut b.obs);
                 b.logits.resize(model.meta.actions, 0.0);
@@ -83,7 +87,12 @@ impl Player<'_> {
                     .iter()
                     .copied()
                     .fold(legal[0], |m, a| if z(a) > z(m) { a } else { m });
-                let action = if temperature == 0.0 {
+                // Drawn only when some decisions are searched, so a run
+                // without search draws what it always drew.
+                let searched = search.filter(|s| uniform(rng) < s.0);
+                let action = if let Some((_, budget, worlds)) = searched {
+                    ismcts(state, seat, legal, (budget, worlds), rng, Some(&mut b.probs))
+                } else if temperature == 0.0 {
                     best
                 } else {
                     let top = z(best);
@@ -110,7 +119,7 @@ impl Player<'_> {
                         seat,
                         observation: b.obs.clone(),
                         legal: legal.to_vec(),
-                        policy: if temperature == 0.0 {
+                        policy: if temperature == 0.0 && searched.is_none() {
                             legal.iter().map(|&a| f32::from(u8::from(a == best))).collect()
                         } else {
                             b.probs.clone()
@@ -118,6 +127,7 @@ impl Player<'_> {
                         action,
                         value: value[0],
                         outcome: 0.0,
+                        searched: searched.is_some(),
                     });
                 }
                 action
@@ -128,8 +138,17 @@ impl Player<'_> {
 
 /// muggins' ISMCTS's play for `seat` in a block or team `state`, from the
 /// seat's information only (its tiles, the plays, the voids they showed):
-/// the game loop's search (`full::decide_open`).
-fn ismcts(state: &SpielState, seat: u8, legal: &[u32], budget: u32, worlds: u16, rng: &mut ChaCha20Rng) -> u32 {
+/// the game loop's search (`full::decide_open`), `budget` nodes a world on
+/// `worlds` worlds. With `visits`, the root's visits are written there as
+/// a distribution over `legal` (the search's policy).
+fn ismcts(
+    state: &SpielState,
+    seat: u8,
+    legal: &[u32],
+    (budget, worlds): (u32, u16),
+    rng: &mut ChaCha20Rng,
+    visits: Option<&mut Vec<f32>>,
+) -> u32 {
     let SpielState::Open(core) = state else {
         return legal[0];
     };
@@ -152,7 +171,20 @@ fn ismcts(state: &SpielState, seat: u8, legal: &[u32], budget: u32, worlds: u16,
     let models = [full::FullTarget::Searcher; full::MAX_SEATS];
     let mut tree = full::IsmctsTree::default();
     let index = full::decide_open(rules, &pos, &obs, settings, models, &mut tree, rng).index;
-    full::openspiel::action_id(rules, seat, list.as_slice()[index])
+    let id = |a: full::FullAction| full::openspiel::action_id(rules, seat, a);
+    if let Some(out) = visits {
+        let mut counts = Vec::new();
+        full::open_root_visits(&tree, rules, &pos, &mut counts);
+        let total = counts.iter().map(|&c| c as f64).sum::<f64>().max(1.0);
+        out.clear();
+        out.resize(legal.len(), 0.0);
+        for (&a, &c) in list.as_slice().iter().zip(&counts) {
+            if let Ok(k) = legal.binary_search(&id(a)) {
+                out[k] = (c as f64 / total) as f32;
+            }
+        }
+    }
+    id(list.as_slice()[index])
 }
 
 /// A dealt game of `rules` (the deal drawn from `rng`).
@@ -218,6 +250,7 @@ pub fn self_play(spec: &TrainSpec, generation: u32, model: &net::Model, first: u
         model,
         encoding: spec.encoding(),
         temperature: t.temperature,
+        search: spec.search(),
     };
     let population = spec.population();
     let mut b = Buffers::default();

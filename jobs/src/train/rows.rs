@@ -5,7 +5,7 @@
 use std::path::Path;
 use std::sync::Arc;
 
-use arrow::array::{Array, ArrayRef, Float32Array, Int32Array, Int64Array, ListArray, RecordBatch};
+use arrow::array::{Array, ArrayRef, BooleanArray, Float32Array, Int32Array, Int64Array, ListArray, RecordBatch};
 use arrow::buffer::OffsetBuffer;
 use arrow::datatypes::{DataType, Field, Schema, SchemaRef};
 
@@ -33,6 +33,8 @@ pub struct TrainRow {
     pub value: f32,
     /// The seat's return at the game's end (points).
     pub outcome: f32,
+    /// Whether a search decided (`policy` is then its root's visits).
+    pub searched: bool,
 }
 
 /// The columns of a training partition, in order.
@@ -49,6 +51,7 @@ pub fn train_schema() -> SchemaRef {
         f("action", DataType::Int32),
         f("value", DataType::Float32),
         f("outcome", DataType::Float32),
+        f("searched", DataType::Boolean),
     ]))
 }
 
@@ -81,6 +84,9 @@ pub fn train_parquet(rows: &[TrainRow]) -> Vec<u8> {
         Arc::new(Int32Array::from_iter_values(rows.iter().map(|r| r.action as i32))),
         Arc::new(Float32Array::from_iter_values(rows.iter().map(|r| r.value))),
         Arc::new(Float32Array::from_iter_values(rows.iter().map(|r| r.outcome))),
+        Arc::new(BooleanArray::from(
+            rows.iter().map(|r| r.searched).collect::<Vec<bool>>(),
+        )),
     ];
     let batch = RecordBatch::try_new(train_schema(), columns).expect("columns match the schema");
     parquet_bytes(train_schema(), &batch, "training rows schema")
@@ -107,6 +113,7 @@ pub fn read_train(path: &Path) -> Result<Vec<TrainRow>, IoError> {
         let action = col::<Int32Array>(&b, path, "action")?;
         let value = col::<Float32Array>(&b, path, "value")?;
         let outcome = col::<Float32Array>(&b, path, "outcome")?;
+        let searched = col::<BooleanArray>(&b, path, "searched")?;
         let (obs_v, legal_v, policy_v) = (
             list_values::<Float32Array>(obs, path, "observation")?,
             list_values::<Int32Array>(legal, path, "legal")?,
@@ -127,6 +134,7 @@ pub fn read_train(path: &Path) -> Result<Vec<TrainRow>, IoError> {
                 action: action.value(i) as u32,
                 value: value.value(i),
                 outcome: outcome.value(i),
+                searched: searched.value(i),
             };
             if row.legal.len() != row.policy.len() || !row.legal.contains(&row.action) {
                 return Err(format(

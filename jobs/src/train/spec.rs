@@ -59,6 +59,13 @@ pub struct Train {
     /// The fixed strategies of that share: `random`, `heaviest`.
     #[serde(default = "default_anchors")]
     pub population: Vec<String>,
+    /// The share of the network's self-play decisions searched instead:
+    /// `search` decides, and the row's target is its root's visits.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub searched: f64,
+    /// The search of those decisions: `ismcts` or `ismcts:BUDGETxWORLDS`.
+    #[serde(default = "default_search", skip_serializing_if = "is_default_search")]
+    pub search: String,
     /// The fit.
     #[serde(default)]
     pub fit: Fit,
@@ -160,6 +167,18 @@ impl Default for Eval {
             anchors: default_anchors(),
         }
     }
+}
+
+fn is_zero(x: &f64) -> bool {
+    *x == 0.0
+}
+
+fn default_search() -> String {
+    "ismcts".into()
+}
+
+fn is_default_search(s: &str) -> bool {
+    s == "ismcts"
 }
 
 fn default_shard_games() -> u64 {
@@ -362,6 +381,16 @@ impl TrainSpec {
                 "name at least one strategy when population_share > 0",
             ));
         }
+        if !(0.0..=1.0).contains(&t.searched) {
+            return Err(TrainSpecError::field("train.searched", t.searched, "0 to 1"));
+        }
+        if !matches!(Fixed::parse("train.search", &t.search)?, Fixed::Ismcts { .. }) {
+            return Err(TrainSpecError::field(
+                "train.search",
+                &t.search,
+                "\"ismcts\" or \"ismcts:BUDGETxWORLDS\"",
+            ));
+        }
         let f = &t.fit;
         if !(1..=1_000).contains(&f.epochs) {
             return Err(TrainSpecError::field("train.fit.epochs", f.epochs, "1 to 1000"));
@@ -444,6 +473,16 @@ impl TrainSpec {
     pub fn population(&self) -> Vec<Fixed> {
         let p = &self.train.population;
         p.iter().map(|s| Fixed::parse("", s).expect("checked")).collect()
+    }
+
+    /// The searched share's search: (share, nodes a world, worlds), or
+    /// `None` when no decision is searched.
+    pub fn search(&self) -> Option<(f64, u32, u16)> {
+        let t = &self.train;
+        match Fixed::parse("", &t.search).expect("checked") {
+            Fixed::Ismcts { budget, worlds } if t.searched > 0.0 => Some((t.searched, budget, worlds)),
+            _ => None,
+        }
     }
 
     /// The evaluation's anchors.
