@@ -173,12 +173,17 @@ fn is_zero(x: &f64) -> bool {
     *x == 0.0
 }
 
+/// `ismcts`, as `engine::PlayerEngine` spells it.
+fn ismcts_name() -> &'static str {
+    engine::PlayerEngine::Ismcts.name()
+}
+
 fn default_search() -> String {
-    "ismcts".into()
+    ismcts_name().into()
 }
 
 fn is_default_search(s: &str) -> bool {
-    s == "ismcts"
+    s == ismcts_name()
 }
 
 fn default_shard_games() -> u64 {
@@ -229,8 +234,8 @@ impl Fixed {
         match self {
             Fixed::Random => "random".into(),
             Fixed::Heaviest => "heaviest".into(),
-            Fixed::Ismcts { budget, worlds } if (budget, worlds) == DEFAULT_ISMCTS => "ismcts".into(),
-            Fixed::Ismcts { budget, worlds } => format!("ismcts:{budget}x{worlds}"),
+            Fixed::Ismcts { budget, worlds } if (budget, worlds) == DEFAULT_ISMCTS => ismcts_name().into(),
+            Fixed::Ismcts { budget, worlds } => format!("{}:{budget}x{worlds}", ismcts_name()),
         }
     }
 
@@ -239,12 +244,12 @@ impl Fixed {
         match s {
             "random" => Ok(Fixed::Random),
             "heaviest" => Ok(Fixed::Heaviest),
-            "ismcts" => Ok(Fixed::Ismcts {
+            s if s == ismcts_name() => Ok(Fixed::Ismcts {
                 budget: DEFAULT_ISMCTS.0,
                 worlds: DEFAULT_ISMCTS.1,
             }),
             _ => {
-                let Some(rest) = s.strip_prefix("ismcts:") else {
+                let Some(rest) = s.strip_prefix(ismcts_name()).and_then(|r| r.strip_prefix(':')) else {
                     return Err(bad(
                         "expected \"random\", \"heaviest\", \"ismcts\" or \"ismcts:BUDGETxWORLDS\"",
                     ));
@@ -391,6 +396,12 @@ impl TrainSpec {
                 "\"ismcts\" or \"ismcts:BUDGETxWORLDS\"",
             ));
         }
+        self.check_fit_gate_eval()
+    }
+
+    /// `[train.fit]`, `[train.gate]` and `[train.eval]`.
+    fn check_fit_gate_eval(&self) -> Result<(), TrainSpecError> {
+        let t = &self.train;
         let f = &t.fit;
         if !(1..=1_000).contains(&f.epochs) {
             return Err(TrainSpecError::field("train.fit.epochs", f.epochs, "1 to 1000"));

@@ -229,7 +229,7 @@ fn another_spec_is_refused_in_the_same_directory() {
 #[test]
 fn the_shipped_networks_name_the_shipped_specs_that_made_them() {
     let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
-    for name in ["train-block"] {
+    for name in ["train-block", "train-team"] {
         let text = std::fs::read_to_string(root.join(format!("jobs/specs/{name}.toml"))).unwrap();
         let spec = TrainSpec::from_toml(&text).unwrap();
         let model = net::Model::load(&root.join(format!("models/{name}.safetensors"))).unwrap();
