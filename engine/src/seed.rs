@@ -110,6 +110,12 @@ pub fn below_u32(rng: &mut impl RngCore, n: u32) -> u32 {
     }
 }
 
+/// A uniform float in [0, 1) from the top 53 bits of one `next_u64`.
+#[inline]
+pub fn unit(rng: &mut (impl RngCore + ?Sized)) -> f64 {
+    (rng.next_u64() >> 11) as f64 / (1u64 << 53) as f64
+}
+
 /// Shuffles `items` in place (Fisher-Yates, from the last position down).
 pub fn shuffle<T>(rng: &mut impl RngCore, items: &mut [T]) {
     for i in (1..items.len()).rev() {

@@ -158,7 +158,7 @@ impl WorldSampler {
                 if total <= 0.0 {
                     return self.pool[below_u32(rng, self.pool.len() as u32) as usize];
                 }
-                let u = unit(rng) * total;
+                let u = engine::seed::unit(rng) * total;
                 let i = self.cumulative.partition_point(|&c| c <= u).min(self.pool.len() - 1);
                 self.pool[i]
             }
@@ -184,7 +184,7 @@ impl WorldSampler {
             return;
         }
         let step = total / k as f64;
-        let mut u = unit(rng) * step;
+        let mut u = engine::seed::unit(rng) * step;
         let mut i = 0;
         for _ in 0..k {
             while i + 1 < self.pool.len() && self.cumulative[i] <= u {
@@ -247,7 +247,7 @@ impl WorldSampler {
             let p = &self.dominai.0[t as usize];
             let mass: f64 = (0..HOLDERS).filter(|&h| room[h] > 0).map(|h| p[h]).sum();
             let h = if mass > 0.0 {
-                let mut u = unit(rng) * mass;
+                let mut u = engine::seed::unit(rng) * mass;
                 let mut pick = BONEYARD;
                 for h in (0..HOLDERS).filter(|&h| room[h] > 0) {
                     pick = h;
@@ -270,11 +270,6 @@ impl WorldSampler {
         }
         world_of(&obs, pos, &at)
     }
-}
-
-/// A uniform float in [0, 1) from 53 bits of the stream.
-fn unit(rng: &mut impl RngCore) -> f64 {
-    (rng.next_u64() >> 11) as f64 / (1u64 << 53) as f64
 }
 
 /// The likelihood, in `world`, of the plays the seats other than `seat`

@@ -114,8 +114,7 @@ fn the_gradient_is_the_slope_for_weighted_targets() {
 }
 
 fn check_slopes(mlp: &Mlp, rows: &Rows) {
-    let (mlp, rows) = (mlp.clone(), rows);
-    let (_, grads) = loss_and_grads(&mlp, &rows.batch(), 0.5, 1);
+    let (_, grads) = loss_and_grads(mlp, &rows.batch(), 0.5, 1);
     let mut checked = 0;
     let mut worst = 0.0f64;
     for (layer, (w, b)) in grads.layers.iter().enumerate() {
@@ -123,7 +122,7 @@ fn check_slopes(mlp: &Mlp, rows: &Rows) {
             let g = if index < w.len() { w[index] } else { b[index - w.len()] } as f64;
             let h = 1e-2f32;
             let slope =
-                (loss_moved(&mlp, rows, layer, index, h) - loss_moved(&mlp, rows, layer, index, -h)) / (2.0 * h as f64);
+                (loss_moved(mlp, rows, layer, index, h) - loss_moved(mlp, rows, layer, index, -h)) / (2.0 * h as f64);
             let err = (slope - g).abs();
             worst = worst.max(err);
             assert!(
@@ -137,7 +136,7 @@ fn check_slopes(mlp: &Mlp, rows: &Rows) {
     // The check has teeth: a gradient off by a sign fails it.
     let (w, _) = &grads.layers[0];
     let i = (0..w.len()).max_by(|&i, &j| w[i].abs().total_cmp(&w[j].abs())).unwrap();
-    let slope = (loss_moved(&mlp, rows, 0, i, 1e-2) - loss_moved(&mlp, rows, 0, i, -1e-2)) / 2e-2;
+    let slope = (loss_moved(mlp, rows, 0, i, 1e-2) - loss_moved(mlp, rows, 0, i, -1e-2)) / 2e-2;
     assert!(
         (slope + w[i] as f64).abs() > 2e-3 + 2e-2 * w[i].abs() as f64,
         "worst {worst}"

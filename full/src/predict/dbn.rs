@@ -147,7 +147,7 @@ impl Dbn {
     pub fn fit(seqs: &[Vec<PublicFeatures>], states: usize, rng: &mut impl RngCore) -> Dbn {
         let k = states;
         let f = PUBLIC_FEATURE_COUNT;
-        let unit = |rng: &mut dyn RngCore| (rng.next_u64() >> 11) as f64 / (1u64 << 53) as f64;
+        let unit = |rng: &mut dyn RngCore| engine::seed::unit(rng);
         let mut dbn = Dbn {
             initial: vec![1.0 / k as f64; k],
             transition: (0..k)

@@ -165,7 +165,7 @@ impl NetPolicy {
         let top = logits[best as usize] as f64;
         let weight = |a: u32| ((logits[a as usize] as f64 - top) / self.temperature).exp();
         let total: f64 = legal.iter().map(|&a| weight(a)).sum();
-        let mut u = (rng.next_u64() >> 11) as f64 / (1u64 << 53) as f64 * total;
+        let mut u = engine::seed::unit(rng) * total;
         for &a in legal {
             let w = weight(a);
             if u < w {

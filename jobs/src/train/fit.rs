@@ -21,7 +21,6 @@ use std::path::PathBuf;
 
 use net::{Adam, Batch, Dense, Loss, Mlp};
 use rand_chacha::ChaCha20Rng;
-use rand_chacha::rand_core::RngCore;
 use serde::{Deserialize, Serialize};
 
 use super::rows::{TrainRow, read_train};
@@ -36,7 +35,7 @@ pub fn first_network(spec: &TrainSpec, inputs: usize, actions: usize) -> Mlp {
     let mut layer = |n_in: usize, n_out: usize, scale: f64| {
         let limit = (6.0 / (n_in + n_out) as f64).sqrt() * scale;
         let w = (0..n_in * n_out)
-            .map(|_| ((uniform(&mut rng) * 2.0 - 1.0) * limit) as f32)
+            .map(|_| ((engine::seed::unit(&mut rng) * 2.0 - 1.0) * limit) as f32)
             .collect();
         Dense::new(n_in, w, vec![0.0; n_out])
     };
@@ -51,10 +50,8 @@ pub fn first_network(spec: &TrainSpec, inputs: usize, actions: usize) -> Mlp {
     Mlp::new(inputs, layers, policy, value)
 }
 
-fn uniform(rng: &mut ChaCha20Rng) -> f64 {
-    (rng.next_u64() >> 11) as f64 / (1u64 << 53) as f64
-}
-
+/// Fisher-Yates with `below_u32` (`engine::seed::shuffle` draws with
+/// `below`: another order, and the shipped networks were fitted in this one).
 fn shuffle<T>(xs: &mut [T], rng: &mut ChaCha20Rng) {
     for i in (1..xs.len()).rev() {
         let j = engine::seed::below_u32(rng, i as u32 + 1) as usize;
@@ -152,6 +149,11 @@ struct Minibatch {
     /// The summed entropy of the rows' policies (as the network gives
     /// them now, over the legal actions).
     entropy: f64,
+    /// The network's outputs on the minibatch, and its forward pass's room.
+    logits: Vec<f32>,
+    values: Vec<f32>,
+    scratch: net::Scratch,
+    legal_ids: Vec<u32>,
 }
 
 impl Minibatch {
@@ -184,13 +186,13 @@ impl Minibatch {
         let mean = adv.iter().sum::<f64>() / n as f64;
         let var = adv.iter().map(|x| (x - mean) * (x - mean)).sum::<f64>() / n as f64;
         let sd = var.sqrt().max(1e-6);
-        let mut logits = vec![0.0f32; n * a];
-        let mut values = vec![0.0f32; n];
-        mlp.forward(&self.obs, n, &mut logits, &mut values, &mut net::Scratch::default());
+        self.logits.resize(n * a, 0.0);
+        self.values.resize(n, 0.0);
+        mlp.forward(&self.obs, n, &mut self.logits, &mut self.values, &mut self.scratch);
         self.entropy = 0.0;
-        let mut legal: Vec<u32> = Vec::new();
+        let legal = &mut self.legal_ids;
         for (i, r) in rows.iter().enumerate() {
-            let z = &logits[i * a..(i + 1) * a];
+            let z = &self.logits[i * a..(i + 1) * a];
             legal.clear();
             legal.extend(r.legal.iter().copied().filter(|&l| (l as usize) < a));
             if legal.is_empty() || r.action as usize >= a {
@@ -238,7 +240,7 @@ impl Minibatch {
             // (their sum is 0) adds `c p_k (log p_k + H)` to the logits'
             // gradient, that of `-c H`.
             if f.entropy_bonus > 0.0 {
-                for &k in &legal {
+                for &k in legal.iter() {
                     let lp = log_p(k);
                     targets[k as usize] -= (f.entropy_bonus * lp.exp() * (lp + h)) as f32;
                 }

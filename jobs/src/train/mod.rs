@@ -31,10 +31,12 @@ pub use play::{Player, pair, self_play};
 pub use rows::{TrainRow, read_train, train_parquet, train_schema};
 pub use spec::{Fixed, TrainSpec, TrainSpecError, is_train_spec};
 
-use crate::files::IoError;
+use crate::files::{IoError, io};
 use crate::layout::{
-    BEST_NET, GENERATION_FILE, SELF_PLAY_DIR, TRAIN_SPEC_FILE, TRAIN_SUMMARY, generation_dir, net_file, write_atomic,
+    BEST_NET, GENERATION_FILE, NETS_DIR, SELF_PLAY_DIR, TRAIN_SPEC_FILE, TRAIN_SUMMARY, generation_dir, net_file,
+    write_atomic,
 };
+use crate::manifest::write_json_atomic;
 use crate::spec::{Sprt, SprtOn};
 use crate::sprt::{PairStats, ShardPairs, Verdict, Walk};
 
@@ -142,14 +144,6 @@ pub struct Summary {
     pub best: String,
 }
 
-fn io(path: &Path) -> impl FnOnce(std::io::Error) -> IoError + '_ {
-    crate::files::io(path)
-}
-
-fn write_json<T: Serialize>(path: &Path, v: &T) -> Result<(), IoError> {
-    write_atomic(path, &serde_json::to_vec_pretty(v).expect("a record serialises"))
-}
-
 fn read_json<T: for<'de> Deserialize<'de>>(path: &Path) -> Result<Option<T>, IoError> {
     match std::fs::read(path) {
         Ok(b) => serde_json::from_slice(&b)
@@ -238,8 +232,8 @@ impl Trainer<'_> {
     }
 
     /// Writes `mlp` as a network of the spec (provenance: its spec id and
-    /// generation) and returns its hash.
-    fn save(&self, mlp: &net::Mlp, generation: u32) -> Result<String, TrainError> {
+    /// generation) and returns it as read back (its hash the file's).
+    fn save(&self, mlp: &net::Mlp, generation: u32) -> Result<net::Model, TrainError> {
         let spec = self.spec;
         let state = full::spiel::SpielState::new(spec.rules(), 0);
         let meta = net::Meta {
@@ -259,14 +253,14 @@ impl Trainer<'_> {
         };
         let bytes = net::Model::to_bytes(&meta, mlp);
         let model = net::Model::from_bytes(&bytes).map_err(|why| net::NetError::Invalid {
-            path: self.dir.join(net_file("")),
+            path: self.dir.join(NETS_DIR),
             why,
         })?;
         let path = self.net_path(&model.sha256);
         if !path.exists() {
             write_atomic(&path, &bytes)?;
         }
-        Ok(model.sha256)
+        Ok(model)
     }
 
     fn claim_dir(&self) -> Result<(), TrainError> {
@@ -279,7 +273,7 @@ impl Trainer<'_> {
                 want,
             }),
             Some(_) => Ok(()),
-            None => Ok(write_json(
+            None => Ok(write_json_atomic(
                 &path,
                 &Held {
                     spec_id: want,
@@ -307,10 +301,10 @@ impl Trainer<'_> {
         let mut summary = Summary {
             name: spec.name.clone(),
             spec_id: spec.id(),
-            first: first.clone(),
+            first: first.sha256.clone(),
             first_anchors,
             generations: Vec::new(),
-            best: first,
+            best: first.sha256,
         };
         let (started, mut ran) = (std::time::Instant::now(), 0u32);
         let total = spec.train.generations;
@@ -335,7 +329,7 @@ impl Trainer<'_> {
             };
             summary.best = record.best.clone();
             summary.generations.push(record);
-            write_json(&self.dir.join(TRAIN_SUMMARY), &summary)?;
+            write_json_atomic(&self.dir.join(TRAIN_SUMMARY), &summary)?;
         }
         let best = self.net_path(&summary.best);
         let bytes = std::fs::read(&best).map_err(io(&best))?;
@@ -392,14 +386,10 @@ impl Trainer<'_> {
             fit.entropy_first,
             fit.entropy_last
         ));
-        let Some(gate) = self.gate(g, &candidate, best)? else {
+        let Some(gate) = self.gate(g, &candidate, &model)? else {
             return Ok(None);
         };
-        let best = if gate.kept_candidate {
-            candidate.clone()
-        } else {
-            best.to_string()
-        };
+        let best = if gate.kept_candidate { &candidate } else { &model };
         (self.progress)(&format!(
             "generation {g}: gate {} after {} pairs (candidate's Elo {:+.1} [{:+.1}, {:+.1}]): {} kept",
             gate.verdict.words(),
@@ -413,7 +403,7 @@ impl Trainer<'_> {
                 "the best"
             }
         ));
-        let Some(anchors) = self.anchors(g, &best)? else {
+        let Some(anchors) = self.anchors(g, best)? else {
             return Ok(None);
         };
         let record = Generation {
@@ -423,12 +413,12 @@ impl Trainer<'_> {
             rows: fit.rows,
             self_play_seconds,
             fit,
-            candidate,
+            candidate: candidate.sha256.clone(),
             gate,
-            best,
+            best: best.sha256.clone(),
             anchors,
         };
-        write_json(&dir.join(GENERATION_FILE), &record)?;
+        write_json_atomic(&dir.join(GENERATION_FILE), &record)?;
         Ok(Some(record))
     }
 
@@ -442,10 +432,9 @@ impl Trainer<'_> {
     }
 
     /// The candidate against the best under the gate's SPRT.
-    fn gate(&self, g: u32, candidate: &str, best: &str) -> Result<Option<GateRecord>, TrainError> {
+    fn gate(&self, g: u32, candidate: &net::Model, best: &net::Model) -> Result<Option<GateRecord>, TrainError> {
         let gate = &self.spec.train.gate;
-        let (new, old) = (self.load(candidate)?, self.load(best)?);
-        let (a, b) = (self.greedy(&new), self.greedy(&old));
+        let (a, b) = (self.greedy(candidate), self.greedy(best));
         let sprt = Sprt {
             on: SprtOn::Elo,
             h0: gate.elo0,
@@ -480,10 +469,9 @@ impl Trainer<'_> {
         }))
     }
 
-    /// Network `sha` against each anchor (generation `g`'s deals).
-    fn anchors(&self, g: u32, sha: &str) -> Result<Option<Vec<(String, MatchRecord)>>, TrainError> {
-        let model = self.load(sha)?;
-        let me = self.greedy(&model);
+    /// `model` against each anchor (generation `g`'s deals).
+    fn anchors(&self, g: u32, model: &net::Model) -> Result<Option<Vec<(String, MatchRecord)>>, TrainError> {
+        let me = self.greedy(model);
         let mut out = Vec::new();
         for anchor in self.spec.anchors() {
             let them = Player::Fixed(anchor);
@@ -495,7 +483,7 @@ impl Trainer<'_> {
             let r = MatchRecord::of(&ShardPairs { pairs }.stats());
             (self.progress)(&format!(
                 "generation {g}: {} against {}: score {:.3}, Elo {:+.1} [{:+.1}, {:+.1}] over {} pairs",
-                &sha[..12],
+                &model.sha256[..12],
                 anchor.name(),
                 r.score,
                 r.elo,

@@ -42,10 +42,8 @@ pub struct Buffers {
     logits: Vec<f32>,
     scratch: net::Scratch,
     probs: Vec<f32>,
-}
-
-fn uniform(rng: &mut impl RngCore) -> f64 {
-    (rng.next_u64() >> 11) as f64 / (1u64 << 53) as f64
+    /// ISMCTS's tree, its room kept between decisions.
+    tree: full::IsmctsTree,
 }
 
 impl Player<'_> {
@@ -63,7 +61,9 @@ impl Player<'_> {
     ) -> u32 {
         match *self {
             Player::Fixed(Fixed::Random) => legal[engine::seed::below_u32(rng, legal.len() as u32) as usize],
-            Player::Fixed(Fixed::Ismcts { budget, worlds }) => ismcts(state, seat, legal, (budget, worlds), rng, None),
+            Player::Fixed(Fixed::Ismcts { budget, worlds }) => {
+                ismcts(state, seat, legal, (budget, worlds), rng, &mut b.tree, None)
+            }
             Player::Fixed(Fixed::Heaviest) => {
                 let rules = state.rules();
                 let plays: Vec<full::FullAction> = legal
@@ -89,9 +89,17 @@ impl Player<'_> {
                     .fold(legal[0], |m, a| if z(a) > z(m) { a } else { m });
                 // Drawn only when some decisions are searched, so a run
                 // without search draws what it always drew.
-                let searched = search.filter(|s| uniform(rng) < s.0);
+                let searched = search.filter(|s| engine::seed::unit(rng) < s.0);
                 let action = if let Some((_, budget, worlds)) = searched {
-                    ismcts(state, seat, legal, (budget, worlds), rng, Some(&mut b.probs))
+                    ismcts(
+                        state,
+                        seat,
+                        legal,
+                        (budget, worlds),
+                        rng,
+                        &mut b.tree,
+                        Some(&mut b.probs),
+                    )
                 } else if temperature == 0.0 {
                     best
                 } else {
@@ -101,7 +109,7 @@ impl Player<'_> {
                         .extend(legal.iter().map(|&a| ((z(a) - top) / temperature).exp() as f32));
                     let total: f64 = b.probs.iter().map(|&p| p as f64).sum();
                     b.probs.iter_mut().for_each(|p| *p = (*p as f64 / total) as f32);
-                    let mut u = uniform(rng);
+                    let mut u = engine::seed::unit(rng);
                     let mut pick = legal[legal.len() - 1];
                     for (&a, &p) in legal.iter().zip(&b.probs) {
                         if u < p as f64 {
@@ -147,6 +155,7 @@ fn ismcts(
     legal: &[u32],
     (budget, worlds): (u32, u16),
     rng: &mut ChaCha20Rng,
+    tree: &mut full::IsmctsTree,
     visits: Option<&mut Vec<f32>>,
 ) -> u32 {
     let SpielState::Open(core) = state else {
@@ -169,12 +178,11 @@ fn ismcts(
     let mut list = full::FullActions::default();
     pos.actions(rules, &mut list);
     let models = [full::FullTarget::Searcher; full::MAX_SEATS];
-    let mut tree = full::IsmctsTree::default();
-    let index = full::decide_open(rules, &pos, &obs, settings, models, &mut tree, rng).index;
+    let index = full::decide_open(rules, &pos, &obs, settings, models, tree, rng).index;
     let id = |a: full::FullAction| full::openspiel::action_id(rules, seat, a);
     if let Some(out) = visits {
         let mut counts = Vec::new();
-        full::open_root_visits(&tree, rules, &pos, &mut counts);
+        full::open_root_visits(tree, rules, &pos, &mut counts);
         let total = counts.iter().map(|&c| c as f64).sum::<f64>().max(1.0);
         out.clear();
         out.resize(legal.len(), 0.0);
@@ -261,7 +269,7 @@ pub fn self_play(spec: &TrainSpec, generation: u32, model: &net::Model, first: u
         let (mut deal, mut draws, mut pick) = (key(0), key(1), key(2));
         let state = dealt(&rules, &mut deal);
         // With the population's share, one side (drawn) is a fixed strategy.
-        let fixed = (!population.is_empty() && uniform(&mut pick) < t.population_share).then(|| {
+        let fixed = (!population.is_empty() && engine::seed::unit(&mut pick) < t.population_share).then(|| {
             let side = (pick.next_u32() & 1) as usize;
             let who = population[engine::seed::below_u32(&mut pick, population.len() as u32) as usize];
             (side, Player::Fixed(who))
