@@ -231,9 +231,10 @@ pub fn place(shared: &Shared, id: &str) -> Result<(), StoreError> {
                 continue;
             }
         };
-        if is_plain_file(&fin) {
+        let at = locate(&fin, &tmp, is_plain_file);
+        if at == Location::Final {
             shared.store().mark_placed(id, &t.task_id)?;
-        } else if is_plain_file(&tmp) {
+        } else if at == Location::Temporary {
             if now_ms() - t.completed_ms > RENAME_GRACE_MS {
                 match jobs::durable_rename(&tmp, &fin) {
                     Ok(()) => tracing::warn!(task = %t.task_id, "renamed a completed partition its worker left behind"),
@@ -254,6 +255,32 @@ pub fn place(shared: &Shared, id: &str) -> Result<(), StoreError> {
     }
     shared.store().requeue_lost(id, &lost)?;
     Ok(())
+}
+
+/// Where a completed partition is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Location {
+    Final,
+    Temporary,
+    Missing,
+}
+
+/// Finds a completed partition under its final or its temporary name. Its
+/// worker may rename it at any moment: looking at the final name, then the
+/// temporary one, can miss a rename made between the two looks, so "under
+/// neither" is believed only after a second look at the final name (the
+/// rename is atomic: at every instant one of the two names holds the file).
+/// Before, such a partition was called lost and its task ran twice.
+fn locate(fin: &Path, tmp: &Path, is_file: impl Fn(&Path) -> bool) -> Location {
+    if is_file(fin) {
+        Location::Final
+    } else if is_file(tmp) {
+        Location::Temporary
+    } else if is_file(fin) {
+        Location::Final
+    } else {
+        Location::Missing
+    }
 }
 
 /// A completion's file as checked: its final name (relative to the results
@@ -492,4 +519,35 @@ pub fn pair_stats(root: &Path, file: &str) -> Result<String, String> {
     let rows = jobs::read_partition(&path).map_err(|e| e.to_string())?;
     let pairs = jobs::sprt::ShardPairs::of_rows(rows.iter().map(|(_, r)| r));
     Ok(serde_json::to_string(&pairs).expect("pairs serialise"))
+}
+
+#[cfg(test)]
+mod tests {
+    use std::cell::RefCell;
+    use std::path::Path;
+
+    use super::{Location, locate};
+
+    /// A worker's rename that lands between the coordinator's look at the
+    /// final name and its look at the temporary one: the partition is in
+    /// place, not lost (the CI run of stop 53 ran such a task twice).
+    #[test]
+    fn a_rename_between_the_looks_is_not_a_lost_partition() {
+        let (fin, tmp) = (
+            Path::new("games/part-00001.parquet"),
+            Path::new("games/.part-00001.tmp"),
+        );
+        // The file is at `tmp` for the first look, and at `fin` from the second on.
+        let looks = RefCell::new(0);
+        let renamed_after_first_look = |p: &Path| {
+            let mut n = looks.borrow_mut();
+            *n += 1;
+            if *n == 1 { p == tmp } else { p == fin }
+        };
+        assert_eq!(locate(fin, tmp, renamed_after_first_look), Location::Final);
+        assert_eq!(*looks.borrow(), 3);
+        assert_eq!(locate(fin, tmp, |p| p == fin), Location::Final);
+        assert_eq!(locate(fin, tmp, |p| p == tmp), Location::Temporary);
+        assert_eq!(locate(fin, tmp, |_| false), Location::Missing);
+    }
 }
