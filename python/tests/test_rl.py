@@ -206,6 +206,39 @@ def test_vecenv_refuses_bad_input_clearly():
             env.step(env.action_masks().argmax(1))
 
 
+def test_vecenv_writes_only_into_arrays_laid_out_as_its_games():
+    """The core writes straight into numpy's arrays from its threads: one
+    of another dtype, length, order (a Fortran-ordered array is contiguous,
+    its items not in the games' order), read-only, not numpy, or the same
+    array twice is refused naming it, and the kept mask, not Python's copy
+    of it, decides what is legal."""
+    env = muggins.VecEnv("block", 4, seed=0, copy=False)
+    _, info = env.reset()
+    arrays = list(env._arrays)
+    read_only = arrays[0].copy()
+    read_only.flags.writeable = False
+    dim = arrays[0].shape[1]
+    for i, bad, err, msg in [
+        (0, np.zeros(3, np.float32), ValueError, "obs: a writable contiguous array of"),
+        (0, np.zeros((4, dim)), TypeError, "obs: .*float64"),
+        (0, np.zeros((dim, 4), np.float32).T, ValueError, "obs: a writable contiguous array"),
+        (0, read_only, TypeError, "obs: .*not writeable"),
+        (0, bytearray(4 * dim * 4), TypeError, "obs: .*ndarray"),
+        (3, arrays[6], TypeError, "seat: .*already borrowed"),
+    ]:
+        given = list(arrays)
+        given[i] = bad
+        with pytest.raises(err, match=msg):
+            env._core.reset(tuple(given))
+    # Marking an illegal action legal in Python's mask changes nothing.
+    illegal = int(np.flatnonzero(~info["action_mask"][0])[0])
+    info["action_mask"][0, illegal] = True
+    actions = info["legal"][:, 0].astype(np.int64)
+    actions[0] = illegal
+    with pytest.raises(ValueError, match=rf"actions\[0\] = {illegal}: not a legal action"):
+        env.step(actions)
+
+
 def test_vecenv_forfeit_ends_only_that_game():
     env = muggins.VecEnv("block", 3, seed=0, illegal="forfeit")
     _, info = env.reset()

@@ -6,6 +6,7 @@
 //! the thread count. The work runs with the GIL released, the games split
 //! over `threads` scoped threads.
 
+use numpy::{Element as NpElement, PyReadwriteArrayDyn, PyUntypedArrayMethods};
 use pyo3::buffer::{Element, PyBuffer};
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
@@ -50,11 +51,15 @@ struct Slot {
 /// What one step writes for one game.
 struct Out<'a> {
     obs: &'a mut [f32],
+    /// The kept mask (what `step` checks), and Python's copy of it.
     mask: &'a mut [u8],
+    py_mask: &'a mut [u8],
     legal: &'a mut [i32],
     count: &'a mut i32,
     reward: &'a mut f32,
     terminated: &'a mut u8,
+    /// The kept termination (what `ended` reads).
+    ended: &'a mut u8,
     seat: &'a mut i32,
     final_obs: &'a mut [f32],
     returns: &'a mut [f32],
@@ -76,14 +81,12 @@ pub struct VecCore {
     seats: usize,
     /// The most legal actions a node has (the `legal` array's width).
     width: usize,
-    /// The arrays one step fills, copied into Python's afterwards.
-    obs: Vec<f32>,
+    /// Each game's legal actions as a mask, kept here: what `step`
+    /// checks the learner's actions against (Python's copy may be written).
     mask: Vec<u8>,
-    legal: Vec<i32>,
-    count: Vec<i32>,
-    reward: Vec<f32>,
+    /// Whether each game ended in the last step, with its last
+    /// observation and every seat's returns (only those rows are read).
     terminated: Vec<u8>,
-    seat: Vec<i32>,
     final_obs: Vec<f32>,
     returns: Vec<f32>,
     /// Whether each game awaits an action (false before the first reset).
@@ -103,15 +106,75 @@ pub(crate) fn buffer<T: Element>(v: &Bound<'_, PyAny>, what: &str, len: usize) -
 
 /// The arrays Python owns, in the order `muggins.VecEnv` passes them:
 /// observations, masks, legal ids, their counts, rewards, terminations,
-/// seats.
-struct PyArrays {
-    obs: PyBuffer<f32>,
-    mask: PyBuffer<u8>,
-    legal: PyBuffer<i32>,
-    count: PyBuffer<i32>,
-    reward: PyBuffer<f32>,
-    terminated: PyBuffer<u8>,
-    seat: PyBuffer<i32>,
+/// seats; borrowed for writing (numpy's borrow checking refuses an array
+/// borrowed twice), so that the threads write into them directly.
+struct PyArrays<'py> {
+    obs: PyReadwriteArrayDyn<'py, f32>,
+    mask: PyReadwriteArrayDyn<'py, u8>,
+    legal: PyReadwriteArrayDyn<'py, i32>,
+    count: PyReadwriteArrayDyn<'py, i32>,
+    reward: PyReadwriteArrayDyn<'py, f32>,
+    terminated: PyReadwriteArrayDyn<'py, u8>,
+    seat: PyReadwriteArrayDyn<'py, i32>,
+}
+
+/// One thread's games: their slots, their rows of Python's arrays and of
+/// the kept ones; `first` is the index of its first game.
+struct Part<'a> {
+    first: usize,
+    slots: &'a mut [Slot],
+    to: Views<'a>,
+    mask: &'a mut [u8],
+    ended: &'a mut [u8],
+    final_obs: &'a mut [f32],
+    returns: &'a mut [f32],
+}
+
+/// Those arrays as slices, one item per game and column.
+struct Views<'a> {
+    obs: &'a mut [f32],
+    mask: &'a mut [u8],
+    legal: &'a mut [i32],
+    count: &'a mut [i32],
+    reward: &'a mut [f32],
+    terminated: &'a mut [u8],
+    seat: &'a mut [i32],
+}
+
+impl<'py> PyArrays<'py> {
+    fn views(&mut self) -> Views<'_> {
+        // Each was checked contiguous when borrowed.
+        fn s<T>(r: Result<&mut [T], numpy::AsSliceError>) -> &mut [T] {
+            r.expect("checked contiguous when borrowed")
+        }
+        Views {
+            obs: s(self.obs.as_slice_mut()),
+            mask: s(self.mask.as_slice_mut()),
+            legal: s(self.legal.as_slice_mut()),
+            count: s(self.count.as_slice_mut()),
+            reward: s(self.reward.as_slice_mut()),
+            terminated: s(self.terminated.as_slice_mut()),
+            seat: s(self.seat.as_slice_mut()),
+        }
+    }
+}
+
+/// `v` as a writable C-contiguous numpy array of `len` items of `T`.
+fn array<'py, T: NpElement>(v: &Bound<'py, PyAny>, what: &str, len: usize) -> PyResult<PyReadwriteArrayDyn<'py, T>> {
+    let mut a: PyReadwriteArrayDyn<'py, T> = v.extract().map_err(|e: PyErr| {
+        let why = e.to_string().replace('\n', "");
+        PyTypeError::new_err(format!(
+            "{what}: a writable numpy array of {len} items is needed: {why}"
+        ))
+    })?;
+    // A Fortran-ordered array is contiguous too, but its items are not in
+    // the games' order.
+    if !a.is_c_contiguous() || a.as_slice_mut().map_or(true, |s| s.len() != len) {
+        return Err(PyValueError::new_err(format!(
+            "{what}: a writable contiguous array of {len} items is needed"
+        )));
+    }
+    Ok(a)
 }
 
 /// The games that ended in a step: their indices (little-endian u32), and
@@ -120,7 +183,7 @@ struct PyArrays {
 type Ended<'py> = (Bound<'py, PyBytes>, Bound<'py, PyBytes>, Bound<'py, PyBytes>);
 
 impl VecCore {
-    fn arrays(&self, arrays: &Bound<'_, PyTuple>) -> PyResult<PyArrays> {
+    fn arrays<'py>(&self, arrays: &Bound<'py, PyTuple>) -> PyResult<PyArrays<'py>> {
         let n = self.slots.len();
         if arrays.len() != 7 {
             return Err(PyValueError::new_err(format!(
@@ -130,30 +193,14 @@ impl VecCore {
         }
         let at = |i: usize| arrays.get_item(i);
         Ok(PyArrays {
-            obs: buffer(&at(0)?, "obs", n * self.obs_size)?,
-            mask: buffer(&at(1)?, "mask", n * self.actions)?,
-            legal: buffer(&at(2)?, "legal", n * self.width)?,
-            count: buffer(&at(3)?, "count", n)?,
-            reward: buffer(&at(4)?, "reward", n)?,
-            terminated: buffer(&at(5)?, "terminated", n)?,
-            seat: buffer(&at(6)?, "seat", n)?,
+            obs: array(&at(0)?, "obs", n * self.obs_size)?,
+            mask: array(&at(1)?, "mask", n * self.actions)?,
+            legal: array(&at(2)?, "legal", n * self.width)?,
+            count: array(&at(3)?, "count", n)?,
+            reward: array(&at(4)?, "reward", n)?,
+            terminated: array(&at(5)?, "terminated", n)?,
+            seat: array(&at(6)?, "seat", n)?,
         })
-    }
-
-    /// Copies what a reset or a step wrote into Python's arrays: every
-    /// game's observation, mask, legal ids and seat; after a step the
-    /// rewards and terminations too.
-    fn publish(&self, py: Python<'_>, to: &PyArrays, stepped: bool) -> PyResult<()> {
-        to.obs.copy_from_slice(py, &self.obs)?;
-        to.mask.copy_from_slice(py, &self.mask)?;
-        to.legal.copy_from_slice(py, &self.legal)?;
-        to.count.copy_from_slice(py, &self.count)?;
-        to.seat.copy_from_slice(py, &self.seat)?;
-        if stepped {
-            to.reward.copy_from_slice(py, &self.reward)?;
-            to.terminated.copy_from_slice(py, &self.terminated)?;
-        }
-        Ok(())
     }
 
     /// The games that ended in the last step, with their last observations
@@ -271,13 +318,8 @@ impl VecCore {
             actions,
             seats,
             width,
-            obs: vec![0.0; n * obs_size],
             mask: vec![0; n * actions],
-            legal: vec![-1; n * width],
-            count: vec![0; n],
-            reward: vec![0.0; n],
             terminated: vec![0; n],
-            seat: vec![0; n],
             final_obs: vec![0.0; n * obs_size],
             returns: vec![0.0; n * seats],
             live: false,
@@ -299,7 +341,7 @@ impl VecCore {
     /// without one the streams go on.
     #[pyo3(signature = (arrays, seed=None))]
     fn reset(&mut self, py: Python<'_>, arrays: &Bound<'_, PyTuple>, seed: Option<&Bound<'_, PyAny>>) -> PyResult<()> {
-        let to = self.arrays(arrays)?;
+        let mut to = self.arrays(arrays)?;
         let rekey = match seed {
             Some(s) if !s.is_none() => {
                 self.seed = args::seed(s, "seed")?;
@@ -308,8 +350,9 @@ impl VecCore {
             _ => false,
         };
         let (seed, live) = (self.seed, self.live);
+        let views = to.views();
         py.detach(|| {
-            self.run(|core, i, slot, scratch, out| {
+            self.run(views, |core, i, slot, scratch, out| {
                 if rekey {
                     slot.chance = engine::seed::keyed_rng(seed, i as u64, 0, engine::seed::PYTHON, CHANCE_STREAM);
                     slot.episode = 0;
@@ -320,7 +363,7 @@ impl VecCore {
             })
         })?;
         self.live = true;
-        self.publish(py, &to, false)
+        Ok(())
     }
 
     /// Plays `actions[i]` (an int64 array) in game `i`, then the chance
@@ -345,12 +388,16 @@ impl VecCore {
             )));
         }
         let acts = ab.to_vec(py)?;
-        let to = self.arrays(arrays)?;
+        let mut to = self.arrays(arrays)?;
         if self.illegal == Illegal::Raise {
             self.check_actions(&acts)?;
         }
-        py.detach(|| self.run(|core, i, slot, scratch, out| core.advance(i, slot, acts[i], scratch, out)))?;
-        self.publish(py, &to, true)?;
+        let views = to.views();
+        py.detach(|| {
+            self.run(views, |core, i, slot, scratch, out| {
+                core.advance(i, slot, acts[i], scratch, out)
+            })
+        })?;
         Ok(self.ended(py))
     }
 
@@ -394,9 +441,11 @@ impl VecCore {
         Ok(())
     }
 
-    /// Runs `each` on every game, the games split over the threads, each
-    /// writing its own part of the arrays.
-    fn run<F>(&mut self, each: F) -> PyResult<()>
+    /// Runs `each` on every game, the games split over the threads (the
+    /// first part on this one), each writing its own rows of Python's
+    /// arrays (`to`) and of the kept masks, terminations and last
+    /// observations.
+    fn run<F>(&mut self, to: Views<'_>, each: F) -> PyResult<()>
     where
         F: Fn(&Shared<'_>, usize, &mut Slot, &mut Vec<f32>, Out<'_>) -> Result<(), String> + Sync,
     {
@@ -410,49 +459,89 @@ impl VecCore {
         let n = self.slots.len();
         let chunk = n.div_ceil(self.threads.min(n).max(1));
         let (d, a, s, w) = (self.obs_size, self.actions, self.seats, self.width);
-        let parts = self
+        let mut parts = self
             .slots
             .chunks_mut(chunk)
-            .zip(self.obs.chunks_mut(chunk * d))
+            .zip(to.obs.chunks_mut(chunk * d))
+            .zip(to.mask.chunks_mut(chunk * a))
             .zip(self.mask.chunks_mut(chunk * a))
-            .zip(self.legal.chunks_mut(chunk * w))
-            .zip(self.count.chunks_mut(chunk))
-            .zip(self.reward.chunks_mut(chunk))
+            .zip(to.legal.chunks_mut(chunk * w))
+            .zip(to.count.chunks_mut(chunk))
+            .zip(to.reward.chunks_mut(chunk))
+            .zip(to.terminated.chunks_mut(chunk))
             .zip(self.terminated.chunks_mut(chunk))
-            .zip(self.seat.chunks_mut(chunk))
+            .zip(to.seat.chunks_mut(chunk))
             .zip(self.final_obs.chunks_mut(chunk * d))
             .zip(self.returns.chunks_mut(chunk * s))
-            .enumerate();
-        let (shared, each) = (&shared, &each);
-        let results: Vec<Result<(), String>> = std::thread::scope(|scope| {
-            let handles: Vec<_> = parts
-                .map(
-                    |(c, (((((((((slots, obs), mask), legal), count), reward), term), seat), fobs), rets))| {
-                        scope.spawn(move || {
-                            let mut scratch = Vec::with_capacity(d);
-                            for (k, slot) in slots.iter_mut().enumerate() {
-                                let out = Out {
-                                    obs: &mut obs[k * d..(k + 1) * d],
-                                    mask: &mut mask[k * a..(k + 1) * a],
-                                    legal: &mut legal[k * w..(k + 1) * w],
-                                    count: &mut count[k],
-                                    reward: &mut reward[k],
-                                    terminated: &mut term[k],
-                                    seat: &mut seat[k],
-                                    final_obs: &mut fobs[k * d..(k + 1) * d],
-                                    returns: &mut rets[k * s..(k + 1) * s],
-                                };
-                                each(shared, c * chunk + k, slot, &mut scratch, out)?;
-                            }
-                            Ok(())
-                        })
+            .enumerate()
+            .map(
+                |(
+                    c,
+                    (
+                        (
+                            (((((((((slots, obs), py_mask), mask), legal), count), reward), terminated), ended), seat),
+                            final_obs,
+                        ),
+                        returns,
+                    ),
+                )| Part {
+                    first: c * chunk,
+                    slots,
+                    to: Views {
+                        obs,
+                        mask: py_mask,
+                        legal,
+                        count,
+                        reward,
+                        terminated,
+                        seat,
                     },
-                )
-                .collect();
-            handles
-                .into_iter()
-                .map(|h| h.join().unwrap_or_else(|_| Err("a worker thread panicked".into())))
-                .collect()
+                    mask,
+                    ended,
+                    final_obs,
+                    returns,
+                },
+            );
+        let (shared, each) = (&shared, &each);
+        let part = move |p: Part<'_>| {
+            let Part {
+                first,
+                slots,
+                to,
+                mask,
+                ended,
+                final_obs,
+                returns,
+            } = p;
+            let mut scratch = Vec::with_capacity(d);
+            for (k, slot) in slots.iter_mut().enumerate() {
+                let out = Out {
+                    obs: &mut to.obs[k * d..(k + 1) * d],
+                    mask: &mut mask[k * a..(k + 1) * a],
+                    py_mask: &mut to.mask[k * a..(k + 1) * a],
+                    legal: &mut to.legal[k * w..(k + 1) * w],
+                    count: &mut to.count[k],
+                    reward: &mut to.reward[k],
+                    terminated: &mut to.terminated[k],
+                    ended: &mut ended[k],
+                    seat: &mut to.seat[k],
+                    final_obs: &mut final_obs[k * d..(k + 1) * d],
+                    returns: &mut returns[k * s..(k + 1) * s],
+                };
+                each(shared, first + k, slot, &mut scratch, out)?;
+            }
+            Ok::<(), String>(())
+        };
+        let first = parts.next().expect("at least one game");
+        let results: Vec<Result<(), String>> = std::thread::scope(|scope| {
+            let handles: Vec<_> = parts.map(|p| scope.spawn(move || part(p))).collect();
+            let mut results = vec![part(first)];
+            results.extend(
+                handles
+                    .into_iter()
+                    .map(|h| h.join().unwrap_or_else(|_| Err("a worker thread panicked".into()))),
+            );
+            results
         });
         results
             .into_iter()

@@ -71,6 +71,7 @@ impl Shared<'_> {
         for &id in &ids[..count] {
             out.mask[id as usize] = 1;
         }
+        out.py_mask.copy_from_slice(out.mask);
         for (slot, &id) in out.legal.iter_mut().zip(&ids[..count]) {
             *slot = id as i32;
         }
@@ -102,6 +103,7 @@ impl Shared<'_> {
         };
         *out.reward = 0.0;
         *out.terminated = 0;
+        *out.ended = 0;
         out.returns.fill(0.0);
         if forfeit.is_none() && !slot.state.is_terminal() {
             self.observe(&slot.state, scratch, out);
@@ -117,6 +119,7 @@ impl Shared<'_> {
         // The learner's reward: its seat's, the one that acted last if several.
         *out.reward = returns[actor as usize] as f32;
         *out.terminated = 1;
+        *out.ended = 1;
         slot.state.encode(actor, self.encoding, scratch);
         out.final_obs.copy_from_slice(scratch);
         slot.episode += 1;
