@@ -21,14 +21,21 @@ pub struct NetAgent {
     pub sha256: String,
     /// 0: the highest logit; above 0, a draw from the softmax at it.
     pub temperature: f64,
+    /// Guided simulations a decision (`simulations`; 0: the policy alone).
+    pub simulations: u32,
     /// The policy read from the file.
     pub policy: NetPolicy,
 }
 
 impl PartialEq for NetAgent {
     fn eq(&self, other: &NetAgent) -> bool {
-        (&self.path, &self.sha256, self.temperature.to_bits())
-            == (&other.path, &other.sha256, other.temperature.to_bits())
+        (&self.path, &self.sha256, self.temperature.to_bits(), self.simulations)
+            == (
+                &other.path,
+                &other.sha256,
+                other.temperature.to_bits(),
+                other.simulations,
+            )
     }
 }
 
@@ -57,8 +64,19 @@ pub fn read(path: &str, temperature: f64) -> Result<NetAgent, NetFileError> {
         path: path.to_string(),
         sha256,
         temperature,
+        simulations: 0,
         policy,
     })
+}
+
+impl NetAgent {
+    /// The same network deciding by `simulations` guided simulations
+    /// (`full::spiel::guided_decide`), 0 for its policy alone.
+    pub fn with_simulations(mut self, simulations: u64) -> Result<NetAgent, NetFileError> {
+        self.policy = self.policy.with_simulations(simulations)?;
+        self.simulations = simulations as u32;
+        Ok(self)
+    }
 }
 
 /// [`read`], and a check that the model plays `rules`' game.

@@ -92,6 +92,7 @@ struct Settings {
     table_mb: u32,
     model: Option<String>,
     temperature: Option<f64>,
+    simulations: Option<u64>,
 }
 
 impl Default for Settings {
@@ -107,6 +108,7 @@ impl Default for Settings {
             table_mb: full::DEFAULT_TABLE_MB,
             model: None,
             temperature: None,
+            simulations: None,
         }
     }
 }
@@ -143,10 +145,14 @@ impl Settings {
                 }
                 self.temperature = Some(t);
             }
+            "simulations" => {
+                let max = full::spiel::MAX_SIMULATIONS as i128;
+                self.simulations = Some(int(0, max, "guided simulations a decision")? as u64);
+            }
             other => {
                 return Err(PyValueError::new_err(format!(
                     "unknown setting {other:?}: a bot takes budget, depth, worlds, belief, evaluation, opponent, seed, \
-                     table_mb, and engine \"net\" model and temperature"
+                     table_mb, and engine \"net\" model, temperature and simulations"
                 )));
             }
         }
@@ -188,12 +194,16 @@ impl Bot {
         if name == PlayerName::Net {
             return net_bot(&k, engine, given);
         }
-        if let Some(key) = [("model", k.model.is_some()), ("temperature", k.temperature.is_some())]
-            .into_iter()
-            .find_map(|(key, set)| set.then_some(key))
+        if let Some(key) = [
+            ("model", k.model.is_some()),
+            ("temperature", k.temperature.is_some()),
+            ("simulations", k.simulations.is_some()),
+        ]
+        .into_iter()
+        .find_map(|(key, set)| set.then_some(key))
         {
             return Err(PyValueError::new_err(format!(
-                "{key}: only engine {:?} takes a model and a temperature (engine = {engine:?})",
+                "{key}: only engine {:?} takes a model, a temperature and simulations (engine = {engine:?})",
                 PlayerEngine::Net.name()
             )));
         }
@@ -321,15 +331,16 @@ fn net_bot(k: &Settings, engine: &str, given: Vec<(String, Setting)>) -> PyResul
     };
     if let Some((key, _)) = given
         .iter()
-        .find(|(key, _)| !matches!(key.as_str(), "model" | "temperature" | "seed"))
+        .find(|(key, _)| !matches!(key.as_str(), "model" | "temperature" | "simulations" | "seed"))
     {
         return Err(PyValueError::new_err(format!(
-            "{key}: engine \"net\" takes model, temperature and seed (it does not search)"
+            "{key}: engine \"net\" takes model, temperature, simulations and seed (no other search settings)"
         )));
     }
     let file = net::Model::load(std::path::Path::new(model)).map_err(args::value_error)?;
-    let policy =
-        NetPolicy::new(std::sync::Arc::new(file), model, k.temperature.unwrap_or(0.0)).map_err(args::value_error)?;
+    let policy = NetPolicy::new(std::sync::Arc::new(file), model, k.temperature.unwrap_or(0.0))
+        .and_then(|p| p.with_simulations(k.simulations.unwrap_or(0)))
+        .map_err(args::value_error)?;
     Ok(Bot {
         player: Player::Net(policy),
         opponent: FullTarget::Searcher,

@@ -119,8 +119,17 @@ def test_the_net_engine_plays_checks_its_game_and_refuses_bad_settings(tmp_path)
         play(greedy, "team")
     with pytest.raises(ValueError, match="needs model"):
         muggins.Bot("net")
-    with pytest.raises(ValueError, match="budget: engine \"net\" takes model, temperature and seed"):
+    with pytest.raises(ValueError, match="budget: engine \"net\" takes model, temperature, simulations and seed"):
         muggins.Bot("net", model=str(path), budget=100)
+    with pytest.raises(ValueError, match="simulations = 2000000"):
+        muggins.Bot("net", model=str(path), simulations=2_000_000)
+    with pytest.raises(ValueError, match="only engine \"net\" takes a model, a temperature and simulations"):
+        muggins.Bot("ismcts", simulations=10)
+    # A search guided by the network: a legal play, the same for a seed
+    # and after pickling.
+    guided = muggins.Bot("net", model=str(path), simulations=50, seed=3)
+    assert "50 guided simulations" in guided.name()
+    assert play(guided) == play(pickle.loads(pickle.dumps(guided)))
     with pytest.raises(ValueError, match="temperature = -1"):
         muggins.Bot("net", model=str(path), temperature=-1.0)
     with pytest.raises(ValueError, match="only engine \"net\" takes a model"):

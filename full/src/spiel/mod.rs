@@ -10,6 +10,7 @@ mod any;
 mod encode;
 mod error;
 mod fives;
+mod guided;
 mod open;
 mod past;
 mod policy;
@@ -20,8 +21,9 @@ pub use any::SpielState;
 pub use encode::{ENCODING_VERSION, Encoding};
 pub use error::SpielError;
 pub use fives::{Event, FivesState};
+pub use guided::{GuidedTree, PUCT, guided_decide};
 pub use open::OpenSpielState;
-pub use policy::{MAX_TEMPERATURE, NetPolicy, NetSeats, PolicyError};
+pub use policy::{MAX_SIMULATIONS, MAX_TEMPERATURE, NetPolicy, NetSeats, PolicyError};
 
 /// OpenSpiel's player id of a chance node.
 pub const CHANCE: i64 = -1;

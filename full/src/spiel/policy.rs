@@ -22,8 +22,13 @@ pub struct NetPolicy {
     model: Arc<net::Model>,
     encoding: Encoding,
     temperature: f64,
+    /// Guided simulations a decision (0: the policy alone).
+    simulations: u32,
     path: String,
 }
+
+/// The most guided simulations a decision may take.
+pub const MAX_SIMULATIONS: u32 = 1_000_000;
 
 /// The most a temperature may be (beyond it the draw is all but uniform).
 pub const MAX_TEMPERATURE: f64 = 100.0;
@@ -33,6 +38,7 @@ struct Buffers {
     obs: Vec<f32>,
     logits: Vec<f32>,
     scratch: net::Scratch,
+    tree: super::GuidedTree,
 }
 
 thread_local! {
@@ -42,6 +48,13 @@ thread_local! {
 /// Why a network's policy was refused or could not decide.
 #[derive(Clone, Debug, PartialEq, thiserror::Error)]
 pub enum PolicyError {
+    /// Guided simulations out of range.
+    #[error("simulations = {0}: 0 (the policy alone) to {MAX_SIMULATIONS}")]
+    Simulations(u64),
+    /// A guided search that could not draw a world (a bug, or a state
+    /// the network's seat could not have seen).
+    #[error("a guided search: {0}")]
+    Search(String),
     /// A temperature out of range.
     #[error("temperature = {0}: 0 (the highest logit) to {MAX_TEMPERATURE}")]
     Temperature(f64),
@@ -88,8 +101,26 @@ impl NetPolicy {
             model,
             encoding,
             temperature,
+            simulations: 0,
             path: path.to_string(),
         })
+    }
+
+    /// The same network deciding by `simulations` guided simulations
+    /// ([`super::guided_decide`]: PUCT over its policy, its value at the
+    /// leaves), 0 for the policy alone; a searched decision takes the most
+    /// visited play (the temperature is not used).
+    pub fn with_simulations(mut self, simulations: u64) -> Result<NetPolicy, PolicyError> {
+        if simulations > MAX_SIMULATIONS as u64 {
+            return Err(PolicyError::Simulations(simulations));
+        }
+        self.simulations = simulations as u32;
+        Ok(self)
+    }
+
+    /// Guided simulations a decision (0: the policy alone).
+    pub fn simulations(&self) -> u32 {
+        self.simulations
     }
 
     /// The model.
@@ -102,7 +133,9 @@ impl NetPolicy {
         let file = Path::new(&self.path)
             .file_name()
             .map_or(self.path.clone(), |f| f.to_string_lossy().into_owned());
-        let play = if self.temperature == 0.0 {
+        let play = if self.simulations > 0 {
+            format!("{} guided simulations", self.simulations)
+        } else if self.temperature == 0.0 {
             "greedy".to_string()
         } else {
             format!("temperature {}", self.temperature)
@@ -144,6 +177,18 @@ impl NetPolicy {
                     path: self.path.clone(),
                     why: "not for this game".into(),
                 }));
+            }
+            if self.simulations > 0 {
+                return super::guided_decide(
+                    &mut b.tree,
+                    &self.model,
+                    self.encoding,
+                    state,
+                    player,
+                    self.simulations,
+                    rng,
+                )
+                .map_err(|e| PolicyError::Search(e.to_string()));
             }
             b.logits.resize(meta.actions, 0.0);
             let mut value = [0.0f32];

@@ -10,6 +10,7 @@ mod eval_leaf;
 mod external;
 mod fives;
 mod game;
+mod guided;
 mod open_ismcts;
 mod predict;
 mod thesis;

@@ -150,12 +150,18 @@ impl Pool {
             .map(|a| match &a.play {
                 AgentPlay::Strategy(t) => format!("{{\"name\":{},\"strategy\":{}}}", text(&a.name), text(t.name())),
                 AgentPlay::External(e) => e.canonical(&a.name),
+                // `simulations` only when set: specs without it keep their ids.
                 AgentPlay::Net(n) => format!(
-                    "{{\"name\":{},\"engine\":{},\"model_sha256\":{},\"temperature\":{}}}",
+                    "{{\"name\":{},\"engine\":{},\"model_sha256\":{},\"temperature\":{}{}}}",
                     text(&a.name),
                     text(engine::PlayerEngine::Net.name()),
                     text(&n.sha256),
-                    n.temperature
+                    n.temperature,
+                    if n.simulations > 0 {
+                        format!(",\"simulations\":{}", n.simulations)
+                    } else {
+                        String::new()
+                    }
                 ),
                 &AgentPlay::Search(AgentSearch {
                     settings: s,

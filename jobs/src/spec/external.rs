@@ -240,8 +240,9 @@ impl ExternalAgent {
 }
 
 /// `[agents.NAME] engine = "net"`: the model file `net` (read now, its
-/// hash in the spec's id; the game is checked with the rules) and its
-/// `temperature`; no search settings.
+/// hash in the spec's id; the game is checked with the rules), its
+/// `temperature`, and `simulations` (guided by the network, 0: none); no
+/// other search settings.
 pub(super) fn net_agent(name: &str, t: &mut Table) -> Result<crate::nets::NetAgent, SpecError> {
     let p = format!("agents.{name}");
     let key = |k: &str| format!("{p}.{k}");
@@ -267,13 +268,31 @@ pub(super) fn net_agent(name: &str, t: &mut Table) -> Result<crate::nets::NetAge
             }
         },
     };
+    let simulations = match t.remove("simulations") {
+        None => 0,
+        Some(v) => match v.as_integer() {
+            Some(n) if (0..=full::spiel::MAX_SIMULATIONS as i64).contains(&n) => n as u64,
+            _ => {
+                return Err(bad(
+                    &key("simulations"),
+                    v,
+                    format!(
+                        "an integer, 0 (the policy alone) to {} (guided simulations a decision)",
+                        full::spiel::MAX_SIMULATIONS
+                    ),
+                ));
+            }
+        },
+    };
     if let Some(k) = t.keys().find(|k| *k != "engine") {
         return Err(bad(
             &key(k),
             &t[k.as_str()],
-            "engine = \"net\" takes net (a model file) and temperature; it does not search",
+            "engine = \"net\" takes net (a model file), temperature and simulations; no other search settings",
         ));
     }
     t.remove("engine");
-    crate::nets::read(&path, temperature).map_err(|why| bad(&key("net"), format!("\"{path}\""), why.to_string()))
+    crate::nets::read(&path, temperature)
+        .and_then(|a| a.with_simulations(simulations))
+        .map_err(|why| bad(&key("net"), format!("\"{path}\""), why.to_string()))
 }

@@ -194,6 +194,7 @@ pub(super) const AGENT_KEYS: &[&str] = &[
     "adaptive",
     "net",
     "temperature",
+    "simulations",
 ];
 
 /// The keys `[search]` of an All-Fives spec takes.

@@ -86,6 +86,36 @@ fn a_temperature_draws_from_a_stream_of_the_game_and_changes_the_id() {
 }
 
 #[test]
+fn guided_simulations_search_repeatably_change_the_id_and_are_checked() {
+    let greedy = Spec::from_toml(&spec("")).unwrap();
+    let guided = Spec::from_toml(&spec("simulations = 64")).unwrap();
+    assert_ne!(greedy.id(), guided.id());
+    assert!(guided.canonical_json().contains("\"simulations\":64"));
+    // Without the key the canonical form has none: older specs keep their ids.
+    assert!(!greedy.canonical_json().contains("simulations"));
+    let AgentPlay::Net(n) = &guided.pool.as_ref().unwrap().agents[0].play else {
+        panic!("a net agent")
+    };
+    assert_eq!((n.simulations, n.policy.simulations()), (64, 64));
+    let rows = untimed(run_all(&guided));
+    assert_eq!(rows.len() as u64, guided.games());
+    assert_eq!(rows, untimed(crate::run_all_on(&guided, 1)));
+    let err = |toml: String| Spec::from_toml(&toml).unwrap_err().to_string();
+    for bad in [
+        "simulations = -1",
+        "simulations = 2000000",
+        "simulations = 1.5",
+        "simulations = \"many\"",
+    ] {
+        let e = err(spec(bad));
+        assert!(
+            e.contains("agents.policy.simulations") && e.contains("guided simulations"),
+            "{bad}: {e}"
+        );
+    }
+}
+
+#[test]
 fn a_network_that_cannot_play_is_refused_naming_the_key() {
     let err = |toml: String| Spec::from_toml(&toml).unwrap_err().to_string();
     let e = err(spec("").replace(&format!("net = \"{MODEL}\""), ""));
@@ -99,7 +129,7 @@ fn a_network_that_cannot_play_is_refused_naming_the_key() {
     assert!(e.contains("agents.policy.temperature") && e.contains("1000"), "{e}");
     let e = err(spec("budget = 100"));
     assert!(
-        e.contains("agents.policy.budget") && e.contains("does not search"),
+        e.contains("agents.policy.budget") && e.contains("no other search settings"),
         "{e}"
     );
     let e = err(spec("").replace("preset = \"block\"", "preset = \"team\""));

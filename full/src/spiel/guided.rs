@@ -1,0 +1,215 @@
+//! A network guiding a search: single-observer ISMCTS (as `ismcts.rs`)
+//! whose tree is steered by the network's policy (PUCT, AlphaZero's rule)
+//! and whose leaves are the network's value instead of a playout.
+//!
+//! Each simulation draws a world the deciding seat cannot tell from the
+//! true one (`SpielState::resample`: the constraints belief), descends the
+//! seat's tree of information sets through the plays legal in that world
+//! (an edge is an action id, whoever plays it; chance is part of the world),
+//! and at the first node not yet expanded asks the network for the mover's
+//! policy and value in that world: the logits are kept at the node, its
+//! value (the mover's scaled outcome, as training taught it) backed up from
+//! the deciding side's point of view. An end of the game backs up its
+//! returns over the game's largest. At a node, a play's prior is the
+//! softmax of the kept logits over the plays legal in the current world;
+//! the score is Q + c * P * sqrt(N) / (1 + n), Q the mean backed-up value
+//! from the mover's side (0 before its first visit), N the visits of the
+//! node's plays legal now. The play chosen is the root's most visited, ties
+//! to the lowest id. A pure function of the model, the state, the seat's
+//! view and the stream (the forward pass has the same bits everywhere).
+
+use rand_core::RngCore;
+
+use super::{CHANCE, Encoding, SpielState};
+
+/// AlphaZero's exploration constant, on values in [-1, 1].
+pub const PUCT: f64 = 1.5;
+
+const NONE: u32 = u32::MAX;
+
+#[derive(Clone, Copy, Debug)]
+struct Node {
+    /// The action id into this node.
+    action: u32,
+    first_child: u32,
+    next_sibling: u32,
+    visits: u32,
+    /// The values backed up through it, from the deciding side's view.
+    total: f64,
+    /// Where its logits start in the arena, once expanded.
+    logits: u32,
+}
+
+/// A guided search's storage, kept between decisions (its room too).
+#[derive(Debug, Default)]
+pub struct GuidedTree {
+    nodes: Vec<Node>,
+    logits: Vec<f32>,
+    path: Vec<u32>,
+    obs: Vec<f32>,
+    value: [f32; 1],
+    scratch: net::Scratch,
+}
+
+impl GuidedTree {
+    fn reset(&mut self) {
+        self.nodes.clear();
+        self.logits.clear();
+        self.nodes.push(Node {
+            action: NONE,
+            first_child: NONE,
+            next_sibling: NONE,
+            visits: 0,
+            total: 0.0,
+            logits: NONE,
+        });
+    }
+
+    fn child(&self, node: u32, action: u32) -> Option<u32> {
+        let mut c = self.nodes[node as usize].first_child;
+        while c != NONE {
+            if self.nodes[c as usize].action == action {
+                return Some(c);
+            }
+            c = self.nodes[c as usize].next_sibling;
+        }
+        None
+    }
+
+    fn add(&mut self, parent: u32, action: u32) -> u32 {
+        let id = self.nodes.len() as u32;
+        let sibling = self.nodes[parent as usize].first_child;
+        self.nodes[parent as usize].first_child = id;
+        self.nodes.push(Node {
+            action,
+            first_child: NONE,
+            next_sibling: sibling,
+            visits: 0,
+            total: 0.0,
+            logits: NONE,
+        });
+        id
+    }
+
+    /// The network's logits and value for the mover of `world` (its own
+    /// view of that world), the logits kept for `node`; returns the value.
+    fn expand(&mut self, model: &net::Model, encoding: Encoding, world: &SpielState, mover: u8, node: u32) -> f32 {
+        world.encode(mover, encoding, &mut self.obs);
+        let a = model.meta.actions;
+        let at = self.logits.len();
+        self.logits.resize(at + a, 0.0);
+        model
+            .mlp
+            .forward(&self.obs, 1, &mut self.logits[at..], &mut self.value, &mut self.scratch);
+        self.nodes[node as usize].logits = at as u32;
+        self.value[0]
+    }
+
+    /// PUCT's choice among the plays `legal` at the expanded `node`, whose
+    /// mover is on the deciding side when `ours`.
+    fn select(&mut self, node: u32, legal: &[u32], ours: bool) -> u32 {
+        let at = self.nodes[node as usize].logits as usize;
+        let logit = |a: u32| self.logits[at + a as usize] as f64;
+        let top = legal.iter().map(|&a| logit(a)).fold(f64::NEG_INFINITY, f64::max);
+        let mass: f64 = legal.iter().map(|&a| (logit(a) - top).exp()).sum();
+        let visits = |a: u32| self.child(node, a).map_or(0, |c| self.nodes[c as usize].visits);
+        let n: u32 = legal.iter().map(|&a| visits(a)).sum();
+        let root_n = (n.max(1) as f64).sqrt();
+        let mut best = (f64::NEG_INFINITY, legal[0]);
+        for &a in legal {
+            let prior = (logit(a) - top).exp() / mass;
+            let (q, k) = match self.child(node, a) {
+                Some(c) if self.nodes[c as usize].visits > 0 => {
+                    let c = &self.nodes[c as usize];
+                    let q = c.total / c.visits as f64;
+                    (if ours { q } else { -q }, c.visits)
+                }
+                _ => (0.0, 0),
+            };
+            let score = q + PUCT * prior * root_n / (1.0 + k as f64);
+            if score > best.0 {
+                best = (score, a);
+            }
+        }
+        let a = best.1;
+        self.child(node, a).unwrap_or_else(|| self.add(node, a))
+    }
+
+    /// The root's most visited play among `legal`, ties to the lowest id.
+    fn most_visited(&self, legal: &[u32]) -> u32 {
+        let mut best = (0u32, legal[0]);
+        for &a in legal {
+            let v = self.child(0, a).map_or(0, |c| self.nodes[c as usize].visits);
+            if v > best.0 || (v == best.0 && a < best.1 && v > 0) {
+                best = (v, a);
+            }
+        }
+        best.1
+    }
+
+    /// The root's visits of each play in `legal` (the search's policy).
+    pub fn root_visits(&self, legal: &[u32], out: &mut Vec<u32>) {
+        out.clear();
+        out.extend(
+            legal
+                .iter()
+                .map(|&a| self.child(0, a).map_or(0, |c| self.nodes[c as usize].visits)),
+        );
+    }
+}
+
+/// The action id `player` (the seat to act in `state`) plays after
+/// `simulations` guided simulations of `model` (checked against the game
+/// by the caller) read through `encoding`.
+pub fn guided_decide(
+    tree: &mut GuidedTree,
+    model: &net::Model,
+    encoding: Encoding,
+    state: &SpielState,
+    player: u8,
+    simulations: u32,
+    rng: &mut impl RngCore,
+) -> Result<u32, super::SpielError> {
+    let rules = state.rules().clone();
+    let side = rules.side(player);
+    let scale = state.max_utility().max(f64::MIN_POSITIVE);
+    let mut ids = [0u32; 128];
+    let n = state.legal_ids(&mut ids);
+    let root_legal: Vec<u32> = ids[..n].to_vec();
+    tree.reset();
+    // The root's policy is the seat's own view, the same in every world.
+    tree.expand(model, encoding, state, player, 0);
+    for _ in 0..simulations.max(1) {
+        let mut world = state.resample(player, rng)?;
+        tree.path.clear();
+        tree.path.push(0);
+        let mut node = 0u32;
+        let value = loop {
+            let mover = world.current_player();
+            if mover == CHANCE {
+                world.apply_chance(rng)?;
+                continue;
+            }
+            if world.is_terminal() {
+                break world.returns()[player as usize] / scale;
+            }
+            let mover = mover as u8;
+            let ours = rules.side(mover) == side;
+            if tree.nodes[node as usize].logits == NONE {
+                let v = tree.expand(model, encoding, &world, mover, node) as f64;
+                break if ours { v } else { -v };
+            }
+            let k = world.legal_ids(&mut ids);
+            let child = tree.select(node, &ids[..k], ours);
+            world.apply(tree.nodes[child as usize].action)?;
+            tree.path.push(child);
+            node = child;
+        };
+        for &p in &tree.path {
+            let n = &mut tree.nodes[p as usize];
+            n.visits += 1;
+            n.total += value;
+        }
+    }
+    Ok(tree.most_visited(&root_legal))
+}

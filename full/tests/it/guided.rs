@@ -1,0 +1,96 @@
+//! The network-guided search (`full::spiel::guided_decide`, a net agent's
+//! `simulations`): on the shipped block and team networks, every decision
+//! is legal, the root's visits add up to the simulations, and a decision is
+//! a function of the model, the state, the seat's view and the stream.
+
+use std::path::Path;
+use std::sync::Arc;
+
+use full::spiel::{GuidedTree, NetPolicy, PolicyError, SpielState, guided_decide};
+use full::{FullRules, Preset};
+use rand_chacha::ChaCha20Rng;
+use rand_core::SeedableRng;
+
+fn model(file: &str) -> Arc<net::Model> {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../models").join(file);
+    Arc::new(net::Model::load(&path).expect("a shipped model"))
+}
+
+/// A hand dealt from `seed`, then `plays` random plays.
+fn state(rules: &FullRules, seed: u64, plays: usize) -> SpielState {
+    let mut rng = ChaCha20Rng::seed_from_u64(seed);
+    let mut s = SpielState::new(rules.clone(), 0);
+    while s.current_player() == full::spiel::CHANCE {
+        s.apply_chance(&mut rng).unwrap();
+    }
+    for _ in 0..plays {
+        if s.is_terminal() {
+            break;
+        }
+        let legal = s.legal_actions();
+        s.apply(legal[engine::seed::below_u32(&mut rng, legal.len() as u32) as usize])
+            .unwrap();
+    }
+    s
+}
+
+#[test]
+fn guided_decisions_are_legal_visit_counted_and_repeatable() {
+    for (preset, file) in [
+        (Preset::Block, "train-block.safetensors"),
+        (Preset::Team, "train-team.safetensors"),
+    ] {
+        let rules = FullRules::preset(preset);
+        let m = model(file);
+        let encoding = m.meta.encoding.parse().unwrap();
+        let mut tree = GuidedTree::default();
+        let mut visits = Vec::new();
+        for (k, plays) in [0usize, 3, 6, 9].into_iter().enumerate() {
+            let s = state(&rules, 40 + k as u64, plays);
+            if s.is_terminal() {
+                continue;
+            }
+            let p = s.current_player() as u8;
+            let legal = s.legal_actions();
+            let decide = |tree: &mut GuidedTree, seed: u64| {
+                let mut rng = ChaCha20Rng::seed_from_u64(seed);
+                guided_decide(tree, &m, encoding, &s, p, 200, &mut rng).unwrap()
+            };
+            let a = decide(&mut tree, 7);
+            assert!(legal.contains(&a), "{preset:?}: {a} is not among {legal:?}");
+            tree.root_visits(&legal, &mut visits);
+            if legal.len() > 1 {
+                assert_eq!(
+                    visits.iter().sum::<u32>(),
+                    200,
+                    "{preset:?}: every simulation passes a root play"
+                );
+                let most = *visits.iter().max().unwrap();
+                assert_eq!(visits[legal.iter().position(|&x| x == a).unwrap()], most);
+            }
+            // The same stream, a tree that held another search: the same play.
+            let _ = decide(&mut tree, 8);
+            assert_eq!(decide(&mut tree, 7), a);
+        }
+    }
+}
+
+#[test]
+fn a_net_policy_with_simulations_searches_and_refuses_too_many() {
+    let rules = FullRules::preset(Preset::Block);
+    let m = model("train-block.safetensors");
+    let plain = NetPolicy::new(m.clone(), "train-block.safetensors", 0.0).unwrap();
+    assert_eq!(
+        plain.clone().with_simulations(2_000_000).unwrap_err(),
+        PolicyError::Simulations(2_000_000)
+    );
+    let guided = plain.with_simulations(300).unwrap();
+    assert!(guided.name().contains("300 guided simulations"), "{}", guided.name());
+    let s = state(&rules, 5, 2);
+    let p = s.current_player() as u8;
+    let mut a = ChaCha20Rng::seed_from_u64(1);
+    let mut b = ChaCha20Rng::seed_from_u64(1);
+    let first = guided.decide(&s, p, &mut a).unwrap();
+    assert_eq!(guided.decide(&s, p, &mut b).unwrap(), first);
+    assert!(s.legal_actions().contains(&first));
+}
