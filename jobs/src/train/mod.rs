@@ -29,7 +29,7 @@ use serde::{Deserialize, Serialize};
 pub use fit::{FitReport, first_network};
 pub use play::{Player, pair, self_play};
 pub use rows::{TrainRow, read_train, train_parquet, train_schema};
-pub use spec::{Fixed, TrainSpec, TrainSpecError, is_train_spec};
+pub use spec::{Fixed, TrainSearch, TrainSpec, TrainSpecError, is_train_spec};
 
 use crate::files::{IoError, io};
 use crate::layout::{

@@ -13,7 +13,7 @@ use rand_chacha::ChaCha20Rng;
 use rand_chacha::rand_core::RngCore;
 
 use super::rows::TrainRow;
-use super::spec::{Fixed, TrainSpec};
+use super::spec::{Fixed, TrainSearch, TrainSpec};
 
 /// Who plays a side.
 #[derive(Clone, Copy, Debug)]
@@ -27,9 +27,8 @@ pub enum Player<'a> {
         encoding: Encoding,
         /// 0 for the highest logit.
         temperature: f64,
-        /// A share of its decisions searched instead, by ISMCTS: (share,
-        /// nodes a world, worlds).
-        search: Option<(f64, u32, u16)>,
+        /// A share of its decisions searched instead, and by what.
+        search: Option<(f64, TrainSearch)>,
     },
     /// A fixed strategy.
     Fixed(Fixed),
@@ -44,6 +43,8 @@ pub struct Buffers {
     probs: Vec<f32>,
     /// ISMCTS's tree, its room kept between decisions.
     tree: full::IsmctsTree,
+    /// The guided search's tree, likewise.
+    guided: full::spiel::GuidedTree,
 }
 
 impl Player<'_> {
@@ -90,7 +91,7 @@ impl Player<'_> {
                 // Drawn only when some decisions are searched, so a run
                 // without search draws what it always drew.
                 let searched = search.filter(|s| engine::seed::unit(rng) < s.0);
-                let action = if let Some((_, budget, worlds)) = searched {
+                let action = if let Some((_, TrainSearch::Ismcts { budget, worlds })) = searched {
                     ismcts(
                         state,
                         seat,
@@ -100,6 +101,8 @@ impl Player<'_> {
                         &mut b.tree,
                         Some(&mut b.probs),
                     )
+                } else if let Some((_, TrainSearch::Guided { simulations })) = searched {
+                    guided(state, seat, legal, (model, encoding, simulations), rng, b)
                 } else if temperature == 0.0 {
                     best
                 } else {
@@ -193,6 +196,27 @@ fn ismcts(
         }
     }
     id(list.as_slice()[index])
+}
+
+/// The play of `seat` by `simulations` of the search `model` guides (from
+/// the seat's view); the root's visits are written into `b.probs` as a
+/// distribution over `legal`.
+fn guided(
+    state: &SpielState,
+    seat: u8,
+    legal: &[u32],
+    (model, encoding, simulations): (&net::Model, Encoding, u32),
+    rng: &mut ChaCha20Rng,
+    b: &mut Buffers,
+) -> u32 {
+    let action = full::spiel::guided_decide(&mut b.guided, model, encoding, state, seat, simulations, rng)
+        .expect("the true state agrees with what the seat saw");
+    let mut counts = Vec::new();
+    b.guided.root_visits(legal, &mut counts);
+    let total = counts.iter().map(|&c| c as f64).sum::<f64>().max(1.0);
+    b.probs.clear();
+    b.probs.extend(counts.iter().map(|&c| (c as f64 / total) as f32));
+    action
 }
 
 /// A dealt game of `rules` (the deal drawn from `rng`).

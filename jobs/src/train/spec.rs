@@ -63,7 +63,8 @@ pub struct Train {
     /// `search` decides, and the row's target is its root's visits.
     #[serde(default, skip_serializing_if = "is_zero")]
     pub searched: f64,
-    /// The search of those decisions: `ismcts` or `ismcts:BUDGETxWORLDS`.
+    /// The search of those decisions: `ismcts`, `ismcts:BUDGETxWORLDS`, or
+    /// `guided:SIMULATIONS` (the network's own guided search).
     #[serde(default = "default_search", skip_serializing_if = "is_default_search")]
     pub search: String,
     /// The fit.
@@ -273,6 +274,55 @@ impl Fixed {
     }
 }
 
+/// The search of a training run's searched decisions.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TrainSearch {
+    /// muggins' ISMCTS from the seat's view.
+    Ismcts {
+        /// Nodes a world.
+        budget: u32,
+        /// Worlds a decision.
+        worlds: u16,
+    },
+    /// The network being trained guiding its own search
+    /// (`full::spiel::guided_decide`), AlphaZero's self-play target.
+    Guided {
+        /// Simulations a decision.
+        simulations: u32,
+    },
+}
+
+/// The prefix of a guided search in `train.search`.
+const GUIDED: &str = "guided:";
+
+impl TrainSearch {
+    fn parse(s: &str) -> Result<TrainSearch, TrainSpecError> {
+        const WANT: &str = "expected \"ismcts\", \"ismcts:BUDGETxWORLDS\" or \"guided:SIMULATIONS\"";
+        if let Some(n) = s.strip_prefix(GUIDED) {
+            let simulations = n
+                .parse::<u32>()
+                .ok()
+                .filter(|n| (1..=full::spiel::MAX_SIMULATIONS).contains(n))
+                .ok_or_else(|| {
+                    let why = format!(
+                        "guided:SIMULATIONS takes 1 to {} simulations",
+                        full::spiel::MAX_SIMULATIONS
+                    );
+                    TrainSpecError::field("train.search", s, &why)
+                })?;
+            return Ok(TrainSearch::Guided { simulations });
+        }
+        match Fixed::parse("train.search", s) {
+            Ok(Fixed::Ismcts { budget, worlds }) => Ok(TrainSearch::Ismcts { budget, worlds }),
+            Ok(_) => Err(TrainSpecError::field("train.search", s, WANT)),
+            Err(TrainSpecError::Field { why, .. }) if why.starts_with("expected") => {
+                Err(TrainSpecError::field("train.search", s, WANT))
+            }
+            Err(e) => Err(e),
+        }
+    }
+}
+
 /// Why a training spec was refused.
 #[derive(Debug, thiserror::Error)]
 pub enum TrainSpecError {
@@ -389,13 +439,7 @@ impl TrainSpec {
         if !(0.0..=1.0).contains(&t.searched) {
             return Err(TrainSpecError::field("train.searched", t.searched, "0 to 1"));
         }
-        if !matches!(Fixed::parse("train.search", &t.search)?, Fixed::Ismcts { .. }) {
-            return Err(TrainSpecError::field(
-                "train.search",
-                &t.search,
-                "\"ismcts\" or \"ismcts:BUDGETxWORLDS\"",
-            ));
-        }
+        TrainSearch::parse(&t.search)?;
         self.check_fit_gate_eval()
     }
 
@@ -486,14 +530,11 @@ impl TrainSpec {
         p.iter().map(|s| Fixed::parse("", s).expect("checked")).collect()
     }
 
-    /// The searched share's search: (share, nodes a world, worlds), or
-    /// `None` when no decision is searched.
-    pub fn search(&self) -> Option<(f64, u32, u16)> {
+    /// The searched share and its search, or `None` when no decision is
+    /// searched.
+    pub fn search(&self) -> Option<(f64, TrainSearch)> {
         let t = &self.train;
-        match Fixed::parse("", &t.search).expect("checked") {
-            Fixed::Ismcts { budget, worlds } if t.searched > 0.0 => Some((t.searched, budget, worlds)),
-            _ => None,
-        }
+        (t.searched > 0.0).then(|| (t.searched, TrainSearch::parse(&t.search).expect("checked")))
     }
 
     /// The evaluation's anchors.

@@ -6,7 +6,7 @@ use std::path::Path;
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, Ordering};
 
-use jobs::train::{Summary, TrainSpec, TrainSpecError, Trainer, read_train};
+use jobs::train::{Summary, TrainSearch, TrainSpec, TrainSpecError, Trainer, read_train};
 
 const TINY: &str = r#"
 name = "tiny"
@@ -114,6 +114,21 @@ fn refusals_name_the_field_and_the_value() {
             "\"ismcts:200x4\"",
             "\"ismcts:200\"",
             "train.eval.anchors = ismcts:200: ismcts:BUDGETxWORLDS",
+        ),
+        (
+            "population_share = 0.5",
+            "population_share = 0.5\nsearch = \"guided:0\"",
+            "train.search = guided:0: guided:SIMULATIONS takes 1 to 1000000",
+        ),
+        (
+            "population_share = 0.5",
+            "population_share = 0.5\nsearch = \"random\"",
+            "train.search = random: expected \"ismcts\", \"ismcts:BUDGETxWORLDS\" or \"guided:SIMULATIONS\"",
+        ),
+        (
+            "population_share = 0.5",
+            "population_share = 0.5\nsearch = \"mcts\"",
+            "train.search = mcts: expected \"ismcts\", \"ismcts:BUDGETxWORLDS\" or \"guided:SIMULATIONS\"",
         ),
         ("name = \"tiny\"", "name = \"../up\"", "name = \"../up\""),
         ("games = 240", "games = 240\ngamez = 3", "unknown field `gamez`"),
@@ -243,39 +258,46 @@ fn the_shipped_networks_name_the_shipped_specs_that_made_them() {
     }
 }
 
-/// A searched share: those rows' policy is the search's visits (a
-/// distribution over the legal actions, the played one among the most
-/// visited), the others the network's draw; the run stays deterministic.
+/// A searched share, by muggins' ISMCTS or by the network's own guided
+/// search: those rows' policy is the search's visits (a distribution over
+/// the legal actions, the played one among the most visited), the others
+/// the network's draw; the run stays deterministic.
 #[test]
 fn searched_decisions_write_the_search_s_visits() {
-    let text = TINY.replacen(
-        "population_share = 0.5",
-        "population_share = 0.5\nsearched = 0.3\nsearch = \"ismcts:100x2\"",
-        1,
-    );
-    let spec = TrainSpec::from_toml(&text).unwrap();
-    assert_eq!(spec.search(), Some((0.3, 100, 2)));
-    assert_ne!(spec.id(), TrainSpec::from_toml(TINY).unwrap().id());
-    let dir = tempfile::tempdir().unwrap();
-    let summary = train(&spec, dir.path(), 2, None).unwrap();
-    let rows = read_train(&dir.path().join("gen-001/selfplay/part-00000.parquet")).unwrap();
-    let searched: Vec<_> = rows.iter().filter(|r| r.searched).collect();
-    assert!(
-        searched.len() * 5 > rows.len() && searched.len() * 2 < rows.len(),
-        "{} of {} searched",
-        searched.len(),
-        rows.len()
-    );
-    for r in searched {
-        let mass: f32 = r.policy.iter().sum();
-        assert!((mass - 1.0).abs() < 1e-4, "{:?}", r.policy);
-        let k = r.legal.iter().position(|&l| l == r.action).unwrap();
-        let top = r.policy.iter().copied().fold(0.0, f32::max);
-        assert_eq!(r.policy[k], top, "the search plays its most visited: {r:?}");
+    for (search, want) in [
+        ("ismcts:100x2", TrainSearch::Ismcts { budget: 100, worlds: 2 }),
+        ("guided:50", TrainSearch::Guided { simulations: 50 }),
+    ] {
+        let text = TINY.replacen(
+            "population_share = 0.5",
+            &format!("population_share = 0.5\nsearched = 0.3\nsearch = \"{search}\""),
+            1,
+        );
+        let spec = TrainSpec::from_toml(&text).unwrap();
+        assert_eq!(spec.search(), Some((0.3, want)));
+        assert_ne!(spec.id(), TrainSpec::from_toml(TINY).unwrap().id());
+        let dir = tempfile::tempdir().unwrap();
+        let summary = train(&spec, dir.path(), 2, None).unwrap();
+        let rows = read_train(&dir.path().join("gen-001/selfplay/part-00000.parquet")).unwrap();
+        let searched: Vec<_> = rows.iter().filter(|r| r.searched).collect();
+        assert!(
+            searched.len() * 5 > rows.len() && searched.len() * 2 < rows.len(),
+            "{search}: {} of {} searched",
+            searched.len(),
+            rows.len()
+        );
+        for r in searched {
+            let mass: f32 = r.policy.iter().sum();
+            assert!((mass - 1.0).abs() < 1e-4, "{search}: {:?}", r.policy);
+            let k = r.legal.iter().position(|&l| l == r.action).unwrap();
+            let top = r.policy.iter().copied().fold(0.0, f32::max);
+            assert_eq!(r.policy[k], top, "{search}: the search plays its most visited: {r:?}");
+        }
+        let again = tempfile::tempdir().unwrap();
+        assert_eq!(
+            decided(&train(&spec, again.path(), 1, None).unwrap()),
+            decided(&summary),
+            "{search}"
+        );
     }
-    let again = tempfile::tempdir().unwrap();
-    assert_eq!(
-        decided(&train(&spec, again.path(), 1, None).unwrap()),
-        decided(&summary)
-    );
 }
