@@ -15,8 +15,10 @@
 //! the score is Q + c * P * sqrt(N) / (1 + n), Q the mean backed-up value
 //! from the mover's side (0 before its first visit), N the visits of the
 //! node's plays legal now. The play chosen is the root's most visited, ties
-//! to the lowest id. A pure function of the model, the state, the seat's
-//! view and the stream (the forward pass has the same bits everywhere).
+//! to the lowest id. With [`RootNoise`] (self-play's exploration,
+//! AlphaZero's), the root's priors are mixed with a draw from a symmetric
+//! Dirichlet. A pure function of the model, the state, the seat's view and
+//! the stream (the forward pass has the same bits everywhere).
 
 use rand_core::RngCore;
 
@@ -24,6 +26,55 @@ use super::{CHANCE, Encoding, SpielState};
 
 /// AlphaZero's exploration constant, on values in [-1, 1].
 pub const PUCT: f64 = 1.5;
+
+/// Dirichlet noise at the root: the priors become (1 - share) P + share
+/// eta, eta drawn from Dir(alpha, ..., alpha) over the root's plays.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct RootNoise {
+    /// The Dirichlet's concentration (AlphaZero: 0.3 in chess).
+    pub alpha: f64,
+    /// The noise's share of the prior (AlphaZero: 0.25).
+    pub share: f64,
+}
+
+/// AlphaZero's root noise for chess: Dir(0.3), a quarter of the prior.
+pub const ALPHAZERO_NOISE: RootNoise = RootNoise {
+    alpha: 0.3,
+    share: 0.25,
+};
+
+/// How a guided decision searches.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Guided {
+    /// Simulations a decision (at least 1).
+    pub simulations: u32,
+    /// Noise at the root, for self-play; `None` when playing to win.
+    pub noise: Option<RootNoise>,
+}
+
+/// A draw from Gamma(`shape`, 1) (Marsaglia and Tsang 2000; below shape 1,
+/// Gamma(shape + 1) times U^(1/shape)), the normals by Box-Muller; from
+/// `engine::seed::unit` alone, so the draws are the same on any machine.
+fn gamma(shape: f64, rng: &mut impl RngCore) -> f64 {
+    if shape < 1.0 {
+        let u = engine::seed::unit(rng).max(f64::MIN_POSITIVE);
+        return gamma(shape + 1.0, rng) * u.powf(1.0 / shape);
+    }
+    let d = shape - 1.0 / 3.0;
+    let c = 1.0 / (9.0 * d).sqrt();
+    loop {
+        let (u1, u2) = (engine::seed::unit(rng).max(f64::MIN_POSITIVE), engine::seed::unit(rng));
+        let x = (-2.0 * u1.ln()).sqrt() * (std::f64::consts::TAU * u2).cos();
+        let v = (1.0 + c * x).powi(3);
+        if v <= 0.0 {
+            continue;
+        }
+        let u = engine::seed::unit(rng).max(f64::MIN_POSITIVE);
+        if u.ln() < 0.5 * x * x + d - d * v + d * v.ln() {
+            return d * v;
+        }
+    }
+}
 
 const NONE: u32 = u32::MAX;
 
@@ -49,6 +100,9 @@ pub struct GuidedTree {
     obs: Vec<f32>,
     value: [f32; 1],
     scratch: net::Scratch,
+    /// The root's noise (action id, eta) and its share, when drawn.
+    noise: Vec<(u32, f64)>,
+    share: f64,
 }
 
 impl GuidedTree {
@@ -116,8 +170,13 @@ impl GuidedTree {
         let n: u32 = legal.iter().map(|&a| visits(a)).sum();
         let root_n = (n.max(1) as f64).sqrt();
         let mut best = (f64::NEG_INFINITY, legal[0]);
+        let noisy = node == 0 && !self.noise.is_empty();
         for &a in legal {
-            let prior = (logit(a) - top).exp() / mass;
+            let mut prior = (logit(a) - top).exp() / mass;
+            if noisy {
+                let eta = self.noise.iter().find(|&&(b, _)| b == a).map_or(0.0, |&(_, e)| e);
+                prior = (1.0 - self.share) * prior + self.share * eta;
+            }
             let (q, k) = match self.child(node, a) {
                 Some(c) if self.nodes[c as usize].visits > 0 => {
                     let c = &self.nodes[c as usize];
@@ -159,15 +218,15 @@ impl GuidedTree {
 }
 
 /// The action id `player` (the seat to act in `state`) plays after
-/// `simulations` guided simulations of `model` (checked against the game
-/// by the caller) read through `encoding`.
+/// `how.simulations` guided simulations of `model` (checked against the
+/// game by the caller) read through `encoding`.
 pub fn guided_decide(
     tree: &mut GuidedTree,
     model: &net::Model,
     encoding: Encoding,
     state: &SpielState,
     player: u8,
-    simulations: u32,
+    how: Guided,
     rng: &mut impl RngCore,
 ) -> Result<u32, super::SpielError> {
     let rules = state.rules().clone();
@@ -179,7 +238,15 @@ pub fn guided_decide(
     tree.reset();
     // The root's policy is the seat's own view, the same in every world.
     tree.expand(model, encoding, state, player, 0);
-    for _ in 0..simulations.max(1) {
+    tree.noise.clear();
+    if let Some(noise) = how.noise {
+        tree.share = noise.share;
+        tree.noise
+            .extend(root_legal.iter().map(|&a| (a, gamma(noise.alpha, rng))));
+        let total: f64 = tree.noise.iter().map(|&(_, g)| g).sum::<f64>().max(f64::MIN_POSITIVE);
+        tree.noise.iter_mut().for_each(|(_, g)| *g /= total);
+    }
+    for _ in 0..how.simulations.max(1) {
         let mut world = state.resample(player, rng)?;
         tree.path.clear();
         tree.path.push(0);
@@ -212,4 +279,28 @@ pub fn guided_decide(
         }
     }
     Ok(tree.most_visited(&root_legal))
+}
+
+#[cfg(test)]
+mod tests {
+    use rand_chacha::ChaCha20Rng;
+    use rand_core::SeedableRng;
+
+    /// Gamma(k, 1) has mean k and variance k: 40,000 draws within four
+    /// standard errors of both, on either side of shape 1.
+    #[test]
+    fn gamma_draws_have_the_shapes_mean_and_variance() {
+        let mut rng = ChaCha20Rng::seed_from_u64(3);
+        for k in [0.3, 1.0, 2.5] {
+            let n = 40_000;
+            let x: Vec<f64> = (0..n).map(|_| super::gamma(k, &mut rng)).collect();
+            let mean = x.iter().sum::<f64>() / n as f64;
+            let var = x.iter().map(|v| (v - mean).powi(2)).sum::<f64>() / (n - 1) as f64;
+            assert!(x.iter().all(|&v| v >= 0.0 && v.is_finite()));
+            assert!((mean - k).abs() < 4.0 * (k / n as f64).sqrt(), "shape {k}: mean {mean}");
+            // The variance's standard error: sqrt((m4 - k^2) / n), m4 = 3k^2 + 6k for Gamma(k).
+            let se = ((3.0 * k * k + 6.0 * k - k * k) / n as f64).sqrt();
+            assert!((var - k).abs() < 4.0 * se, "shape {k}: variance {var}");
+        }
+    }
 }

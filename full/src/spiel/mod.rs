@@ -21,7 +21,7 @@ pub use any::SpielState;
 pub use encode::{ENCODING_VERSION, Encoding};
 pub use error::SpielError;
 pub use fives::{Event, FivesState};
-pub use guided::{GuidedTree, PUCT, guided_decide};
+pub use guided::{ALPHAZERO_NOISE, Guided, GuidedTree, PUCT, RootNoise, guided_decide};
 pub use open::OpenSpielState;
 pub use policy::{MAX_SIMULATIONS, MAX_TEMPERATURE, NetPolicy, NetSeats, PolicyError};
 

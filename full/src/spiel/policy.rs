@@ -185,7 +185,10 @@ impl NetPolicy {
                     self.encoding,
                     state,
                     player,
-                    self.simulations,
+                    super::Guided {
+                        simulations: self.simulations,
+                        noise: None,
+                    },
                     rng,
                 )
                 .map_err(|e| PolicyError::Search(e.to_string()));

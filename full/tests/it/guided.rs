@@ -6,7 +6,7 @@
 use std::path::Path;
 use std::sync::Arc;
 
-use full::spiel::{GuidedTree, NetPolicy, PolicyError, SpielState, guided_decide};
+use full::spiel::{ALPHAZERO_NOISE, Guided, GuidedTree, NetPolicy, PolicyError, SpielState, guided_decide};
 use full::{FullRules, Preset};
 use rand_chacha::ChaCha20Rng;
 use rand_core::SeedableRng;
@@ -54,7 +54,11 @@ fn guided_decisions_are_legal_visit_counted_and_repeatable() {
             let legal = s.legal_actions();
             let decide = |tree: &mut GuidedTree, seed: u64| {
                 let mut rng = ChaCha20Rng::seed_from_u64(seed);
-                guided_decide(tree, &m, encoding, &s, p, 200, &mut rng).unwrap()
+                let how = Guided {
+                    simulations: 200,
+                    noise: None,
+                };
+                guided_decide(tree, &m, encoding, &s, p, how, &mut rng).unwrap()
             };
             let a = decide(&mut tree, 7);
             assert!(legal.contains(&a), "{preset:?}: {a} is not among {legal:?}");
@@ -93,4 +97,49 @@ fn a_net_policy_with_simulations_searches_and_refuses_too_many() {
     let first = guided.decide(&s, p, &mut a).unwrap();
     assert_eq!(guided.decide(&s, p, &mut b).unwrap(), first);
     assert!(s.legal_actions().contains(&first));
+}
+
+/// Root noise (self-play's exploration): still a legal play, the same for a
+/// stream, and it moves the search: over several streams the root's visits
+/// differ from the noiseless search's on the same streams.
+#[test]
+fn root_noise_is_repeatable_and_moves_the_search() {
+    let rules = FullRules::preset(Preset::Team);
+    let m = model("train-team.safetensors");
+    let encoding = m.meta.encoding.parse().unwrap();
+    let s = state(&rules, 11, 4);
+    let p = s.current_player() as u8;
+    let legal = s.legal_actions();
+    assert!(legal.len() > 1);
+    let mut tree = GuidedTree::default();
+    let mut run = |noise, seed| {
+        let how = Guided {
+            simulations: 100,
+            noise,
+        };
+        let a = guided_decide(
+            &mut tree,
+            &m,
+            encoding,
+            &s,
+            p,
+            how,
+            &mut ChaCha20Rng::seed_from_u64(seed),
+        )
+        .unwrap();
+        let mut visits = Vec::new();
+        tree.root_visits(&legal, &mut visits);
+        (a, visits)
+    };
+    let mut moved = 0;
+    for seed in 0..6 {
+        let noisy = run(Some(ALPHAZERO_NOISE), seed);
+        assert!(legal.contains(&noisy.0));
+        assert_eq!(run(Some(ALPHAZERO_NOISE), seed), noisy);
+        moved += usize::from(run(None, seed).1 != noisy.1);
+    }
+    assert!(
+        moved >= 4,
+        "the noise changed the root's visits in {moved} of 6 searches"
+    );
 }

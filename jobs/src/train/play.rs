@@ -199,7 +199,7 @@ fn ismcts(
 }
 
 /// The play of `seat` by `simulations` of the search `model` guides (from
-/// the seat's view); the root's visits are written into `b.probs` as a
+/// the seat's view, with AlphaZero's noise at the root); the root's visits are written into `b.probs` as a
 /// distribution over `legal`.
 fn guided(
     state: &SpielState,
@@ -209,7 +209,12 @@ fn guided(
     rng: &mut ChaCha20Rng,
     b: &mut Buffers,
 ) -> u32 {
-    let action = full::spiel::guided_decide(&mut b.guided, model, encoding, state, seat, simulations, rng)
+    // Self-play explores: Dirichlet noise at the root, AlphaZero's.
+    let how = full::spiel::Guided {
+        simulations,
+        noise: Some(full::spiel::ALPHAZERO_NOISE),
+    };
+    let action = full::spiel::guided_decide(&mut b.guided, model, encoding, state, seat, how, rng)
         .expect("the true state agrees with what the seat saw");
     let mut counts = Vec::new();
     b.guided.root_visits(legal, &mut counts);
