@@ -166,32 +166,40 @@ impl GuidedTree {
         let logit = |a: u32| self.logits[at + a as usize] as f64;
         let top = legal.iter().map(|&a| logit(a)).fold(f64::NEG_INFINITY, f64::max);
         let mass: f64 = legal.iter().map(|&a| (logit(a) - top).exp()).sum();
-        let visits = |a: u32| self.child(node, a).map_or(0, |c| self.nodes[c as usize].visits);
-        let n: u32 = legal.iter().map(|&a| visits(a)).sum();
+        // Each play's child, looked up once (a walk of the siblings).
+        let mut children = [NONE; 128];
+        for (c, &a) in children.iter_mut().zip(legal) {
+            *c = self.child(node, a).unwrap_or(NONE);
+        }
+        let children = &children[..legal.len()];
+        let visits = |c: u32| if c == NONE { 0 } else { self.nodes[c as usize].visits };
+        let n: u32 = children.iter().map(|&c| visits(c)).sum();
         let root_n = (n.max(1) as f64).sqrt();
-        let mut best = (f64::NEG_INFINITY, legal[0]);
+        let mut best = (f64::NEG_INFINITY, 0);
         let noisy = node == 0 && !self.noise.is_empty();
-        for &a in legal {
+        for (i, (&a, &c)) in legal.iter().zip(children).enumerate() {
             let mut prior = (logit(a) - top).exp() / mass;
             if noisy {
                 let eta = self.noise.iter().find(|&&(b, _)| b == a).map_or(0.0, |&(_, e)| e);
                 prior = (1.0 - self.share) * prior + self.share * eta;
             }
-            let (q, k) = match self.child(node, a) {
-                Some(c) if self.nodes[c as usize].visits > 0 => {
-                    let c = &self.nodes[c as usize];
-                    let q = c.total / c.visits as f64;
-                    (if ours { q } else { -q }, c.visits)
+            let (q, k) = match visits(c) {
+                0 => (0.0, 0),
+                k => {
+                    let q = self.nodes[c as usize].total / k as f64;
+                    (if ours { q } else { -q }, k)
                 }
-                _ => (0.0, 0),
             };
             let score = q + PUCT * prior * root_n / (1.0 + k as f64);
             if score > best.0 {
-                best = (score, a);
+                best = (score, i);
             }
         }
-        let a = best.1;
-        self.child(node, a).unwrap_or_else(|| self.add(node, a))
+        let i = best.1;
+        match children[i] {
+            NONE => self.add(node, legal[i]),
+            c => c,
+        }
     }
 
     /// The root's most visited play among `legal`, ties to the lowest id.
