@@ -198,6 +198,30 @@ pub struct FullRules {
     /// The tile each offset within a seat's block names (its inverse).
     action_tile: [u8; 165],
     actions_per_seat: u16,
+    /// The set's byte tables of [`FullRules::tally`], looked up once here
+    /// rather than on every call (a leaf of the learned evaluation tallies
+    /// three sets).
+    tally: TallyBytes,
+}
+
+/// The byte tables of a set's tallies (see [`tally_bytes`]); a function of
+/// the set alone, so two rule sets' are equal when their sets are, and its
+/// 1,792 words are left out of `Debug`.
+#[derive(Clone, Copy)]
+struct TallyBytes(&'static [[u32; 256]; 7]);
+
+impl PartialEq for TallyBytes {
+    fn eq(&self, other: &TallyBytes) -> bool {
+        std::ptr::eq(self.0, other.0)
+    }
+}
+
+impl Eq for TallyBytes {}
+
+impl std::fmt::Debug for TallyBytes {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("TallyBytes")
+    }
 }
 
 impl FullRules {
@@ -325,6 +349,7 @@ impl FullRules {
             action_offset,
             action_tile,
             actions_per_seat: offset,
+            tally: TallyBytes(tally_bytes(set, &pips[..tiles as usize])),
         })
     }
 
@@ -400,7 +425,7 @@ impl FullRules {
     /// has no instruction).
     #[inline]
     fn packed_tally(&self, set: TileSet) -> u32 {
-        let table = tally_bytes(self.set, &self.pips[..self.tiles as usize]);
+        let table = self.tally.0;
         let byte = |j: usize| table[j][(set >> (8 * j) & 0xff) as usize];
         if self.tiles <= 32 {
             byte(0) + byte(1) + byte(2) + byte(3)
