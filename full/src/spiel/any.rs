@@ -66,6 +66,20 @@ impl SpielState {
         }
     }
 
+    /// [`apply`](Self::apply) of a player's action that its caller took
+    /// from [`legal_ids`](Self::legal_ids) of this very state: All Fives
+    /// does not list the legal actions again (block and team check an
+    /// action without a list, and do as `apply`).
+    pub fn apply_legal(&mut self, action: u32) -> Result<(), SpielError> {
+        match self {
+            SpielState::Open(c) => c.apply(action),
+            SpielState::Fives(c) => {
+                c.apply_legal(action);
+                Ok(())
+            }
+        }
+    }
+
     /// Every seat's return (zeros until the end).
     pub fn returns(&self) -> Vec<f64> {
         match self {

@@ -132,7 +132,7 @@ impl SpielState {
         match encoding {
             Encoding::InfoState => match self {
                 SpielState::Open(c) => c.tensor_into(player, INFO_STATE, out),
-                SpielState::Fives(c) => out.extend(c.tensor(player, INFO_STATE)),
+                SpielState::Fives(c) => c.tensor_into(player, INFO_STATE, out),
             },
             Encoding::Rich => write_rich(self.rules(), player, &self.facts(player), out),
         }

@@ -59,6 +59,11 @@ pub struct FivesState {
     pub history: Vec<u32>,
     /// Each history entry's event and the hand it belongs to.
     pub events: Vec<(u32, Event)>,
+    /// The tiles each seat has played in the hand being played (the
+    /// events' plays of this hand, kept as they come for the tensor).
+    pub(super) hand_played: [TileSet; MAX_SEATS],
+    /// The tiles each seat has drawn in the hand being played.
+    pub(super) hand_drawn: [TileSet; MAX_SEATS],
 }
 
 impl FivesState {
@@ -85,6 +90,8 @@ impl FivesState {
             over: false,
             history: Vec::new(),
             events: Vec::new(),
+            hand_played: [0; MAX_SEATS],
+            hand_drawn: [0; MAX_SEATS],
         }
     }
 
@@ -214,8 +221,30 @@ impl FivesState {
         Ok(())
     }
 
+    /// [`apply`](Self::apply) of a player's action its caller took from
+    /// [`legal_ids`](Self::legal_ids) of this very state (a vector
+    /// environment's checked mask): the list is not made again. Checked in
+    /// debug builds.
+    pub fn apply_legal(&mut self, action: u32) {
+        debug_assert!(
+            self.chance_tiles().is_none() && !self.over && {
+                let mut ids = [0u32; 128];
+                let n = self.legal_ids(&mut ids);
+                ids[..n].contains(&action)
+            },
+            "{action} is not a legal player action here"
+        );
+        self.act(action);
+        self.history.push(action);
+    }
+
     fn push(&mut self, e: Event) {
         self.events.push((self.hand_no, e));
+        match e {
+            Event::Play { seat, tile, .. } => self.hand_played[seat as usize] |= bit(tile),
+            Event::Drawn { seat, tile } => self.hand_drawn[seat as usize] |= bit(tile),
+            _ => {}
+        }
     }
 
     fn chance(&mut self, tile: u8) {
@@ -291,6 +320,8 @@ impl FivesState {
         }
         self.previous = Some(end);
         self.hand_no += 1;
+        self.hand_played = [0; MAX_SEATS];
+        self.hand_drawn = [0; MAX_SEATS];
         self.deal = [0; MAX_SEATS];
         self.dealt = 0;
         self.pos = None;

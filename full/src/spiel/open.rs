@@ -203,24 +203,32 @@ impl OpenSpielState {
         out
     }
 
-    /// [`Self::tensor`] appended to `out` (no allocation once `out` has room).
+    /// [`Self::tensor`] appended to `out` (no allocation once `out` has
+    /// room): the tensor is zeroed at once and its other entries written.
     pub fn tensor_into(&self, player: u8, view: View, out: &mut Vec<f32>) {
         let seats = self.rules.seats() as usize;
+        let rows = if self.rules.kind() == Preset::Team { 25 } else { 14 };
+        let private = if view.private { 21 } else { 0 };
+        let public = match (view.public, view.perfect_recall) {
+            (false, _) => 0,
+            (true, true) => 5 * rows,
+            (true, false) => 4 + seats,
+        };
+        let start = out.len();
+        out.resize(start + seats + private + public, 0.0);
+        let t = &mut out[start..];
         let pips = |t: u8| {
             let (a, b) = self.rules.pips(t);
             (a as f32, b as f32)
         };
-        for s in 0..seats {
-            out.push(if s == player as usize { 1.0 } else { 0.0 });
-        }
+        t[player as usize] = 1.0;
+        let mut at = seats;
         if view.private {
-            let list = &self.lists[player as usize];
-            for i in 0..7 {
-                match list.get(i) {
-                    Some(&t) => out.extend([pips(t).0, pips(t).1, 1.0]),
-                    None => out.extend([0.0; 3]),
-                }
+            for (row, &tile) in t[at..at + 21].chunks_exact_mut(3).zip(&self.lists[player as usize]) {
+                let (x, y) = pips(tile);
+                row.copy_from_slice(&[x, y, 1.0]);
             }
+            at += 21;
         }
         let play = |s: u8, a: FullAction| {
             let (x, y) = pips(a.tile);
@@ -229,28 +237,20 @@ impl OpenSpielState {
         };
         if view.public {
             if view.perfect_recall {
-                let rows = if self.rules.kind() == Preset::Team { 25 } else { 14 };
-                for i in 0..rows {
-                    match self.plays.get(i) {
-                        Some(&(s, a)) => {
-                            out.extend(play(s, a));
-                            out.push(1.0);
-                        }
-                        None => out.extend([0.0; 5]),
-                    }
+                for (row, &(s, a)) in t[at..at + 5 * rows].chunks_exact_mut(5).zip(&self.plays) {
+                    row[..4].copy_from_slice(&play(s, a));
+                    row[4] = 1.0;
                 }
             } else {
-                match self.plays.last() {
-                    Some(&(s, a)) => out.extend(play(s, a)),
-                    None => out.extend([0.0; 4]),
+                if let Some(&(s, a)) = self.plays.last() {
+                    t[at..at + 4].copy_from_slice(&play(s, a));
                 }
                 // OpenSpiel's piece: [0] the player's hand, [1] hands[1 - player]
                 // (Python's negative index for players 2 and 3), the rest 0.
-                let mut sizes = [0.0; MAX_SEATS];
+                let sizes = &mut t[at + 4..at + 4 + seats];
                 sizes[0] = self.lists[player as usize].len() as f32;
                 let other = (1 - player as i64).rem_euclid(seats as i64) as usize;
                 sizes[1] = self.lists[other].len() as f32;
-                out.extend(&sizes[..seats]);
             }
         }
     }

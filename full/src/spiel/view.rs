@@ -129,63 +129,113 @@ impl FivesState {
         pieces
     }
 
-    /// The tensor of `player` (pieces as [`Self::tensor_pieces`]).
-    pub fn tensor(&self, player: u8, view: View) -> Vec<f32> {
+    /// The length of a tensor for `view`: its pieces' sizes summed (without
+    /// listing them).
+    pub fn tensor_len(&self, view: View) -> usize {
         let rules = self.rules();
         let (seats, tiles) = (rules.seats() as usize, rules.tile_count() as usize);
+        let private = if view.private { tiles } else { 0 };
+        let public = if view.public {
+            let recall = if view.perfect_recall { 2 * seats * tiles } else { 0 };
+            tiles + 4 * (rules.set() as usize + 2) + 4 * seats + 1 + recall
+        } else {
+            0
+        };
+        let drawn = if view.private && view.perfect_recall { tiles } else { 0 };
+        seats + private + public + drawn
+    }
+
+    /// The tensor of `player` (pieces as [`Self::tensor_pieces`]).
+    pub fn tensor(&self, player: u8, view: View) -> Vec<f32> {
         let mut out = Vec::new();
-        let one_hot = |out: &mut Vec<f32>, n: usize, i: Option<usize>| {
-            out.extend((0..n).map(|k| if Some(k) == i { 1.0 } else { 0.0 }));
+        self.tensor_into(player, view, &mut out);
+        out
+    }
+
+    /// [`Self::tensor`] appended to `out`: no allocation once `out` has
+    /// room for a tensor (a vector environment's step). The tensor is
+    /// zeroed at once and only its other entries written.
+    pub fn tensor_into(&self, player: u8, view: View, out: &mut Vec<f32>) {
+        let rules = self.rules();
+        let (seats, tiles) = (rules.seats() as usize, rules.tile_count() as usize);
+        let len = self.tensor_len(view);
+        let start = out.len();
+        out.resize(start + len, 0.0);
+        let mut w = Zeroed {
+            buf: &mut out[start..],
+            at: 0,
         };
-        let set_bits = |out: &mut Vec<f32>, set: TileSet| {
-            out.extend((0..tiles).map(|t| (set >> t & 1) as f32));
-        };
-        one_hot(&mut out, seats, Some(player as usize));
+        w.one_hot(seats, Some(player as usize));
         if view.private {
-            set_bits(&mut out, self.hand_of(player));
+            w.set(tiles, self.hand_of(player));
         }
         if view.public {
             let p = self.pos.as_ref();
-            set_bits(&mut out, p.map_or(0, |p| p.on_board(rules)));
+            w.set(tiles, p.map_or(0, |p| p.on_board(rules)));
             for &l in &Loc::ALL {
                 let open = p.filter(|p| Loc::ALL[..p.board.open_locations()].contains(&l));
-                out.push(open.is_some() as u8 as f32);
+                w.value(open.is_some() as u8 as f32);
                 let pip = open.and_then(|p| p.board.exposed(l)).map(usize::from);
-                one_hot(&mut out, rules.set() as usize + 1, pip);
+                w.one_hot(rules.set() as usize + 1, pip);
             }
-            out.extend((0..seats).map(|s| p.map_or(self.deal[s], |p| p.hands[s]).count_ones() as f32));
-            out.push(p.map_or(0, |p| p.boneyard.count_ones()) as f32);
-            out.extend((0..seats).map(|s| p.map_or(0, |p| p.scores[s]) as f32));
-            out.extend((0..seats).map(|s| self.totals[s] as f32));
+            for s in 0..seats {
+                w.value(p.map_or(self.deal[s], |p| p.hands[s]).count_ones() as f32);
+            }
+            w.value(p.map_or(0, |p| p.boneyard.count_ones()) as f32);
+            for s in 0..seats {
+                w.value(p.map_or(0, |p| p.scores[s]) as f32);
+            }
+            for s in 0..seats {
+                w.value(self.totals[s] as f32);
+            }
             let mover = usize::try_from(self.current_player()).ok();
-            one_hot(&mut out, seats, mover);
+            w.one_hot(seats, mover);
             if view.perfect_recall {
-                let mut played = vec![0 as TileSet; seats];
-                for &(h, e) in &self.events {
-                    if let (true, Event::Play { seat, tile, .. }) = (h == self.hand_no, e) {
-                        played[seat as usize] |= 1 << tile;
-                    }
-                }
-                for &set in &played {
-                    set_bits(&mut out, set);
+                for &set in &self.hand_played[..seats] {
+                    w.set(tiles, set);
                 }
                 let (void, _) = self.seen.voids();
                 for &v in &void[..seats] {
-                    set_bits(&mut out, if p.is_some() { v } else { 0 });
+                    w.set(tiles, if p.is_some() { v } else { 0 });
                 }
             }
         }
         if view.private && view.perfect_recall {
-            let mut drawn = 0;
-            for &(h, e) in &self.events {
-                if let (true, Event::Drawn { seat, tile }) = (h == self.hand_no, e)
-                    && seat == player
-                {
-                    drawn |= 1 << tile;
-                }
-            }
-            set_bits(&mut out, drawn);
+            w.set(tiles, self.hand_drawn[player as usize]);
         }
-        out
+        debug_assert_eq!(w.at, len, "the pieces' lengths");
+    }
+}
+
+/// A tensor's entries written in order over zeros: a piece's zeros are
+/// skipped, its other entries set.
+struct Zeroed<'a> {
+    buf: &'a mut [f32],
+    at: usize,
+}
+
+impl Zeroed<'_> {
+    /// One entry.
+    fn value(&mut self, x: f32) {
+        self.buf[self.at] = x;
+        self.at += 1;
+    }
+
+    /// `n` entries, 1 at `i`.
+    fn one_hot(&mut self, n: usize, i: Option<usize>) {
+        if let Some(i) = i.filter(|&i| i < n) {
+            self.buf[self.at + i] = 1.0;
+        }
+        self.at += n;
+    }
+
+    /// `tiles` entries, 1 at each tile of `set`.
+    fn set(&mut self, tiles: usize, set: TileSet) {
+        for t in bits(set) {
+            if (t as usize) < tiles {
+                self.buf[self.at + t as usize] = 1.0;
+            }
+        }
+        self.at += tiles;
     }
 }

@@ -94,7 +94,8 @@ impl Shared<'_> {
             .filter(|&a| (a as usize) < self.actions && out.mask[a as usize] == 1);
         let forfeit = match legal {
             Some(a) => {
-                slot.state.apply(a).map_err(|e| e.to_string())?;
+                // The mask is this state's legal list, kept in Rust.
+                slot.state.apply_legal(a).map_err(|e| e.to_string())?;
                 self.play_out(i, slot)?;
                 None
             }
