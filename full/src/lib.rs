@@ -65,7 +65,7 @@ pub use search::{FULL_TIE_EPSILON, FullDecision, FullSearcher};
 pub use seen::Seen;
 pub use settings::{Leaves, PlayerName, Setting, SettingError};
 pub use table::{Bound, Entry, FivesTable, SLOT_BYTES, position_key};
-pub use targets::{DEFAULT_TARGET_DEPTH, FullTarget, fixed_choice, full_choice, heaviest_play};
+pub use targets::{DEFAULT_TARGET_DEPTH, FullTarget, fixed_choice, full_choice, heaviest, heaviest_play};
 pub use worlds::{
     BeliefScore, MODEL_POOL_MAX, MODEL_POOL_MIN, MODEL_POOL_PER_WORLD, MODEL_TREMBLE, WorldSampler, WorldSource,
     hand_decisions, model_weight,

@@ -125,7 +125,7 @@ pub fn heaviest_play(rules: &FullRules, actions: &[FullAction]) -> usize {
 
 /// The index of the heaviest of `tiles` (pip total, then high pip; the first
 /// among equals): the `heaviest` strategy of every preset.
-pub(crate) fn heaviest(rules: &FullRules, tiles: impl IntoIterator<Item = u8>) -> usize {
+pub fn heaviest(rules: &FullRules, tiles: impl IntoIterator<Item = u8>) -> usize {
     let key = |t: u8| {
         let (a, b) = rules.pips(t);
         (a + b, b)

@@ -210,6 +210,20 @@ impl SpielState {
         }
     }
 
+    /// The return a network's value of 1 stands for (its targets are the
+    /// returns divided by it): the largest return, except for one All-Fives
+    /// hand, whose bound (1,517 points for double-6) is some 50 times what
+    /// a hand scores, and whose values are in units of [`EVAL_LIMIT`] (60
+    /// points, the most the learned leaf may add) instead.
+    ///
+    /// [`EVAL_LIMIT`]: crate::EVAL_LIMIT
+    pub fn value_scale(&self) -> f64 {
+        match self {
+            SpielState::Fives(c) if c.to == 0 => crate::EVAL_LIMIT,
+            _ => self.max_utility(),
+        }
+    }
+
     /// The most legal actions a player node can have.
     pub fn max_legal(&self) -> usize {
         match self {

@@ -239,7 +239,7 @@ pub fn guided_decide(
 ) -> Result<u32, super::SpielError> {
     let rules = state.rules().clone();
     let side = rules.side(player);
-    let scale = state.max_utility().max(f64::MIN_POSITIVE);
+    let scale = state.value_scale().max(f64::MIN_POSITIVE);
     let mut ids = [0u32; 128];
     let n = state.legal_ids(&mut ids);
     let root_legal: Vec<u32> = ids[..n].to_vec();

@@ -2,8 +2,8 @@
 //! with the value as its baseline (Schulman et al. 2017), by Adam, on the
 //! rows the generation's self-play wrote.
 //!
-//! A row's advantage is its outcome (scaled to the game's largest return)
-//! less the value the network gave when it played, normalised over its
+//! A row's advantage is its outcome (in units of the game's value scale,
+//! `SpielState::value_scale`) less the value the network gave when it played, normalised over its
 //! minibatch; its policy target is that advantage times the ratio of the
 //! played action's probability now to the one it was drawn with, unless
 //! the ratio is past the clip (`net::train`: a target `t` on the action
@@ -91,7 +91,7 @@ pub fn fit(
 ) -> Result<Option<(Mlp, FitReport)>, IoError> {
     let t0 = std::time::Instant::now();
     let f = &spec.train.fit;
-    let scale = full::spiel::SpielState::new(spec.rules(), 0).max_utility() as f32;
+    let scale = full::spiel::SpielState::new(spec.rules(), 0).value_scale() as f32;
     let mut mlp = start.clone();
     let mut adam = Adam::new(&mlp, f.learning_rate as f32);
     let mut report = FitReport::default();

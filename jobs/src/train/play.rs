@@ -6,9 +6,9 @@
 //! its index and the networks' bytes: its streams are keyed by them
 //! (`engine::seed::TRAIN_*`), whatever thread plays it.
 
+use full::FullRules;
 use full::openspiel::action_from_id;
 use full::spiel::{CHANCE, Encoding, SpielState};
-use full::{FullRules, heaviest_play};
 use rand_chacha::ChaCha20Rng;
 use rand_chacha::rand_core::RngCore;
 
@@ -65,14 +65,7 @@ impl Player<'_> {
             Player::Fixed(Fixed::Ismcts { budget, worlds }) => {
                 ismcts(state, seat, legal, (budget, worlds), rng, &mut b.tree, None)
             }
-            Player::Fixed(Fixed::Heaviest) => {
-                let rules = state.rules();
-                let plays: Vec<full::FullAction> = legal
-                    .iter()
-                    .map(|&id| action_from_id(rules, id as u64).expect("a legal id").1)
-                    .collect();
-                legal[heaviest_play(rules, &plays)]
-            }
+            Player::Fixed(Fixed::Heaviest) => legal[heaviest(state, legal)],
             Player::Net {
                 model,
                 encoding,
@@ -147,6 +140,17 @@ impl Player<'_> {
     }
 }
 
+/// The index in `legal` (two or more plays) of the heaviest tile played,
+/// in either game's action ids.
+fn heaviest(state: &SpielState, legal: &[u32]) -> usize {
+    let rules = state.rules();
+    let tile = |id: u32| match state {
+        SpielState::Open(_) => action_from_id(rules, id as u64).expect("a legal id").1.tile,
+        SpielState::Fives(_) => full::fives_action_of(id).tile,
+    };
+    full::heaviest(rules, legal.iter().map(|&id| tile(id)))
+}
+
 /// muggins' ISMCTS's play for `seat` in a block or team `state`, from the
 /// seat's information only (its tiles, the plays, the voids they showed):
 /// the game loop's search (`full::decide_open`), `budget` nodes a world on
@@ -162,7 +166,7 @@ fn ismcts(
     visits: Option<&mut Vec<f32>>,
 ) -> u32 {
     let SpielState::Open(core) = state else {
-        return legal[0];
+        unreachable!("a spec naming ISMCTS for all-fives is refused (TrainSpec::check_all_fives)");
     };
     let rules = &core.rules;
     let pos = core.pos.expect("a player node has a position");

@@ -34,7 +34,7 @@ pub struct TrainSpec {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Train {
-    /// The game: `block` or `team`.
+    /// The game: `block`, `team` or `all-fives` (two seats, one hand).
     pub game: String,
     /// Generations to run (each: self-play, fit, gate, evaluation).
     pub generations: u32,
@@ -376,12 +376,12 @@ impl TrainSpec {
             ));
         }
         match t.game.parse::<Preset>() {
-            Ok(Preset::Block | Preset::Team) => {}
+            Ok(Preset::Block | Preset::Team | Preset::AllFives) => {}
             _ => {
                 return Err(TrainSpecError::field(
                     "train.game",
                     format!("{:?}", t.game),
-                    "expected \"block\" or \"team\"",
+                    "expected \"block\", \"team\" or \"all-fives\"",
                 ));
             }
         }
@@ -440,7 +440,31 @@ impl TrainSpec {
             return Err(TrainSpecError::field("train.searched", t.searched, "0 to 1"));
         }
         TrainSearch::parse(&t.search)?;
-        self.check_fit_gate_eval()
+        self.check_fit_gate_eval()?;
+        self.check_all_fives()
+    }
+
+    /// All Fives has no ISMCTS of its own here (muggins' ISMCTS reads block
+    /// and team positions): a spec that names it for All Fives is refused
+    /// naming the field.
+    fn check_all_fives(&self) -> Result<(), TrainSpecError> {
+        let t = &self.train;
+        if !matches!(t.game.parse::<Preset>(), Ok(Preset::AllFives)) {
+            return Ok(());
+        }
+        const WHY: &str = "muggins' ISMCTS plays block and team only: give \"random\" or \"heaviest\" for all-fives";
+        let ismcts = |s: &String| matches!(Fixed::parse("", s), Ok(Fixed::Ismcts { .. }));
+        if let Some(p) = t.population.iter().find(|p| ismcts(p)) {
+            return Err(TrainSpecError::field("train.population", p, WHY));
+        }
+        if let Some(a) = t.eval.anchors.iter().find(|a| ismcts(a)) {
+            return Err(TrainSpecError::field("train.eval.anchors", a, WHY));
+        }
+        if t.searched > 0.0 && matches!(TrainSearch::parse(&t.search), Ok(TrainSearch::Ismcts { .. })) {
+            let why = "muggins' ISMCTS plays block and team only: search all-fives with \"guided:SIMULATIONS\"";
+            return Err(TrainSpecError::field("train.search", &t.search, why));
+        }
+        Ok(())
     }
 
     /// `[train.fit]`, `[train.gate]` and `[train.eval]`.

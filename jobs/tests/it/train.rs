@@ -85,7 +85,12 @@ fn decided(s: &Summary) -> String {
 #[test]
 fn refusals_name_the_field_and_the_value() {
     let cases = [
-        ("game = \"block\"", "game = \"all-fives\"", "train.game = \"all-fives\""),
+        ("game = \"block\"", "game = \"thesis\"", "train.game = \"thesis\""),
+        (
+            "game = \"block\"",
+            "game = \"all-fives\"",
+            "train.eval.anchors = ismcts:200x4: muggins' ISMCTS plays block and team only",
+        ),
         ("generations = 2", "generations = 0", "train.generations = 0"),
         ("hidden = [16]", "hidden = []", "train.hidden = []"),
         (
