@@ -166,8 +166,8 @@ fn a_bad_training_spec_is_refused_naming_the_field() {
         ("game = \"block\"", "game = \"checkers\"", "train.game = \"checkers\""),
         (
             "game = \"block\"",
-            "game = \"all-fives\"\npopulation = [\"ismcts\"]",
-            "train.population = ismcts: muggins' ISMCTS plays block and team only",
+            "game = \"all-fives\"\nsearched = 0.5\nsearch = \"ismcts\"",
+            "train.search = ismcts: muggins' ISMCTS plays block and team only",
         ),
         (
             "learning_rate = 0.001",
