@@ -86,7 +86,7 @@ pub fn load(path: &str, temperature: f64, rules: &FullRules) -> Result<NetAgent,
     Ok(agent)
 }
 
-/// The seats of a block or team hand decided outside the searches: a
+/// The seats of a game decided outside the searches: a
 /// network's side (`nets`, by side) and a program's (`programs`).
 #[derive(Debug)]
 pub struct GameSeats<'a> {
@@ -111,7 +111,11 @@ impl<'a> GameSeats<'a> {
         let seats = |side: usize| {
             nets[side].map(|n| {
                 let rng = engine::seed::keyed_rng(seed, deal, repeat, engine::seed::NET_SEATS, side as u64);
-                NetSeats::new(n.policy.clone(), rng)
+                if rules.kind() == full::Preset::AllFives {
+                    NetSeats::all_fives(n.policy.clone(), rules.clone(), rng)
+                } else {
+                    NetSeats::new(n.policy.clone(), rng)
+                }
             })
         };
         GameSeats {

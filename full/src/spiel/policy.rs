@@ -143,6 +143,11 @@ impl NetPolicy {
         format!("net ({file} {}, {play})", &self.model.sha256[..8])
     }
 
+    /// The observation encoding its model file names.
+    pub fn encoding(&self) -> Encoding {
+        self.encoding
+    }
+
     /// Whether the model plays `state`'s game; if not, why.
     pub fn check(&self, state: &SpielState) -> Result<(), PolicyError> {
         let expect = net::Expect {
@@ -232,11 +237,23 @@ impl NetPolicy {
 /// asking seat's information state (never another seat's tiles: the
 /// encodings read the player's own hand and the public plays). Draws at a
 /// temperature come from `rng`, the caller's stream for the game.
+///
+/// In a hand of All Fives ([`NetSeats::all_fives`]) the loop tells no deal
+/// and no draw: each question's state is built from the asking seat's view
+/// (its tiles and the hand's public actions, [`super::FivesState::from_view`],
+/// the others' tiles and the seat's own past drawn from `rng`). The `rich`
+/// encoding reads nothing else (the seat's tiles, the board, each seat's
+/// plays, the voids, the ends, the sizes, the points), so the policy reads
+/// what it would read in the true state; the `info_state` encoding also
+/// shows which of the seat's tiles it drew, which the view does not tell,
+/// and a spec refuses it there.
 #[derive(Debug)]
 pub struct NetSeats<R> {
     policy: NetPolicy,
     state: Option<SpielState>,
     applied: usize,
+    /// All Fives: the rules each question's state is built under.
+    fives: Option<crate::FullRules>,
     rng: R,
 }
 
@@ -247,7 +264,16 @@ impl<R: RngCore> NetSeats<R> {
             policy,
             state: None,
             applied: 0,
+            fives: None,
             rng,
+        }
+    }
+
+    /// `policy`'s seats in one hand of All Fives under `rules` (see above).
+    pub fn all_fives(policy: NetPolicy, rules: crate::FullRules, rng: R) -> NetSeats<R> {
+        NetSeats {
+            fives: Some(rules),
+            ..NetSeats::new(policy, rng)
         }
     }
 }
@@ -259,6 +285,14 @@ impl<R: RngCore + std::fmt::Debug> crate::ExternalSeats for NetSeats<R> {
     }
 
     fn decide(&mut self, view: &crate::SeatView) -> Result<u32, String> {
+        if let Some(rules) = &self.fives {
+            let fives = super::FivesState::from_view(rules, view.seat, view.tiles, view.history, None, &mut self.rng)
+                .map_err(|e| e.to_string())?;
+            return self
+                .policy
+                .decide(&SpielState::Fives(fives), view.seat, &mut self.rng)
+                .map_err(|e| e.to_string());
+        }
         let Some(state) = self.state.as_mut() else {
             return Err(format!(
                 "model file {}: plays block and team hands only",

@@ -9,6 +9,7 @@ mod dominai;
 mod eval_leaf;
 mod external;
 mod fives;
+mod fives_view;
 mod game;
 mod guided;
 mod open_ismcts;

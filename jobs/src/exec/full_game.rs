@@ -76,13 +76,21 @@ pub(crate) fn play(
         deal: c.starting_state,
         repeat: c.repeat as u64,
     };
-    let played = if external {
-        let r = full::play_match_external(&rules, keys, &agents, to, &opts, ext);
-        let sides = rules.sides() as usize;
-        match &r {
-            Some(Ok(m)) => external_game::end(ext, Some((&m.totals[..sides], m.winner)), None),
-            Some(Err(f)) => external_game::end(ext, None, Some(f)),
-            None => external_game::end(ext, None, None),
+    let nets = net_sides(spec, c);
+    let played = if external || nets.iter().any(Option::is_some) {
+        let key = (spec.seed, c.starting_state, c.repeat as u64);
+        let r = {
+            let programs = external.then_some(&mut *ext as &mut dyn full::ExternalSeats);
+            let mut seats = GameSeats::new(&rules, key, nets, programs);
+            full::play_match_external(&rules, keys, &agents, to, &opts, &mut seats)
+        };
+        if external {
+            let sides = rules.sides() as usize;
+            match &r {
+                Some(Ok(m)) => external_game::end(ext, Some((&m.totals[..sides], m.winner)), None),
+                Some(Err(f)) => external_game::end(ext, None, Some(f)),
+                None => external_game::end(ext, None, None),
+            }
         }
         r
     } else {

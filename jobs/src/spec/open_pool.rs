@@ -12,18 +12,38 @@ use super::fields::bad;
 /// budget a world (mstar, expectimax; dominai) or spend a node budget
 /// (ismcts), their worlds from the uniform or constraints belief; the
 /// strategies are random and heaviest.
-pub(super) fn check_open_pool(pool: &Pool, config: &full::FullConfig) -> Result<(), SpecError> {
+///
+/// A network plays All Fives one hand at a time (no `[match]`) from the
+/// `rich` encoding: its seats are told their view alone
+/// (`full::spiel::NetSeats`).
+pub(super) fn check_open_pool(
+    pool: &Pool,
+    config: &full::FullConfig,
+    match_to: Option<u32>,
+) -> Result<(), SpecError> {
     let preset = config.preset;
     for a in pool.agents.iter().filter(|a| matches!(a.play, AgentPlay::Net(_))) {
         let AgentPlay::Net(n) = &a.play else { continue };
         let key = format!("agents.{}.net", a.name);
         if preset == Preset::AllFives {
-            return Err(bad(
-                &key,
-                format!("\"{}\"", n.path),
-                "a network plays block and team hands in muggins run today (All Fives networks play from Python: \
-                 muggins.Bot(\"net\"))",
-            ));
+            if let Some(to) = match_to.filter(|&t| t > 0) {
+                return Err(bad(
+                    "match.to",
+                    to,
+                    format!(
+                        "agent {:?} is a network, which plays All Fives one hand at a time: leave [match] out",
+                        a.name
+                    ),
+                ));
+            }
+            if n.policy.encoding() != full::spiel::Encoding::Rich {
+                return Err(bad(
+                    &key,
+                    format!("\"{}\"", n.path),
+                    "an All-Fives network reads the \"rich\" encoding in muggins run (\"info_state\" shows the \
+                     seat's drawn tiles, which its view does not tell; it plays from Python: muggins.Bot(\"net\"))",
+                ));
+            }
         }
         let rules = full::FullRules::new(*config).map_err(|e| bad("rules", "{...}", e.to_string()))?;
         n.policy

@@ -71,7 +71,7 @@ pub(super) fn spec(text: &str) -> Result<Spec, SpecError> {
             }
             pool::fit_grid(&pool, &mut grid, searches.partner)?;
             for s in sets.iter().map(|s| &s.config).chain(std::iter::once(config)) {
-                super::open_pool::check_open_pool(&pool, s)?;
+                super::open_pool::check_open_pool(&pool, s, match_to)?;
             }
             Some(pool)
         }

@@ -138,7 +138,10 @@ fn a_network_that_cannot_play_is_refused_naming_the_key() {
         "{e}"
     );
     let e = err(spec("").replace("preset = \"block\"", "preset = \"all-fives\""));
-    assert!(e.contains("agents.policy.net") && e.contains("block and team"), "{e}");
+    assert!(
+        e.contains("agents.policy.net") && e.contains("\"block\", not \"all-fives\""),
+        "{e}"
+    );
     // A grid's engines are searches: a network is a named agent.
     let grid = spec("")
         .replace(
@@ -161,4 +164,91 @@ fn a_network_that_cannot_play_is_refused_naming_the_key() {
     std::fs::write(&cut, &bytes[..bytes.len() / 2]).unwrap();
     let e = err(spec("").replace(MODEL, &cut.display().to_string()));
     assert!(e.contains("agents.policy.net") && e.contains("cut.safetensors"), "{e}");
+}
+
+/// A one-generation All-Fives training run's network (two seats, `rich`),
+/// and its spec.
+fn all_fives_network(dir: &std::path::Path) -> (std::path::PathBuf, jobs::train::TrainSpec) {
+    let spec = jobs::train::TrainSpec::from_toml(
+        r#"
+name = "fives"
+seed = 3
+[train]
+game = "all-fives"
+generations = 1
+games = 200
+shard_games = 100
+hidden = [16]
+[train.fit]
+epochs = 1
+batch = 64
+[train.gate]
+pairs = 20
+[train.eval]
+pairs = 10
+"#,
+    )
+    .unwrap();
+    crate::train::train(&spec, dir, 2, None).expect("not stopped");
+    (dir.join(jobs::layout::BEST_NET), spec)
+}
+
+fn fives_spec(model: &std::path::Path, extra: &str) -> String {
+    format!(
+        r#"
+name = "fives-net"
+seed = 5
+[rules]
+preset = "all-fives"
+[grid]
+observability = ["partial"]
+information_source = ["oracle"]
+starting_states = "spread:6"
+repeats = 1
+agents = ["policy"]
+opponents = ["random", "heaviest"]
+[search]
+depth = 2
+worlds = 2
+[agents.policy]
+engine = "net"
+net = "{}"
+{extra}
+[shards]
+games = 8
+"#,
+        model.display()
+    )
+}
+
+#[test]
+fn an_all_fives_network_plays_one_hand_games_from_its_seat_s_view() {
+    let dir = tempfile::tempdir().unwrap();
+    let (model, train) = all_fives_network(dir.path());
+    let s = Spec::from_toml(&fives_spec(&model, "")).unwrap();
+    let rows = untimed(run_all(&s));
+    assert_eq!(rows.len() as u64, s.games());
+    assert!(rows.iter().all(|r| r.engine == engine::PlayerEngine::Net));
+    assert!(rows.iter().all(|r| r.agent.as_deref() == Some("policy")));
+    assert_eq!(rows, untimed(crate::run_all_on(&s, 1)));
+    // A temperature and guided simulations play too, repeatably.
+    let warm = Spec::from_toml(&fives_spec(&model, "temperature = 1.0\nsimulations = 20")).unwrap();
+    assert_eq!(untimed(run_all(&warm)), untimed(crate::run_all_on(&warm, 1)));
+    // A match, and the info_state encoding (which shows the seat's drawn
+    // tiles, which its view does not tell), are refused naming the key.
+    let err = |toml: String| Spec::from_toml(&toml).unwrap_err().to_string();
+    let e = err(fives_spec(&model, "").replace("[shards]", "[match]\nto = 100\n[shards]"));
+    assert!(e.contains("match.to") && e.contains("one hand at a time"), "{e}");
+    let info = dir.path().join("info.safetensors");
+    let m = net::Model::load(&model).unwrap();
+    let meta = net::Meta {
+        encoding: "info_state".into(),
+        inputs: full::spiel::SpielState::new(full::FullRules::preset(full::Preset::AllFives), 0)
+            .encoding_size(full::spiel::Encoding::InfoState),
+        ..m.meta.clone()
+    };
+    let mlp = jobs::train::first_network(&train, meta.inputs, meta.actions);
+    std::fs::write(&info, net::Model::to_bytes(&meta, &mlp)).unwrap();
+    let e = err(fives_spec(&info, ""));
+    assert!(e.contains("agents.policy.net") && e.contains("\"rich\" encoding"), "{e}");
 }

@@ -35,7 +35,7 @@ anchors = ["random", "heaviest", "ismcts:200x4"]
 
 /// Runs `spec` in `dir` on `threads` threads, setting the stop flag when a
 /// progress line contains `stop_at`; the summary (`None` when stopped).
-fn train(spec: &TrainSpec, dir: &Path, threads: usize, stop_at: Option<&str>) -> Option<Summary> {
+pub(crate) fn train(spec: &TrainSpec, dir: &Path, threads: usize, stop_at: Option<&str>) -> Option<Summary> {
     let stop = AtomicBool::new(false);
     let lines = Mutex::new(Vec::new());
     let progress = |line: &str| {
