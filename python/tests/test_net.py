@@ -183,3 +183,30 @@ def test_muggins_play_agent_net_decides_as_the_bot_does():
         assert state.is_terminal()
         assert [int(r) for r in state.returns()] == [int(r) for r in game["returns"]]
     assert checked > 20
+
+
+def test_an_all_fives_network_plays_as_bot_guided_and_as_an_opponent(tmp_path):
+    """A network for All Fives (two seats, the rich encoding: what
+    `train.game = "all-fives"` trains) plays whole hands as `Bot("net")`,
+    greedy and guided, the same twice, and is a vector environment's
+    opponent; a block network is refused on an All-Fives state."""
+    state = muggins.State("all-fives")
+    inputs = len(state.encode(0, "rich"))
+    path = tmp_path / "fives.safetensors"
+    params = random_params(np.random.default_rng(5), inputs, [32], state.num_distinct_actions())
+    mn.save(path, params, game="all-fives", encoding="rich", made_by="test")
+    greedy = muggins.Bot("net", model=str(path))
+    history, returns = play(greedy, "all-fives")
+    assert (history, returns) == play(greedy, "all-fives")
+    assert sum(returns) == 0 and len(history) > 14
+    guided = muggins.Bot("net", model=str(path), simulations=30, seed=2)
+    assert play(guided, "all-fives") == play(pickle.loads(pickle.dumps(guided)), "all-fives")
+    env = muggins.VecEnv("all-fives", 4, opponents=greedy, seat=0, seed=1)
+    obs, info = env.reset(seed=1)
+    for _ in range(40):
+        obs, reward, term, trunc, info = env.step(info["legal"][:, 0].astype(np.int64))
+    assert obs.shape == (4, env.observation_space.shape[1])
+    block = tmp_path / "block.safetensors"
+    mn.save(block, block_params(), game="block", encoding="rich", made_by="test")
+    with pytest.raises(ValueError, match=r"block.safetensors: it is for game \"block\", not \"all-fives\""):
+        play(muggins.Bot("net", model=str(block)), "all-fives")

@@ -41,13 +41,18 @@ fn the_rich_encoding_of_a_seat_s_view_is_the_true_state_s() {
                 let seat = state.current_player() as u8;
                 let legal = state.legal_actions();
                 if legal.len() >= 2 {
-                    let SpielState::Fives(f) = &state else { unreachable!("an All-Fives state") };
+                    let SpielState::Fives(f) = &state else {
+                        unreachable!("an All-Fives state")
+                    };
                     let history = public_history(&rules, f);
                     let view = FivesState::from_view(&rules, seat, f.hand_of(seat), &history, None, &mut past)
                         .unwrap_or_else(|e| panic!("{seats} seats, game {game}: {e}"));
                     state.encode(seat, Encoding::Rich, &mut truth);
                     SpielState::Fives(view).encode(seat, Encoding::Rich, &mut built);
-                    assert_eq!(built, truth, "{seats} seats, game {game}, seat {seat}, history {history:?}");
+                    assert_eq!(
+                        built, truth,
+                        "{seats} seats, game {game}, seat {seat}, history {history:?}"
+                    );
                     decisions += 1;
                 }
                 let a = legal[engine::seed::below_u32(&mut rng, legal.len() as u32) as usize];

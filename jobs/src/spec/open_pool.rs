@@ -16,11 +16,7 @@ use super::fields::bad;
 /// A network plays All Fives one hand at a time (no `[match]`) from the
 /// `rich` encoding: its seats are told their view alone
 /// (`full::spiel::NetSeats`).
-pub(super) fn check_open_pool(
-    pool: &Pool,
-    config: &full::FullConfig,
-    match_to: Option<u32>,
-) -> Result<(), SpecError> {
+pub(super) fn check_open_pool(pool: &Pool, config: &full::FullConfig, match_to: Option<u32>) -> Result<(), SpecError> {
     let preset = config.preset;
     for a in pool.agents.iter().filter(|a| matches!(a.play, AgentPlay::Net(_))) {
         let AgentPlay::Net(n) = &a.play else { continue };

@@ -230,6 +230,8 @@ fn an_all_fives_network_plays_one_hand_games_from_its_seat_s_view() {
     assert_eq!(rows.len() as u64, s.games());
     assert!(rows.iter().all(|r| r.engine == engine::PlayerEngine::Net));
     assert!(rows.iter().all(|r| r.agent.as_deref() == Some("policy")));
+    // Every seat's view made a state (a failure would be a forfeit).
+    assert!(rows.iter().all(|r| r.forfeit.is_none()), "{rows:?}");
     assert_eq!(rows, untimed(crate::run_all_on(&s, 1)));
     // A temperature and guided simulations play too, repeatably.
     let warm = Spec::from_toml(&fives_spec(&model, "temperature = 1.0\nsimulations = 20")).unwrap();
@@ -250,5 +252,8 @@ fn an_all_fives_network_plays_one_hand_games_from_its_seat_s_view() {
     let mlp = jobs::train::first_network(&train, meta.inputs, meta.actions);
     std::fs::write(&info, net::Model::to_bytes(&meta, &mlp)).unwrap();
     let e = err(fives_spec(&info, ""));
-    assert!(e.contains("agents.policy.net") && e.contains("\"rich\" encoding"), "{e}");
+    assert!(
+        e.contains("agents.policy.net") && e.contains("\"rich\" encoding"),
+        "{e}"
+    );
 }
