@@ -15,12 +15,18 @@ fn untimed(rows: Vec<jobs::GameRow>) -> Vec<jobs::GameRow> {
 const MODEL: &str = "../models/ppo-block.safetensors";
 
 fn spec(extra: &str) -> String {
+    pool_spec("nets", "block", MODEL, extra)
+}
+
+/// A spec of `preset` whose agent `policy` is the network at `model`,
+/// against random and heaviest.
+fn pool_spec(name: &str, preset: &str, model: &str, extra: &str) -> String {
     format!(
         r#"
-name = "nets"
+name = "{name}"
 seed = 5
 [rules]
-preset = "block"
+preset = "{preset}"
 [grid]
 observability = ["partial"]
 information_source = ["oracle"]
@@ -33,7 +39,7 @@ depth = 2
 worlds = 2
 [agents.policy]
 engine = "net"
-net = "{MODEL}"
+net = "{model}"
 {extra}
 [shards]
 games = 8
@@ -194,31 +200,7 @@ pairs = 10
 }
 
 fn fives_spec(model: &std::path::Path, extra: &str) -> String {
-    format!(
-        r#"
-name = "fives-net"
-seed = 5
-[rules]
-preset = "all-fives"
-[grid]
-observability = ["partial"]
-information_source = ["oracle"]
-starting_states = "spread:6"
-repeats = 1
-agents = ["policy"]
-opponents = ["random", "heaviest"]
-[search]
-depth = 2
-worlds = 2
-[agents.policy]
-engine = "net"
-net = "{}"
-{extra}
-[shards]
-games = 8
-"#,
-        model.display()
-    )
+    pool_spec("fives-net", "all-fives", &model.display().to_string(), extra)
 }
 
 #[test]
