@@ -18,7 +18,6 @@ use std::str::FromStr;
 
 use engine::{Loc, TileSet};
 
-use super::fives::Event;
 use super::{SpielState, View};
 use crate::rules::{FullRules, MAX_SEATS};
 
@@ -164,11 +163,7 @@ impl SpielState {
             }
             SpielState::Fives(c) => {
                 let rules = c.rules();
-                for &(h, e) in &c.events {
-                    if let (true, Event::Play { seat, tile, .. }) = (h == c.hand_no, e) {
-                        f.played_by[seat as usize] |= 1 << tile;
-                    }
-                }
+                f.played_by = c.hand_played;
                 if let Some(p) = &c.pos {
                     f.board = p.on_board(rules);
                     f.voids = c.seen.voids().0;

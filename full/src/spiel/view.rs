@@ -129,22 +129,6 @@ impl FivesState {
         pieces
     }
 
-    /// The length of a tensor for `view`: its pieces' sizes summed (without
-    /// listing them).
-    pub fn tensor_len(&self, view: View) -> usize {
-        let rules = self.rules();
-        let (seats, tiles) = (rules.seats() as usize, rules.tile_count() as usize);
-        let private = if view.private { tiles } else { 0 };
-        let public = if view.public {
-            let recall = if view.perfect_recall { 2 * seats * tiles } else { 0 };
-            tiles + 4 * (rules.set() as usize + 2) + 4 * seats + 1 + recall
-        } else {
-            0
-        };
-        let drawn = if view.private && view.perfect_recall { tiles } else { 0 };
-        seats + private + public + drawn
-    }
-
     /// The tensor of `player` (pieces as [`Self::tensor_pieces`]).
     pub fn tensor(&self, player: u8, view: View) -> Vec<f32> {
         let mut out = Vec::new();
@@ -153,18 +137,12 @@ impl FivesState {
     }
 
     /// [`Self::tensor`] appended to `out`: no allocation once `out` has
-    /// room for a tensor (a vector environment's step). The tensor is
-    /// zeroed at once and only its other entries written.
+    /// room for a tensor (a vector environment's step). Each piece is
+    /// appended as zeros and only its other entries written.
     pub fn tensor_into(&self, player: u8, view: View, out: &mut Vec<f32>) {
         let rules = self.rules();
         let (seats, tiles) = (rules.seats() as usize, rules.tile_count() as usize);
-        let len = self.tensor_len(view);
-        let start = out.len();
-        out.resize(start + len, 0.0);
-        let mut w = Zeroed {
-            buf: &mut out[start..],
-            at: 0,
-        };
+        let mut w = Zeroed { out };
         w.one_hot(seats, Some(player as usize));
         if view.private {
             w.set(tiles, self.hand_of(player));
@@ -203,39 +181,41 @@ impl FivesState {
         if view.private && view.perfect_recall {
             w.set(tiles, self.hand_drawn[player as usize]);
         }
-        debug_assert_eq!(w.at, len, "the pieces' lengths");
     }
 }
 
-/// A tensor's entries written in order over zeros: a piece's zeros are
-/// skipped, its other entries set.
+/// A tensor's pieces appended in order as zeros, then their other
+/// entries set.
 struct Zeroed<'a> {
-    buf: &'a mut [f32],
-    at: usize,
+    out: &'a mut Vec<f32>,
 }
 
 impl Zeroed<'_> {
+    /// `n` zeros appended; the index of the first.
+    fn zeros(&mut self, n: usize) -> usize {
+        let at = self.out.len();
+        self.out.resize(at + n, 0.0);
+        at
+    }
+
     /// One entry.
     fn value(&mut self, x: f32) {
-        self.buf[self.at] = x;
-        self.at += 1;
+        self.out.push(x);
     }
 
     /// `n` entries, 1 at `i`.
     fn one_hot(&mut self, n: usize, i: Option<usize>) {
+        let at = self.zeros(n);
         if let Some(i) = i.filter(|&i| i < n) {
-            self.buf[self.at + i] = 1.0;
+            self.out[at + i] = 1.0;
         }
-        self.at += n;
     }
 
     /// `tiles` entries, 1 at each tile of `set`.
     fn set(&mut self, tiles: usize, set: TileSet) {
-        for t in bits(set) {
-            if (t as usize) < tiles {
-                self.buf[self.at + t as usize] = 1.0;
-            }
+        let at = self.zeros(tiles);
+        for t in bits(set).map(usize::from).filter(|&t| t < tiles) {
+            self.out[at + t] = 1.0;
         }
-        self.at += tiles;
     }
 }
