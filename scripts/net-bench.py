@@ -2,8 +2,10 @@
 """Inference speed of a muggins model file (docs/rl.md, "Model files"):
 muggins' forward pass (the `net` crate, as the engines run it) beside the
 same network in JAX on the CPU, in one run, against this machine's own
-fused multiply-add ceiling (one thread's rate in a loop of FMAs and nothing
-else, times the threads).
+fused multiply-add ceiling (the rate of a loop of FMAs and nothing else,
+run on as many threads at once as the row uses: a processor may clock
+lower with every core busy; the one-thread ceiling times the threads is
+printed too).
 
     python3 scripts/net-bench.py [--model models/ppo-block.safetensors] [--seconds 2]
 """
@@ -38,15 +40,17 @@ def main():
     args = p.parse_args()
     net = mn.Net(args.model)
     flops = 2 * net._core.macs
-    peak = NetCore.fma_peak_flops(min(args.seconds, 1.0))
     cores = os.cpu_count()
+    peaks = {t: NetCore.fma_peak_flops(min(args.seconds, 1.0), t) for t in sorted({1, cores})}
+    peak = peaks[1]
     x = (np.random.default_rng(0).random((args.batch, net.inputs)) < 0.2).astype(np.float32)
     print(f"model {os.path.basename(args.model)}: {net.inputs} -> {net.meta['hidden']} -> {net.actions}, "
-          f"{flops / 1e6:.2f} Mflop an evaluation; FMA ceiling {peak / 1e9:.1f} Gflop/s a thread, {cores} threads")
+          f"{flops / 1e6:.2f} Mflop an evaluation; FMA ceiling {peak / 1e9:.1f} Gflop/s on one thread, "
+          f"{peaks[cores] / 1e9:.1f} on {cores} at once ({peak * cores / 1e9:.1f} if each ran as fast as one)")
     rows = []
     for threads in (1, cores):
         r = rate(lambda: net.forward(x, threads=threads), args.batch, args.seconds)
-        rows.append((f"muggins batch {args.batch}, {threads} thread(s)", r, peak * threads))
+        rows.append((f"muggins batch {args.batch}, {threads} thread(s)", r, peaks[threads]))
     one = x[0]
     r = rate(lambda: net.forward(one), 1, args.seconds)
     rows.append(("muggins single (a Python call each)", r, peak))
@@ -69,7 +73,7 @@ def main():
 
         xj = jnp.asarray(x)
         r = rate(lambda: jax.block_until_ready(forward(xj)), args.batch, args.seconds)
-        rows.append((f"JAX {jax.__version__} batch {args.batch} (its own threads)", r, peak * cores))
+        rows.append((f"JAX {jax.__version__} batch {args.batch} (its own threads)", r, peaks[cores]))
         xo = jnp.asarray(x[:1])
         r = rate(lambda: jax.block_until_ready(forward(xo)), 1, args.seconds)
         rows.append(("JAX single (a Python call each)", r, peak))

@@ -10,7 +10,9 @@ fn main() {
     let model = net::Model::load(std::path::Path::new(&path)).expect("a model file");
     let mlp = &model.mlp;
     let flops = 2.0 * mlp.macs() as f64;
+    let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
     let peak = net::fma_peak_flops(0.5);
+    let peak_all = net::fma_peak_flops_on(0.5, threads);
     let rows = 4096;
     let obs: Vec<f32> = (0..rows * mlp.inputs())
         .map(|i| ((i * 7919) % 5 == 0) as u8 as f32)
@@ -28,14 +30,24 @@ fn main() {
         best
     };
     let batch = time(&mut || mlp.forward(&obs, rows, &mut logits, &mut values, &mut scratch));
+    let batch_all = time(&mut || mlp.forward_threads(&obs, rows, &mut logits, &mut values, threads));
     let single = time(&mut || {
         for r in 0..1000 {
             let o = &obs[r * mlp.inputs()..(r + 1) * mlp.inputs()];
             mlp.forward(o, 1, &mut logits[..mlp.actions()], &mut values[..1], &mut scratch);
         }
     }) / 1000.0;
-    println!("FMA ceiling {:.1} Gflop/s a thread", peak / 1e9);
-    for (name, secs, n) in [("batch 4096, 1 thread", batch, rows as f64), ("single", single, 1.0)] {
+    println!(
+        "FMA ceiling {:.1} Gflop/s on one thread, {:.1} on {threads} at once",
+        peak / 1e9,
+        peak_all / 1e9
+    );
+    let all = format!("batch 4096, {threads} threads");
+    for (name, secs, n, peak) in [
+        ("batch 4096, 1 thread", batch, rows as f64, peak),
+        (all.as_str(), batch_all, rows as f64, peak_all),
+        ("single", single, 1.0, peak),
+    ] {
         let r = n / secs;
         println!(
             "{name:24} {r:10.0} evals/s {:7.1} Gflop/s {:5.1}% of ceiling",

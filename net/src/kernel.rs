@@ -2,14 +2,20 @@
 //!
 //! Every output element is computed the same way whatever the path: start
 //! from the bias, then one fused multiply-add for each input in order
-//! (`acc = fma(x[i], w[i][j], acc)`). The AVX2/FMA path does 96 such sums
-//! at once in registers (6 rows x 16 outputs; the rows left over one at a
-//! time, 48 outputs at once; the columns left over 8 at a time, then one at
-//! a time); the portable path
-//! does them one at a time with `f32::mul_add`, which rounds exactly as the
-//! hardware's FMA does. So a row's outputs are bit-identical whether it is
-//! evaluated alone or in a batch, on one thread or many, with or without
-//! AVX2: the tiling changes which sums run together, never a sum's order.
+//! (`acc = fma(x[i], w[i][j], acc)`), then `+ 0.0` (a sum that came out as
+//! -0 is stored as +0). The AVX2/FMA path does 96 such sums at once in
+//! registers (6 rows x 16 outputs; the rows left over one at a time, 48
+//! outputs at once), over weights packed in panels of 16 columns whose
+//! last is padded with zeros to a multiple of 8, so every column takes the
+//! vector path; the portable path does them one at a time with
+//! `f32::mul_add`, which rounds exactly as the hardware's FMA does.
+//!
+//! A row left over (a single evaluation's one row) whose inputs are mostly
+//! zeros (a one-hot observation) skips the zero inputs: `fma(0, w, acc)` is
+//! `acc` except that a zero `acc` may change sign, which the final `+ 0.0`
+//! erases. So a row's outputs are bit-identical whether it is evaluated
+//! alone or in a batch, on one thread or many, with or without AVX2: the
+//! tiling changes which sums run together, never a sum's value.
 //!
 //! This is the crate's one module with `unsafe`: the intrinsics read and
 //! write through pointers, and calling a function compiled for AVX2/FMA is
@@ -21,19 +27,35 @@
 /// Columns of a packed weight panel.
 pub(crate) const PANEL: usize = 16;
 
+/// The width of packed panel `p` of a layer with `outputs` columns: 16, or
+/// for the last the columns left rounded up to 8 (the rest zeros).
+fn panel_width(outputs: usize, p: usize) -> usize {
+    (outputs - p * PANEL).min(PANEL).next_multiple_of(8)
+}
+
 /// `w` (`inputs x outputs`, row-major) repacked for the AVX2 path: each
-/// whole panel of [`PANEL`] columns as `inputs x PANEL` floats in a row,
-/// so a pass over a panel reads memory in order (the columns past the last
-/// whole panel are read from `w`).
+/// panel of [`PANEL`] columns as `inputs x width` floats in a row (width
+/// 16, the last panel's 8 or 16 with zeros past the last column), so a
+/// pass over a panel reads memory in order. Panel `p` starts at
+/// `p * PANEL * inputs`.
 pub(crate) fn pack(w: &[f32], inputs: usize, outputs: usize) -> Vec<f32> {
-    let panels = outputs / PANEL;
+    let panels = outputs.div_ceil(PANEL);
     let mut packed = Vec::with_capacity(panels * inputs * PANEL);
     for p in 0..panels {
+        let (from, width) = (p * PANEL, panel_width(outputs, p));
         for i in 0..inputs {
-            packed.extend_from_slice(&w[i * outputs + p * PANEL..i * outputs + (p + 1) * PANEL]);
+            let row = &w[i * outputs..(i + 1) * outputs];
+            packed.extend((from..from + width).map(|c| row.get(c).copied().unwrap_or(0.0)));
         }
     }
     packed
+}
+
+/// The length of [`pack`]`(w, inputs, outputs)`.
+fn packed_len(inputs: usize, outputs: usize) -> usize {
+    (0..outputs.div_ceil(PANEL))
+        .map(|p| inputs * panel_width(outputs, p))
+        .sum()
 }
 
 /// `y[r][j] = b[j] + sum_i x[r][i] * w[i][j]` for `rows` rows; `x` is
@@ -42,42 +64,28 @@ pub(crate) fn pack(w: &[f32], inputs: usize, outputs: usize) -> Vec<f32> {
 pub(crate) fn dense(x: &[f32], rows: usize, w: &[f32], packed: &[f32], b: &[f32], y: &mut [f32]) {
     let (inputs, outputs) = (w.len() / b.len(), b.len());
     assert!(x.len() >= rows * inputs && y.len() >= rows * outputs && w.len() == inputs * outputs);
-    assert_eq!(packed.len(), outputs / PANEL * PANEL * inputs, "packed is pack(w)");
+    assert_eq!(packed.len(), packed_len(inputs, outputs), "packed is pack(w)");
     #[cfg(target_arch = "x86_64")]
     if std::arch::is_x86_feature_detected!("avx2") && std::arch::is_x86_feature_detected!("fma") {
         // SAFETY: the processor has AVX2 and FMA (checked just above), and
         // the slices' lengths were checked against the shapes.
-        unsafe {
-            avx::dense(
-                &avx::Layer {
-                    x,
-                    inputs,
-                    w,
-                    packed,
-                    b,
-                },
-                rows,
-                y,
-            )
-        };
+        unsafe { avx::dense(&avx::Layer { x, inputs, packed, b }, rows, y) };
         return;
     }
-    portable(x, rows, inputs, w, b, y, 0);
+    portable(x, rows, inputs, w, b, y);
 }
 
-/// The portable path, from output column `from` on (the AVX2 path hands
-/// it the columns left over after its tiles of 8).
-#[inline(always)]
-fn portable(x: &[f32], rows: usize, inputs: usize, w: &[f32], b: &[f32], y: &mut [f32], from: usize) {
+/// The portable path.
+fn portable(x: &[f32], rows: usize, inputs: usize, w: &[f32], b: &[f32], y: &mut [f32]) {
     let outputs = b.len();
     for r in 0..rows {
         let xr = &x[r * inputs..(r + 1) * inputs];
-        for j in from..outputs {
+        for j in 0..outputs {
             let mut acc = b[j];
             for (i, &xi) in xr.iter().enumerate() {
                 acc = xi.mul_add(w[i * outputs + j], acc);
             }
-            y[r * outputs + j] = acc;
+            y[r * outputs + j] = acc + 0.0;
         }
     }
 }
@@ -138,23 +146,41 @@ pub fn fma_peak_flops(seconds: f64) -> f64 {
     flops / start.elapsed().as_secs_f64()
 }
 
+/// The rate of `threads` threads running [`fma_peak_flops`] at once,
+/// summed: the cores' ceiling when they all work (a processor may run
+/// slower with more of its cores busy).
+pub fn fma_peak_flops_on(seconds: f64, threads: usize) -> f64 {
+    std::thread::scope(|s| {
+        let runs: Vec<_> = (0..threads.max(1))
+            .map(|_| s.spawn(move || fma_peak_flops(seconds)))
+            .collect();
+        runs.into_iter()
+            .map(|r| r.join().expect("the FMA loop does not panic"))
+            .sum()
+    })
+}
+
 #[cfg(target_arch = "x86_64")]
 mod avx {
     use std::arch::x86_64::*;
 
-    use super::PANEL;
+    use super::{PANEL, panel_width};
 
     /// Rows a chunk of a batch holds (a multiple of 6): 48 rows of 256
-    /// floats are 48 KB, beside a layer's weights in a 1 MB L2 cache.
+    /// floats are 48 KB, beside a layer's weights in the L2 cache.
     const CHUNK_ROWS: usize = 48;
 
-    /// A layer's input rows (`inputs` floats each), weights (row-major and
-    /// packed) and biases.
+    /// The most inputs a row left over may have to skip its zeros (their
+    /// indices are kept on the stack); it skips them when at most a third
+    /// of its inputs are nonzero.
+    const SPARSE_MAX: usize = 1024;
+
+    /// A layer's input rows (`inputs` floats each), packed weights and
+    /// biases.
     #[derive(Clone, Copy)]
     pub(super) struct Layer<'a> {
         pub(super) x: &'a [f32],
         pub(super) inputs: usize,
-        pub(super) w: &'a [f32],
         pub(super) packed: &'a [f32],
         pub(super) b: &'a [f32],
     }
@@ -179,79 +205,127 @@ mod avx {
         out[0]
     }
 
-    /// [`super::dense`] with AVX2 and FMA. The packed panels of 16 columns
-    /// (then the rest 8 at a time from the row-major weights) serve every
-    /// block of rows before the next is read, so a panel (inputs x 16
-    /// floats, 14 KB for 218 inputs) stays in the L1 cache while the rows
-    /// go by six at a time, in chunks of [`CHUNK_ROWS`] that stay in L2.
+    /// [`super::dense`] with AVX2 and FMA. Each packed panel of 16 columns
+    /// serves every block of rows before the next is read, so a panel
+    /// (inputs x 16 floats, 14 KB for 218 inputs) stays in the L1 cache
+    /// while the rows go by six at a time, in chunks of [`CHUNK_ROWS`] that
+    /// stay in L2.
     ///
     /// # Safety
     /// The processor must have AVX2 and FMA; `l.x` holds `rows x inputs`,
-    /// `l.w` `inputs x outputs`, `l.packed` `pack(l.w)`, `y` `rows x
+    /// `l.packed` `pack(w)` of an `inputs x outputs` `w`, `y` `rows x
     /// outputs` floats (`outputs` = `l.b.len()`).
     #[target_feature(enable = "avx2,fma")]
     pub(super) unsafe fn dense(l: &Layer, rows: usize, y: &mut [f32]) {
         let (inputs, outputs) = (l.inputs, l.b.len());
-        let whole = outputs / PANEL * PANEL;
-        let rest = outputs - outputs % 8;
-        // The start of packed panel p, and of row-major column j.
+        let panels = outputs.div_ceil(PANEL);
+        let full = outputs / PANEL;
+        // The start of packed panel p.
         let panel_at = |p: usize| unsafe { l.packed.as_ptr().add(p * inputs * PANEL) };
-        let column_at = |j: usize| unsafe { l.w.as_ptr().add(j) };
         // Blocks of 6 rows x 16 columns: 12 accumulators, 2 weight vectors
         // and a broadcast fill 15 of AVX2's 16 registers.
         let blocked = rows - rows % 6;
+        let every = 0..inputs;
         for start in (0..blocked).step_by(CHUNK_ROWS) {
             let end = (start + CHUNK_ROWS).min(blocked);
-            for j in (0..whole).step_by(PANEL) {
-                let p = panel_at(j / PANEL);
+            for p in 0..panels {
+                let (a, j) = (panel_at(p), p * PANEL);
                 for r in (start..end).step_by(6) {
-                    // SAFETY: rows r..r+6, columns j..j+16 of packed panel j/16.
-                    unsafe { panel::<6, 2>(l, y, r, j, [p, p.add(8)], PANEL) };
-                }
-            }
-            for j in (whole..rest).step_by(8) {
-                for r in (start..end).step_by(6) {
-                    // SAFETY: rows r..r+6, columns j..j+8 of the row-major weights.
-                    unsafe { panel::<6, 1>(l, y, r, j, [column_at(j)], outputs) };
+                    // SAFETY: rows r..r+6, the columns of packed panel p.
+                    unsafe {
+                        if panel_width(outputs, p) == PANEL {
+                            panel::<6, 2>(l, y, r, j, [a, a.add(8)], PANEL, every.clone())
+                        } else {
+                            panel::<6, 1>(l, y, r, j, [a], 8, every.clone())
+                        }
+                    };
                 }
             }
         }
-        // The rows left over (a single evaluation's one row) one at a time,
-        // three packed panels at once: 6 accumulators on independent sums.
+        // The rows left over one at a time, three packed panels at once:
+        // 6 accumulators on independent sums; over the nonzero inputs only
+        // when few are.
+        // Not zeroed (4 KB a call): nonzero_inputs writes what is read.
+        let mut nonzero = std::mem::MaybeUninit::<[u32; SPARSE_MAX]>::uninit();
         for r in blocked..rows {
-            let mut j = 0;
-            while j + 3 * PANEL <= whole {
-                let p = panel_at(j / PANEL);
-                let q = panel_at(j / PANEL + 1);
-                let s = panel_at(j / PANEL + 2);
-                // SAFETY: row r, columns j..j+48 of three packed panels.
-                unsafe { panel::<1, 6>(l, y, r, j, [p, p.add(8), q, q.add(8), s, s.add(8)], PANEL) };
-                j += 3 * PANEL;
+            let n = nonzero_inputs(&l.x[r * inputs..(r + 1) * inputs], &mut nonzero);
+            let sparse = n.is_some();
+            // SAFETY: nonzero_inputs wrote the first n indices.
+            let nz = unsafe { std::slice::from_raw_parts(nonzero.as_ptr().cast::<u32>(), n.unwrap_or(0)) };
+            let nz = nz.iter().map(|&i| i as usize);
+            let mut p = 0;
+            while p + 4 <= full {
+                let (a, b, c, d) = (panel_at(p), panel_at(p + 1), panel_at(p + 2), panel_at(p + 3));
+                // SAFETY: row r, the columns of packed panels p..p+4 (whole
+                // panels of 16: the second half starts 8 floats on).
+                unsafe {
+                    let from = [a, a.add(8), b, b.add(8), c, c.add(8), d, d.add(8)];
+                    if sparse {
+                        panel::<1, 8>(l, y, r, p * PANEL, from, PANEL, nz.clone())
+                    } else {
+                        panel::<1, 8>(l, y, r, p * PANEL, from, PANEL, every.clone())
+                    }
+                };
+                p += 4;
             }
-            while j < whole {
-                let p = panel_at(j / PANEL);
-                // SAFETY: row r, columns j..j+16 of packed panel j/16.
-                unsafe { panel::<1, 2>(l, y, r, j, [p, p.add(8)], PANEL) };
-                j += PANEL;
+            while p < panels {
+                let (a, j) = (panel_at(p), p * PANEL);
+                // SAFETY: row r, the columns of packed panel p.
+                unsafe {
+                    match (panel_width(outputs, p) == PANEL, sparse) {
+                        (true, true) => panel::<1, 2>(l, y, r, j, [a, a.add(8)], PANEL, nz.clone()),
+                        (true, false) => panel::<1, 2>(l, y, r, j, [a, a.add(8)], PANEL, every.clone()),
+                        (false, true) => panel::<1, 1>(l, y, r, j, [a], 8, nz.clone()),
+                        (false, false) => panel::<1, 1>(l, y, r, j, [a], 8, every.clone()),
+                    }
+                };
+                p += 1;
             }
-            for j in (whole..rest).step_by(8) {
-                // SAFETY: row r, columns j..j+8 of the row-major weights.
-                unsafe { panel::<1, 1>(l, y, r, j, [column_at(j)], outputs) };
-            }
-        }
-        if rest < outputs {
-            super::portable(l.x, rows, inputs, l.w, l.b, y, rest);
         }
     }
 
-    /// Rows `r..r + R`, columns `j..j + 8 * C`: `R x C` accumulators of 8
-    /// floats in registers, one fused multiply-add each per input. Input
-    /// `i`'s weights for accumulator column `t` are the 8 floats at
-    /// `from[t] + i * stride`.
+    /// Writes the indices of `row`'s nonzero entries into `to` and says
+    /// how many there are, if they are at most a third of the row (and the
+    /// row at most [`SPARSE_MAX`] long); `None` for a denser row, found
+    /// after a look at its first entries (a hidden layer's, after tanh).
+    fn nonzero_inputs(row: &[f32], to: &mut std::mem::MaybeUninit<[u32; SPARSE_MAX]>) -> Option<usize> {
+        if row.len() > SPARSE_MAX {
+            return None;
+        }
+        let to = to.as_mut_ptr().cast::<u32>();
+        let most = row.len() / 3;
+        let mut n = 0;
+        for (c, chunk) in row.chunks(32).enumerate() {
+            for (k, &v) in chunk.iter().enumerate() {
+                // Branch-free: the index is written, and kept if nonzero.
+                // SAFETY: n <= the entries seen so far < row.len() <= SPARSE_MAX.
+                unsafe { to.add(n).write((c * 32 + k) as u32) };
+                n += (v != 0.0) as usize;
+            }
+            if n > most {
+                return None;
+            }
+        }
+        Some(n)
+    }
+
+    /// A mask of the first `n` of 8 lanes (`n` <= 8).
+    #[target_feature(enable = "avx2,fma")]
+    fn first_lanes(n: usize) -> __m256i {
+        let lane = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
+        _mm256_cmpgt_epi32(_mm256_set1_epi32(n as i32), lane)
+    }
+
+    /// Rows `r..r + R`, columns `j..j + 8 * C` (those below `outputs`):
+    /// `R x C` accumulators of 8 floats in registers, one fused
+    /// multiply-add each for each input `i` of `over` (every input, or the
+    /// row's nonzero ones, in order). Input `i`'s weights for accumulator
+    /// column `t` are the 8 floats at `from[t] + i * stride`.
     ///
     /// # Safety
-    /// As [`dense`], `r + R <= rows`, `j + 8 * C <= outputs`, and each
-    /// `from[t] + i * stride` (i < inputs) starts 8 floats of the weights.
+    /// As [`dense`], `r + R <= rows`, `j + 8 * (C - 1) < outputs`, each
+    /// `from[t] + i * stride` (i < inputs) starts 8 floats of the packed
+    /// weights, and `over` yields inputs below `l.inputs`.
     #[target_feature(enable = "avx2,fma")]
     unsafe fn panel<const R: usize, const C: usize>(
         l: &Layer,
@@ -260,20 +334,29 @@ mod avx {
         j: usize,
         from: [*const f32; C],
         stride: usize,
+        over: impl Iterator<Item = usize>,
     ) {
         let (inputs, outputs) = (l.inputs, l.b.len());
         let (xp, bp, yp) = (l.x.as_ptr(), l.b.as_ptr(), y.as_mut_ptr());
+        // The last vector's columns below `outputs` (8 but at a layer's end).
+        let last = (outputs - j - 8 * (C - 1)).min(8);
+        let mask = first_lanes(last);
         // SAFETY (every pointer below): row k < r + R <= rows reads
-        // x[k * inputs + i] with i < inputs; columns j..j + 8C <= outputs
-        // read b[j..] and write y[k * outputs + j..]; the weights as the
-        // caller promised.
-        let mut acc = [[_mm256_setzero_ps(); C]; R];
-        for row in acc.iter_mut() {
-            for (t, a) in row.iter_mut().enumerate() {
-                *a = unsafe { _mm256_loadu_ps(bp.add(j + 8 * t)) };
-            }
+        // x[k * inputs + i] with i < inputs; the columns below outputs read
+        // b[j..] and write y[k * outputs + j..] (the last vector masked);
+        // the weights as the caller promised.
+        let mut bias = [_mm256_setzero_ps(); C];
+        for (t, v) in bias.iter_mut().enumerate() {
+            *v = unsafe {
+                if t + 1 < C || last == 8 {
+                    _mm256_loadu_ps(bp.add(j + 8 * t))
+                } else {
+                    _mm256_maskload_ps(bp.add(j + 8 * t), mask)
+                }
+            };
         }
-        for i in 0..inputs {
+        let mut acc = [bias; R];
+        for i in over {
             let mut ws = [_mm256_setzero_ps(); C];
             for (t, v) in ws.iter_mut().enumerate() {
                 *v = unsafe { _mm256_loadu_ps(from[t].add(i * stride)) };
@@ -285,9 +368,20 @@ mod avx {
                 }
             }
         }
+        let zero = _mm256_setzero_ps();
         for (k, row) in acc.iter().enumerate() {
             for (t, a) in row.iter().enumerate() {
-                unsafe { _mm256_storeu_ps(yp.add((r + k) * outputs + j + 8 * t), *a) };
+                let (to, v) = (
+                    unsafe { yp.add((r + k) * outputs + j + 8 * t) },
+                    _mm256_add_ps(*a, zero),
+                );
+                unsafe {
+                    if t + 1 < C || last == 8 {
+                        _mm256_storeu_ps(to, v)
+                    } else {
+                        _mm256_maskstore_ps(to, mask, v)
+                    }
+                };
             }
         }
     }
@@ -325,15 +419,25 @@ mod tests {
             (6, 33, 71),
             (13, 40, 100),
             (1, 30, 57),
+            (8, 218, 1),
+            (7, 340, 308),
         ] {
-            let x = uniform(&mut rng, rows * inputs);
+            let mut x = uniform(&mut rng, rows * inputs);
+            // Every third row mostly zeros (a one-hot observation, whose
+            // zeros a row left over skips), some of them -0.
+            for (k, v) in x.iter_mut().enumerate() {
+                if (k / inputs) % 3 == 1 && k % 5 != 0 {
+                    *v = if k % 2 == 0 { 0.0 } else { -0.0 };
+                }
+            }
             let w = uniform(&mut rng, inputs * outputs);
-            let b = uniform(&mut rng, outputs);
+            let mut b = uniform(&mut rng, outputs);
+            b[0] = -0.0;
             let packed = pack(&w, inputs, outputs);
             let mut fast = vec![0.0; rows * outputs];
             dense(&x, rows, &w, &packed, &b, &mut fast);
             let mut slow = vec![0.0; rows * outputs];
-            portable(&x, rows, inputs, &w, &b, &mut slow, 0);
+            portable(&x, rows, inputs, &w, &b, &mut slow);
             assert_eq!(fast, slow, "{rows} x {inputs} -> {outputs}");
             for r in 0..rows {
                 let mut one = vec![0.0; outputs];
@@ -350,6 +454,27 @@ mod tests {
                     assert!((fast[r * outputs + j] as f64 - exact).abs() < 1e-4, "{r},{j}");
                 }
             }
+        }
+    }
+
+    /// A sum that comes out as zero is +0 on every path (a row that skips
+    /// its zero inputs could otherwise keep a bias's -0 that the full sum
+    /// turns into +0).
+    #[test]
+    fn a_zero_sum_is_positive_zero_on_every_path() {
+        let (inputs, outputs) = (12, 24);
+        let w: Vec<f32> = (0..inputs * outputs)
+            .map(|k| if k % 2 == 0 { 0.5 } else { -0.25 })
+            .collect();
+        let b = vec![-0.0f32; outputs];
+        let packed = pack(&w, inputs, outputs);
+        for rows in [1, 6, 7] {
+            let x = vec![0.0f32; rows * inputs];
+            let mut y = vec![1.0; rows * outputs];
+            dense(&x, rows, &w, &packed, &b, &mut y);
+            assert!(y.iter().all(|v| v.to_bits() == 0), "{rows} rows: {y:?}");
+            portable(&x, rows, inputs, &w, &b, &mut y);
+            assert!(y.iter().all(|v| v.to_bits() == 0), "{rows} rows, portable: {y:?}");
         }
     }
 

@@ -22,7 +22,7 @@ mod mlp;
 mod model;
 mod train;
 
-pub use kernel::fma_peak_flops;
+pub use kernel::{fma_peak_flops, fma_peak_flops_on};
 pub use mlp::{BATCH_CHUNK, Dense, Mlp, Scratch};
 pub use model::{Expect, FORMAT_VERSION, META_KEY, Meta, Model, NetError, Provenance};
 pub use train::{Adam, BLOCK_ROWS, Batch, BatchError, Grads, Loss, loss_and_grads, sgd_step};

@@ -36,12 +36,17 @@ impl NetCore {
         self.model.sha256.clone()
     }
 
-    /// One thread's f32 flops a second in a loop of fused multiply-adds
-    /// and nothing else, over `seconds` (the ceiling a forward pass's rate
-    /// is measured against).
+    /// f32 flops a second in a loop of fused multiply-adds and nothing
+    /// else, over `seconds`, on `threads` threads at once (summed): the
+    /// ceiling a forward pass's rate on that many threads is measured
+    /// against.
     #[staticmethod]
-    fn fma_peak_flops(py: Python<'_>, seconds: f64) -> f64 {
-        py.detach(|| net::fma_peak_flops(seconds.clamp(0.01, 10.0)))
+    #[pyo3(signature = (seconds, threads = 1))]
+    fn fma_peak_flops(py: Python<'_>, seconds: f64, threads: usize) -> PyResult<f64> {
+        if !(1..=256).contains(&threads) {
+            return Err(PyValueError::new_err(format!("threads must be 1 to 256, got {threads}")));
+        }
+        Ok(py.detach(|| net::fma_peak_flops_on(seconds.clamp(0.01, 10.0), threads)))
     }
 
     /// Multiply-adds one evaluation takes.
