@@ -16,6 +16,9 @@ library), against live muggins processes.
    escaping page's DOM holds no element and runs no script from the
    payloads, and shows them as text; no action is reachable with a GET
    and other methods are refused.
+3. `muggins run jobs/specs/train-all-fives-smoke.toml --keep-web`: the
+   training run's page follows it, and once finished says so and its
+   curve loads; the training list names it.
 
 Screenshots of each page at 1280 px and at phone width (390 px) go to the
 directory given as the second argument.
@@ -362,6 +365,28 @@ def part_two(d, muggins, tmp):
     coord.stop(signal.SIGTERM)
 
 
+def part_three(d, muggins, tmp):
+    print("== muggins run of the All-Fives training smoke spec with the web view")
+    run = Proc([muggins, "run", "jobs/specs/train-all-fives-smoke.toml", "--out", os.path.join(tmp, "train"),
+                "--keep-web", "--threads", "2"])
+    url = run.wait_line("web view at ").split()[-1]
+    page = run.wait_line("this run's page: ").split()[-1]
+    check(page == url + "training/train-all-fives-smoke", f"the run's page is named ({page})")
+    d.get(page)
+    check("Training: train-all-fives-smoke" in d.js("return document.body.innerText"), "the training page shows the run")
+    run.wait_line("the run is over; the web view stays at ", timeout=600)
+    d.get(page)
+    wait_images(d)
+    text = d.js("return document.body.innerText")
+    check("4 / 4 generations" in text and "finished" in text, "the finished run's page says so")
+    check(d.js(BROKEN_IMAGES) == [], f"the training curve loads (broken: {d.js(BROKEN_IMAGES)})")
+    d.shoot("training")
+    d.get(url + "training")
+    check("train-all-fives-smoke" in d.js("return document.body.innerText"), "the training list names the run")
+    run.stop()
+    check(run.proc.returncode == 0, f"Ctrl-C ends `muggins run --keep-web` of a training spec ({run.proc.returncode})")
+
+
 def main():
     if len(sys.argv) != 3:
         raise SystemExit(__doc__)
@@ -375,6 +400,7 @@ def main():
     try:
         part_one(d, muggins, tmp)
         part_two(d, muggins, tmp)
+        part_three(d, muggins, tmp)
     finally:
         d.quit()
         shutil.rmtree(tmp, ignore_errors=True)

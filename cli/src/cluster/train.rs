@@ -1,7 +1,8 @@
 //! `muggins run` of a training spec (`[train]`, docs/train.md): the
 //! generations in this process on every thread asked for, progress on
-//! stderr, Ctrl-C stopping at the next safe point (the same command
-//! resumes), and the report (`report.md`, `report.json`, `curve.svg`).
+//! stderr and in the web view (its training pages), Ctrl-C stopping at the
+//! next safe point (the same command resumes), and the report
+//! (`report.md`, `report.json`, `curve.svg`).
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -35,8 +36,13 @@ pub fn run_training(text: &str, origin: &str, a: &RunArgs) -> Result<()> {
     );
     let stop = Arc::new(AtomicBool::new(false));
     let rt = runtime()?;
+    let view = View::start(&rt, a, &dir)?;
+    if let Some(v) = &view {
+        eprintln!("web view at {}", v.url);
+        eprintln!("this run's page: {}training/{}", v.url, spec.name);
+    }
     let flag = stop.clone();
-    rt.spawn(async move {
+    let signals = rt.spawn(async move {
         super::termination().await;
         eprintln!("\ninterrupted: stopping at the next safe point (again to stop at once)");
         flag.store(true, Ordering::Relaxed);
@@ -53,9 +59,17 @@ pub fn run_training(text: &str, origin: &str, a: &RunArgs) -> Result<()> {
         stop: &stop,
         progress: &progress,
     };
-    let summary = trainer.run().with_context(|| format!("training {}", spec.name))?;
-    let Some(summary) = summary else {
-        return Err(anyhow::Error::new(Interrupted { out: dir }));
+    let summary = trainer.run().with_context(|| format!("training {}", spec.name));
+    let summary = match summary {
+        Ok(Some(s)) => s,
+        Ok(None) => {
+            stop_view(&rt, view)?;
+            return Err(anyhow::Error::new(Interrupted { out: dir }));
+        }
+        Err(e) => {
+            stop_view(&rt, view)?;
+            return Err(e);
+        }
     };
     write_report(&dir, &spec, &summary)?;
     eprintln!(
@@ -65,7 +79,66 @@ pub fn run_training(text: &str, origin: &str, a: &RunArgs) -> Result<()> {
         dir.join(jobs::layout::BEST_NET).display(),
         dir.join(jobs::layout::REPORT_MD_FILE).display()
     );
-    Ok(())
+    if let (true, Some(v)) = (a.keep_web, &view) {
+        // The wait below takes the next Ctrl-C, not the training's handler.
+        signals.abort();
+        eprintln!("the run is over; the web view stays at {} until Ctrl-C", v.url);
+        rt.block_on(super::termination());
+    }
+    stop_view(&rt, view)
+}
+
+/// The web view of a training run: a coordinator with no experiments (its
+/// own state file in the run's directory, so that it never shares one with
+/// an experiment's run in the same `--out`) serving the training pages of
+/// `--out`.
+struct View {
+    url: String,
+    stop: tokio::sync::watch::Sender<bool>,
+    server: tokio::task::JoinHandle<Result<(), coordinator::ServeError>>,
+}
+
+impl View {
+    /// Starts the view unless `--no-web`.
+    fn start(rt: &tokio::runtime::Runtime, a: &RunArgs, dir: &Path) -> Result<Option<View>> {
+        if a.no_web {
+            return Ok(None);
+        }
+        let (web, grpc) = rt.block_on(async {
+            let web = tokio::net::TcpListener::bind(a.web_listen)
+                .await
+                .with_context(|| format!("--web-listen {}: cannot bind", a.web_listen))?;
+            let grpc = tokio::net::TcpListener::bind("127.0.0.1:0")
+                .await
+                .context("binding a loopback port")?;
+            anyhow::Ok((web, grpc))
+        })?;
+        let url = format!("http://{}/", web.local_addr()?);
+        let config = coordinator::Config::new(dir.join(VIEW_STATE), a.out.clone());
+        let (stop, mut stopped) = tokio::sync::watch::channel(false);
+        let extra = coordinator::Listeners {
+            metrics: None,
+            web: Some(web),
+        };
+        let server = rt.spawn(coordinator::serve_all(grpc, extra, config, async move {
+            let _ = stopped.wait_for(|s| *s).await;
+        }));
+        Ok(Some(View { url, stop, server }))
+    }
+}
+
+/// The view's state file, in the training run's directory.
+const VIEW_STATE: &str = ".muggins-view.sqlite";
+
+/// Stops the view (if any) and waits for it.
+fn stop_view(rt: &tokio::runtime::Runtime, view: Option<View>) -> Result<()> {
+    let Some(v) = view else { return Ok(()) };
+    let _ = v.stop.send(true);
+    match rt.block_on(v.server) {
+        Ok(Ok(())) => Ok(()),
+        Ok(Err(e)) => Err(anyhow::Error::from(e)),
+        Err(e) => bail!("the web view's task failed: {e}"),
+    }
 }
 
 /// Writes a training run's report (`report.json`, `curve.svg`, `report.md`) into `dir`.

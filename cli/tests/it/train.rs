@@ -189,3 +189,80 @@ fn a_bad_training_spec_is_refused_naming_the_field() {
     );
     train(&b, &dir.join("same")).assert_err(&["holds the training of another spec"]);
 }
+
+/// A GET on loopback: the status and the body.
+fn get(addr: &str, path: &str) -> (u16, Vec<u8>) {
+    use std::io::{Read, Write};
+    let mut c = std::net::TcpStream::connect(addr).unwrap();
+    c.write_all(format!("GET {path} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n\r\n").as_bytes())
+        .unwrap();
+    let mut raw = Vec::new();
+    c.read_to_end(&mut raw).unwrap();
+    let end = raw.windows(4).position(|w| w == b"\r\n\r\n").expect("a head");
+    let head = String::from_utf8_lossy(&raw[..end]).into_owned();
+    let status = head.split(' ').nth(1).and_then(|s| s.parse().ok()).unwrap_or(0);
+    (status, raw[end + 4..].to_vec())
+}
+
+#[test]
+fn the_web_view_follows_a_training_run_and_serves_its_curve_and_network() {
+    let dir = Dir::new();
+    let log = dir.join("run.log");
+    let mut run = train(&repo_file("jobs/specs/train-all-fives-smoke.toml"), dir.path())
+        .args(["--keep-web", "--web-listen", "127.0.0.1:0"])
+        .stdout_to(std::process::Stdio::null())
+        .stderr_to(std::fs::File::create(&log).unwrap())
+        .spawn();
+    let text = || std::fs::read_to_string(&log).unwrap_or_default();
+    crate::cluster::wait_for("the web view's address", 60, || text().contains("web view at "));
+    let line = text();
+    let url = line
+        .split("web view at http://")
+        .nth(1)
+        .and_then(|r| r.split('/').next())
+        .expect("web view at http://ADDR/")
+        .to_string();
+    assert!(line.contains("/training/train-all-fives-smoke"), "{line}");
+    // While it runs: the page follows it (live), and says how far it is.
+    crate::cluster::wait_for("a generation on the page", 300, || {
+        let (_, body) = get(&url, "/training/train-all-fives-smoke");
+        String::from_utf8_lossy(&body).contains(" / 4 generations</span>")
+    });
+    let (status, body) = get(&url, "/training/train-all-fives-smoke");
+    let page = String::from_utf8_lossy(&body).into_owned();
+    assert_eq!(status, 200, "{page}");
+    assert!(
+        page.contains("<img src=\"/training/train-all-fives-smoke/curve.svg\""),
+        "{page}"
+    );
+    crate::cluster::wait_for("the end of the run", 600, || text().contains("the web view stays at"));
+    let (_, body) = get(&url, "/training");
+    let list = String::from_utf8_lossy(&body).into_owned();
+    assert!(
+        list.contains("href=\"/training/train-all-fives-smoke\"")
+            && list.contains("4 / 4 generations")
+            && list.contains("finished"),
+        "{list}"
+    );
+    let (status, svg) = get(&url, "/training/train-all-fives-smoke/curve.svg");
+    assert_eq!(status, 200);
+    assert_eq!(svg, std::fs::read(dir.join("train-all-fives-smoke/curve.svg")).unwrap());
+    let (status, best) = get(&url, "/training/train-all-fives-smoke/best.safetensors");
+    assert_eq!(status, 200);
+    assert_eq!(
+        best,
+        std::fs::read(dir.join("train-all-fives-smoke/best.safetensors")).unwrap()
+    );
+    // Nothing else of the run's directory, and no other name, is served.
+    for path in [
+        "/training/train-all-fives-smoke/_train.json",
+        "/training/..%2F..%2Fetc",
+        "/training/nonesuch",
+        "/training/nonesuch/curve.svg",
+    ] {
+        assert_eq!(get(&url, path).0, 404, "{path}");
+    }
+    run.signal("-INT");
+    let status = run.wait_timeout(Duration::from_secs(60)).expect("it stops");
+    assert_eq!(status.code(), Some(0), "{}", text());
+}

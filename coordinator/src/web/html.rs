@@ -225,6 +225,7 @@ impl Display for Esc<'_> {
 pub enum Nav {
     Experiments,
     Workers,
+    Training,
     None,
 }
 
@@ -240,11 +241,12 @@ pub fn page(title: &str, nav: Nav, body: &Html, live: Option<u32>) -> Html {
          <title>{} · muggins</title><link rel=\"stylesheet\" href=\"/assets/style.css\">\
          <script src=\"/assets/live.js\" defer></script></head>\n\
          <body{refresh}><header><nav><a class=\"brand\" href=\"/\">muggins</a>\
-         <a href=\"/\"{}>Experiments</a><a href=\"/workers\"{}>Workers</a>\
+         <a href=\"/\"{}>Experiments</a><a href=\"/workers\"{}>Workers</a><a href=\"/training\"{}>Training</a>\
          <span id=\"updated\" class=\"muted\" aria-live=\"polite\"></span></nav></header>\n<main id=\"main\">{body}</main>\n</body></html>\n",
         Esc(title),
         cur(Nav::Experiments),
         cur(Nav::Workers),
+        cur(Nav::Training),
         refresh = refresh,
         body = body,
     )

@@ -17,6 +17,7 @@ mod live;
 mod markdown;
 mod pages;
 mod results;
+mod training;
 mod workers;
 
 use std::sync::Arc;
@@ -215,6 +216,9 @@ pub(crate) fn router(app: Arc<App>) -> Router {
         .route("/experiments/{id}/files/{*path}", get(results::file))
         .route("/experiments/{id}/files/", get(results::listing_root))
         .route("/workers", get(workers::page))
+        .route("/training", get(training::list))
+        .route("/training/{name}", get(training::run))
+        .route("/training/{name}/{file}", get(training::file))
         .route("/api/experiments", get(pages::experiments_json))
         .route("/login", post(login))
         .route(

@@ -37,7 +37,7 @@ fn content_type(name: &str) -> (&'static str, bool) {
 
 /// A file's bytes with its type, under a policy that runs nothing in it
 /// (an SVG opened by itself included).
-fn file_response(name: &str, body: Vec<u8>) -> Response {
+pub(crate) fn file_response(name: &str, body: Vec<u8>) -> Response {
     let (kind, download) = content_type(name);
     let mut resp = ([(header::CONTENT_TYPE, kind)], body).into_response();
     let h = resp.headers_mut();
