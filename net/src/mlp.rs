@@ -190,7 +190,8 @@ impl Mlp {
     }
 
     /// [`Self::forward`] with the rows split over `threads` threads (in
-    /// blocks of 4 rows): the same numbers as one thread.
+    /// blocks of 4 rows, the calling thread one of them): the same numbers
+    /// as one thread.
     pub fn forward_threads(&self, obs: &[f32], rows: usize, logits: &mut [f32], values: &mut [f32], threads: usize) {
         let threads = threads.clamp(1, rows.div_ceil(4).max(1));
         if threads == 1 {
@@ -204,8 +205,15 @@ impl Mlp {
                 .chunks(per * d)
                 .zip(logits[..rows * a].chunks_mut(per * a))
                 .zip(values[..rows].chunks_mut(per));
-            for ((o, l), v) in chunks {
+            let mut chunks = chunks.map(|((o, l), v)| (o, l, v));
+            let own = chunks.next();
+            for (o, l, v) in chunks {
                 s.spawn(move || self.forward(o, v.len(), l, v, &mut Scratch::default()));
+            }
+            // The calling thread takes the first share (one thread fewer to
+            // start and wake).
+            if let Some((o, l, v)) = own {
+                self.forward(o, v.len(), l, v, &mut Scratch::default());
             }
         });
     }
