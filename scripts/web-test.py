@@ -163,10 +163,16 @@ class Driver:
             shutil.rmtree(self.profile, ignore_errors=True)
 
 
+# Every muggins process started, killed at the end if a failed check left
+# one running.
+PROCS = []
+
+
 class Proc:
     """A muggins process whose stderr is kept (and echoed on failure)."""
 
     def __init__(self, args, env=None):
+        PROCS.append(self)
         self.lines = []
         self.proc = subprocess.Popen(args, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
                                      env=env, cwd=ROOT)
@@ -369,21 +375,23 @@ def part_three(d, muggins, tmp):
     print("== muggins run of the All-Fives training smoke spec with the web view")
     run = Proc([muggins, "run", "jobs/specs/train-all-fives-smoke.toml", "--out", os.path.join(tmp, "train"),
                 "--keep-web", "--threads", "2"])
-    url = run.wait_line("web view at ").split()[-1]
-    page = run.wait_line("this run's page: ").split()[-1]
-    check(page == url + "training/train-all-fives-smoke", f"the run's page is named ({page})")
-    d.get(page)
-    check("Training: train-all-fives-smoke" in d.js("return document.body.innerText"), "the training page shows the run")
-    run.wait_line("the run is over; the web view stays at ", timeout=600)
-    d.get(page)
-    wait_images(d)
-    text = d.js("return document.body.innerText")
-    check("4 / 4 generations" in text and "finished" in text, "the finished run's page says so")
-    check(d.js(BROKEN_IMAGES) == [], f"the training curve loads (broken: {d.js(BROKEN_IMAGES)})")
-    d.shoot("training")
-    d.get(url + "training")
-    check("train-all-fives-smoke" in d.js("return document.body.innerText"), "the training list names the run")
-    run.stop()
+    try:
+        url = run.wait_line("web view at ").split()[-1]
+        page = run.wait_line("this run's page: ").split()[-1]
+        check(page == url + "training/train-all-fives-smoke", f"the run's page is named ({page})")
+        d.get(page)
+        check("Training: train-all-fives-smoke" in d.js("return document.body.innerText"), "the training page shows the run")
+        run.wait_line("the run is over; the web view stays at ", timeout=600)
+        d.get(page)
+        wait_images(d)
+        text = d.js("return document.body.innerText")
+        check("4 / 4 generations" in text and "finished" in text, "the finished run's page says so")
+        check(d.js(BROKEN_IMAGES) == [], f"the training curve loads (broken: {d.js(BROKEN_IMAGES)})")
+        d.shoot("training")
+        d.get(url + "training")
+        check("train-all-fives-smoke" in d.js("return document.body.innerText"), "the training list names the run")
+    finally:
+        run.stop()
     check(run.proc.returncode == 0, f"Ctrl-C ends `muggins run --keep-web` of a training spec ({run.proc.returncode})")
 
 
@@ -403,6 +411,10 @@ def main():
         part_three(d, muggins, tmp)
     finally:
         d.quit()
+        for p in PROCS:
+            if p.proc.poll() is None:
+                p.proc.kill()
+                p.proc.wait()
         shutil.rmtree(tmp, ignore_errors=True)
     print(f"web test: {checks} checks passed; screenshots in {out}")
 
