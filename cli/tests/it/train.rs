@@ -159,6 +159,28 @@ fn all_fives_trains_too_and_its_network_beats_random_and_heaviest() {
 }
 
 #[test]
+fn team_trains_too_and_its_network_beats_random_and_heaviest() {
+    let dir = Dir::new();
+    train(&repo_file("jobs/specs/train-team-smoke.toml"), dir.path()).success();
+    let report: Value = serde_json::from_str(&dir.read("train-team-smoke/report.json")).unwrap();
+    let last = report["generations"].as_array().unwrap().last().unwrap();
+    // The margin (docs/train.md): against random the 95% interval is above
+    // +40 and above the untrained network's; against heaviest above the
+    // untrained network's too.
+    let (trained, low, _) = elo(anchor(&last["anchors"], "random"));
+    let (untrained, _, untrained_high) = elo(anchor(&report["first_anchors"], "random"));
+    assert!(
+        low >= 40.0 && low > untrained_high,
+        "team against random: trained {trained:+.1} (low {low:+.1}), untrained {untrained:+.1}"
+    );
+    let (_, low_h, _) = elo(anchor(&last["anchors"], "heaviest"));
+    let (_, _, untrained_high_h) = elo(anchor(&report["first_anchors"], "heaviest"));
+    assert!(low_h > untrained_high_h, "team against heaviest: {last}");
+    let net = net::Model::load(&dir.join("train-team-smoke/best.safetensors")).unwrap();
+    assert_eq!(net.meta.game, "team");
+}
+
+#[test]
 fn a_bad_training_spec_is_refused_naming_the_field() {
     let dir = Dir::new();
     let text = std::fs::read_to_string(repo_file(SMOKE)).unwrap();
