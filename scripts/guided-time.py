@@ -3,7 +3,10 @@
 the decisions with a choice of 20 hands of block and of team, dealt from
 a fixed seed and played by the bot in every seat; a measurement, printed.
 
-    python3 scripts/guided-time.py [--simulations 400 3000] [--hands 20]
+    python3 scripts/guided-time.py [--simulations 400 3000] [--hands 20] [--adaptive]
+
+`--adaptive` times the search that stops once its play is decided
+(`adaptive=True`) beside the whole budget, on the same decisions.
 """
 import argparse
 import time
@@ -19,12 +22,14 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--simulations", type=int, nargs="+", default=[400, 3000])
     ap.add_argument("--hands", type=int, default=20)
+    ap.add_argument("--adaptive", action="store_true", help="also time adaptive=True on the same decisions")
     args = ap.parse_args()
     for game, model in MODELS.items():
         for sims in args.simulations:
             bot = muggins.Bot("net", model=model, simulations=sims, seed=1)
+            early = muggins.Bot("net", model=model, simulations=sims, seed=1, adaptive=True) if args.adaptive else None
             rng = np.random.default_rng(0)
-            times = []
+            times, early_times, same = [], [], 0
             for _ in range(args.hands):
                 s = muggins.State(game)
                 while not s.is_terminal():
@@ -37,11 +42,20 @@ def main():
                         t = time.perf_counter()
                         a = bot.step(s)
                         times.append(time.perf_counter() - t)
+                        if early is not None:
+                            t = time.perf_counter()
+                            same += int(early.step(s) == a)
+                            early_times.append(time.perf_counter() - t)
                     else:
                         a = legal[0]
                     s.apply_action(int(a))
             print(f"{game:<6} {sims:>6} simulations: median {np.median(times) * 1e3:.1f} ms, "
                   f"90th percentile {np.percentile(times, 90) * 1e3:.1f} ms over {len(times)} decisions")
+            if early is not None:
+                print(f"{'':6} {'':6} adaptive:    median {np.median(early_times) * 1e3:.1f} ms, "
+                      f"90th percentile {np.percentile(early_times, 90) * 1e3:.1f} ms; total "
+                      f"{sum(early_times) / sum(times):.0%} of the whole budget's; the same play at "
+                      f"{same} of {len(times)} decisions (a Bot's stream is keyed by the decision)")
 
 
 if __name__ == "__main__":

@@ -23,19 +23,28 @@ pub struct NetAgent {
     pub temperature: f64,
     /// Guided simulations a decision (`simulations`; 0: the policy alone).
     pub simulations: u32,
+    /// Whether the guided search stops once its play is decided
+    /// (`adaptive`).
+    pub adaptive: bool,
     /// The policy read from the file.
     pub policy: NetPolicy,
 }
 
 impl PartialEq for NetAgent {
     fn eq(&self, other: &NetAgent) -> bool {
-        (&self.path, &self.sha256, self.temperature.to_bits(), self.simulations)
-            == (
-                &other.path,
-                &other.sha256,
-                other.temperature.to_bits(),
-                other.simulations,
-            )
+        (
+            &self.path,
+            &self.sha256,
+            self.temperature.to_bits(),
+            self.simulations,
+            self.adaptive,
+        ) == (
+            &other.path,
+            &other.sha256,
+            other.temperature.to_bits(),
+            other.simulations,
+            other.adaptive,
+        )
     }
 }
 
@@ -65,6 +74,7 @@ pub fn read(path: &str, temperature: f64) -> Result<NetAgent, NetFileError> {
         sha256,
         temperature,
         simulations: 0,
+        adaptive: false,
         policy,
     })
 }
@@ -75,6 +85,15 @@ impl NetAgent {
     pub fn with_simulations(mut self, simulations: u64) -> Result<NetAgent, NetFileError> {
         self.policy = self.policy.with_simulations(simulations)?;
         self.simulations = simulations as u32;
+        Ok(self)
+    }
+
+    /// The same network whose guided search stops once its play is
+    /// decided (`full::spiel::Guided::adaptive`); refused without
+    /// simulations.
+    pub fn with_adaptive(mut self, adaptive: bool) -> Result<NetAgent, NetFileError> {
+        self.policy = self.policy.with_adaptive(adaptive)?;
+        self.adaptive = adaptive;
         Ok(self)
     }
 }

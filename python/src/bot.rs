@@ -78,6 +78,7 @@ enum Setting {
     Int(i128),
     Float(f64),
     Str(String),
+    Bool(bool),
 }
 
 /// A bot's keyword settings and their defaults.
@@ -93,6 +94,7 @@ struct Settings {
     model: Option<String>,
     temperature: Option<f64>,
     simulations: Option<u64>,
+    adaptive: Option<bool>,
 }
 
 impl Default for Settings {
@@ -109,6 +111,7 @@ impl Default for Settings {
             model: None,
             temperature: None,
             simulations: None,
+            adaptive: None,
         }
     }
 }
@@ -149,10 +152,18 @@ impl Settings {
                 let max = full::spiel::MAX_SIMULATIONS as i128;
                 self.simulations = Some(int(0, max, "guided simulations a decision")? as u64);
             }
+            "adaptive" => {
+                let b = v.cast::<pyo3::types::PyBool>().map_err(|_| {
+                    pyo3::exceptions::PyTypeError::new_err(format!(
+                        "adaptive = {v}: True or False (a guided search that stops once its play is decided)"
+                    ))
+                })?;
+                self.adaptive = Some(b.is_true());
+            }
             other => {
                 return Err(PyValueError::new_err(format!(
                     "unknown setting {other:?}: a bot takes budget, depth, worlds, belief, evaluation, opponent, seed, \
-                     table_mb, and engine \"net\" model, temperature and simulations"
+                     table_mb, and engine \"net\" model, temperature, simulations and adaptive"
                 )));
             }
         }
@@ -181,6 +192,7 @@ impl Bot {
                 k.set(&key, &value)?;
                 let v = match value.extract::<String>() {
                     Ok(text) => Setting::Str(text),
+                    Err(_) if key == "adaptive" => Setting::Bool(k.adaptive.unwrap_or(false)),
                     Err(_) if key == "temperature" => Setting::Float(value.extract()?),
                     Err(_) => Setting::Int(args::int(&value, &key)?),
                 };
@@ -198,12 +210,13 @@ impl Bot {
             ("model", k.model.is_some()),
             ("temperature", k.temperature.is_some()),
             ("simulations", k.simulations.is_some()),
+            ("adaptive", k.adaptive.is_some()),
         ]
         .into_iter()
         .find_map(|(key, set)| set.then_some(key))
         {
             return Err(PyValueError::new_err(format!(
-                "{key}: only engine {:?} takes a model, a temperature and simulations (engine = {engine:?})",
+                "{key}: only engine {:?} takes a model, a temperature, simulations and adaptive (engine = {engine:?})",
                 PlayerEngine::Net.name()
             )));
         }
@@ -250,6 +263,7 @@ impl Bot {
                 Setting::Int(i) => settings.set_item(k, i)?,
                 Setting::Float(f) => settings.set_item(k, f)?,
                 Setting::Str(text) => settings.set_item(k, text)?,
+                Setting::Bool(b) => settings.set_item(k, b)?,
             }
         }
         let f = py.import("muggins._muggins")?.getattr("bot_from_settings")?;
@@ -266,6 +280,7 @@ impl Bot {
                 Setting::Int(i) => format!(", {k}={i}"),
                 Setting::Float(f) => format!(", {k}={f:?}"),
                 Setting::Str(text) => format!(", {k}={text:?}"),
+                Setting::Bool(b) => format!(", {k}={}", if *b { "True" } else { "False" }),
             })
             .collect();
         format!("muggins.Bot({:?}{})", self.made_of.0, settings.concat())
@@ -331,15 +346,16 @@ fn net_bot(k: &Settings, engine: &str, given: Vec<(String, Setting)>) -> PyResul
     };
     if let Some((key, _)) = given
         .iter()
-        .find(|(key, _)| !matches!(key.as_str(), "model" | "temperature" | "simulations" | "seed"))
+        .find(|(key, _)| !matches!(key.as_str(), "model" | "temperature" | "simulations" | "adaptive" | "seed"))
     {
         return Err(PyValueError::new_err(format!(
-            "{key}: engine \"net\" takes model, temperature, simulations and seed (no other search settings)"
+            "{key}: engine \"net\" takes model, temperature, simulations, adaptive and seed (no other search settings)"
         )));
     }
     let file = net::Model::load(std::path::Path::new(model)).map_err(args::value_error)?;
     let policy = NetPolicy::new(std::sync::Arc::new(file), model, k.temperature.unwrap_or(0.0))
         .and_then(|p| p.with_simulations(k.simulations.unwrap_or(0)))
+        .and_then(|p| p.with_adaptive(k.adaptive.unwrap_or(false)))
         .map_err(args::value_error)?;
     Ok(Bot {
         player: Player::Net(policy),

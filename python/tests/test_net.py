@@ -119,17 +119,28 @@ def test_the_net_engine_plays_checks_its_game_and_refuses_bad_settings(tmp_path)
         play(greedy, "team")
     with pytest.raises(ValueError, match="needs model"):
         muggins.Bot("net")
-    with pytest.raises(ValueError, match="budget: engine \"net\" takes model, temperature, simulations and seed"):
+    with pytest.raises(ValueError, match="budget: engine \"net\" takes model, temperature, simulations, adaptive and seed"):
         muggins.Bot("net", model=str(path), budget=100)
     with pytest.raises(ValueError, match="simulations = 2000000"):
         muggins.Bot("net", model=str(path), simulations=2_000_000)
-    with pytest.raises(ValueError, match="only engine \"net\" takes a model, a temperature and simulations"):
+    with pytest.raises(ValueError, match="only engine \"net\" takes a model, a temperature, simulations and adaptive"):
         muggins.Bot("ismcts", simulations=10)
     # A search guided by the network: a legal play, the same for a seed
     # and after pickling.
     guided = muggins.Bot("net", model=str(path), simulations=50, seed=3)
     assert "50 guided simulations" in guided.name()
     assert play(guided) == play(pickle.loads(pickle.dumps(guided)))
+    # Adaptive: the search stops once its play is decided; a Bot's stream
+    # is keyed by the decision, so it makes the whole budget's plays.
+    early = muggins.Bot("net", model=str(path), simulations=50, seed=3, adaptive=True)
+    assert "adaptive" in early.name() and "adaptive=True" in repr(early)
+    assert play(early) == play(guided) == play(pickle.loads(pickle.dumps(early)))
+    with pytest.raises(ValueError, match="adaptive = true"):
+        muggins.Bot("net", model=str(path), adaptive=True)
+    with pytest.raises(TypeError, match="adaptive = 1: True or False"):
+        muggins.Bot("net", model=str(path), simulations=50, adaptive=1)
+    with pytest.raises(ValueError, match="only engine \"net\" takes"):
+        muggins.Bot("ismcts", adaptive=True)
     with pytest.raises(ValueError, match="temperature = -1"):
         muggins.Bot("net", model=str(path), temperature=-1.0)
     with pytest.raises(ValueError, match="only engine \"net\" takes a model"):

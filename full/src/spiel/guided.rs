@@ -50,6 +50,13 @@ pub struct Guided {
     pub simulations: u32,
     /// Noise at the root, for self-play; `None` when playing to win.
     pub noise: Option<RootNoise>,
+    /// Stop once no remaining simulation could change the most visited
+    /// play (its lead over the next is more than the simulations left):
+    /// the same play as the whole budget from the same stream, in fewer
+    /// simulations. The stream is then drawn from less, so later
+    /// decisions differ from a search without it; not for self-play,
+    /// whose targets are the root's visits.
+    pub adaptive: bool,
 }
 
 /// A draw from Gamma(`shape`, 1) (Marsaglia and Tsang 2000; below shape 1,
@@ -214,6 +221,21 @@ impl GuidedTree {
         best.1
     }
 
+    /// Whether the most visited play at the root can no longer be caught
+    /// (nor tied) by another in `left` more simulations.
+    fn decided(&self, legal: &[u32], left: u32) -> bool {
+        let (mut first, mut second) = (0u32, 0u32);
+        for &a in legal {
+            let v = self.child(0, a).map_or(0, |c| self.nodes[c as usize].visits);
+            if v > first {
+                (first, second) = (v, first);
+            } else if v > second {
+                second = v;
+            }
+        }
+        first - second > left
+    }
+
     /// The root's visits of each play in `legal` (the search's policy).
     pub fn root_visits(&self, legal: &[u32], out: &mut Vec<u32>) {
         out.clear();
@@ -254,7 +276,8 @@ pub fn guided_decide(
         let total: f64 = tree.noise.iter().map(|&(_, g)| g).sum::<f64>().max(f64::MIN_POSITIVE);
         tree.noise.iter_mut().for_each(|(_, g)| *g /= total);
     }
-    for _ in 0..how.simulations.max(1) {
+    let total = how.simulations.max(1);
+    for done in 1..=total {
         let mut world = state.resample(player, rng)?;
         tree.path.clear();
         tree.path.push(0);
@@ -284,6 +307,9 @@ pub fn guided_decide(
             let n = &mut tree.nodes[p as usize];
             n.visits += 1;
             n.total += value;
+        }
+        if how.adaptive && tree.decided(&root_legal, total - done) {
+            break;
         }
     }
     Ok(tree.most_visited(&root_legal))

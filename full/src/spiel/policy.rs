@@ -24,6 +24,9 @@ pub struct NetPolicy {
     temperature: f64,
     /// Guided simulations a decision (0: the policy alone).
     simulations: u32,
+    /// Whether a guided search stops once its play is decided
+    /// ([`super::Guided::adaptive`]).
+    adaptive: bool,
     path: String,
 }
 
@@ -51,6 +54,9 @@ pub enum PolicyError {
     /// Guided simulations out of range.
     #[error("simulations = {0}: 0 (the policy alone) to {MAX_SIMULATIONS}")]
     Simulations(u64),
+    /// `adaptive` asked of the policy alone (it stops a guided search).
+    #[error("adaptive = true: it stops a guided search early, and simulations = 0 (the policy alone) searches nothing")]
+    AdaptiveWithoutSearch,
     /// A guided search that could not draw a world (a bug, or a state
     /// the network's seat could not have seen).
     #[error("a guided search: {0}")]
@@ -102,6 +108,7 @@ impl NetPolicy {
             encoding,
             temperature,
             simulations: 0,
+            adaptive: false,
             path: path.to_string(),
         })
     }
@@ -123,6 +130,22 @@ impl NetPolicy {
         self.simulations
     }
 
+    /// The same network whose guided search stops once no remaining
+    /// simulation could change its play ([`super::Guided::adaptive`]);
+    /// refused without simulations.
+    pub fn with_adaptive(mut self, adaptive: bool) -> Result<NetPolicy, PolicyError> {
+        if adaptive && self.simulations == 0 {
+            return Err(PolicyError::AdaptiveWithoutSearch);
+        }
+        self.adaptive = adaptive;
+        Ok(self)
+    }
+
+    /// Whether its guided search stops once its play is decided.
+    pub fn adaptive(&self) -> bool {
+        self.adaptive
+    }
+
     /// The model.
     pub fn model(&self) -> &net::Model {
         &self.model
@@ -133,7 +156,9 @@ impl NetPolicy {
         let file = Path::new(&self.path)
             .file_name()
             .map_or(self.path.clone(), |f| f.to_string_lossy().into_owned());
-        let play = if self.simulations > 0 {
+        let play = if self.simulations > 0 && self.adaptive {
+            format!("{} guided simulations, adaptive", self.simulations)
+        } else if self.simulations > 0 {
             format!("{} guided simulations", self.simulations)
         } else if self.temperature == 0.0 {
             "greedy".to_string()
@@ -193,6 +218,7 @@ impl NetPolicy {
                     super::Guided {
                         simulations: self.simulations,
                         noise: None,
+                        adaptive: self.adaptive,
                     },
                     rng,
                 )

@@ -57,6 +57,7 @@ fn guided_decisions_are_legal_visit_counted_and_repeatable() {
                 let how = Guided {
                     simulations: 200,
                     noise: None,
+                    adaptive: false,
                 };
                 guided_decide(tree, &m, encoding, &s, p, how, &mut rng).unwrap()
             };
@@ -116,6 +117,7 @@ fn root_noise_is_repeatable_and_moves_the_search() {
         let how = Guided {
             simulations: 100,
             noise,
+            adaptive: false,
         };
         let a = guided_decide(
             &mut tree,
@@ -142,4 +144,64 @@ fn root_noise_is_repeatable_and_moves_the_search() {
         moved >= 4,
         "the noise changed the root's visits in {moved} of 6 searches"
     );
+}
+
+/// `adaptive`: the play is the whole budget's from the same stream, in
+/// fewer simulations over the positions of a few hands, and the policy
+/// alone refuses it.
+#[test]
+fn an_adaptive_search_plays_the_whole_budgets_play_in_fewer_simulations() {
+    let (mut full_sims, mut adaptive_sims, mut positions) = (0u32, 0u32, 0);
+    for (preset, file) in [
+        (Preset::Block, "train-block.safetensors"),
+        (Preset::Team, "train-team.safetensors"),
+    ] {
+        let rules = FullRules::preset(preset);
+        let m = model(file);
+        let encoding = m.meta.encoding.parse().unwrap();
+        let mut tree = GuidedTree::default();
+        for seed in 0..6u64 {
+            for plays in [0usize, 2, 4, 6, 8] {
+                let s = state(&rules, 100 + seed, plays);
+                if s.is_terminal() || s.legal_actions().len() < 2 {
+                    continue;
+                }
+                let p = s.current_player() as u8;
+                let legal = s.legal_actions();
+                let mut run = |adaptive| {
+                    let how = Guided {
+                        simulations: 200,
+                        noise: None,
+                        adaptive,
+                    };
+                    let mut rng = ChaCha20Rng::seed_from_u64(seed * 31 + plays as u64);
+                    let a = guided_decide(&mut tree, &m, encoding, &s, p, how, &mut rng).unwrap();
+                    let mut visits = Vec::new();
+                    tree.root_visits(&legal, &mut visits);
+                    (a, visits.iter().sum::<u32>())
+                };
+                let (whole, n_whole) = run(false);
+                let (early, n_early) = run(true);
+                assert_eq!(early, whole, "{preset:?} seed {seed} after {plays} plays");
+                assert_eq!(n_whole, 200);
+                assert!(n_early <= 200);
+                full_sims += n_whole;
+                adaptive_sims += n_early;
+                positions += 1;
+            }
+        }
+    }
+    eprintln!("adaptive {adaptive_sims} of {full_sims} simulations over {positions} positions");
+    assert!(positions >= 20, "{positions} positions");
+    assert!(
+        adaptive_sims < full_sims * 9 / 10,
+        "adaptive {adaptive_sims} of {full_sims} simulations over {positions} positions"
+    );
+    let plain = NetPolicy::new(model("train-block.safetensors"), "train-block.safetensors", 0.0).unwrap();
+    assert_eq!(
+        plain.clone().with_adaptive(true).unwrap_err(),
+        PolicyError::AdaptiveWithoutSearch
+    );
+    let guided = plain.with_simulations(100).unwrap().with_adaptive(true).unwrap();
+    assert!(guided.name().contains("adaptive"), "{}", guided.name());
 }

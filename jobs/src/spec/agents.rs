@@ -150,9 +150,10 @@ impl Pool {
             .map(|a| match &a.play {
                 AgentPlay::Strategy(t) => format!("{{\"name\":{},\"strategy\":{}}}", text(&a.name), text(t.name())),
                 AgentPlay::External(e) => e.canonical(&a.name),
-                // `simulations` only when set: specs without it keep their ids.
+                // `simulations` and `adaptive` only when set: specs without
+                // them keep their ids.
                 AgentPlay::Net(n) => format!(
-                    "{{\"name\":{},\"engine\":{},\"model_sha256\":{},\"temperature\":{}{}}}",
+                    "{{\"name\":{},\"engine\":{},\"model_sha256\":{},\"temperature\":{}{}{}}}",
                     text(&a.name),
                     text(engine::PlayerEngine::Net.name()),
                     text(&n.sha256),
@@ -161,7 +162,8 @@ impl Pool {
                         format!(",\"simulations\":{}", n.simulations)
                     } else {
                         String::new()
-                    }
+                    },
+                    if n.adaptive { ",\"adaptive\":true" } else { "" }
                 ),
                 &AgentPlay::Search(AgentSearch {
                     settings: s,

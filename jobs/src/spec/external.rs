@@ -241,7 +241,8 @@ impl ExternalAgent {
 
 /// `[agents.NAME] engine = "net"`: the model file `net` (read now, its
 /// hash in the spec's id; the game is checked with the rules), its
-/// `temperature`, and `simulations` (guided by the network, 0: none); no
+/// `temperature`, `simulations` (guided by the network, 0: none) and
+/// `adaptive` (the guided search stops once its play is decided); no
 /// other search settings.
 pub(super) fn net_agent(name: &str, t: &mut Table) -> Result<crate::nets::NetAgent, SpecError> {
     let p = format!("agents.{name}");
@@ -284,15 +285,27 @@ pub(super) fn net_agent(name: &str, t: &mut Table) -> Result<crate::nets::NetAge
             }
         },
     };
+    let adaptive = match t.remove("adaptive") {
+        None => false,
+        Some(toml::Value::Boolean(b)) if !b || simulations > 0 => b,
+        Some(v) => {
+            return Err(bad(
+                &key("adaptive"),
+                v,
+                "true or false; true stops a guided search once its play is decided, so it needs simulations > 0",
+            ));
+        }
+    };
     if let Some(k) = t.keys().find(|k| *k != "engine") {
         return Err(bad(
             &key(k),
             &t[k.as_str()],
-            "engine = \"net\" takes net (a model file), temperature and simulations; no other search settings",
+            "engine = \"net\" takes net (a model file), temperature, simulations and adaptive; no other search settings",
         ));
     }
     t.remove("engine");
     crate::nets::read(&path, temperature)
         .and_then(|a| a.with_simulations(simulations))
+        .and_then(|a| a.with_adaptive(adaptive))
         .map_err(|why| bad(&key("net"), format!("\"{path}\""), why.to_string()))
 }

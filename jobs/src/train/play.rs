@@ -217,6 +217,7 @@ fn guided(
     let how = full::spiel::Guided {
         simulations,
         noise: Some(full::spiel::ALPHAZERO_NOISE),
+        adaptive: false,
     };
     let action = full::spiel::guided_decide(&mut b.guided, model, encoding, state, seat, how, rng)
         .expect("the true state agrees with what the seat saw");

@@ -119,6 +119,24 @@ fn guided_simulations_search_repeatably_change_the_id_and_are_checked() {
             "{bad}: {e}"
         );
     }
+    // `adaptive`: in the id only when set; the same games' count, checked.
+    let early = Spec::from_toml(&spec("simulations = 64\nadaptive = true")).unwrap();
+    assert!(early.canonical_json().contains("\"adaptive\":true"));
+    assert!(!guided.canonical_json().contains("adaptive"));
+    assert_ne!(early.id(), guided.id());
+    let AgentPlay::Net(n) = &early.pool.as_ref().unwrap().agents[0].play else {
+        panic!("a net agent")
+    };
+    assert!(n.adaptive && n.policy.adaptive());
+    let rows = untimed(run_all(&early));
+    assert_eq!(rows, untimed(crate::run_all_on(&early, 1)));
+    for bad in ["adaptive = true", "simulations = 64\nadaptive = 1"] {
+        let e = err(spec(bad));
+        assert!(
+            e.contains("agents.policy.adaptive") && e.contains("simulations > 0"),
+            "{bad}: {e}"
+        );
+    }
 }
 
 #[test]
