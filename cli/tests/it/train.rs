@@ -136,48 +136,36 @@ fn ctrl_c_stops_training_and_the_same_command_resumes_to_the_same_network() {
     assert_eq!(hashes(&got), hashes(&want));
 }
 
-#[test]
-fn all_fives_trains_too_and_its_network_beats_random_and_heaviest() {
+/// Trains the shipped smoke spec `name` (jobs/specs/NAME.toml) and checks
+/// the margin docs/train.md states: against random the 95% interval above
+/// `floor` and above the untrained network's, against heaviest above the
+/// untrained one's; the best network is for `game`.
+fn smoke_learns(name: &str, game: &str, floor: f64) {
     let dir = Dir::new();
-    train(&repo_file("jobs/specs/train-all-fives-smoke.toml"), dir.path()).success();
-    let report: Value = serde_json::from_str(&dir.read("train-all-fives-smoke/report.json")).unwrap();
+    train(&repo_file(&format!("jobs/specs/{name}.toml")), dir.path()).success();
+    let report: Value = serde_json::from_str(&dir.read(format!("{name}/report.json"))).unwrap();
     let last = report["generations"].as_array().unwrap().last().unwrap();
-    // The margin (docs/train.md): against random the 95% interval is above
-    // +20 and above the untrained network's; against heaviest above the
-    // untrained network's too.
     let (trained, low, _) = elo(anchor(&last["anchors"], "random"));
     let (untrained, _, untrained_high) = elo(anchor(&report["first_anchors"], "random"));
     assert!(
-        low >= 20.0 && low > untrained_high,
-        "all-fives against random: trained {trained:+.1} (low {low:+.1}), untrained {untrained:+.1}"
+        low >= floor && low > untrained_high,
+        "{game} against random: trained {trained:+.1} (low {low:+.1}), untrained {untrained:+.1}"
     );
     let (_, low_h, _) = elo(anchor(&last["anchors"], "heaviest"));
     let (_, _, untrained_high_h) = elo(anchor(&report["first_anchors"], "heaviest"));
-    assert!(low_h > untrained_high_h, "all-fives against heaviest: {last}");
-    let net = net::Model::load(&dir.join("train-all-fives-smoke/best.safetensors")).unwrap();
-    assert_eq!(net.meta.game, "all-fives");
+    assert!(low_h > untrained_high_h, "{game} against heaviest: {last}");
+    let net = net::Model::load(&dir.join(format!("{name}/best.safetensors"))).unwrap();
+    assert_eq!(net.meta.game, game);
+}
+
+#[test]
+fn all_fives_trains_too_and_its_network_beats_random_and_heaviest() {
+    smoke_learns("train-all-fives-smoke", "all-fives", 20.0);
 }
 
 #[test]
 fn team_trains_too_and_its_network_beats_random_and_heaviest() {
-    let dir = Dir::new();
-    train(&repo_file("jobs/specs/train-team-smoke.toml"), dir.path()).success();
-    let report: Value = serde_json::from_str(&dir.read("train-team-smoke/report.json")).unwrap();
-    let last = report["generations"].as_array().unwrap().last().unwrap();
-    // The margin (docs/train.md): against random the 95% interval is above
-    // +40 and above the untrained network's; against heaviest above the
-    // untrained network's too.
-    let (trained, low, _) = elo(anchor(&last["anchors"], "random"));
-    let (untrained, _, untrained_high) = elo(anchor(&report["first_anchors"], "random"));
-    assert!(
-        low >= 40.0 && low > untrained_high,
-        "team against random: trained {trained:+.1} (low {low:+.1}), untrained {untrained:+.1}"
-    );
-    let (_, low_h, _) = elo(anchor(&last["anchors"], "heaviest"));
-    let (_, _, untrained_high_h) = elo(anchor(&report["first_anchors"], "heaviest"));
-    assert!(low_h > untrained_high_h, "team against heaviest: {last}");
-    let net = net::Model::load(&dir.join("train-team-smoke/best.safetensors")).unwrap();
-    assert_eq!(net.meta.game, "team");
+    smoke_learns("train-team-smoke", "team", 40.0);
 }
 
 #[test]

@@ -16,6 +16,21 @@ fn model(file: &str) -> Arc<net::Model> {
     Arc::new(net::Model::load(&path).expect("a shipped model"))
 }
 
+/// The shipped block and team networks, with their rules and encodings.
+fn shipped() -> Vec<(Preset, FullRules, Arc<net::Model>, full::spiel::Encoding)> {
+    [
+        (Preset::Block, "train-block.safetensors"),
+        (Preset::Team, "train-team.safetensors"),
+    ]
+    .into_iter()
+    .map(|(preset, file)| {
+        let m = model(file);
+        let encoding = m.meta.encoding.parse().unwrap();
+        (preset, FullRules::preset(preset), m, encoding)
+    })
+    .collect()
+}
+
 /// A hand dealt from `seed`, then `plays` random plays.
 fn state(rules: &FullRules, seed: u64, plays: usize) -> SpielState {
     let mut rng = ChaCha20Rng::seed_from_u64(seed);
@@ -36,13 +51,7 @@ fn state(rules: &FullRules, seed: u64, plays: usize) -> SpielState {
 
 #[test]
 fn guided_decisions_are_legal_visit_counted_and_repeatable() {
-    for (preset, file) in [
-        (Preset::Block, "train-block.safetensors"),
-        (Preset::Team, "train-team.safetensors"),
-    ] {
-        let rules = FullRules::preset(preset);
-        let m = model(file);
-        let encoding = m.meta.encoding.parse().unwrap();
+    for (preset, rules, m, encoding) in shipped() {
         let mut tree = GuidedTree::default();
         let mut visits = Vec::new();
         for (k, plays) in [0usize, 3, 6, 9].into_iter().enumerate() {
@@ -152,13 +161,7 @@ fn root_noise_is_repeatable_and_moves_the_search() {
 #[test]
 fn an_adaptive_search_plays_the_whole_budgets_play_in_fewer_simulations() {
     let (mut full_sims, mut adaptive_sims, mut positions) = (0u32, 0u32, 0);
-    for (preset, file) in [
-        (Preset::Block, "train-block.safetensors"),
-        (Preset::Team, "train-team.safetensors"),
-    ] {
-        let rules = FullRules::preset(preset);
-        let m = model(file);
-        let encoding = m.meta.encoding.parse().unwrap();
+    for (preset, rules, m, encoding) in shipped() {
         let mut tree = GuidedTree::default();
         for seed in 0..6u64 {
             for plays in [0usize, 2, 4, 6, 8] {
