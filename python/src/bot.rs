@@ -344,10 +344,12 @@ fn net_bot(k: &Settings, engine: &str, given: Vec<(String, Setting)>) -> PyResul
             "engine = \"net\" needs model, a model file, e.g. model=\"models/ppo-block.safetensors\"",
         ));
     };
-    if let Some((key, _)) = given
-        .iter()
-        .find(|(key, _)| !matches!(key.as_str(), "model" | "temperature" | "simulations" | "adaptive" | "seed"))
-    {
+    if let Some((key, _)) = given.iter().find(|(key, _)| {
+        !matches!(
+            key.as_str(),
+            "model" | "temperature" | "simulations" | "adaptive" | "seed"
+        )
+    }) {
         return Err(PyValueError::new_err(format!(
             "{key}: engine \"net\" takes model, temperature, simulations, adaptive and seed (no other search settings)"
         )));

@@ -44,7 +44,9 @@ impl NetCore {
     #[pyo3(signature = (seconds, threads = 1))]
     fn fma_peak_flops(py: Python<'_>, seconds: f64, threads: usize) -> PyResult<f64> {
         if !(1..=256).contains(&threads) {
-            return Err(PyValueError::new_err(format!("threads must be 1 to 256, got {threads}")));
+            return Err(PyValueError::new_err(format!(
+                "threads must be 1 to 256, got {threads}"
+            )));
         }
         Ok(py.detach(|| net::fma_peak_flops_on(seconds.clamp(0.01, 10.0), threads)))
     }
