@@ -185,6 +185,14 @@ mod avx {
         pub(super) b: &'a [f32],
     }
 
+    impl Layer<'_> {
+        /// The start of packed panel `p` (every panel before the last is
+        /// `inputs x 16` floats).
+        fn panel_at(&self, p: usize) -> *const f32 {
+            self.packed.as_ptr().wrapping_add(p * self.inputs * PANEL)
+        }
+    }
+
     /// `n` rounds of 12 independent 8-wide fused multiply-adds (enough in
     /// flight to cover the instruction's latency on two pipes).
     ///
@@ -218,69 +226,74 @@ mod avx {
     #[target_feature(enable = "avx2,fma")]
     pub(super) unsafe fn dense(l: &Layer, rows: usize, y: &mut [f32]) {
         let (inputs, outputs) = (l.inputs, l.b.len());
-        let panels = outputs.div_ceil(PANEL);
-        let full = outputs / PANEL;
-        // The start of packed panel p.
-        let panel_at = |p: usize| unsafe { l.packed.as_ptr().add(p * inputs * PANEL) };
         // Blocks of 6 rows x 16 columns: 12 accumulators, 2 weight vectors
         // and a broadcast fill 15 of AVX2's 16 registers.
         let blocked = rows - rows % 6;
-        let every = 0..inputs;
         for start in (0..blocked).step_by(CHUNK_ROWS) {
             let end = (start + CHUNK_ROWS).min(blocked);
-            for p in 0..panels {
-                let (a, j) = (panel_at(p), p * PANEL);
+            for p in 0..outputs.div_ceil(PANEL) {
+                let (a, j) = (l.panel_at(p), p * PANEL);
                 for r in (start..end).step_by(6) {
                     // SAFETY: rows r..r+6, the columns of packed panel p.
                     unsafe {
                         if panel_width(outputs, p) == PANEL {
-                            panel::<6, 2>(l, y, r, j, [a, a.add(8)], PANEL, every.clone())
+                            panel::<6, 2>(l, y, r, j, [a, a.add(8)], PANEL, 0..inputs)
                         } else {
-                            panel::<6, 1>(l, y, r, j, [a], 8, every.clone())
+                            panel::<6, 1>(l, y, r, j, [a], 8, 0..inputs)
                         }
                     };
                 }
             }
         }
-        // The rows left over one at a time, three packed panels at once:
-        // 6 accumulators on independent sums; over the nonzero inputs only
-        // when few are.
-        // Not zeroed (4 KB a call): nonzero_inputs writes what is read.
+        // The rows left over one at a time, over their nonzero inputs only
+        // when few are. Not zeroed (4 KB a call): nonzero_inputs writes
+        // what is read.
         let mut nonzero = std::mem::MaybeUninit::<[u32; SPARSE_MAX]>::uninit();
         for r in blocked..rows {
-            let n = nonzero_inputs(&l.x[r * inputs..(r + 1) * inputs], &mut nonzero);
-            let sparse = n.is_some();
-            // SAFETY: nonzero_inputs wrote the first n indices.
-            let nz = unsafe { std::slice::from_raw_parts(nonzero.as_ptr().cast::<u32>(), n.unwrap_or(0)) };
-            let nz = nz.iter().map(|&i| i as usize);
-            let mut p = 0;
-            while p + 4 <= full {
-                let (a, b, c, d) = (panel_at(p), panel_at(p + 1), panel_at(p + 2), panel_at(p + 3));
-                // SAFETY: row r, the columns of packed panels p..p+4 (whole
-                // panels of 16: the second half starts 8 floats on).
-                unsafe {
-                    let from = [a, a.add(8), b, b.add(8), c, c.add(8), d, d.add(8)];
-                    if sparse {
-                        panel::<1, 8>(l, y, r, p * PANEL, from, PANEL, nz.clone())
-                    } else {
-                        panel::<1, 8>(l, y, r, p * PANEL, from, PANEL, every.clone())
-                    }
-                };
-                p += 4;
+            match nonzero_inputs(&l.x[r * inputs..(r + 1) * inputs], &mut nonzero) {
+                Some(n) => {
+                    // SAFETY: nonzero_inputs wrote the first n indices.
+                    let nz = unsafe { std::slice::from_raw_parts(nonzero.as_ptr().cast::<u32>(), n) };
+                    // SAFETY: as this function's, for row r < rows.
+                    unsafe { one_row(l, y, r, nz.iter().map(|&i| i as usize)) };
+                }
+                // SAFETY: as this function's, for row r < rows.
+                None => unsafe { one_row(l, y, r, 0..inputs) },
             }
-            while p < panels {
-                let (a, j) = (panel_at(p), p * PANEL);
-                // SAFETY: row r, the columns of packed panel p.
-                unsafe {
-                    match (panel_width(outputs, p) == PANEL, sparse) {
-                        (true, true) => panel::<1, 2>(l, y, r, j, [a, a.add(8)], PANEL, nz.clone()),
-                        (true, false) => panel::<1, 2>(l, y, r, j, [a, a.add(8)], PANEL, every.clone()),
-                        (false, true) => panel::<1, 1>(l, y, r, j, [a], 8, nz.clone()),
-                        (false, false) => panel::<1, 1>(l, y, r, j, [a], 8, every.clone()),
-                    }
-                };
-                p += 1;
-            }
+        }
+    }
+
+    /// Row `r` of [`dense`] with sums over the inputs `over` yields: four
+    /// whole panels at once (8 independent sums), then a panel at a time.
+    ///
+    /// # Safety
+    /// As [`dense`], `r < rows`, and `over` yields inputs below `l.inputs`
+    /// in order.
+    #[target_feature(enable = "avx2,fma")]
+    unsafe fn one_row(l: &Layer, y: &mut [f32], r: usize, over: impl Iterator<Item = usize> + Clone) {
+        let outputs = l.b.len();
+        let (panels, full) = (outputs.div_ceil(PANEL), outputs / PANEL);
+        let mut p = 0;
+        while p + 4 <= full {
+            let [a, b, c, d] = [p, p + 1, p + 2, p + 3].map(|q| l.panel_at(q));
+            // SAFETY: row r, the columns of packed panels p..p+4 (whole
+            // panels of 16: the second half starts 8 floats on).
+            unsafe {
+                let from = [a, a.add(8), b, b.add(8), c, c.add(8), d, d.add(8)];
+                panel::<1, 8>(l, y, r, p * PANEL, from, PANEL, over.clone())
+            };
+            p += 4;
+        }
+        for p in p..panels {
+            let (a, j) = (l.panel_at(p), p * PANEL);
+            // SAFETY: row r, the columns of packed panel p.
+            unsafe {
+                if panel_width(outputs, p) == PANEL {
+                    panel::<1, 2>(l, y, r, j, [a, a.add(8)], PANEL, over.clone())
+                } else {
+                    panel::<1, 1>(l, y, r, j, [a], 8, over.clone())
+                }
+            };
         }
     }
 

@@ -59,16 +59,14 @@ pub fn run_training(text: &str, origin: &str, a: &RunArgs) -> Result<()> {
         stop: &stop,
         progress: &progress,
     };
-    let summary = trainer.run().with_context(|| format!("training {}", spec.name));
-    let summary = match summary {
+    let summary = match trainer.run().with_context(|| format!("training {}", spec.name)) {
         Ok(Some(s)) => s,
-        Ok(None) => {
+        // Stopped (Ctrl-C) or failed: the view goes, the training's error is told.
+        ended => {
             stop_view(&rt, view)?;
-            return Err(anyhow::Error::new(Interrupted { out: dir }));
-        }
-        Err(e) => {
-            stop_view(&rt, view)?;
-            return Err(e);
+            return Err(ended
+                .err()
+                .unwrap_or_else(|| anyhow::Error::new(Interrupted { out: dir })));
         }
     };
     write_report(&dir, &spec, &summary)?;

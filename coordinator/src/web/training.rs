@@ -26,21 +26,24 @@ fn runs(results: &FsPath) -> Vec<(String, PathBuf)> {
         .filter_map(Result::ok)
         .filter(|e| e.file_type().is_ok_and(|t| t.is_dir()))
         .filter_map(|e| Some((e.file_name().into_string().ok()?, e.path())))
-        .filter(|(name, dir)| !name.starts_with('.') && dir.join(TRAIN_SPEC_FILE).is_file())
+        .filter(|(name, dir)| plain(name) && dir.join(TRAIN_SPEC_FILE).is_file())
         .collect();
     found.sort();
     found.truncate(LIST);
     found
 }
 
+/// Whether `name` may name a run: not hidden, and only letters, digits,
+/// `-`, `_` and `.` (nothing that could leave the results root).
+fn plain(name: &str) -> bool {
+    !name.is_empty() && !name.starts_with('.') && name.chars().all(|c| c.is_ascii_alphanumeric() || "-_.".contains(c))
+}
+
 /// The run named `name` (a plain name of a directory under the results
 /// root that holds a training run), or `None`.
 fn run_dir(app: &App, name: &str) -> Option<PathBuf> {
-    let plain = !name.is_empty()
-        && !name.starts_with('.')
-        && name.chars().all(|c| c.is_ascii_alphanumeric() || "-_.".contains(c));
     let dir = app.shared.config.results.join(name);
-    (plain && dir.join(TRAIN_SPEC_FILE).is_file()).then_some(dir)
+    (plain(name) && dir.join(TRAIN_SPEC_FILE).is_file()).then_some(dir)
 }
 
 /// Generations done of those asked, and whether the run has ended (its

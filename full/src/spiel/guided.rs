@@ -209,11 +209,16 @@ impl GuidedTree {
         }
     }
 
+    /// The visits of the root's play `a` (0 before its first).
+    fn root_visits_of(&self, a: u32) -> u32 {
+        self.child(0, a).map_or(0, |c| self.nodes[c as usize].visits)
+    }
+
     /// The root's most visited play among `legal`, ties to the lowest id.
     fn most_visited(&self, legal: &[u32]) -> u32 {
         let mut best = (0u32, legal[0]);
         for &a in legal {
-            let v = self.child(0, a).map_or(0, |c| self.nodes[c as usize].visits);
+            let v = self.root_visits_of(a);
             if v > best.0 || (v == best.0 && a < best.1 && v > 0) {
                 best = (v, a);
             }
@@ -226,7 +231,7 @@ impl GuidedTree {
     fn decided(&self, legal: &[u32], left: u32) -> bool {
         let (mut first, mut second) = (0u32, 0u32);
         for &a in legal {
-            let v = self.child(0, a).map_or(0, |c| self.nodes[c as usize].visits);
+            let v = self.root_visits_of(a);
             if v > first {
                 (first, second) = (v, first);
             } else if v > second {
@@ -239,11 +244,7 @@ impl GuidedTree {
     /// The root's visits of each play in `legal` (the search's policy).
     pub fn root_visits(&self, legal: &[u32], out: &mut Vec<u32>) {
         out.clear();
-        out.extend(
-            legal
-                .iter()
-                .map(|&a| self.child(0, a).map_or(0, |c| self.nodes[c as usize].visits)),
-        );
+        out.extend(legal.iter().map(|&a| self.root_visits_of(a)));
     }
 }
 

@@ -156,10 +156,9 @@ impl NetPolicy {
         let file = Path::new(&self.path)
             .file_name()
             .map_or(self.path.clone(), |f| f.to_string_lossy().into_owned());
-        let play = if self.simulations > 0 && self.adaptive {
-            format!("{} guided simulations, adaptive", self.simulations)
-        } else if self.simulations > 0 {
-            format!("{} guided simulations", self.simulations)
+        let play = if self.simulations > 0 {
+            let adaptive = if self.adaptive { ", adaptive" } else { "" };
+            format!("{} guided simulations{adaptive}", self.simulations)
         } else if self.temperature == 0.0 {
             "greedy".to_string()
         } else {
