@@ -4,28 +4,31 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-echo "== cargo fmt --check"
+# Each section opens with the seconds since the suite began, so a slow one shows.
+section() { printf '== [%5d s] %s\n' "$SECONDS" "$*"; }
+
+section "cargo fmt --check"
 cargo fmt --all -- --check
 
-echo "== cargo clippy"
+section "cargo clippy"
 cargo clippy --workspace --all-targets --locked -- -D warnings
 
-echo "== the Python package's crate (python/, outside the workspace): fmt and clippy"
+section "the Python package's crate (python/, outside the workspace): fmt and clippy"
 cargo fmt --manifest-path python/Cargo.toml -- --check
 CARGO_TARGET_DIR=target/python cargo clippy --quiet --manifest-path python/Cargo.toml --locked -- -D warnings
 
-echo "== the cargo-fuzz target builds (run it with: cargo +nightly fuzz run spec)"
+section "the cargo-fuzz target builds (run it with: cargo +nightly fuzz run spec)"
 cargo check --quiet --locked --manifest-path fuzz/Cargo.toml
 
-echo "== architecture invariants"
+section "architecture invariants"
 bash scripts/check-invariants.sh
 bash scripts/check-invariants-test.sh
 bash scripts/check-one-engine.sh
 
-echo "== Python tools for the tests (DuckDB, pyarrow, Polars, scikit-learn, scipy, grpcio-reflection, OpenSpiel, JAX and Optax for the PPO example)"
+section "Python tools for the tests (DuckDB, pyarrow, Polars, scikit-learn, scipy, grpcio-reflection, OpenSpiel, JAX and Optax for the PPO example)"
 python3 -m pip install --quiet --disable-pip-version-check duckdb pyarrow polars scikit-learn scipy kubernetes-validate pyyaml grpcio grpcio-reflection open_spiel jax optax safetensors
 
-echo "== Node.js for the misbehaving agents written in JavaScript (cli/tests/agents/attacker.js)"
+section "Node.js for the misbehaving agents written in JavaScript (cli/tests/agents/attacker.js)"
 if ! command -v node >/dev/null; then
     if [ "$(id -u)" = 0 ]; then
         (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq nodejs) >/dev/null
@@ -35,30 +38,30 @@ if ! command -v node >/dev/null; then
     fi
 fi
 
-echo "== deployment files"
+section "deployment files"
 bash scripts/check-deploy.sh
 
-echo "== cargo test"
+section "cargo test"
 log=$(mktemp)
 cargo test --workspace --locked 2>&1 | tee "$log"
 
-echo "== the smoke spec, read back by DuckDB, pyarrow and Polars"
+section "the smoke spec, read back by DuckDB, pyarrow and Polars"
 out=$(mktemp -d)
 cargo run --quiet --locked --bin muggins -- run jobs/specs/smoke.toml --out "$out" >/dev/null
 python3 scripts/check-readers.py "$out/smoke"
 rm -rf "$out"
 
-echo "== the double-6 reference design on 20 deals (jobs/specs/double6-smoke.toml), read back"
+section "the double-6 reference design on 20 deals (jobs/specs/double6-smoke.toml), read back"
 out=$(mktemp -d)
 cargo run --quiet --locked --bin muggins -- run jobs/specs/double6-smoke.toml --out "$out" >/dev/null
 python3 scripts/check-readers.py "$out/double6-smoke"
 rm -rf "$out"
 
-echo "== block and team against OpenSpiel: 10,000 random games of each, move for move"
+section "block and team against OpenSpiel: 10,000 random games of each, move for move"
 python3 scripts/openspiel-check.py target/debug/muggins --games 10000
 openspiel_ok=1
 
-echo "== scripts/flamegraph.py folds perf script stacks (docs/search.md)"
+section "scripts/flamegraph.py folds perf script stacks (docs/search.md)"
 python3 - <<'PY'
 import subprocess
 perf = """muggins 1 1.0: 1 cpu-clock:
@@ -88,7 +91,7 @@ assert svg.count("<title>search ") == 1, "a direct recursion is one frame"
 print("flamegraph.py: stacks folded from the root, recursion drawn once")
 PY
 
-echo "== the web view in a real browser: Debian's chromium through chromedriver (docs/web.md)"
+section "the web view in a real browser: Debian's chromium through chromedriver (docs/web.md)"
 if ! command -v chromium >/dev/null || ! command -v chromedriver >/dev/null; then
     if [[ "$(id -u)" == 0 ]]; then
         (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium chromium-driver) >/dev/null
@@ -100,18 +103,18 @@ fi
 python3 scripts/web-test.py target/debug/muggins target/web-test
 web_ok=1
 
-echo "== the Python package: pip install ./python in a fresh venv, then its tests (docs/python.md)"
+section "the Python package: pip install ./python in a fresh venv, then its tests (docs/python.md)"
 pylog=$(mktemp)
 bash scripts/python-test.sh | tee "$pylog"
 python_passed=$(grep -oE '[0-9]+ passed' "$pylog" | tail -1 | awk '{print $1}')
 rm -f "$pylog"
 
 if [[ "${MUGGINS_SLURM_TEST:-}" == 1 ]]; then
-    echo "== a real single-node Slurm cluster runs the smoke spec (MUGGINS_SLURM_TEST=1)"
+    section "a real single-node Slurm cluster runs the smoke spec (MUGGINS_SLURM_TEST=1)"
     bash scripts/slurm-test.sh target/debug/muggins
     slurm_ok=1
 else
-    echo "== Slurm test not run (set MUGGINS_SLURM_TEST=1, as .ci/run does; it needs root)"
+    section "Slurm test not run (set MUGGINS_SLURM_TEST=1, as .ci/run does; it needs root)"
     slurm_ok=0
 fi
 
@@ -120,3 +123,4 @@ fi
 awk '/^test result:/ { for (i = 1; i <= NF; i++) { if ($(i) ~ /^passed;?$/) p += $(i-1); if ($(i) ~ /^failed;?$/) f += $(i-1) } }
      END { printf "all tests: %d passed, %d failed\n", p + 1 + o + w + s + py, f }' o="$openspiel_ok" w="$web_ok" s="$slurm_ok" py="${python_passed:-0}" "$log"
 rm -f "$log"
+section "done"
