@@ -1,12 +1,16 @@
 """Time per decision of the network-guided search (docs/train.md,
 "Searching with the network"): `muggins.Bot("net", simulations=N)` on
-the decisions with a choice of 20 hands of block and of team, dealt from
-a fixed seed and played by the bot in every seat; a measurement, printed.
+the decisions with a choice of 20 hands of each game (block, team and
+two-seat All Fives by default), dealt from a fixed seed and played by the
+bot in every seat; a measurement, printed.
 
-    python3 scripts/guided-time.py [--simulations 400 3000] [--hands 20] [--adaptive]
+    python3 scripts/guided-time.py [--games block team all-fives]
+        [--simulations 400 3000] [--hands 20] [--adaptive] [--mstar]
 
 `--adaptive` times the search that stops once its play is decided
 (`adaptive=True`) beside the whole budget, on the same decisions.
+`--mstar` (All Fives) times M* as issue 46 sets it (learned leaves,
+32 worlds x 10,000 nodes, the `model` belief) on the same decisions.
 """
 import argparse
 import time
@@ -15,21 +19,27 @@ import numpy as np
 
 import muggins
 
-MODELS = {"block": "models/train-block.safetensors", "team": "models/train-team.safetensors"}
+MODELS = {"block": "models/train-block.safetensors", "team": "models/train-team.safetensors",
+          "all-fives": "models/train-all-fives.safetensors"}
 
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--simulations", type=int, nargs="+", default=[400, 3000])
     ap.add_argument("--hands", type=int, default=20)
+    ap.add_argument("--games", nargs="+", choices=list(MODELS), default=list(MODELS))
     ap.add_argument("--adaptive", action="store_true", help="also time adaptive=True on the same decisions")
+    ap.add_argument("--mstar", action="store_true", help="All Fives: also time M* (32 x 10,000, learned, model)")
     args = ap.parse_args()
-    for game, model in MODELS.items():
+    for game in args.games:
+        model = MODELS[game]
         for sims in args.simulations:
             bot = muggins.Bot("net", model=model, simulations=sims, seed=1)
             early = muggins.Bot("net", model=model, simulations=sims, seed=1, adaptive=True) if args.adaptive else None
+            mstar = (muggins.Bot("mstar", budget=10_000, worlds=32, belief="model", evaluation="learned", seed=1)
+                     if args.mstar and game == "all-fives" else None)
             rng = np.random.default_rng(0)
-            times, early_times, same = [], [], 0
+            times, early_times, mstar_times, same = [], [], [], 0
             for _ in range(args.hands):
                 s = muggins.State(game)
                 while not s.is_terminal():
@@ -46,6 +56,10 @@ def main():
                             t = time.perf_counter()
                             same += int(early.step(s) == a)
                             early_times.append(time.perf_counter() - t)
+                        if mstar is not None:
+                            t = time.perf_counter()
+                            mstar.step(s)
+                            mstar_times.append(time.perf_counter() - t)
                     else:
                         a = legal[0]
                     s.apply_action(int(a))
@@ -56,6 +70,9 @@ def main():
                       f"90th percentile {np.percentile(early_times, 90) * 1e3:.1f} ms; total "
                       f"{sum(early_times) / sum(times):.0%} of the whole budget's; the same play at "
                       f"{same} of {len(times)} decisions (a Bot's stream is keyed by the decision)")
+            if mstar is not None:
+                print(f"{'':6} {'':6} M* 32 x 10,000: median {np.median(mstar_times) * 1e3:.1f} ms, "
+                      f"90th percentile {np.percentile(mstar_times, 90) * 1e3:.1f} ms on the same decisions")
 
 
 if __name__ == "__main__":

@@ -133,8 +133,10 @@ class VecEnv(gym.vector.VectorEnv):
         self._final_obs = np.zeros((n, dim), np.float32)
         self._returns = np.zeros((n, seats), np.float32)
         self._started = False
+        # The core writes into these from its threads; a game that ends
+        # writes its rows of the last two.
         self._arrays = (self._obs, self._mask.view(np.uint8), self._legal, self._count, self._reward,
-                        self._terminated.view(np.uint8), self._seat)
+                        self._terminated.view(np.uint8), self._seat, self._final_obs, self._returns)
 
     @property
     def pieces(self):
@@ -174,11 +176,7 @@ class VecEnv(gym.vector.VectorEnv):
         if a.dtype.kind not in "iu":
             raise TypeError(f"actions: dtype {a.dtype}, expected integers (action ids)")
         a = np.ascontiguousarray(a, dtype=np.int64)
-        index, rows, returns = self._core.step(a, self._arrays)
-        if index:
-            ended = np.frombuffer(index, "<u4")
-            self._final_obs[ended] = np.frombuffer(rows, "<f4").reshape(len(ended), -1)
-            self._returns[ended] = np.frombuffer(returns, "<f4").reshape(len(ended), -1)
+        self._core.step(a, self._arrays)
         return self._out(), self._reward.copy(), self._terminated.copy(), self._truncated.copy(), self._info()
 
     def action_masks(self):

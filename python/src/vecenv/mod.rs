@@ -4,13 +4,14 @@
 //! Python owns. Each game has its own stream (keyed by the seed and the
 //! game's index), so the results are a function of the seed alone, whatever
 //! the thread count. The work runs with the GIL released, the games split
-//! over `threads` scoped threads.
+//! over `threads` threads: the caller's and `threads - 1` kept for the
+//! environment's life (a `rayon_core` pool).
 
 use numpy::{Element as NpElement, PyReadwriteArrayDyn, PyUntypedArrayMethods};
 use pyo3::buffer::{Element, PyBuffer};
-use pyo3::exceptions::{PyTypeError, PyValueError};
+use pyo3::exceptions::{PyRuntimeError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
-use pyo3::types::{PyBytes, PyDict, PyTuple};
+use pyo3::types::{PyDict, PyTuple};
 use rand_chacha::ChaCha20Rng;
 
 use full::spiel::Encoding;
@@ -58,9 +59,8 @@ struct Out<'a> {
     count: &'a mut i32,
     reward: &'a mut f32,
     terminated: &'a mut u8,
-    /// The kept termination (what `ended` reads).
-    ended: &'a mut u8,
     seat: &'a mut i32,
+    /// Written only when the game ends.
     final_obs: &'a mut [f32],
     returns: &'a mut [f32],
 }
@@ -75,6 +75,10 @@ pub struct VecCore {
     engines: Vec<Option<Bot>>,
     seed: u64,
     threads: usize,
+    /// The threads beside the caller's that step the games (`threads - 1`
+    /// of them, kept for the environment's life: starting a thread a step
+    /// cost more than a tenth of a step of 4,096 games); `None` on one.
+    pool: Option<rayon_core::ThreadPool>,
     illegal: Illegal,
     obs_size: usize,
     actions: usize,
@@ -84,11 +88,6 @@ pub struct VecCore {
     /// Each game's legal actions as a mask, kept here: what `step`
     /// checks the learner's actions against (Python's copy may be written).
     mask: Vec<u8>,
-    /// Whether each game ended in the last step, with its last
-    /// observation and every seat's returns (only those rows are read).
-    terminated: Vec<u8>,
-    final_obs: Vec<f32>,
-    returns: Vec<f32>,
     /// Whether each game awaits an action (false before the first reset).
     live: bool,
 }
@@ -106,7 +105,8 @@ pub(crate) fn buffer<T: Element>(v: &Bound<'_, PyAny>, what: &str, len: usize) -
 
 /// The arrays Python owns, in the order `muggins.VecEnv` passes them:
 /// observations, masks, legal ids, their counts, rewards, terminations,
-/// seats; borrowed for writing (numpy's borrow checking refuses an array
+/// seats, last observations and returns (written only in the rows of the
+/// games that end); borrowed for writing (numpy's borrow checking refuses an array
 /// borrowed twice), so that the threads write into them directly.
 struct PyArrays<'py> {
     obs: PyReadwriteArrayDyn<'py, f32>,
@@ -116,18 +116,17 @@ struct PyArrays<'py> {
     reward: PyReadwriteArrayDyn<'py, f32>,
     terminated: PyReadwriteArrayDyn<'py, u8>,
     seat: PyReadwriteArrayDyn<'py, i32>,
+    final_obs: PyReadwriteArrayDyn<'py, f32>,
+    returns: PyReadwriteArrayDyn<'py, f32>,
 }
 
 /// One thread's games: their slots, their rows of Python's arrays and of
-/// the kept ones; `first` is the index of its first game.
+/// the kept mask; `first` is the index of its first game.
 struct Part<'a> {
     first: usize,
     slots: &'a mut [Slot],
     to: Views<'a>,
     mask: &'a mut [u8],
-    ended: &'a mut [u8],
-    final_obs: &'a mut [f32],
-    returns: &'a mut [f32],
 }
 
 /// Those arrays as slices, one item per game and column.
@@ -139,6 +138,8 @@ struct Views<'a> {
     reward: &'a mut [f32],
     terminated: &'a mut [u8],
     seat: &'a mut [i32],
+    final_obs: &'a mut [f32],
+    returns: &'a mut [f32],
 }
 
 impl<'py> PyArrays<'py> {
@@ -155,6 +156,8 @@ impl<'py> PyArrays<'py> {
             reward: s(self.reward.as_slice_mut()),
             terminated: s(self.terminated.as_slice_mut()),
             seat: s(self.seat.as_slice_mut()),
+            final_obs: s(self.final_obs.as_slice_mut()),
+            returns: s(self.returns.as_slice_mut()),
         }
     }
 }
@@ -177,17 +180,12 @@ fn array<'py, T: NpElement>(v: &Bound<'py, PyAny>, what: &str, len: usize) -> Py
     Ok(a)
 }
 
-/// The games that ended in a step: their indices (little-endian u32), and
-/// in the same order their last observations and every seat's returns
-/// (little-endian f32 rows).
-type Ended<'py> = (Bound<'py, PyBytes>, Bound<'py, PyBytes>, Bound<'py, PyBytes>);
-
 impl VecCore {
     fn arrays<'py>(&self, arrays: &Bound<'py, PyTuple>) -> PyResult<PyArrays<'py>> {
         let n = self.slots.len();
-        if arrays.len() != 7 {
+        if arrays.len() != 9 {
             return Err(PyValueError::new_err(format!(
-                "arrays: 7 arrays are needed, {} given",
+                "arrays: 9 arrays are needed, {} given",
                 arrays.len()
             )));
         }
@@ -200,24 +198,9 @@ impl VecCore {
             reward: array(&at(4)?, "reward", n)?,
             terminated: array(&at(5)?, "terminated", n)?,
             seat: array(&at(6)?, "seat", n)?,
+            final_obs: array(&at(7)?, "final_obs", n * self.obs_size)?,
+            returns: array(&at(8)?, "returns", n * self.seats)?,
         })
-    }
-
-    /// The games that ended in the last step, with their last observations
-    /// and returns (only their rows).
-    fn ended<'py>(&self, py: Python<'py>) -> Ended<'py> {
-        let (d, s) = (self.obs_size, self.seats);
-        let (mut index, mut rows, mut rets) = (Vec::new(), Vec::new(), Vec::new());
-        for (i, _) in self.terminated.iter().enumerate().filter(|(_, t)| **t == 1) {
-            index.extend((i as u32).to_le_bytes());
-            rows.extend(self.final_obs[i * d..(i + 1) * d].iter().flat_map(|v| v.to_le_bytes()));
-            rets.extend(self.returns[i * s..(i + 1) * s].iter().flat_map(|v| v.to_le_bytes()));
-        }
-        (
-            PyBytes::new(py, &index),
-            PyBytes::new(py, &rows),
-            PyBytes::new(py, &rets),
-        )
     }
 }
 
@@ -299,6 +282,16 @@ impl VecCore {
         let probe = Core::new(game.rules.clone(), game.to);
         let (obs_size, actions) = (probe.encoding_size(encoding), probe.action_count() as usize);
         let width = probe.max_legal();
+        let pool = match threads.min(n) {
+            0 | 1 => None,
+            t => Some(
+                rayon_core::ThreadPoolBuilder::new()
+                    .num_threads(t - 1)
+                    .thread_name(|i| format!("muggins-vecenv-{i}"))
+                    .build()
+                    .map_err(|e| PyRuntimeError::new_err(format!("threads = {threads}: cannot start them: {e}")))?,
+            ),
+        };
         let slots = (0..n as u64)
             .map(|i| Slot {
                 state: probe.clone(),
@@ -313,15 +306,13 @@ impl VecCore {
             engines,
             seed,
             threads,
+            pool,
             illegal,
             obs_size,
             actions,
             seats,
             width,
             mask: vec![0; n * actions],
-            terminated: vec![0; n],
-            final_obs: vec![0.0; n * obs_size],
-            returns: vec![0.0; n * seats],
             live: false,
         })
     }
@@ -368,14 +359,14 @@ impl VecCore {
 
     /// Plays `actions[i]` (an int64 array) in game `i`, then the chance
     /// nodes and the engines' seats up to the learner's next turn, and
-    /// fills the arrays; a game that ends is dealt again. Returns the games
-    /// that ended: their indices, last observations and returns, as bytes.
+    /// fills the arrays (a game that ends writes its last observation and
+    /// returns in its rows of those arrays, and is dealt again).
     fn step<'py>(
         &mut self,
         py: Python<'py>,
         actions: &Bound<'py, PyAny>,
         arrays: &Bound<'py, PyTuple>,
-    ) -> PyResult<Ended<'py>> {
+    ) -> PyResult<()> {
         if !self.live {
             return Err(PyValueError::new_err("step before reset: call reset() first"));
         }
@@ -397,8 +388,7 @@ impl VecCore {
             self.run(views, |core, i, slot, scratch, out| {
                 core.advance(i, slot, acts[i], scratch, out)
             })
-        })?;
-        Ok(self.ended(py))
+        })
     }
 
     /// Game `i`'s state (a copy, as a `muggins.State`).
@@ -469,19 +459,15 @@ impl VecCore {
             .zip(to.count.chunks_mut(chunk))
             .zip(to.reward.chunks_mut(chunk))
             .zip(to.terminated.chunks_mut(chunk))
-            .zip(self.terminated.chunks_mut(chunk))
             .zip(to.seat.chunks_mut(chunk))
-            .zip(self.final_obs.chunks_mut(chunk * d))
-            .zip(self.returns.chunks_mut(chunk * s))
+            .zip(to.final_obs.chunks_mut(chunk * d))
+            .zip(to.returns.chunks_mut(chunk * s))
             .enumerate()
             .map(
                 |(
                     c,
                     (
-                        (
-                            (((((((((slots, obs), py_mask), mask), legal), count), reward), terminated), ended), seat),
-                            final_obs,
-                        ),
+                        (((((((((slots, obs), py_mask), mask), legal), count), reward), terminated), seat), final_obs),
                         returns,
                     ),
                 )| Part {
@@ -495,24 +481,15 @@ impl VecCore {
                         reward,
                         terminated,
                         seat,
+                        final_obs,
+                        returns,
                     },
                     mask,
-                    ended,
-                    final_obs,
-                    returns,
                 },
             );
         let (shared, each) = (&shared, &each);
         let part = move |p: Part<'_>| {
-            let Part {
-                first,
-                slots,
-                to,
-                mask,
-                ended,
-                final_obs,
-                returns,
-            } = p;
+            let Part { first, slots, to, mask } = p;
             let mut scratch = Vec::with_capacity(d);
             for (k, slot) in slots.iter_mut().enumerate() {
                 let out = Out {
@@ -523,26 +500,39 @@ impl VecCore {
                     count: &mut to.count[k],
                     reward: &mut to.reward[k],
                     terminated: &mut to.terminated[k],
-                    ended: &mut ended[k],
                     seat: &mut to.seat[k],
-                    final_obs: &mut final_obs[k * d..(k + 1) * d],
-                    returns: &mut returns[k * s..(k + 1) * s],
+                    final_obs: &mut to.final_obs[k * d..(k + 1) * d],
+                    returns: &mut to.returns[k * s..(k + 1) * s],
                 };
                 each(shared, first + k, slot, &mut scratch, out)?;
             }
             Ok::<(), String>(())
         };
+        // A panic in a part is that part's error, on whichever thread.
+        let part = move |p: Part<'_>| {
+            std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| part(p)))
+                .unwrap_or_else(|_| Err("a worker thread panicked".into()))
+        };
         let first = parts.next().expect("at least one game");
-        let results: Vec<Result<(), String>> = std::thread::scope(|scope| {
-            let handles: Vec<_> = parts.map(|p| scope.spawn(move || part(p))).collect();
-            let mut results = vec![part(first)];
-            results.extend(
-                handles
-                    .into_iter()
-                    .map(|h| h.join().unwrap_or_else(|_| Err("a worker thread panicked".into()))),
-            );
-            results
-        });
+        let rest: Vec<Part<'_>> = parts.collect();
+        let mut results: Vec<Result<(), String>> = (0..=rest.len()).map(|_| Ok(())).collect();
+        let (own, others) = results.split_first_mut().expect("one result a part");
+        match &self.pool {
+            // The other parts go to the kept threads, the first is played
+            // on this one.
+            Some(pool) => pool.in_place_scope(|scope| {
+                for (p, r) in rest.into_iter().zip(others.iter_mut()) {
+                    scope.spawn(move |_| *r = part(p));
+                }
+                *own = part(first);
+            }),
+            None => {
+                *own = part(first);
+                for (p, r) in rest.into_iter().zip(others.iter_mut()) {
+                    *r = part(p);
+                }
+            }
+        }
         results
             .into_iter()
             .collect::<Result<(), String>>()

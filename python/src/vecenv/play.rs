@@ -104,8 +104,6 @@ impl Shared<'_> {
         };
         *out.reward = 0.0;
         *out.terminated = 0;
-        *out.ended = 0;
-        out.returns.fill(0.0);
         if forfeit.is_none() && !slot.state.is_terminal() {
             self.observe(&slot.state, scratch, out);
             return Ok(());
@@ -120,7 +118,6 @@ impl Shared<'_> {
         // The learner's reward: its seat's, the one that acted last if several.
         *out.reward = returns[actor as usize] as f32;
         *out.terminated = 1;
-        *out.ended = 1;
         slot.state.encode(actor, self.encoding, scratch);
         out.final_obs.copy_from_slice(scratch);
         slot.episode += 1;
