@@ -17,6 +17,7 @@
 //! on the thread count nor on where a run was stopped.
 
 mod fit;
+mod fixed;
 mod play;
 mod rows;
 pub mod spec;
@@ -27,9 +28,10 @@ use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use serde::{Deserialize, Serialize};
 
 pub use fit::{FitReport, first_network};
+pub use fixed::{Fixed, TrainSearch};
 pub use play::{Player, pair, self_play};
 pub use rows::{TrainRow, read_train, train_parquet, train_schema};
-pub use spec::{Fixed, TrainSearch, TrainSpec, TrainSpecError, is_train_spec};
+pub use spec::{TrainSpec, TrainSpecError, is_train_spec};
 
 use crate::files::{IoError, io};
 use crate::layout::{
@@ -55,6 +57,9 @@ pub enum TrainError {
     /// A network file of the directory cannot be read.
     #[error(transparent)]
     Net(#[from] net::NetError),
+    /// `train.start`'s file is not the one the spec was parsed with.
+    #[error("train.start = {0:?}: {1}")]
+    Start(String, String),
 }
 
 /// A match's pairs: counts, score and Elo with its 95% interval.
@@ -288,13 +293,7 @@ impl Trainer<'_> {
         std::fs::create_dir_all(&self.dir).map_err(io(&self.dir))?;
         self.claim_dir()?;
         let spec = self.spec;
-        let state = full::spiel::SpielState::new(spec.rules(), 0);
-        let first = fit::first_network(
-            spec,
-            state.encoding_size(spec.encoding()),
-            state.action_count() as usize,
-        );
-        let first = self.save(&first, 0)?;
+        let first = self.save(&self.first_network()?, 0)?;
         let Some(first_anchors) = self.anchors(0, &first)? else {
             return Ok(None);
         };
@@ -335,6 +334,33 @@ impl Trainer<'_> {
         let bytes = std::fs::read(&best).map_err(io(&best))?;
         write_atomic(&self.dir.join(BEST_NET), &bytes)?;
         Ok(Some(summary))
+    }
+
+    /// The first generation's network: `train.start`'s weights (the file
+    /// the spec was parsed with) or weights drawn from the seed.
+    fn first_network(&self) -> Result<net::Mlp, TrainError> {
+        let spec = self.spec;
+        let start = |why: String| TrainError::Start(spec.train.start.clone().unwrap_or_default(), why);
+        let model = spec.start_model().map_err(|e| match e {
+            TrainSpecError::Field { why, .. } => start(why),
+            e => start(e.to_string()),
+        })?;
+        match model {
+            Some(m) if Some(&m.sha256) != spec.train.start_sha256.as_ref() => Err(start(format!(
+                "its SHA-256 is {}, the spec was parsed with {}: the file changed",
+                m.sha256,
+                spec.train.start_sha256.as_deref().unwrap_or("no file")
+            ))),
+            Some(m) => Ok(m.mlp),
+            None => {
+                let state = full::spiel::SpielState::new(spec.rules(), 0);
+                Ok(fit::first_network(
+                    spec,
+                    state.encoding_size(spec.encoding()),
+                    state.action_count() as usize,
+                ))
+            }
+        }
     }
 
     fn generation(&self, g: u32, best: &str) -> Result<Option<Generation>, TrainError> {

@@ -12,8 +12,9 @@ use full::spiel::{CHANCE, Encoding, SpielState};
 use rand_chacha::ChaCha20Rng;
 use rand_chacha::rand_core::RngCore;
 
+use super::fixed::{Fixed, TrainSearch};
 use super::rows::TrainRow;
-use super::spec::{Fixed, TrainSearch, TrainSpec};
+use super::spec::TrainSpec;
 
 /// Who plays a side.
 #[derive(Clone, Copy, Debug)]
@@ -66,6 +67,7 @@ impl Player<'_> {
                 ismcts(state, seat, legal, (budget, worlds), rng, &mut b.tree, None)
             }
             Player::Fixed(Fixed::Heaviest) => legal[heaviest(state, legal)],
+            Player::Fixed(Fixed::Mstar { budget, worlds }) => mstar(state, seat, (budget, worlds), rng),
             Player::Net {
                 model,
                 encoding,
@@ -94,6 +96,12 @@ impl Player<'_> {
                         &mut b.tree,
                         Some(&mut b.probs),
                     )
+                } else if let Some((_, TrainSearch::Mstar { budget, worlds })) = searched {
+                    // The expert's play is the row's target.
+                    let a = mstar(state, seat, (budget, worlds), rng);
+                    b.probs.clear();
+                    b.probs.extend(legal.iter().map(|&l| f32::from(u8::from(l == a))));
+                    a
                 } else if let Some((_, TrainSearch::Guided { simulations })) = searched {
                     guided(state, seat, legal, (model, encoding, simulations), rng, b)
                 } else if temperature == 0.0 {
@@ -200,6 +208,47 @@ fn ismcts(
         }
     }
     id(list.as_slice()[index])
+}
+
+/// M*'s play for `seat` in an All-Fives `state`, from the seat's
+/// information only: the game loop's search (`full::search_decision`, which
+/// reads of the true position only what the seat may know, its worlds
+/// drawn from its belief given what was seen), the shipped learned leaves,
+/// `worlds` worlds from the `model` belief, `budget` nodes each, the
+/// opponents modelled as searchers.
+fn mstar(state: &SpielState, seat: u8, (budget, worlds): (u32, u16), rng: &mut ChaCha20Rng) -> u32 {
+    let SpielState::Fives(world) = state else {
+        unreachable!("a spec naming M* for block or team is refused (TrainSpec::check_game_players)");
+    };
+    let rules = world.rules();
+    let pos = world.pos.expect("a player node has a position");
+    let mut list = engine::ActionList::default();
+    pos.actions(rules, &mut list);
+    let settings = full::SearchSettings {
+        engine: engine::PlayerEngine::MStar,
+        depth: full::DEEPEST,
+        budget: budget as u64,
+        worlds,
+        learned: true,
+        belief: engine::Belief::Model,
+        shaping: full::Shaping::None,
+        predictor: full::predict::PredictModel::Logit,
+        adaptive: None,
+    };
+    let opts = full::MatchOptions {
+        eval: Some(crate::evals::shipped_eval()),
+        agent_side: rules.side(seat),
+        ..full::MatchOptions::default()
+    };
+    let models = [full::FullTarget::Searcher; full::MAX_SEATS];
+    let agent = full::FullAgent::Search(settings);
+    let index = full::Scratch::with_thread_scratch(&[agent], opts.table_mb, |scratch| {
+        let mut ctx = full::MatchContext::new(rules, &opts, scratch);
+        full::search_decision(&mut ctx, &pos, &world.seen, settings, models, rng)
+            .0
+            .index
+    });
+    full::spiel::play_id(list.as_slice()[index])
 }
 
 /// The play of `seat` by `simulations` of the search `model` guides (from

@@ -9,6 +9,8 @@ use sha2::{Digest, Sha256};
 use full::spiel::Encoding;
 use full::{FullRules, Preset};
 
+use super::fixed::{Fixed, TrainSearch, ismcts_name};
+
 /// The most self-play games a generation may have.
 pub const MAX_TRAIN_GAMES: u64 = 10_000_000;
 /// The most generations a spec may ask for.
@@ -56,17 +58,25 @@ pub struct Train {
     /// (drawn from `population`) instead of the network.
     #[serde(default)]
     pub population_share: f64,
-    /// The fixed strategies of that share: `random`, `heaviest`.
+    /// The fixed strategies of that share ([`Fixed`]'s names).
     #[serde(default = "default_anchors")]
     pub population: Vec<String>,
     /// The share of the network's self-play decisions searched instead:
     /// `search` decides, and the row's target is its root's visits.
     #[serde(default, skip_serializing_if = "is_zero")]
     pub searched: f64,
-    /// The search of those decisions: `ismcts`, `ismcts:BUDGETxWORLDS`, or
-    /// `guided:SIMULATIONS` (the network's own guided search).
+    /// The search of those decisions ([`TrainSearch`]'s names: `ismcts`,
+    /// `mstar`, with `:BUDGETxWORLDS`, or `guided:SIMULATIONS`).
     #[serde(default = "default_search", skip_serializing_if = "is_default_search")]
     pub search: String,
+    /// A model file the first generation starts from (of this game,
+    /// encoding and hidden layers), instead of weights drawn from the seed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub start: Option<String>,
+    /// That file's SHA-256, written when the spec is parsed (not a key of
+    /// the TOML), so that the id covers the weights.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub start_sha256: Option<String>,
     /// The fit.
     #[serde(default)]
     pub fit: Fit,
@@ -157,7 +167,7 @@ impl Default for Gate {
 pub struct Eval {
     /// Pairs against each anchor.
     pub pairs: u64,
-    /// The anchors: `random`, `heaviest`.
+    /// The anchors ([`Fixed`]'s names).
     pub anchors: Vec<String>,
 }
 
@@ -172,11 +182,6 @@ impl Default for Eval {
 
 fn is_zero(x: &f64) -> bool {
     *x == 0.0
-}
-
-/// `ismcts`, as `engine::PlayerEngine` spells it.
-fn ismcts_name() -> &'static str {
-    engine::PlayerEngine::Ismcts.name()
 }
 
 fn default_search() -> String {
@@ -205,122 +210,6 @@ fn one() -> f64 {
 
 fn default_anchors() -> Vec<String> {
     vec!["random".into(), "heaviest".into()]
-}
-
-/// ISMCTS's nodes a world and worlds when an anchor or a member of the
-/// population is named `ismcts` alone (those of Gymnasium's `"ismcts"`).
-pub const DEFAULT_ISMCTS: (u32, u16) = (1_000, 8);
-
-/// A fixed strategy: an anchor or a member of the population.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Fixed {
-    /// A uniform draw among the legal plays.
-    Random,
-    /// The heaviest legal tile.
-    Heaviest,
-    /// muggins' ISMCTS from the seat's information (`budget` nodes a
-    /// world, `worlds` worlds from the constraints belief): `ismcts`, or
-    /// `ismcts:BUDGETxWORLDS`.
-    Ismcts {
-        /// Nodes a world.
-        budget: u32,
-        /// Worlds.
-        worlds: u16,
-    },
-}
-
-impl Fixed {
-    /// Its name in specs and reports.
-    pub fn name(self) -> String {
-        match self {
-            Fixed::Random => "random".into(),
-            Fixed::Heaviest => "heaviest".into(),
-            Fixed::Ismcts { budget, worlds } if (budget, worlds) == DEFAULT_ISMCTS => ismcts_name().into(),
-            Fixed::Ismcts { budget, worlds } => format!("{}:{budget}x{worlds}", ismcts_name()),
-        }
-    }
-
-    fn parse(field: &str, s: &str) -> Result<Fixed, TrainSpecError> {
-        let bad = |why: &str| TrainSpecError::field(field, s, why);
-        match s {
-            "random" => Ok(Fixed::Random),
-            "heaviest" => Ok(Fixed::Heaviest),
-            s if s == ismcts_name() => Ok(Fixed::Ismcts {
-                budget: DEFAULT_ISMCTS.0,
-                worlds: DEFAULT_ISMCTS.1,
-            }),
-            _ => {
-                let Some(rest) = s.strip_prefix(ismcts_name()).and_then(|r| r.strip_prefix(':')) else {
-                    return Err(bad(
-                        "expected \"random\", \"heaviest\", \"ismcts\" or \"ismcts:BUDGETxWORLDS\"",
-                    ));
-                };
-                let (b, w) = rest
-                    .split_once('x')
-                    .ok_or_else(|| bad("ismcts:BUDGETxWORLDS, e.g. ismcts:1000x8"))?;
-                let budget: u32 = b
-                    .parse()
-                    .ok()
-                    .filter(|b| (1..=1_000_000).contains(b))
-                    .ok_or_else(|| bad("a budget of 1 to 1000000 nodes a world"))?;
-                let worlds: u16 = w
-                    .parse()
-                    .ok()
-                    .filter(|w| (1..=1_000).contains(w))
-                    .ok_or_else(|| bad("1 to 1000 worlds"))?;
-                Ok(Fixed::Ismcts { budget, worlds })
-            }
-        }
-    }
-}
-
-/// The search of a training run's searched decisions.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum TrainSearch {
-    /// muggins' ISMCTS from the seat's view.
-    Ismcts {
-        /// Nodes a world.
-        budget: u32,
-        /// Worlds a decision.
-        worlds: u16,
-    },
-    /// The network being trained guiding its own search
-    /// (`full::spiel::guided_decide`), AlphaZero's self-play target.
-    Guided {
-        /// Simulations a decision.
-        simulations: u32,
-    },
-}
-
-/// The prefix of a guided search in `train.search`.
-const GUIDED: &str = "guided:";
-
-impl TrainSearch {
-    fn parse(s: &str) -> Result<TrainSearch, TrainSpecError> {
-        const WANT: &str = "expected \"ismcts\", \"ismcts:BUDGETxWORLDS\" or \"guided:SIMULATIONS\"";
-        if let Some(n) = s.strip_prefix(GUIDED) {
-            let simulations = n
-                .parse::<u32>()
-                .ok()
-                .filter(|n| (1..=full::spiel::MAX_SIMULATIONS).contains(n))
-                .ok_or_else(|| {
-                    let why = format!(
-                        "guided:SIMULATIONS takes 1 to {} simulations",
-                        full::spiel::MAX_SIMULATIONS
-                    );
-                    TrainSpecError::field("train.search", s, &why)
-                })?;
-            return Ok(TrainSearch::Guided { simulations });
-        }
-        match Fixed::parse("train.search", s) {
-            Ok(Fixed::Ismcts { budget, worlds }) => Ok(TrainSearch::Ismcts { budget, worlds }),
-            Ok(_) => Err(TrainSpecError::field("train.search", s, WANT)),
-            Err(TrainSpecError::Field { why, .. }) if why.starts_with("expected") => {
-                Err(TrainSpecError::field("train.search", s, WANT))
-            }
-            Err(e) => Err(e),
-        }
-    }
 }
 
 /// Why a training spec was refused.
@@ -354,10 +243,60 @@ pub fn is_train_spec(text: &str) -> bool {
 
 impl TrainSpec {
     /// Parses and checks a training spec.
+    /// `train.start` is read here (a path relative to the working
+    /// directory) and its hash kept in the spec.
     pub fn from_toml(text: &str) -> Result<TrainSpec, TrainSpecError> {
-        let spec: TrainSpec = toml::from_str(text).map_err(|e| TrainSpecError::Toml(e.to_string()))?;
+        let mut spec: TrainSpec = toml::from_str(text).map_err(|e| TrainSpecError::Toml(e.to_string()))?;
+        if let Some(h) = &spec.train.start_sha256 {
+            return Err(TrainSpecError::field(
+                "train.start_sha256",
+                format!("{h:?}"),
+                "muggins writes it from train.start's file; give train.start",
+            ));
+        }
         spec.check()?;
+        spec.train.start_sha256 = spec.start_model()?.map(|m| m.sha256);
         Ok(spec)
+    }
+
+    /// The model of `train.start`, checked against the spec (its game,
+    /// encoding and hidden layers), or `None` without one.
+    pub fn start_model(&self) -> Result<Option<net::Model>, TrainSpecError> {
+        let t = &self.train;
+        let Some(path) = &t.start else {
+            return Ok(None);
+        };
+        let bad = |why: &str| TrainSpecError::field("train.start", format!("{path:?}"), why);
+        let model = net::Model::load(std::path::Path::new(path)).map_err(|e| bad(&e.to_string()))?;
+        let m = &model.meta;
+        let state = full::spiel::SpielState::new(self.rules(), 0);
+        let mismatch = if m.game != t.game {
+            Some(format!("a network of {:?}, and train.game is {:?}", m.game, t.game))
+        } else if m.encoding != t.encoding || m.encoding_version != full::spiel::ENCODING_VERSION {
+            Some(format!(
+                "the {:?} encoding (version {}), and train.encoding is {:?} (version {})",
+                m.encoding,
+                m.encoding_version,
+                t.encoding,
+                full::spiel::ENCODING_VERSION
+            ))
+        } else if m.hidden != t.hidden {
+            Some(format!(
+                "hidden layers {:?}, and train.hidden is {:?}",
+                m.hidden, t.hidden
+            ))
+        } else if m.inputs != state.encoding_size(self.encoding()) || m.actions != state.action_count() as usize {
+            Some(format!(
+                "{} inputs and {} actions, not this game's",
+                m.inputs, m.actions
+            ))
+        } else {
+            None
+        };
+        match mismatch {
+            Some(why) => Err(bad(&why)),
+            None => Ok(Some(model)),
+        }
     }
 
     fn check(&self) -> Result<(), TrainSpecError> {
@@ -427,7 +366,7 @@ impl TrainSpec {
             ));
         }
         for p in &t.population {
-            Fixed::parse("train.population", p)?;
+            Fixed::parse(p).map_err(|why| TrainSpecError::field("train.population", p, &why))?;
         }
         if t.population_share > 0.0 && t.population.is_empty() {
             return Err(TrainSpecError::field(
@@ -439,29 +378,42 @@ impl TrainSpec {
         if !(0.0..=1.0).contains(&t.searched) {
             return Err(TrainSpecError::field("train.searched", t.searched, "0 to 1"));
         }
-        TrainSearch::parse(&t.search)?;
+        TrainSearch::parse(&t.search).map_err(|why| TrainSpecError::field("train.search", &t.search, &why))?;
         self.check_fit_gate_eval()?;
-        self.check_all_fives()
+        self.check_game_players()
     }
 
-    /// All Fives has no ISMCTS of its own here (muggins' ISMCTS reads block
-    /// and team positions): a spec that names it for All Fives is refused
+    /// Each fixed strategy and search plays the spec's game: muggins'
+    /// ISMCTS here reads block and team positions, M*'s learned leaves are
+    /// All Fives'. A spec that names one for the other game is refused
     /// naming the field.
-    fn check_all_fives(&self) -> Result<(), TrainSpecError> {
+    fn check_game_players(&self) -> Result<(), TrainSpecError> {
         let t = &self.train;
-        if !matches!(t.game.parse::<Preset>(), Ok(Preset::AllFives)) {
-            return Ok(());
+        let fives = matches!(t.game.parse::<Preset>(), Ok(Preset::AllFives));
+        let why = if fives {
+            "muggins' ISMCTS plays block and team only: give \"random\", \"heaviest\" or \"mstar\" for all-fives"
+        } else {
+            "M* with learned leaves plays all-fives only: give \"random\", \"heaviest\" or \"ismcts\" for block and team"
+        };
+        let wrong = |f: Fixed| if fives { f.open_only() } else { f.all_fives_only() };
+        let named = |s: &String| Fixed::parse(s).is_ok_and(wrong);
+        if let Some(p) = t.population.iter().find(|p| named(p)) {
+            return Err(TrainSpecError::field("train.population", p, why));
         }
-        const WHY: &str = "muggins' ISMCTS plays block and team only: give \"random\" or \"heaviest\" for all-fives";
-        let ismcts = |s: &String| matches!(Fixed::parse("", s), Ok(Fixed::Ismcts { .. }));
-        if let Some(p) = t.population.iter().find(|p| ismcts(p)) {
-            return Err(TrainSpecError::field("train.population", p, WHY));
+        if let Some(a) = t.eval.anchors.iter().find(|a| named(a)) {
+            return Err(TrainSpecError::field("train.eval.anchors", a, why));
         }
-        if let Some(a) = t.eval.anchors.iter().find(|a| ismcts(a)) {
-            return Err(TrainSpecError::field("train.eval.anchors", a, WHY));
-        }
-        if t.searched > 0.0 && matches!(TrainSearch::parse(&t.search), Ok(TrainSearch::Ismcts { .. })) {
-            let why = "muggins' ISMCTS plays block and team only: search all-fives with \"guided:SIMULATIONS\"";
+        let search = match TrainSearch::parse(&t.search) {
+            Ok(TrainSearch::Ismcts { budget, worlds }) => Some(Fixed::Ismcts { budget, worlds }),
+            Ok(TrainSearch::Mstar { budget, worlds }) => Some(Fixed::Mstar { budget, worlds }),
+            _ => None,
+        };
+        if t.searched > 0.0 && search.is_some_and(wrong) {
+            let why = if fives {
+                "muggins' ISMCTS plays block and team only: search all-fives with \"mstar\" or \"guided:SIMULATIONS\""
+            } else {
+                "M* with learned leaves plays all-fives only: search block and team with \"ismcts\" or \"guided:SIMULATIONS\""
+            };
             return Err(TrainSpecError::field("train.search", &t.search, why));
         }
         Ok(())
@@ -533,7 +485,7 @@ impl TrainSpec {
             ));
         }
         for a in &t.eval.anchors {
-            Fixed::parse("train.eval.anchors", a)?;
+            Fixed::parse(a).map_err(|why| TrainSpecError::field("train.eval.anchors", a, &why))?;
         }
         Ok(())
     }
@@ -551,7 +503,7 @@ impl TrainSpec {
     /// The population's strategies.
     pub fn population(&self) -> Vec<Fixed> {
         let p = &self.train.population;
-        p.iter().map(|s| Fixed::parse("", s).expect("checked")).collect()
+        p.iter().map(|s| Fixed::parse(s).expect("checked")).collect()
     }
 
     /// The searched share and its search, or `None` when no decision is
@@ -564,7 +516,7 @@ impl TrainSpec {
     /// The evaluation's anchors.
     pub fn anchors(&self) -> Vec<Fixed> {
         let a = &self.train.eval.anchors;
-        a.iter().map(|s| Fixed::parse("", s).expect("checked")).collect()
+        a.iter().map(|s| Fixed::parse(s).expect("checked")).collect()
     }
 
     /// Its canonical JSON (every field, defaults written out).

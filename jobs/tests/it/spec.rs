@@ -560,7 +560,8 @@ fn every_spec_under_jobs_specs_is_valid() {
             let root = dir.parent().unwrap().parent().unwrap().display().to_string();
             let text = std::fs::read_to_string(&path)
                 .unwrap()
-                .replace("net = \"models/", &format!("net = \"{root}/models/"));
+                .replace("net = \"models/", &format!("net = \"{root}/models/"))
+                .replace("start = \"models/", &format!("start = \"{root}/models/"));
             // A training spec (docs/train.md) has a grammar of its own.
             if jobs::train::is_train_spec(&text) {
                 let spec =

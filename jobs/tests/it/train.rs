@@ -106,7 +106,27 @@ fn refusals_name_the_field_and_the_value() {
         (
             "population_share = 0.5",
             "population_share = 0.5\npopulation = [\"mstar\"]",
-            "train.population = mstar",
+            "train.population = mstar: M* with learned leaves plays all-fives only",
+        ),
+        (
+            "population_share = 0.5",
+            "population_share = 0.5\nsearched = 0.2\nsearch = \"mstar:100x2\"",
+            "train.search = mstar:100x2: M* with learned leaves plays all-fives only",
+        ),
+        (
+            "\"ismcts:200x4\"",
+            "\"mstar:0x4\"",
+            "train.eval.anchors = mstar:0x4: a budget of 1 to 1000000",
+        ),
+        (
+            "hidden = [16]",
+            "hidden = [16]\nstart = \"no/such.safetensors\"",
+            "train.start = \"no/such.safetensors\"",
+        ),
+        (
+            "hidden = [16]",
+            "hidden = [16]\nstart_sha256 = \"00\"",
+            "train.start_sha256 = \"00\": muggins writes it from train.start's file",
         ),
         ("epochs = 2", "epochs = 2\nclip = 0.0", "train.fit.clip = 0"),
         ("pairs = 40", "pairs = 0", "train.gate.pairs = 0"),
@@ -128,12 +148,12 @@ fn refusals_name_the_field_and_the_value() {
         (
             "population_share = 0.5",
             "population_share = 0.5\nsearch = \"random\"",
-            "train.search = random: expected \"ismcts\", \"ismcts:BUDGETxWORLDS\" or \"guided:SIMULATIONS\"",
+            "train.search = random: expected \"ismcts\", \"ismcts:BUDGETxWORLDS\", \"mstar\", \"mstar:BUDGETxWORLDS\" or \"guided:SIMULATIONS\"",
         ),
         (
             "population_share = 0.5",
             "population_share = 0.5\nsearch = \"mcts\"",
-            "train.search = mcts: expected \"ismcts\", \"ismcts:BUDGETxWORLDS\" or \"guided:SIMULATIONS\"",
+            "train.search = mcts: expected \"ismcts\", \"ismcts:BUDGETxWORLDS\", \"mstar\", \"mstar:BUDGETxWORLDS\" or \"guided:SIMULATIONS\"",
         ),
         ("name = \"tiny\"", "name = \"../up\"", "name = \"../up\""),
         ("games = 240", "games = 240\ngamez = 3", "unknown field `gamez`"),
@@ -305,4 +325,129 @@ fn searched_decisions_write_the_search_s_visits() {
             "{search}"
         );
     }
+}
+
+/// Tiny All Fives, against M* (the population and an anchor) and from M*
+/// (its plays as the searched rows' targets).
+const TINY_FIVES: &str = r#"
+name = "tiny-fives"
+seed = 9
+
+[train]
+game = "all-fives"
+generations = 1
+games = 120
+shard_games = 60
+hidden = [16]
+population_share = 0.5
+population = ["heaviest", "mstar:60x2"]
+searched = 0.3
+search = "mstar:60x2"
+
+[train.fit]
+batch = 64
+
+[train.gate]
+pairs = 20
+
+[train.eval]
+pairs = 20
+anchors = ["random", "mstar:60x2"]
+"#;
+
+/// `train.start`: the first generation starts from a model file's weights
+/// (its hash in the spec's id; a file of another game or shape, or one
+/// changed after the spec was read, is refused naming it), and M* plays
+/// All Fives in training: in the population, as an anchor, and as the
+/// searched decisions' expert, whose play is the row's whole target.
+#[test]
+fn all_fives_trains_from_a_start_network_against_and_from_mstar() {
+    let plain = TrainSpec::from_toml(TINY_FIVES).unwrap();
+    assert_eq!(
+        plain.search(),
+        Some((0.3, TrainSearch::Mstar { budget: 60, worlds: 2 }))
+    );
+    let first = tempfile::tempdir().unwrap();
+    let made = train(&plain, first.path(), 2, None).unwrap();
+    let names: Vec<&str> = made.first_anchors.iter().map(|(a, _)| a.as_str()).collect();
+    assert_eq!(names, ["random", "mstar:60x2"]);
+    let rows = read_train(&first.path().join("gen-001/selfplay/part-00000.parquet")).unwrap();
+    let searched: Vec<_> = rows.iter().filter(|r| r.searched).collect();
+    assert!(
+        !searched.is_empty() && searched.len() < rows.len(),
+        "{} of {}",
+        searched.len(),
+        rows.len()
+    );
+    for r in searched {
+        let k = r.legal.iter().position(|&l| l == r.action).unwrap();
+        let want: Vec<f32> = (0..r.legal.len()).map(|i| f32::from(u8::from(i == k))).collect();
+        assert_eq!(r.policy, want, "M*'s play is the target: {r:?}");
+    }
+
+    // Its best network is the next spec's start.
+    let start = first.path().join("start.safetensors");
+    std::fs::copy(first.path().join("best.safetensors"), &start).unwrap();
+    let with_start = |path: &Path| TINY_FIVES.replacen("hidden = [16]", &format!("hidden = [16]\nstart = {path:?}"), 1);
+    let spec = TrainSpec::from_toml(&with_start(&start)).unwrap();
+    assert_eq!(spec.train.start_sha256.as_deref(), Some(made.best.as_str()));
+    assert_ne!(spec.id(), plain.id());
+    let dir = tempfile::tempdir().unwrap();
+    let summary = train(&spec, dir.path(), 2, None).unwrap();
+    // Generation 0 is the start's weights under this spec's provenance.
+    let (a, b) = (
+        net::Model::load(&start).unwrap(),
+        net::Model::load(&dir.path().join(format!("nets/{}.safetensors", summary.first))).unwrap(),
+    );
+    assert_eq!(b.meta.provenance.spec_id.as_deref(), Some(spec.id().as_str()));
+    let obs: Vec<f32> = (0..a.meta.inputs).map(|i| (i % 3) as f32 * 0.5).collect();
+    let run = |m: &net::Model| {
+        let (mut logits, mut value) = (vec![0.0; m.meta.actions], [0.0]);
+        m.mlp
+            .forward(&obs, 1, &mut logits, &mut value, &mut net::Scratch::default());
+        (logits, value)
+    };
+    assert_eq!(run(&a), run(&b));
+    let again = tempfile::tempdir().unwrap();
+    assert_eq!(
+        decided(&train(&spec, again.path(), 1, None).unwrap()),
+        decided(&summary)
+    );
+
+    // Refusals: another game's network, other layers, a file changed since.
+    let block = tempfile::tempdir().unwrap();
+    let block_spec = TrainSpec::from_toml(&TINY.replacen("generations = 2", "generations = 1", 1)).unwrap();
+    train(&block_spec, block.path(), 2, None).unwrap();
+    let err = TrainSpec::from_toml(&with_start(&block.path().join("best.safetensors"))).unwrap_err();
+    assert!(
+        err.to_string()
+            .contains("a network of \"block\", and train.game is \"all-fives\""),
+        "{err}"
+    );
+    let wide = with_start(&start).replacen("hidden = [16]", "hidden = [32]", 1);
+    let err = TrainSpec::from_toml(&wide).unwrap_err();
+    assert!(
+        err.to_string().contains("hidden layers [16], and train.hidden is [32]"),
+        "{err}"
+    );
+    // The same shape, other weights: another network of the plain run.
+    let other = if made.best == made.first {
+        &made.generations[0].candidate
+    } else {
+        &made.first
+    };
+    assert_ne!(other, &made.best);
+    std::fs::copy(first.path().join(format!("nets/{other}.safetensors")), &start).unwrap();
+    let stop = AtomicBool::new(false);
+    let later = tempfile::tempdir().unwrap();
+    let trainer = Trainer {
+        spec: &spec,
+        dir: later.path().to_path_buf(),
+        threads: 1,
+        stop: &stop,
+        progress: &|_| {},
+    };
+    let err = trainer.run().err().expect("a changed start file is refused");
+    let want = format!("train.start = {:?}: its SHA-256 is {other}", start.to_str().unwrap());
+    assert!(err.to_string().starts_with(&want), "{err}");
 }
