@@ -7,7 +7,7 @@ use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
 use full::spiel::Encoding;
-use full::{FullRules, Preset};
+use full::{FullConfig, FullRules, Preset};
 
 use super::fixed::{Fixed, TrainSearch, ismcts_name};
 
@@ -38,6 +38,10 @@ pub struct TrainSpec {
 pub struct Train {
     /// The game: `block`, `team` or `all-fives` (two seats, one hand).
     pub game: String,
+    /// All Fives' seats: 2, or 4 in partnerships (0+2 against 1+3), each
+    /// side one network.
+    #[serde(default = "two_seats", skip_serializing_if = "is_two_seats")]
+    pub seats: u8,
     /// Generations to run (each: self-play, fit, gate, evaluation).
     pub generations: u32,
     /// Self-play games a generation.
@@ -178,6 +182,14 @@ impl Default for Eval {
             anchors: default_anchors(),
         }
     }
+}
+
+fn two_seats() -> u8 {
+    2
+}
+
+fn is_two_seats(n: &u8) -> bool {
+    *n == 2
 }
 
 fn is_zero(x: &f64) -> bool {
@@ -324,6 +336,24 @@ impl TrainSpec {
                 ));
             }
         }
+        let fives = matches!(t.game.parse::<Preset>(), Ok(Preset::AllFives));
+        match (fives, t.seats) {
+            (_, 2) | (true, 4) => {}
+            (true, n) => {
+                return Err(TrainSpecError::field(
+                    "train.seats",
+                    n,
+                    "2, or 4 in partnerships: training plays two sides",
+                ));
+            }
+            (false, n) => {
+                return Err(TrainSpecError::field(
+                    "train.seats",
+                    n,
+                    "block and team have their seats (2 and 4): seats applies to all-fives",
+                ));
+            }
+        }
         if !(1..=MAX_GENERATIONS).contains(&t.generations) {
             return Err(TrainSpecError::field(
                 "train.generations",
@@ -390,12 +420,22 @@ impl TrainSpec {
     fn check_game_players(&self) -> Result<(), TrainSpecError> {
         let t = &self.train;
         let fives = matches!(t.game.parse::<Preset>(), Ok(Preset::AllFives));
-        let why = if fives {
-            "muggins' ISMCTS plays block and team only: give \"random\", \"heaviest\" or \"mstar\" for all-fives"
-        } else {
-            "M* with learned leaves plays all-fives only: give \"random\", \"heaviest\" or \"ismcts\" for block and team"
+        const FOUR: &str =
+            "M*'s learned leaves are fitted for two seats: give \"random\" or \"heaviest\" for seats = 4";
+        let why = match (fives, t.seats) {
+            (true, 2) => {
+                "muggins' ISMCTS plays block and team only: give \"random\", \"heaviest\" or \"mstar\" for all-fives"
+            }
+            (true, _) => FOUR,
+            (false, _) => {
+                "M* with learned leaves plays all-fives only: give \"random\", \"heaviest\" or \"ismcts\" for block and team"
+            }
         };
-        let wrong = |f: Fixed| if fives { f.open_only() } else { f.all_fives_only() };
+        let wrong = |f: Fixed| match (fives, t.seats) {
+            (true, 2) => f.open_only(),
+            (true, _) => f.open_only() || f.all_fives_only(),
+            (false, _) => f.all_fives_only(),
+        };
         let named = |s: &String| Fixed::parse(s).is_ok_and(wrong);
         if let Some(p) = t.population.iter().find(|p| named(p)) {
             return Err(TrainSpecError::field("train.population", p, why));
@@ -409,7 +449,9 @@ impl TrainSpec {
             _ => None,
         };
         if t.searched > 0.0 && search.is_some_and(wrong) {
-            let why = if fives {
+            let why = if fives && t.seats != 2 {
+                FOUR
+            } else if fives {
                 "muggins' ISMCTS plays block and team only: search all-fives with \"mstar\" or \"guided:SIMULATIONS\""
             } else {
                 "M* with learned leaves plays all-fives only: search block and team with \"ismcts\" or \"guided:SIMULATIONS\""
@@ -492,7 +534,10 @@ impl TrainSpec {
 
     /// The rules of its game.
     pub fn rules(&self) -> FullRules {
-        FullRules::preset(self.train.game.parse().expect("checked"))
+        match self.train.game.parse().expect("checked") {
+            Preset::AllFives => FullRules::new(FullConfig::all_fives(self.train.seats)).expect("checked seats"),
+            preset => FullRules::preset(preset),
+        }
     }
 
     /// Its encoding.

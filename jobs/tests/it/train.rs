@@ -155,6 +155,16 @@ fn refusals_name_the_field_and_the_value() {
             "population_share = 0.5\nsearch = \"mcts\"",
             "train.search = mcts: expected \"ismcts\", \"ismcts:BUDGETxWORLDS\", \"mstar\", \"mstar:BUDGETxWORLDS\" or \"guided:SIMULATIONS\"",
         ),
+        (
+            "game = \"block\"",
+            "game = \"block\"\nseats = 4",
+            "train.seats = 4: block and team have their seats",
+        ),
+        (
+            "game = \"block\"",
+            "game = \"all-fives\"\nseats = 3",
+            "train.seats = 3: 2, or 4 in partnerships",
+        ),
         ("name = \"tiny\"", "name = \"../up\"", "name = \"../up\""),
         ("games = 240", "games = 240\ngamez = 3", "unknown field `gamez`"),
     ];
@@ -450,4 +460,58 @@ fn all_fives_trains_from_a_start_network_against_and_from_mstar() {
     let err = trainer.run().err().expect("a changed start file is refused");
     let want = format!("train.start = {:?}: its SHA-256 is {other}", start.to_str().unwrap());
     assert!(err.to_string().starts_with(&want), "{err}");
+}
+
+/// `seats = 4`: All Fives in partnerships, one network a side; rows from
+/// every seat, each with its side's outcome; the same networks on any
+/// thread count; the network plays four-seat hands and no other; M*'s
+/// learned leaves (two seats) are refused there.
+#[test]
+fn all_fives_trains_four_seats_in_partnerships() {
+    let text = TINY_FIVES
+        .replacen("game = \"all-fives\"", "game = \"all-fives\"\nseats = 4", 1)
+        .replacen("searched = 0.3\nsearch = \"mstar:60x2\"\n", "", 1);
+    let err = TrainSpec::from_toml(&text).unwrap_err().to_string();
+    assert!(
+        err.contains("train.population = mstar:60x2: M*'s learned leaves are fitted for two seats"),
+        "{err}"
+    );
+    let text = text
+        .replacen("[\"heaviest\", \"mstar:60x2\"]", "[\"heaviest\"]", 1)
+        .replacen("[\"random\", \"mstar:60x2\"]", "[\"random\"]", 1);
+    let spec = TrainSpec::from_toml(&text).unwrap();
+    assert_eq!(spec.rules().seats(), 4);
+    assert_ne!(
+        spec.id(),
+        TrainSpec::from_toml(&text.replacen("seats = 4", "seats = 2", 1))
+            .unwrap()
+            .id()
+    );
+    let dir = tempfile::tempdir().unwrap();
+    let summary = train(&spec, dir.path(), 2, None).unwrap();
+    let rows = read_train(&dir.path().join("gen-001/selfplay/part-00000.parquet")).unwrap();
+    let mut seats: Vec<u8> = rows.iter().map(|r| r.seat).collect();
+    seats.sort_unstable();
+    seats.dedup();
+    assert_eq!(seats, [0, 1, 2, 3]);
+    for g in rows.chunk_by(|a, b| a.game_index == b.game_index) {
+        for r in g {
+            let partner = g.iter().find(|p| p.seat == (r.seat + 2) % 4);
+            assert!(
+                partner.is_none_or(|p| p.outcome == r.outcome),
+                "partners share the outcome: {r:?}"
+            );
+        }
+    }
+    let again = tempfile::tempdir().unwrap();
+    assert_eq!(
+        decided(&train(&spec, again.path(), 1, None).unwrap()),
+        decided(&summary)
+    );
+    let best = dir.path().join("best.safetensors");
+    let best = best.to_str().unwrap();
+    jobs::nets::load(best, 0.0, &spec.rules()).unwrap();
+    let two = TrainSpec::from_toml(&text.replacen("seats = 4", "seats = 2", 1)).unwrap();
+    let err = jobs::nets::load(best, 0.0, &two.rules()).unwrap_err().to_string();
+    assert!(err.contains(best), "{err}");
 }
