@@ -279,7 +279,19 @@ impl TrainSpec {
             return Ok(None);
         };
         let bad = |why: &str| TrainSpecError::field("train.start", format!("{path:?}"), why);
-        let model = net::Model::load(std::path::Path::new(path)).map_err(|e| bad(&e.to_string()))?;
+        let file = std::path::Path::new(path);
+        let model = net::Model::load(file).map_err(|e| {
+            let from = std::env::current_dir()
+                .ok()
+                .filter(|_| file.is_relative() && !file.exists());
+            match from {
+                Some(cwd) => bad(&format!(
+                    "{e} (a relative path is read from the working directory, {})",
+                    cwd.display()
+                )),
+                None => bad(&e.to_string()),
+            }
+        })?;
         let m = &model.meta;
         let state = full::spiel::SpielState::new(self.rules(), 0);
         let mismatch = if m.game != t.game {
