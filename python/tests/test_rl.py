@@ -131,6 +131,10 @@ def trajectory(threads, seed, steps=40, **kw):
     for _ in range(steps):
         obs, reward, term, _, info = env.step(random_legal(rng, info))
         out += [obs.copy(), reward.copy(), term.copy()]
+        # The ended games' last observations and returns, which the
+        # threads write straight into their rows.
+        if term.any():
+            out += [info["final_obs"][term].copy(), info["returns"][term].copy()]
     return out
 
 
