@@ -91,9 +91,10 @@ impl Fixed {
                 return budget_worlds(name, rest).map(make);
             }
         }
-        Err(format!(
+        Err(
             "expected \"random\", \"heaviest\", \"ismcts\", \"ismcts:BUDGETxWORLDS\", \"mstar\" or \"mstar:BUDGETxWORLDS\""
-        ))
+                .into(),
+        )
     }
 }
 

@@ -463,7 +463,7 @@ fn all_fives_trains_from_a_start_network_against_and_from_mstar() {
         stop: &stop,
         progress: &|_| {},
     };
-    let err = trainer.run().err().expect("a changed start file is refused");
+    let err = trainer.run().expect_err("a changed start file is refused");
     let want = format!("train.start = {:?}: its SHA-256 is {other}", start.to_str().unwrap());
     assert!(err.to_string().starts_with(&want), "{err}");
 }
