@@ -279,7 +279,13 @@ fn another_spec_is_refused_in_the_same_directory() {
 #[test]
 fn the_shipped_networks_name_the_shipped_specs_that_made_them() {
     let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
-    for name in ["train-block", "train-team", "train-all-fives", "train-all-fives-mstar"] {
+    for name in [
+        "train-block",
+        "train-team",
+        "train-all-fives",
+        "train-all-fives-mstar",
+        "train-team-ismcts",
+    ] {
         let text = std::fs::read_to_string(root.join(format!("jobs/specs/{name}.toml"))).unwrap();
         // A start file is named from the repository root, where the specs
         // run; the id covers the path as the spec gives it.
