@@ -178,4 +178,14 @@ impl TrainSearch {
             Err(why) => Err(why),
         }
     }
+
+    /// The fixed player that decides instead of the network (ISMCTS or
+    /// M*), `None` for the network's own guided search.
+    pub fn expert(self) -> Option<Fixed> {
+        match self {
+            TrainSearch::Ismcts { budget, worlds } => Some(Fixed::Ismcts { budget, worlds }),
+            TrainSearch::Mstar { budget, worlds } => Some(Fixed::Mstar { budget, worlds }),
+            TrainSearch::Guided { .. } => None,
+        }
+    }
 }

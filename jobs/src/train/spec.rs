@@ -455,12 +455,8 @@ impl TrainSpec {
         if let Some(a) = t.eval.anchors.iter().find(|a| named(a)) {
             return Err(TrainSpecError::field("train.eval.anchors", a, why));
         }
-        let search = match TrainSearch::parse(&t.search) {
-            Ok(TrainSearch::Ismcts { budget, worlds }) => Some(Fixed::Ismcts { budget, worlds }),
-            Ok(TrainSearch::Mstar { budget, worlds }) => Some(Fixed::Mstar { budget, worlds }),
-            _ => None,
-        };
-        if t.searched > 0.0 && search.is_some_and(wrong) {
+        let expert = TrainSearch::parse(&t.search).ok().and_then(TrainSearch::expert);
+        if t.searched > 0.0 && expert.is_some_and(wrong) {
             let why = if fives && t.seats != 2 {
                 FOUR
             } else if fives {
