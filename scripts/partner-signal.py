@@ -11,7 +11,12 @@ tile's true holder:
   plays so far under the network itself (the partner's policy is known
   exactly: a softmax of its logits at `--temperature`, over the plays legal
   in each world);
-- `everyone`: weighted by the likelihood of every other seat's plays.
+- `everyone`: weighted by the likelihood of every other seat's plays;
+- with a model that has a belief head (docs/train.md, "A belief head"),
+  `head`: the head's own probabilities from the seat's observation, and
+  `head-worlds`: the constraints worlds weighted by the product of the
+  head's probabilities of where each world puts the hidden tiles (the
+  guided search's pool).
 
 The marginals are smoothed by one pseudo-world spread evenly over the
 three holders (so a tile no drawn world gives its true holder costs
@@ -103,6 +108,9 @@ def main():
         raise SystemExit(f"--model {args.model}: a team network is needed, this one plays {net.meta['game']}")
     rng = np.random.default_rng(args.seed)
     sums = {"constraints": 0.0, "partner": 0.0, "everyone": 0.0}
+    head = "belief" in net.meta
+    if head:
+        sums.update({"head": 0.0, "head-worlds": 0.0})
     points = 0
     for g in range(args.games):
         history, decisions = self_play(net, encoding, rng)
@@ -121,6 +129,13 @@ def main():
                 hands.append([set(h) for h in w.hands()])
             evidence = [(i, s, history[i]) for i, s, legal in decisions[:n] if s != seat and legal > 1]
             ll = log_likelihoods(net, encoding, worlds, evidence, args.temperature)
+            if head:
+                p = net.belief(np.asarray(st.encode(seat, encoding), np.float32))
+                k = {t: (truth[t] - seat - 1) % 4 for t in hidden}
+                sums["head"] += -sum(math.log(max(float(p[t, k[t]]), 1e-9)) for t in hidden) / len(hidden)
+                logw = np.array([sum(math.log(max(float(p[t, (h - seat - 1) % 4]), 1e-9))
+                                     for h in range(4) if h != seat for t in hs[h]) for hs in hands])
+                sums["head-worlds"] += scores(hidden, truth, hands, np.exp(logw - logw.max()))
             for name, cols in [("constraints", []), ("partner", [partner]), ("everyone", [s for s in range(4) if s != seat])]:
                 logw = ll[:, cols].sum(axis=1) if cols else np.zeros(len(worlds))
                 weights = np.exp(logw - logw.max())

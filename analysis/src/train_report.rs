@@ -50,6 +50,15 @@ pub fn curve_svg(s: &Summary) -> String {
         .iter()
         .map(|g| exact(g.fit.entropy_last, g.generation as f64))
         .collect();
+    let mut fit = vec![("value loss".into(), value), ("entropy (nats)".into(), entropy)];
+    if spec_belief(s) {
+        let belief = s
+            .generations
+            .iter()
+            .map(|g| exact(g.fit.belief_loss_last, g.generation as f64))
+            .collect();
+        fit.push(("belief loss (nats a tile)".into(), belief));
+    }
     panels(
         &format!("{}: training by generation", s.name),
         "generation",
@@ -66,10 +75,15 @@ pub fn curve_svg(s: &Summary) -> String {
             },
             Panel {
                 title: "fit (last epoch)".into(),
-                series: vec![("value loss".into(), value), ("entropy (nats)".into(), entropy)],
+                series: fit,
             },
         ],
     )
+}
+
+/// Whether the training taught a belief head (its fits have a belief loss).
+fn spec_belief(s: &Summary) -> bool {
+    s.generations.iter().any(|g| g.fit.belief_loss_last > 0.0)
 }
 
 fn elo(m: &MatchRecord) -> String {
@@ -128,6 +142,16 @@ pub fn markdown(spec: &TrainSpec, s: &Summary) -> String {
             let _ = write!(row, " {} |", elo(m));
         }
         let _ = writeln!(md, "{row}");
+    }
+    if spec_belief(s) {
+        let _ = writeln!(md, "\n| generation | belief loss (nats a hidden tile) |\n|---|---|");
+        for g in &s.generations {
+            let _ = writeln!(
+                md,
+                "| {} | {:.4} -> {:.4} |",
+                g.generation, g.fit.belief_loss_first, g.fit.belief_loss_last
+            );
+        }
     }
     let _ = writeln!(
         md,

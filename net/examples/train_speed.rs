@@ -27,6 +27,8 @@ fn main() {
         legal: &legal,
         policy: &policy,
         outcome: &outcome,
+        holders: &[],
+        belief_weight: 0.0,
     };
     let flops = 3.0 * 2.0 * mlp.macs() as f64;
     let best = |f: &mut dyn FnMut()| {

@@ -23,6 +23,6 @@ mod model;
 mod train;
 
 pub use kernel::{fma_peak_flops, fma_peak_flops_on};
-pub use mlp::{BATCH_CHUNK, Dense, Mlp, Scratch};
-pub use model::{Expect, FORMAT_VERSION, META_KEY, Meta, Model, NetError, Provenance};
-pub use train::{Adam, BLOCK_ROWS, Batch, BatchError, Grads, Loss, loss_and_grads, sgd_step};
+pub use mlp::{BATCH_CHUNK, BeliefHead, Dense, Mlp, Scratch};
+pub use model::{BeliefShape, Expect, FORMAT_VERSION, META_KEY, Meta, Model, NetError, Provenance};
+pub use train::{Adam, BLOCK_ROWS, Batch, BatchError, Grads, Loss, NO_HOLDER, loss_and_grads, sgd_step};

@@ -1,6 +1,7 @@
 //! The network: tanh hidden layers, then a policy head (one logit per
 //! action id) and a value head (the acting seat's expected return), both
-//! on the last hidden layer. Inference is batched: `rows` observations in,
+//! on the last hidden layer, and optionally a belief head (for each tile,
+//! one logit per holder it may be with: where the seat's hidden tiles are). Inference is batched: `rows` observations in,
 //! `rows` logit rows and values out, every row's numbers the same whatever
 //! the batch, the thread count or the processor (kernel.rs).
 
@@ -71,13 +72,32 @@ impl Dense {
     }
 }
 
-/// A multilayer perceptron with policy and value heads.
+/// A multilayer perceptron with policy and value heads (and optionally a
+/// belief head).
 #[derive(Clone, Debug)]
 pub struct Mlp {
     inputs: usize,
     layers: Vec<Dense>,
     policy: Dense,
     value: Dense,
+    belief: Option<BeliefHead>,
+}
+
+/// The belief head: `tiles x holders` logits (tile-major), a softmax over
+/// the holders of each tile.
+#[derive(Clone, Debug)]
+pub struct BeliefHead {
+    /// The holders a tile may be with.
+    pub holders: usize,
+    /// The layer (`outputs = tiles x holders`).
+    pub dense: Dense,
+}
+
+impl BeliefHead {
+    /// The tiles it places.
+    pub fn tiles(&self) -> usize {
+        self.dense.outputs() / self.holders
+    }
 }
 
 /// Buffers a thread reuses between evaluations (no allocation once grown).
@@ -102,7 +122,29 @@ impl Mlp {
             layers,
             policy,
             value,
+            belief: None,
         }
+    }
+
+    /// The same network with a belief head of `holders` holders a tile.
+    ///
+    /// # Panics
+    /// If the head does not take the last hidden layer, or its width is
+    /// not a multiple of `holders`.
+    pub fn with_belief(mut self, belief: Dense, holders: usize) -> Mlp {
+        assert!(holders >= 1 && belief.outputs().is_multiple_of(holders) && belief.outputs() > 0);
+        assert_eq!(
+            belief.inputs, self.policy.inputs,
+            "the belief head takes the last hidden layer"
+        );
+        self.belief = Some(BeliefHead { holders, dense: belief });
+        self
+    }
+
+    /// The same network without its belief head.
+    pub fn without_belief(mut self) -> Mlp {
+        self.belief = None;
+        self
     }
 
     /// Floats an observation has.
@@ -127,8 +169,14 @@ impl Mlp {
         &self.value
     }
 
+    /// The belief head, if it has one.
+    pub fn belief(&self) -> Option<&BeliefHead> {
+        self.belief.as_ref()
+    }
+
     /// Changes every layer in place (the hidden layers in order, then the
-    /// policy head, then the value head): `f(index, weights, biases)`.
+    /// policy head, the value head and the belief head if any):
+    /// `f(index, weights, biases)`.
     pub(crate) fn update_layers(&mut self, mut f: impl FnMut(usize, &mut [f32], &mut [f32])) {
         let n = self.layers.len();
         for (k, l) in self.layers.iter_mut().enumerate() {
@@ -136,9 +184,25 @@ impl Mlp {
         }
         self.policy.update(|w, b| f(n, w, b));
         self.value.update(|w, b| f(n + 1, w, b));
+        if let Some(b) = &mut self.belief {
+            b.dense.update(|w, bias| f(n + 2, w, bias));
+        }
     }
 
-    /// Multiply-adds one evaluation takes (two flops each).
+    /// The belief head's logits for one observation into `out` (`tiles x
+    /// holders`, tile-major); `None` without a belief head.
+    pub fn belief_logits(&self, obs: &[f32], out: &mut Vec<f32>, scratch: &mut Scratch) -> Option<()> {
+        let head = self.belief.as_ref()?;
+        assert!(obs.len() >= self.inputs, "an observation is inputs floats");
+        let top = self.hidden(&obs[..self.inputs], 1, scratch);
+        out.clear();
+        out.resize(head.dense.outputs(), 0.0);
+        head.dense.apply(top, 1, out);
+        Some(())
+    }
+
+    /// Multiply-adds one evaluation of the policy and the value takes (two
+    /// flops each; the belief head, asked once a decision, is not counted).
     pub fn macs(&self) -> usize {
         self.layers
             .iter()
@@ -170,23 +234,40 @@ impl Mlp {
     }
 
     fn forward_chunk(&self, obs: &[f32], rows: usize, logits: &mut [f32], values: &mut [f32], scratch: &mut Scratch) {
+        let input = self.hidden(obs, rows, scratch);
+        self.policy.apply(input, rows, &mut logits[..rows * self.actions()]);
+        self.value.apply(input, rows, &mut values[..rows]);
+    }
+
+    /// The last hidden layer's outputs for `rows` observations (in one of
+    /// the scratch's buffers).
+    fn hidden<'s>(&self, obs: &'s [f32], rows: usize, scratch: &'s mut Scratch) -> &'s [f32] {
         let widest = self.layers.iter().map(Dense::outputs).max().unwrap_or(0);
         for buf in [&mut scratch.a, &mut scratch.b] {
             if buf.len() < rows * widest {
                 buf.resize(rows * widest, 0.0);
             }
         }
-        let (mut cur, mut next) = (&mut scratch.a, &mut scratch.b);
-        let mut input: &[f32] = obs;
-        for l in &self.layers {
-            let out = &mut next[..rows * l.outputs()];
-            l.apply(input, rows, out);
-            tanh_in_place(out);
-            std::mem::swap(&mut cur, &mut next);
-            input = &cur[..rows * l.outputs()];
+        // Layer k reads buffer a or b (the observations for k = 0) and
+        // writes the other.
+        let mut in_a = false;
+        let mut width = self.inputs;
+        for (k, l) in self.layers.iter().enumerate() {
+            let (src, dst) = if in_a {
+                (&scratch.a[..], &mut scratch.b[..rows * l.outputs()])
+            } else {
+                (&scratch.b[..], &mut scratch.a[..rows * l.outputs()])
+            };
+            l.apply(if k == 0 { obs } else { &src[..rows * width] }, rows, dst);
+            tanh_in_place(dst);
+            in_a = !in_a;
+            width = l.outputs();
         }
-        self.policy.apply(input, rows, &mut logits[..rows * self.actions()]);
-        self.value.apply(input, rows, &mut values[..rows]);
+        match (self.layers.is_empty(), in_a) {
+            (true, _) => obs,
+            (false, true) => &scratch.a[..rows * width],
+            (false, false) => &scratch.b[..rows * width],
+        }
     }
 
     /// [`Self::forward`] with the rows split over `threads` threads (in

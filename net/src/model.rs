@@ -40,8 +40,21 @@ pub struct Meta {
     pub hidden: Vec<usize>,
     /// The activation of the hidden layers: `tanh`.
     pub activation: String,
+    /// The belief head's shape, if the network has one (tensors `w_b`,
+    /// `b_b`): absent in files without it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub belief: Option<BeliefShape>,
     /// Where it came from.
     pub provenance: Provenance,
+}
+
+/// The belief head's shape: for each of `tiles` tiles, a softmax over
+/// `holders` holders.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct BeliefShape {
+    pub tiles: usize,
+    pub holders: usize,
 }
 
 /// Where a model came from: the command or experiment that made it.
@@ -88,6 +101,9 @@ pub struct Expect<'a> {
     pub encoding_version: u32,
     pub inputs: usize,
     pub actions: usize,
+    /// The shape a belief head must have, if the model has one (the
+    /// game's tiles and holders).
+    pub belief: BeliefShape,
 }
 
 impl Model {
@@ -137,6 +153,15 @@ impl Model {
         if m.actions != expect.actions {
             return differs("actions:", format!("{}", m.actions), format!("{}", expect.actions));
         }
+        if let Some(b) = m.belief
+            && b != expect.belief
+        {
+            return differs(
+                "a belief head of",
+                format!("{} tiles x {} holders", b.tiles, b.holders),
+                format!("{} x {}", expect.belief.tiles, expect.belief.holders),
+            );
+        }
         Ok(())
     }
 
@@ -178,21 +203,39 @@ impl Model {
         let policy = dense(&tensors, "w_pi", "b_pi", width, meta.actions)?;
         let value = dense(&tensors, "w_v", "b_v", width, 1)?;
         wanted.extend(["w_pi", "b_pi", "w_v", "b_v"].map(String::from));
+        let mut mlp = Mlp::new(meta.inputs, layers, policy, value);
+        if let Some(BeliefShape { tiles, holders }) = meta.belief {
+            if tiles == 0 || holders == 0 {
+                return Err(format!(
+                    "belief head of {tiles} tiles x {holders} holders: both must be at least 1"
+                ));
+            }
+            mlp = mlp.with_belief(dense(&tensors, "w_b", "b_b", width, tiles * holders)?, holders);
+            wanted.extend(["w_b", "b_b"].map(String::from));
+        }
         wanted.sort();
         if names != wanted {
             let extra: Vec<&String> = names.iter().filter(|n| !wanted.contains(n)).collect();
             return Err(format!("tensors {extra:?} that {:?} has no place for", meta.hidden));
         }
         Ok(Model {
-            mlp: Mlp::new(meta.inputs, layers, policy, value),
+            mlp,
             meta,
             sha256: hex(&Sha256::digest(bytes)),
         })
     }
 
     /// The model file's bytes: the tensors `w0, b0, ..., w_pi, b_pi, w_v,
-    /// b_v` (f32, weights `inputs x outputs`) and the metadata.
+    /// b_v` (and `w_b, b_b` with a belief head; f32, weights `inputs x
+    /// outputs`) and the metadata (its `belief` set from `mlp`).
     pub fn to_bytes(meta: &Meta, mlp: &Mlp) -> Vec<u8> {
+        let meta = &Meta {
+            belief: mlp.belief().map(|b| BeliefShape {
+                tiles: b.tiles(),
+                holders: b.holders,
+            }),
+            ..meta.clone()
+        };
         let mut named: Vec<(String, &Dense)> = mlp
             .layers()
             .iter()
@@ -201,6 +244,9 @@ impl Model {
             .collect();
         named.push(("_pi".into(), mlp.policy()));
         named.push(("_v".into(), mlp.value()));
+        if let Some(b) = mlp.belief() {
+            named.push(("_b".into(), &b.dense));
+        }
         let mut bufs: Vec<(String, Vec<u8>, Vec<usize>)> = Vec::new();
         for (suffix, d) in named {
             bufs.push((

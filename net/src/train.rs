@@ -11,7 +11,10 @@
 //! legal actions: all zeros (a row that teaches the value alone) or an
 //! advantage on the action played (the policy gradient: `-A log p(a)`).
 //! The gradient at the logits is `p * sum(t) - t`, which is `p - t` for
-//! a distribution.
+//! a distribution. With a belief head and the rows' true holders, a row
+//! adds `belief_weight` x the mean over its hidden tiles of the
+//! cross-entropy of the tile's holder (a softmax over the holders): the
+//! gradient at a hidden tile's logits is `(p - onehot) / hidden tiles`.
 //!
 //! Determinism: a batch is cut into blocks of [`BLOCK_ROWS`] rows, each
 //! block's gradient is computed on its own (the forward pass is the
@@ -29,7 +32,10 @@ pub const BLOCK_ROWS: usize = 64;
 /// legal actions (`rows x actions`, nonzero where legal), the target
 /// policy (`rows x actions`, finite weights on the legal actions: see the
 /// module's page) and
-/// the outcome the value learns (`rows`).
+/// the outcome the value learns (`rows`); for a belief head, each row's
+/// holder of each tile (`rows x tiles`: an index below the head's holders,
+/// or [`NO_HOLDER`] for a tile the seat sees; empty: no belief targets) and
+/// the belief loss's weight.
 #[derive(Clone, Copy, Debug)]
 pub struct Batch<'a> {
     pub rows: usize,
@@ -37,7 +43,12 @@ pub struct Batch<'a> {
     pub legal: &'a [u8],
     pub policy: &'a [f32],
     pub outcome: &'a [f32],
+    pub holders: &'a [u8],
+    pub belief_weight: f32,
 }
+
+/// A tile the seat sees (its own, or played): no belief target.
+pub const NO_HOLDER: u8 = u8::MAX;
 
 /// A batch's mean losses.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
@@ -46,12 +57,17 @@ pub struct Loss {
     pub policy: f64,
     /// Half the squared error of the value (a row).
     pub value: f64,
-    /// `policy + value_weight * value`, what the gradient descends.
+    /// Cross-entropy of the belief head at the hidden tiles (nats a tile,
+    /// averaged over rows; 0 without belief targets).
+    pub belief: f64,
+    /// `policy + value_weight * value + belief_weight * belief`, what the
+    /// gradient descends.
     pub total: f64,
 }
 
 /// The gradient of the loss: one `(weights, biases)` pair a layer, then the
-/// policy head's, then the value head's (the shapes of [`Mlp`]'s layers).
+/// policy head's, the value head's and the belief head's if any (the
+/// shapes of [`Mlp`]'s layers).
 #[derive(Clone, Debug, PartialEq)]
 pub struct Grads {
     pub layers: Vec<(Vec<f32>, Vec<f32>)>,
@@ -75,7 +91,10 @@ impl Grads {
 }
 
 fn all_layers(mlp: &Mlp) -> impl Iterator<Item = &Dense> {
-    mlp.layers().iter().chain([mlp.policy(), mlp.value()])
+    mlp.layers()
+        .iter()
+        .chain([mlp.policy(), mlp.value()])
+        .chain(mlp.belief().map(|b| &b.dense))
 }
 
 /// Why a batch cannot be trained on.
@@ -98,6 +117,17 @@ pub enum BatchError {
     /// A number that is not finite (an observation, a target, an outcome).
     #[error("row {row}: {what} is not finite")]
     NotFinite { row: usize, what: &'static str },
+    /// Belief targets for a network without a belief head.
+    #[error("the batch has belief targets and the network no belief head")]
+    NoBeliefHead,
+    /// A holder index the belief head does not have.
+    #[error("row {row}: tile {tile}'s holder is {holder}, and the belief head has {holders} holders")]
+    Holder {
+        row: usize,
+        tile: usize,
+        holder: u8,
+        holders: usize,
+    },
 }
 
 impl Batch<'_> {
@@ -118,6 +148,34 @@ impl Batch<'_> {
                     width,
                 });
             }
+        }
+        if !self.holders.is_empty() {
+            let head = mlp.belief().ok_or(BatchError::NoBeliefHead)?;
+            let t = head.tiles();
+            if self.holders.len() != n * t {
+                return Err(BatchError::Shape {
+                    what: "holders",
+                    have: self.holders.len(),
+                    rows: n,
+                    width: t,
+                });
+            }
+            for (i, &h) in self.holders.iter().enumerate() {
+                if h != NO_HOLDER && h as usize >= head.holders {
+                    return Err(BatchError::Holder {
+                        row: i / t,
+                        tile: i % t,
+                        holder: h,
+                        holders: head.holders,
+                    });
+                }
+            }
+        }
+        if !self.belief_weight.is_finite() {
+            return Err(BatchError::NotFinite {
+                row: 0,
+                what: "the belief weight",
+            });
         }
         for r in 0..n {
             for (what, xs) in [
@@ -147,12 +205,15 @@ impl Batch<'_> {
     }
 
     fn block(&self, start: usize, end: usize, d: usize, a: usize) -> Batch<'_> {
+        let t = self.holders.len() / self.rows.max(1);
         Batch {
             rows: end - start,
             obs: &self.obs[start * d..end * d],
             legal: &self.legal[start * a..end * a],
             policy: &self.policy[start * a..end * a],
             outcome: &self.outcome[start..end],
+            holders: &self.holders[start * t..end * t],
+            belief_weight: self.belief_weight,
         }
     }
 }
@@ -193,6 +254,7 @@ pub fn loss_and_grads(mlp: &Mlp, batch: &Batch<'_>, value_weight: f32, threads: 
     for (l, g) in &parts {
         loss.policy += l.policy;
         loss.value += l.value;
+        loss.belief += l.belief;
         grads.add(g);
     }
     for (w, b) in &mut grads.layers {
@@ -201,7 +263,8 @@ pub fn loss_and_grads(mlp: &Mlp, batch: &Batch<'_>, value_weight: f32, threads: 
     let n = batch.rows.max(1) as f64;
     loss.policy /= n;
     loss.value /= n;
-    loss.total = loss.policy + value_weight as f64 * loss.value;
+    loss.belief /= n;
+    loss.total = loss.policy + value_weight as f64 * loss.value + batch.belief_weight as f64 * loss.belief;
     (loss, grads)
 }
 
@@ -284,6 +347,12 @@ fn block_grads(mlp: &Mlp, backs: &Backs, b: &Batch<'_>, value_weight: f32) -> (L
     backward_dense(mlp.value(), top, &d_values, rows, &mut grads.layers[depth + 1]);
     backs.layers[depth + 1].apply_rows(&d_values, rows, &mut d_from_value);
     d_top.iter_mut().zip(&d_from_value).for_each(|(x, y)| *x += y);
+    if let Some(head) = mlp.belief() {
+        let d_belief = belief_loss(head, top, b, &mut loss);
+        backward_dense(&head.dense, top, &d_belief, rows, &mut grads.layers[depth + 2]);
+        backs.layers[depth + 2].apply_rows(&d_belief, rows, &mut d_from_value);
+        d_top.iter_mut().zip(&d_from_value).for_each(|(x, y)| *x += y);
+    }
     let mut d_out = d_top;
     for i in (0..depth).rev() {
         // Through tanh: d z = d h (1 - h^2).
@@ -299,6 +368,42 @@ fn block_grads(mlp: &Mlp, backs: &Backs, b: &Batch<'_>, value_weight: f32) -> (L
         }
     }
     (loss, grads)
+}
+
+/// The belief head's loss over a block (summed over rows into `loss`) and
+/// its gradient at the head's logits (zero without targets).
+fn belief_loss(head: &crate::mlp::BeliefHead, top: &[f32], b: &Batch<'_>, loss: &mut Loss) -> Vec<f32> {
+    let (rows, h, t) = (b.rows, head.holders, head.tiles());
+    let mut d = vec![0.0f32; rows * t * h];
+    if b.holders.is_empty() {
+        return d;
+    }
+    let mut z = vec![0.0f32; rows * t * h];
+    head.dense.apply_rows(top, rows, &mut z);
+    for r in 0..rows {
+        let targets = &b.holders[r * t..(r + 1) * t];
+        let hidden = targets.iter().filter(|&&x| x != NO_HOLDER).count();
+        if hidden == 0 {
+            continue;
+        }
+        let share = 1.0 / hidden as f64;
+        for (tile, &holder) in targets.iter().enumerate() {
+            if holder == NO_HOLDER {
+                continue;
+            }
+            let at = (r * t + tile) * h;
+            let zs = &z[at..at + h];
+            let max = zs.iter().fold(f32::NEG_INFINITY, |m, &x| m.max(x)) as f64;
+            let log_sum = max + zs.iter().map(|&x| (x as f64 - max).exp()).sum::<f64>().ln();
+            loss.belief -= share * (zs[holder as usize] as f64 - log_sum);
+            for k in 0..h {
+                let p = (zs[k] as f64 - log_sum).exp();
+                let y = if k == holder as usize { 1.0 } else { 0.0 };
+                d[at + k] = (b.belief_weight as f64 * share * (p - y)) as f32;
+            }
+        }
+    }
+    d
 }
 
 fn top_width(mlp: &Mlp) -> usize {

@@ -17,6 +17,7 @@ fn meta(inputs: usize, hidden: Vec<usize>, actions: usize) -> Meta {
         actions,
         hidden,
         activation: "tanh".into(),
+        belief: None,
         provenance: Provenance {
             made_by: "net/tests/files.rs".into(),
             spec_id: Some("abc".into()),
@@ -32,6 +33,7 @@ fn expect() -> Expect<'static> {
         encoding_version: 1,
         inputs: 20,
         actions: 11,
+        belief: net::BeliefShape { tiles: 6, holders: 2 },
     }
 }
 
@@ -178,4 +180,62 @@ fn every_bad_file_is_refused_naming_the_file_and_the_problem() {
     let e = Model::load(&missing).unwrap_err();
     assert!(matches!(e, NetError::Read { .. }), "{e}");
     assert!(e.to_string().contains("missing.safetensors"), "{e}");
+}
+
+/// A belief head is written and read back with the rest (its shape in the
+/// metadata, its tensors `w_b`, `b_b`), its logits are the plain
+/// arithmetic of the last hidden layer, a file without it still reads,
+/// and a head of another shape than the game's is refused.
+#[test]
+fn a_belief_head_reads_back_and_must_fit_the_game() {
+    let dir = tempfile::tempdir().unwrap();
+    let base = random_mlp(4, 20, &[16, 12], 11);
+    let head = Dense::new(12, uniform(&mut 5u64, 12 * 12, 0.5), uniform(&mut 6u64, 12, 0.1));
+    let mlp = base.clone().with_belief(head.clone(), 2);
+    let path = write(
+        dir.path(),
+        "b.safetensors",
+        &Model::to_bytes(&meta(20, vec![16, 12], 11), &mlp),
+    );
+    let model = Model::load_for(&path, &expect()).unwrap();
+    assert_eq!(model.meta.belief, Some(net::BeliefShape { tiles: 6, holders: 2 }));
+    let b = model.mlp.belief().unwrap();
+    assert_eq!((b.tiles(), b.holders, b.dense.weights()), (6, 2, head.weights()));
+    // The logits: the last hidden layer (plain tanh arithmetic) times the head.
+    let obs = uniform(&mut 7u64, 20, 1.0);
+    let mut h: Vec<f64> = obs.iter().map(|&x| x as f64).collect();
+    for l in model.mlp.layers() {
+        h = (0..l.outputs())
+            .map(|j| {
+                (l.bias()[j] as f64
+                    + h.iter()
+                        .enumerate()
+                        .map(|(i, x)| x * l.weights()[i * l.outputs() + j] as f64)
+                        .sum::<f64>())
+                .tanh()
+            })
+            .collect();
+    }
+    let mut z = Vec::new();
+    model.mlp.belief_logits(&obs, &mut z, &mut Scratch::default()).unwrap();
+    for (j, &zj) in z.iter().enumerate() {
+        let want = head.bias()[j] as f64
+            + h.iter()
+                .enumerate()
+                .map(|(i, x)| x * head.weights()[i * 12 + j] as f64)
+                .sum::<f64>();
+        assert!((zj as f64 - want).abs() < 1e-5, "logit {j}: {zj} against {want}");
+    }
+    // Without the head: no logits, and its file has no belief entry.
+    let plain = Model::from_bytes(&Model::to_bytes(&meta(20, vec![16, 12], 11), &base)).unwrap();
+    assert!(plain.mlp.belief_logits(&obs, &mut z, &mut Scratch::default()).is_none());
+    assert_eq!(plain.meta.belief, None);
+    // A head for three holders where the game has two.
+    let three = base.with_belief(Dense::new(12, vec![0.0; 12 * 18], vec![0.0; 18]), 3);
+    let e = refusal(
+        dir.path(),
+        "three.safetensors",
+        &Model::to_bytes(&meta(20, vec![16, 12], 11), &three),
+    );
+    assert!(e.contains("belief head of 6 tiles x 3 holders, not 6 x 2"), "{e}");
 }

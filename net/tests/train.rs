@@ -5,7 +5,7 @@
 mod common;
 
 use common::{random_mlp, uniform};
-use net::{Adam, BLOCK_ROWS, Batch, BatchError, Mlp, loss_and_grads, sgd_step};
+use net::{Adam, BLOCK_ROWS, Batch, BatchError, Dense, Mlp, NO_HOLDER, loss_and_grads, sgd_step};
 
 /// A batch of `rows` rows for `mlp`: random observations, a random legal
 /// set (never empty), a target spread over the legal actions, outcomes in
@@ -16,6 +16,9 @@ struct Rows {
     legal: Vec<u8>,
     policy: Vec<f32>,
     outcome: Vec<f32>,
+    /// Each tile's holder (`rows x tiles`) when the network has a belief
+    /// head: some seen ([`NO_HOLDER`]), the rest at random holders.
+    holders: Vec<u8>,
 }
 
 impl Rows {
@@ -42,12 +45,23 @@ impl Rows {
             }
         }
         let outcome = uniform(&mut s, rows, 1.0);
+        let holders = match mlp.belief() {
+            None => Vec::new(),
+            Some(head) => uniform(&mut s, rows * head.tiles(), 1.0)
+                .iter()
+                .map(|&u| {
+                    let k = ((u + 1.0) * 0.5 * (head.holders + 1) as f32) as usize;
+                    if k >= head.holders { NO_HOLDER } else { k as u8 }
+                })
+                .collect(),
+        };
         Rows {
             rows,
             obs,
             legal,
             policy,
             outcome,
+            holders,
         }
     }
 
@@ -58,8 +72,22 @@ impl Rows {
             legal: &self.legal,
             policy: &self.policy,
             outcome: &self.outcome,
+            holders: &self.holders,
+            belief_weight: 0.7,
         }
     }
+}
+
+/// `mlp` with a random belief head of `tiles x holders`.
+fn with_belief(mlp: Mlp, tiles: usize, holders: usize, seed: u64) -> Mlp {
+    let width = mlp.policy().inputs();
+    let mut s = seed;
+    let head = Dense::new(
+        width,
+        uniform(&mut s, width * tiles * holders, 0.5),
+        uniform(&mut s, tiles * holders, 0.2),
+    );
+    mlp.with_belief(head, holders)
 }
 
 /// The loss of `mlp` with parameter `(layer, index)` moved by `delta`
@@ -87,6 +115,31 @@ fn the_gradient_is_the_loss_s_slope() {
     let mlp = random_mlp(3, 6, &[7, 5], 4);
     let rows = Rows::new(&mlp, 9, 11);
     check_slopes(&mlp, &rows);
+}
+
+/// With a belief head, its loss at the hidden tiles adds to the others
+/// and its gradient reaches every layer below it.
+#[test]
+fn the_gradient_is_the_slope_with_a_belief_head() {
+    let mlp = with_belief(random_mlp(3, 6, &[7, 5], 4), 5, 3, 21);
+    let rows = Rows::new(&mlp, 9, 11);
+    assert!(rows.holders.contains(&NO_HOLDER) && rows.holders.iter().any(|&h| h != NO_HOLDER));
+    let (loss, grads) = loss_and_grads(&mlp, &rows.batch(), 0.5, 1);
+    assert_eq!(grads.layers.len(), 5, "two layers, three heads");
+    assert!(loss.belief > 0.3, "{loss:?}");
+    assert!((loss.total - (loss.policy + 0.5 * loss.value + 0.7f32 as f64 * loss.belief)).abs() < 1e-9);
+    check_slopes(&mlp, &rows);
+    // Without targets, the head learns nothing and adds no loss.
+    let plain = Batch {
+        holders: &[],
+        ..rows.batch()
+    };
+    let (l, g) = loss_and_grads(&mlp, &plain, 0.5, 1);
+    assert_eq!(l.belief, 0.0);
+    assert!(g.layers[4].0.iter().all(|&x| x == 0.0));
+    let without = loss_and_grads(&mlp.clone().without_belief(), &plain, 0.5, 1);
+    assert_eq!(without.0.total, l.total);
+    assert_eq!(without.1.layers[..4], g.layers[..4]);
 }
 
 /// Targets that are not distributions (the policy gradient's advantage on
@@ -145,7 +198,7 @@ fn check_slopes(mlp: &Mlp, rows: &Rows) {
 
 #[test]
 fn the_gradient_is_the_same_on_any_thread_count() {
-    let mlp = random_mlp(5, 20, &[16, 16], 9);
+    let mlp = with_belief(random_mlp(5, 20, &[16, 16], 9), 7, 2, 4);
     let rows = Rows::new(&mlp, 3 * BLOCK_ROWS + 17, 2);
     let one = loss_and_grads(&mlp, &rows.batch(), 1.0, 1);
     for threads in [2, 3, 8] {
@@ -188,24 +241,54 @@ fn a_bad_batch_is_refused_naming_what_is_wrong() {
         "{e}"
     );
     assert!(e.to_string().contains(&format!("illegal action {k}")), "{e}");
+    // Belief targets: for a network without the head, or a holder it lacks.
+    let holders = vec![0u8; 3 * 5];
+    let b = Batch {
+        holders: &holders,
+        ..rows.batch()
+    };
+    assert_eq!(b.check(&mlp), Err(BatchError::NoBeliefHead));
+    let mlp = with_belief(mlp, 5, 2, 1);
+    b.check(&mlp).unwrap();
+    let mut holders = holders;
+    holders[7] = 2;
+    let b = Batch {
+        holders: &holders,
+        ..rows.batch()
+    };
+    let e = b.check(&mlp).unwrap_err();
+    assert!(
+        e.to_string().contains("row 1: tile 2's holder is 2") && e.to_string().contains("has 2 holders"),
+        "{e}"
+    );
+    let b = Batch {
+        holders: &holders[..14],
+        ..rows.batch()
+    };
+    assert!(matches!(b.check(&mlp), Err(BatchError::Shape { what: "holders", .. })));
 }
 
 #[test]
 fn adam_learns_a_policy_and_a_value() {
     // The targets are functions of the observation: the best action is
-    // the largest of the first four inputs; the value is the fifth.
-    let mut mlp = random_mlp(7, 8, &[32], 4);
+    // the largest of the first four inputs; the value is the fifth; tile
+    // 0 is with holder 1 when the sixth is positive, tile 1 likewise with
+    // the seventh, and seen when the eighth is above one half.
+    let mut mlp = with_belief(random_mlp(7, 8, &[32], 4), 2, 2, 8);
     let rows = 256;
     let mut s = 99u64;
     let obs = uniform(&mut s, rows * 8, 1.0);
     let legal = vec![1u8; rows * 4];
     let mut policy = vec![0.0f32; rows * 4];
     let mut outcome = vec![0.0f32; rows];
+    let mut holders = vec![0u8; rows * 2];
     for r in 0..rows {
         let x = &obs[r * 8..r * 8 + 8];
         let best = (0..4).max_by(|&i, &j| x[i].total_cmp(&x[j])).unwrap();
         policy[r * 4 + best] = 1.0;
         outcome[r] = x[4];
+        holders[r * 2] = (x[5] > 0.0) as u8;
+        holders[r * 2 + 1] = if x[7] > 0.5 { NO_HOLDER } else { (x[6] > 0.0) as u8 };
     }
     let batch = Batch {
         rows,
@@ -213,6 +296,8 @@ fn adam_learns_a_policy_and_a_value() {
         legal: &legal,
         policy: &policy,
         outcome: &outcome,
+        holders: &holders,
+        belief_weight: 1.0,
     };
     let mut adam = Adam::new(&mlp, 0.01);
     let (first, _) = loss_and_grads(&mlp, &batch, 1.0, 2);
@@ -234,6 +319,22 @@ fn adam_learns_a_policy_and_a_value() {
         first.value,
         last.value
     );
+    assert!(
+        last.belief < 0.3 * first.belief,
+        "belief {} -> {}",
+        first.belief,
+        last.belief
+    );
+    // The trained belief head places tile 0 with its holder.
+    let mut z = Vec::new();
+    let placed = (0..rows)
+        .filter(|&r| {
+            mlp.belief_logits(&obs[r * 8..r * 8 + 8], &mut z, &mut net::Scratch::default())
+                .unwrap();
+            ((z[1] > z[0]) as u8) == holders[r * 2]
+        })
+        .count();
+    assert!(placed > rows * 9 / 10, "{placed} of {rows}");
     // The trained network's own forward pass picks the target's action.
     let mut logits = vec![0.0f32; rows * 4];
     let mut values = vec![0.0f32; rows];

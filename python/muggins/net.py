@@ -2,7 +2,8 @@
 
 A model file is safetensors: the tensors `w0, b0, ..., w_pi, b_pi, w_v,
 b_v` (float32; weights `inputs x outputs`, tanh after each hidden layer, a
-policy head of one logit per action id and a value head) and, in the
+policy head of one logit per action id and a value head; optionally `w_b,
+b_b`, a belief head: `Net.belief`) and, in the
 header's metadata under the key "muggins", a JSON description: game,
 encoding and its version, widths, and provenance. The `net` crate reads
 it, and so does the engine `Bot("net", model=PATH)`.
@@ -57,15 +58,34 @@ class Net:
         self._core.forward(x, n, logits, values, int(threads))
         return (logits[0], values[0]) if one else (logits, values)
 
+    def belief(self, obs):
+        """Where the belief head places each tile for one observation `obs`
+        (float32 `[inputs]`): an array `[tiles, holders]` whose rows are
+        probabilities (holder `k` is the seat `k + 1` places after the
+        observer around the table, the last the boneyard; docs/train.md, "A
+        belief head"), or None when the model has no belief head."""
+        x = np.require(np.asarray(obs, dtype=np.float32), np.float32, ["C"])
+        if x.shape != (self.inputs,):
+            raise ValueError(f"obs: shape {np.shape(obs)}, expected [{self.inputs}] (this model's inputs)")
+        z = self._core.belief_logits(x)
+        if z is None:
+            return None
+        shape = self.meta["belief"]
+        z = np.asarray(z, dtype=np.float64).reshape(shape["tiles"], shape["holders"])
+        p = np.exp(z - z.max(axis=1, keepdims=True))
+        return (p / p.sum(axis=1, keepdims=True)).astype(np.float32)
+
     def __repr__(self):
         return f"muggins.net.Net({self.path!r}: {self.meta['game']}, {self.meta['encoding']}, hidden {self.meta['hidden']}, sha256 {self.sha256[:12]})"
 
 
-def save(path, params, *, game, encoding, made_by, spec_id=None, generation=None):
+def save(path, params, *, game, encoding, made_by, spec_id=None, generation=None, belief_holders=None):
     """Writes the network `params` (numpy arrays `w0, b0, ..., w_pi, b_pi,
-    w_v, b_v`, tanh hidden layers) as a model file at `path`, described as
-    playing `game` on observations in `encoding`, made by `made_by` (the
-    command; an experiment's `spec_id` and `generation` when one made it).
+    w_v, b_v`, tanh hidden layers; with `belief_holders`, a belief head
+    `w_b, b_b` of `tiles x belief_holders` outputs) as a model file at
+    `path`, described as playing `game` on observations in `encoding`, made
+    by `made_by` (the command; an experiment's `spec_id` and `generation`
+    when one made it).
     Returns the `Net` read back from it (so a file that would be refused
     is never left unchecked)."""
     from safetensors.numpy import save_file
@@ -91,6 +111,13 @@ def save(path, params, *, game, encoding, made_by, spec_id=None, generation=None
         "activation": "tanh",
         "provenance": provenance,
     }
+    if ("w_b" in params) != (belief_holders is not None):
+        raise ValueError("params: a belief head (w_b, b_b) goes with belief_holders, and belief_holders with one")
+    if belief_holders is not None:
+        width = int(np.shape(params["w_b"])[1])
+        if belief_holders < 1 or width % belief_holders:
+            raise ValueError(f"belief_holders = {belief_holders}: w_b's {width} outputs are tiles x holders")
+        meta["belief"] = {"tiles": width // belief_holders, "holders": int(belief_holders)}
     tensors = {k: np.ascontiguousarray(np.asarray(v, dtype=np.float32)) for k, v in params.items()}
     save_file(tensors, os.fspath(path), metadata={META_KEY: json.dumps(meta)})
     return Net(path)

@@ -57,6 +57,18 @@ impl NetCore {
         self.model.mlp.macs()
     }
 
+    /// The belief head's logits for one observation (`tiles x holders`,
+    /// tile-major), or `None` when the model has no belief head.
+    fn belief_logits(&self, py: Python<'_>, obs: &Bound<'_, PyAny>) -> PyResult<Option<Vec<f32>>> {
+        let x = buffer::<f32>(obs, "obs", self.model.mlp.inputs())?.to_vec(py)?;
+        let mut out = Vec::new();
+        Ok(self
+            .model
+            .mlp
+            .belief_logits(&x, &mut out, &mut net::Scratch::default())
+            .map(|()| out))
+    }
+
     /// Evaluates `rows` observations (`obs`, float32 rows x inputs) into
     /// `logits` (float32 rows x actions) and `values` (float32 rows), on
     /// `threads` threads.

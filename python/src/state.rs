@@ -469,6 +469,24 @@ impl State {
             .collect()
     }
 
+    /// Where each tile is from `observer`'s side (the whole truth, a
+    /// belief head's target; docs/train.md, "A belief head"): for each
+    /// tile id, `k` when the seat `k + 1` places after the observer holds
+    /// it, `seats - 1` in the boneyard, 255 when the observer sees it (its
+    /// own, or played).
+    fn holders(&self, observer: u8) -> PyResult<Vec<u8>> {
+        let seats = self.game.rules.seats();
+        if observer >= seats {
+            return Err(PyValueError::new_err(format!(
+                "observer = {observer}: a seat, 0 to {}",
+                seats - 1
+            )));
+        }
+        let mut out = Vec::new();
+        self.core.holders(observer, &mut out);
+        Ok(out)
+    }
+
     fn __str__(&self) -> String {
         let hands: Vec<String> = self
             .hands()

@@ -4,6 +4,8 @@ pass against numpy's, the engine in a game and as a vector environment's
 opponent, and every refusal naming the file and the problem."""
 import json
 import pickle
+import subprocess
+import sys
 
 import numpy as np
 import pytest
@@ -65,6 +67,38 @@ def test_a_saved_model_reads_back_with_the_safetensors_package_and_evaluates_as_
     # Another network, another hash.
     other = mn.save(tmp_path / "o.safetensors", block_params(1), game="block", encoding="rich", made_by="test")
     assert other.sha256 != net.sha256
+
+
+def test_a_belief_head_reads_back_places_tiles_and_guides_the_search(tmp_path):
+    p = block_params(3)
+    rng = np.random.default_rng(4)
+    p["w_b"] = rng.normal(0, 0.3, (16, 28 * 2)).astype(np.float32)
+    p["b_b"] = rng.normal(0, 0.1, 28 * 2).astype(np.float32)
+    path = tmp_path / "b.safetensors"
+    net = mn.save(path, p, game="block", encoding="rich", made_by="test", belief_holders=2)
+    assert net.meta["belief"] == {"tiles": 28, "holders": 2}
+    x = (rng.random(net.inputs) < 0.3).astype(np.float32)
+    h, i = x[None, :], 0
+    while f"w{i}" in p:
+        h = np.tanh(h @ p[f"w{i}"] + p[f"b{i}"])
+        i += 1
+    z = (h @ p["w_b"] + p["b_b"]).reshape(28, 2)
+    want = np.exp(z) / np.exp(z).sum(axis=1, keepdims=True)
+    got = net.belief(x)
+    assert got.shape == (28, 2) and np.abs(got - want).max() < 1e-5
+    with pytest.raises(ValueError, match=r"obs: shape \(5,\)"):
+        net.belief(x[:5])
+    with pytest.raises(ValueError, match="belief_holders"):
+        mn.save(tmp_path / "c.safetensors", p, game="block", encoding="rich", made_by="test")
+    # The guided search plays with it; scripts/without-belief.py removes it.
+    guided = muggins.Bot("net", model=str(path), simulations=50, seed=1)
+    history, returns = play(guided)
+    assert play(guided) == (history, returns) and len(history) > 14
+    plain = tmp_path / "plain.safetensors"
+    subprocess.run([sys.executable, str(ROOT / "scripts" / "without-belief.py"), str(path), str(plain)], check=True)
+    stripped = mn.Net(plain)
+    assert "belief" not in stripped.meta and stripped.belief(x) is None
+    assert np.array_equal(stripped.forward(x)[0], net.forward(x)[0])
 
 
 def test_bad_files_are_refused_naming_the_file_and_the_problem(tmp_path):

@@ -133,6 +133,40 @@ impl SpielState {
         }
     }
 
+    /// The tiles of the boneyard now (none before the deal is done).
+    pub fn boneyard(&self) -> TileSet {
+        match self {
+            SpielState::Open(c) => c.pos.as_ref().map_or(0, |p| p.boneyard),
+            SpielState::Fives(c) => c.pos.as_ref().map_or(0, |p| p.boneyard),
+        }
+    }
+
+    /// The holders a belief head places a tile with: the other seats and
+    /// the boneyard (the game's seats in all; see [`Self::holders`]).
+    pub fn belief_holders(&self) -> usize {
+        self.rules().seats() as usize
+    }
+
+    /// Where each tile is, as `observer` would have a belief head place it
+    /// (`out[t]` for tile id `t`, `rules().tile_count()` of them): the
+    /// seat `observer + 1 + k` (around the table) holds it for `k` below
+    /// `seats - 1`, `seats - 1` is the boneyard, and [`net::NO_HOLDER`] a
+    /// tile the observer sees (its own, or played).
+    pub fn holders(&self, observer: u8, out: &mut Vec<u8>) {
+        let n = self.rules().seats();
+        out.clear();
+        out.resize(self.rules().tile_count() as usize, net::NO_HOLDER);
+        for k in 0..n - 1 {
+            let seat = (observer + 1 + k) % n;
+            for t in engine::bits(self.hand_of(seat)) {
+                out[t as usize] = k;
+            }
+        }
+        for t in engine::bits(self.boneyard()) {
+            out[t as usize] = n - 1;
+        }
+    }
+
     /// A state `player` cannot tell from this one (its hidden tiles drawn
     /// from the constraints belief).
     pub fn resample(&self, player: u8, rng: &mut impl RngCore) -> Result<SpielState, SpielError> {

@@ -180,6 +180,10 @@ impl NetPolicy {
             encoding_version: super::ENCODING_VERSION,
             inputs: state.encoding_size(self.encoding),
             actions: state.action_count() as usize,
+            belief: net::BeliefShape {
+                tiles: state.rules().tile_count() as usize,
+                holders: state.belief_holders(),
+            },
         };
         self.model.check(&expect).map_err(|why| PolicyError::Mismatch {
             path: self.path.clone(),

@@ -29,7 +29,8 @@ use crate::files::IoError;
 
 /// The first network: Glorot-uniform weights from the spec's seed (the
 /// policy head's a hundredth of that, so the first policy is near
-/// uniform), zero biases.
+/// uniform), zero biases; with [`TrainSpec::belief`], a belief head drawn
+/// after the rest ([`with_belief_head`]).
 pub fn first_network(spec: &TrainSpec, inputs: usize, actions: usize) -> Mlp {
     let mut rng = engine::seed::keyed_rng(spec.seed, 0, 0, engine::seed::TRAIN_FIT, 0);
     let mut layer = |n_in: usize, n_out: usize, scale: f64| {
@@ -47,7 +48,26 @@ pub fn first_network(spec: &TrainSpec, inputs: usize, actions: usize) -> Mlp {
     }
     let policy = layer(width, actions, 0.01);
     let value = layer(width, 1, 1.0);
-    Mlp::new(inputs, layers, policy, value)
+    with_belief_head(spec, Mlp::new(inputs, layers, policy, value))
+}
+
+/// `mlp` with a belief head when the spec teaches one and it has none:
+/// Glorot-uniform weights from the spec's own stream for it, zero biases
+/// (a network started from a file without a head gets this one).
+pub fn with_belief_head(spec: &TrainSpec, mlp: Mlp) -> Mlp {
+    if !spec.belief() || mlp.belief().is_some() {
+        return mlp;
+    }
+    let state = full::spiel::SpielState::new(spec.rules(), 0);
+    let (tiles, holders) = (spec.rules().tile_count() as usize, state.belief_holders());
+    let width = mlp.policy().inputs();
+    let n_out = tiles * holders;
+    let mut rng = engine::seed::keyed_rng(spec.seed, 0, 0, engine::seed::TRAIN_FIT, 2);
+    let limit = (6.0 / (width + n_out) as f64).sqrt();
+    let w = (0..width * n_out)
+        .map(|_| ((engine::seed::unit(&mut rng) * 2.0 - 1.0) * limit) as f32)
+        .collect();
+    mlp.with_belief(Dense::new(width, w, vec![0.0; n_out]), holders)
 }
 
 /// Fisher-Yates with `below_u32` (`engine::seed::shuffle` draws with
@@ -75,6 +95,13 @@ pub struct FitReport {
     pub entropy_first: f64,
     /// The same over the last epoch.
     pub entropy_last: f64,
+    /// The belief head's loss (nats a hidden tile), the mean over the
+    /// first epoch's minibatches (0 without a belief head).
+    #[serde(default)]
+    pub belief_loss_first: f64,
+    /// The same over the last epoch.
+    #[serde(default)]
+    pub belief_loss_last: f64,
     /// Wall time, seconds.
     pub seconds: f64,
 }
@@ -100,7 +127,7 @@ pub fn fit(
         let mut rng = engine::seed::keyed_rng(spec.seed, generation as u64, epoch as u64, engine::seed::TRAIN_FIT, 1);
         let mut order: Vec<usize> = (0..parts.len()).collect();
         shuffle(&mut order, &mut rng);
-        let (mut value_sum, mut entropy_sum, mut batches, mut rows_seen) = (0.0, 0.0, 0u64, 0u64);
+        let (mut value_sum, mut belief_sum, mut entropy_sum, mut batches, mut rows_seen) = (0.0, 0.0, 0.0, 0u64, 0u64);
         for &k in &order {
             let mut rows = read_train(&parts[k])?;
             shuffle(&mut rows, &mut rng);
@@ -109,7 +136,7 @@ pub fn fit(
                     return Ok(None);
                 }
                 mb.fill(&mlp, chunk, scale, f);
-                let batch = mb.batch(chunk.len());
+                let batch = mb.batch(chunk.len(), f.belief_weight as f32);
                 if let Err(e) = batch.check(&mlp) {
                     return Err(crate::files::format(
                         &parts[k],
@@ -119,19 +146,23 @@ pub fn fit(
                 let (loss, grads): (Loss, _) = net::loss_and_grads(&mlp, &batch, f.value_weight as f32, threads);
                 adam.step(&mut mlp, &grads);
                 value_sum += loss.value;
+                belief_sum += loss.belief;
                 entropy_sum += mb.entropy;
                 batches += 1;
                 rows_seen += chunk.len() as u64;
             }
         }
         let value = value_sum / batches.max(1) as f64;
+        let belief = belief_sum / batches.max(1) as f64;
         let entropy = entropy_sum / rows_seen.max(1) as f64;
         if epoch == 0 {
             report.rows = rows_seen;
             report.value_loss_first = value;
+            report.belief_loss_first = belief;
             report.entropy_first = entropy;
         }
         report.value_loss_last = value;
+        report.belief_loss_last = belief;
         report.entropy_last = entropy;
     }
     report.steps = adam.steps() as u64;
@@ -146,6 +177,8 @@ struct Minibatch {
     legal: Vec<u8>,
     policy: Vec<f32>,
     outcome: Vec<f32>,
+    /// Each row's holder of each tile, with a belief head.
+    holders: Vec<u8>,
     /// The summed entropy of the rows' policies (as the network gives
     /// them now, over the legal actions).
     entropy: f64,
@@ -168,7 +201,14 @@ impl Minibatch {
         self.policy.clear();
         self.policy.resize(n * a, 0.0);
         self.outcome.clear();
+        self.holders.clear();
+        let tiles = mlp.belief().map_or(0, |b| b.tiles());
         for (i, r) in rows.iter().enumerate() {
+            if tiles > 0 {
+                // A row without holders (or of another game) has the check
+                // name it: a shape that does not fit.
+                self.holders.extend_from_slice(&r.holders[..r.holders.len().min(tiles)]);
+            }
             if r.observation.len() == d {
                 self.obs.extend_from_slice(&r.observation);
             } else {
@@ -248,13 +288,15 @@ impl Minibatch {
         }
     }
 
-    fn batch(&self, rows: usize) -> Batch<'_> {
+    fn batch(&self, rows: usize, belief_weight: f32) -> Batch<'_> {
         Batch {
             rows,
             obs: &self.obs,
             legal: &self.legal,
             policy: &self.policy,
             outcome: &self.outcome,
+            holders: if belief_weight > 0.0 { &self.holders } else { &[] },
+            belief_weight,
         }
     }
 }

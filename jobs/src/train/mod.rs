@@ -31,7 +31,7 @@ pub use fit::{FitReport, first_network};
 pub use fixed::{Fixed, TrainSearch};
 pub use play::{Player, pair, self_play};
 pub use rows::{TrainRow, read_train, train_parquet, train_schema};
-pub use spec::{TrainSpec, TrainSpecError, is_train_spec};
+pub use spec::{Keep, TrainSpec, TrainSpecError, is_train_spec};
 
 use crate::files::{IoError, io};
 use crate::layout::{
@@ -250,6 +250,7 @@ impl Trainer<'_> {
             actions: state.action_count() as usize,
             hidden: spec.train.hidden.clone(),
             activation: "tanh".into(),
+            belief: None,
             provenance: net::Provenance {
                 made_by: format!("muggins run ({} training)", spec.name),
                 spec_id: Some(spec.id()),
@@ -351,7 +352,7 @@ impl Trainer<'_> {
                 m.sha256,
                 spec.train.start_sha256.as_deref().unwrap_or("no file")
             ))),
-            Some(m) => Ok(m.mlp),
+            Some(m) => Ok(fit::with_belief_head(spec, m.mlp)),
             None => {
                 let state = full::spiel::SpielState::new(spec.rules(), 0);
                 Ok(fit::first_network(
@@ -386,7 +387,7 @@ impl Trainer<'_> {
             let k = todo[i];
             let (first, games) = shards[k];
             let rows = play::self_play(spec, g, &model, first, games);
-            write_atomic(&part(k), &rows::train_parquet(&rows))?;
+            write_atomic(&part(k), &rows::train_parquet(&rows, spec.belief()))?;
             let n = done.fetch_add(1, Ordering::Relaxed) + 1;
             if todo.len() <= 50 || n.is_multiple_of(10) || n == todo.len() {
                 (self.progress)(&format!("generation {g}: self-play partitions {n}/{}", todo.len()));
@@ -412,6 +413,12 @@ impl Trainer<'_> {
             fit.entropy_first,
             fit.entropy_last
         ));
+        if spec.belief() {
+            (self.progress)(&format!(
+                "generation {g}: belief loss {:.4} -> {:.4} nats a hidden tile",
+                fit.belief_loss_first, fit.belief_loss_last
+            ));
+        }
         let Some(gate) = self.gate(g, &candidate, &model)? else {
             return Ok(None);
         };
@@ -482,10 +489,10 @@ impl Trainer<'_> {
             start += n;
         }
         let result = MatchRecord::of(walk.total());
-        let kept_candidate = match walk.verdict {
-            Verdict::H1 => true,
-            Verdict::H0 => false,
-            Verdict::Undecided => result.score > 0.5,
+        let kept_candidate = match (gate.keep, walk.verdict) {
+            (spec::Keep::Latest, _) | (_, Verdict::H1) => true,
+            (_, Verdict::H0) => false,
+            (_, Verdict::Undecided) => result.score > 0.5,
         };
         Ok(Some(GateRecord {
             result,

@@ -140,6 +140,11 @@ impl Player<'_> {
                         value: value[0],
                         outcome: 0.0,
                         searched: searched.is_some(),
+                        holders: {
+                            let mut h = Vec::new();
+                            state.holders(seat, &mut h);
+                            h
+                        },
                     });
                 }
                 action

@@ -5,7 +5,9 @@
 use std::path::Path;
 use std::sync::Arc;
 
-use arrow::array::{Array, ArrayRef, BooleanArray, Float32Array, Int32Array, Int64Array, ListArray, RecordBatch};
+use arrow::array::{
+    Array, ArrayRef, BooleanArray, Float32Array, Int32Array, Int64Array, ListArray, RecordBatch, UInt8Array,
+};
 use arrow::buffer::OffsetBuffer;
 use arrow::datatypes::{DataType, Field, Schema, SchemaRef};
 
@@ -35,13 +37,19 @@ pub struct TrainRow {
     pub outcome: f32,
     /// Whether a search decided (`policy` is then its root's visits).
     pub searched: bool,
+    /// Where each tile was (`SpielState::holders` from the seat's side:
+    /// another seat, the boneyard, or `net::NO_HOLDER` when the seat saw
+    /// it): the belief head's target. Written only by a training with a
+    /// belief head (the `holders` column); empty when read without it.
+    pub holders: Vec<u8>,
 }
 
-/// The columns of a training partition, in order.
-pub fn train_schema() -> SchemaRef {
+/// The columns of a training partition, in order (`holders` last, with a
+/// belief head).
+pub fn train_schema(belief: bool) -> SchemaRef {
     let f = |n: &str, t: DataType| Field::new(n, t, false);
     let list = |n: &str, t: DataType| Field::new(n, DataType::List(Arc::new(Field::new("item", t, false))), false);
-    Arc::new(Schema::new(vec![
+    let mut fields = vec![
         f("game_index", DataType::Int64),
         f("turn", DataType::Int32),
         f("seat", DataType::Int32),
@@ -52,7 +60,11 @@ pub fn train_schema() -> SchemaRef {
         f("value", DataType::Float32),
         f("outcome", DataType::Float32),
         f("searched", DataType::Boolean),
-    ]))
+    ];
+    if belief {
+        fields.push(list("holders", DataType::UInt8));
+    }
+    Arc::new(Schema::new(fields))
 }
 
 fn list_of<T: Copy>(
@@ -68,9 +80,9 @@ fn list_of<T: Copy>(
     Arc::new(ListArray::new(field, offsets, values, None))
 }
 
-/// The rows as Parquet bytes.
-pub fn train_parquet(rows: &[TrainRow]) -> Vec<u8> {
-    let columns: Vec<ArrayRef> = vec![
+/// The rows as Parquet bytes (with the `holders` column when `belief`).
+pub fn train_parquet(rows: &[TrainRow], belief: bool) -> Vec<u8> {
+    let mut columns: Vec<ArrayRef> = vec![
         Arc::new(Int64Array::from_iter_values(rows.iter().map(|r| r.game_index as i64))),
         Arc::new(Int32Array::from_iter_values(rows.iter().map(|r| r.turn as i32))),
         Arc::new(Int32Array::from_iter_values(rows.iter().map(|r| r.seat as i32))),
@@ -88,8 +100,12 @@ pub fn train_parquet(rows: &[TrainRow]) -> Vec<u8> {
             rows.iter().map(|r| r.searched).collect::<Vec<bool>>(),
         )),
     ];
-    let batch = RecordBatch::try_new(train_schema(), columns).expect("columns match the schema");
-    parquet_bytes(train_schema(), &batch, "training rows schema")
+    if belief {
+        columns.push(list_of(rows, |r| &r.holders, |v| Arc::new(UInt8Array::from(v))));
+    }
+    let schema = train_schema(belief);
+    let batch = RecordBatch::try_new(schema.clone(), columns).expect("columns match the schema");
+    parquet_bytes(schema, &batch, "training rows schema")
 }
 
 fn list_values<'a, T: 'static + Array>(list: &'a ListArray, path: &Path, name: &str) -> Result<&'a T, IoError> {
@@ -114,6 +130,13 @@ pub fn read_train(path: &Path) -> Result<Vec<TrainRow>, IoError> {
         let value = col::<Float32Array>(&b, path, "value")?;
         let outcome = col::<Float32Array>(&b, path, "outcome")?;
         let searched = col::<BooleanArray>(&b, path, "searched")?;
+        let holders = match b.column_by_name("holders") {
+            None => None,
+            Some(_) => {
+                let l = col::<ListArray>(&b, path, "holders")?;
+                Some((l, list_values::<UInt8Array>(l, path, "holders")?))
+            }
+        };
         let (obs_v, legal_v, policy_v) = (
             list_values::<Float32Array>(obs, path, "observation")?,
             list_values::<Int32Array>(legal, path, "legal")?,
@@ -135,6 +158,7 @@ pub fn read_train(path: &Path) -> Result<Vec<TrainRow>, IoError> {
                 value: value.value(i),
                 outcome: outcome.value(i),
                 searched: searched.value(i),
+                holders: holders.map_or(Vec::new(), |(l, v)| v.values()[range(l, i)].to_vec()),
             };
             if row.legal.len() != row.policy.len() || !row.legal.contains(&row.action) {
                 return Err(format(

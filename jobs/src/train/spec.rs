@@ -113,6 +113,11 @@ pub struct Fit {
     /// the probability it was drawn with.
     #[serde(default = "default_clip")]
     pub clip: f64,
+    /// The belief head's loss weight: above 0, the network has a belief
+    /// head (where each hidden tile is) and the rows carry each tile's
+    /// true holder; 0 (the default), no belief head.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub belief_weight: f64,
 }
 
 fn default_clip() -> f64 {
@@ -132,6 +137,7 @@ impl Default for Fit {
             value_weight: 0.5,
             entropy_bonus: default_entropy(),
             clip: default_clip(),
+            belief_weight: 0.0,
         }
     }
 }
@@ -151,6 +157,28 @@ pub struct Gate {
     pub alpha: f64,
     /// The chance of accepting H0 when H1 holds.
     pub beta: f64,
+    /// Which network the next generation starts from.
+    #[serde(default, skip_serializing_if = "Keep::is_better")]
+    pub keep: Keep,
+}
+
+/// Which network a gate keeps.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Keep {
+    /// The better by the SPRT (undecided: the higher score; AlphaGo
+    /// Zero's way).
+    #[default]
+    Better,
+    /// The candidate always, the gate's match a record only (AlphaZero's
+    /// way): for what the greedy match cannot see, such as a belief head.
+    Latest,
+}
+
+impl Keep {
+    fn is_better(&self) -> bool {
+        *self == Keep::Better
+    }
 }
 
 impl Default for Gate {
@@ -161,6 +189,7 @@ impl Default for Gate {
             elo1: 10.0,
             alpha: 0.05,
             beta: 0.05,
+            keep: Keep::Better,
         }
     }
 }
@@ -309,6 +338,16 @@ impl TrainSpec {
                 "hidden layers {:?}, and train.hidden is {:?}",
                 m.hidden, t.hidden
             ))
+        } else if let Some(b) = m.belief
+            && (b.tiles != self.rules().tile_count() as usize || b.holders != state.belief_holders())
+        {
+            Some(format!(
+                "a belief head of {} tiles x {} holders, not this game's {} x {}",
+                b.tiles,
+                b.holders,
+                self.rules().tile_count(),
+                state.belief_holders()
+            ))
         } else if m.inputs != state.encoding_size(self.encoding()) || m.actions != state.action_count() as usize {
             Some(format!(
                 "{} inputs and {} actions, not this game's",
@@ -321,6 +360,12 @@ impl TrainSpec {
             Some(why) => Err(bad(&why)),
             None => Ok(Some(model)),
         }
+    }
+
+    /// Whether the network has a belief head that this training teaches
+    /// (`train.fit.belief_weight` above 0).
+    pub fn belief(&self) -> bool {
+        self.train.fit.belief_weight > 0.0
     }
 
     fn check(&self) -> Result<(), TrainSpecError> {
@@ -505,6 +550,13 @@ impl TrainSpec {
                 "train.fit.value_weight",
                 f.value_weight,
                 "0 to 100",
+            ));
+        }
+        if !(0.0..=100.0).contains(&f.belief_weight) {
+            return Err(TrainSpecError::field(
+                "train.fit.belief_weight",
+                f.belief_weight,
+                "0 (no belief head) to 100",
             ));
         }
         let g = &t.gate;

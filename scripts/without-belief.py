@@ -1,0 +1,39 @@
+#!/usr/bin/env python3
+"""Writes a model file without its belief head: the same tensors and
+description less `w_b`, `b_b` and the `belief` entry, so that a guided
+search with it draws its worlds from the constraints belief alone. With the
+file it came from, it measures what the head adds to the search with every
+other weight the same (docs/train.md, "A belief head"):
+
+    python3 scripts/without-belief.py models/train-block-belief.safetensors /tmp/plain.safetensors
+"""
+import argparse
+import json
+import sys
+
+from safetensors import safe_open
+from safetensors.numpy import save_file
+
+META_KEY = "muggins"
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("model", help="a muggins model file with a belief head")
+    ap.add_argument("out", help="the file to write")
+    args = ap.parse_args()
+    with safe_open(args.model, framework="numpy") as f:
+        meta = json.loads((f.metadata() or {}).get(META_KEY, "null") or "null")
+        if not isinstance(meta, dict):
+            sys.exit(f"{args.model}: no {META_KEY!r} metadata: not a muggins model file")
+        if "belief" not in meta:
+            sys.exit(f"{args.model}: it has no belief head")
+        tensors = {k: f.get_tensor(k) for k in f.keys() if k not in ("w_b", "b_b")}
+    del meta["belief"]
+    meta["provenance"]["made_by"] += " (its belief head removed by scripts/without-belief.py)"
+    save_file(tensors, args.out, metadata={META_KEY: json.dumps(meta)})
+    print(f"{args.out}: {args.model} without its belief head")
+
+
+if __name__ == "__main__":
+    main()
