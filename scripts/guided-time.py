@@ -6,9 +6,12 @@ bot in every seat; a measurement, printed.
 
     python3 scripts/guided-time.py [--games block team all-fives]
         [--simulations 400 3000] [--hands 20] [--adaptive] [--mstar]
+        [--belief constraints|head|policy] [--model-team PATH]
 
 `--adaptive` times the search that stops once its play is decided
 (`adaptive=True`) beside the whole budget, on the same decisions.
+`--belief` sets where the guided search's worlds come from (`belief=`,
+docs/train.md); `--model-GAME` another model file for that game.
 `--mstar` (All Fives) times M* as issue 46 sets it (learned leaves,
 32 worlds x 10,000 nodes, the `model` belief) on the same decisions.
 """
@@ -30,11 +33,14 @@ def main():
     ap.add_argument("--games", nargs="+", choices=list(MODELS), default=list(MODELS))
     ap.add_argument("--adaptive", action="store_true", help="also time adaptive=True on the same decisions")
     ap.add_argument("--mstar", action="store_true", help="All Fives: also time M* (32 x 10,000, learned, model)")
+    ap.add_argument("--belief", choices=["constraints", "head", "policy"], default="constraints")
+    for game, path in MODELS.items():
+        ap.add_argument(f"--model-{game}", default=path, help=f"the {game} model (default {path})")
     args = ap.parse_args()
     for game in args.games:
-        model = MODELS[game]
+        model = getattr(args, f"model_{game.replace('-', '_')}")
         for sims in args.simulations:
-            bot = muggins.Bot("net", model=model, simulations=sims, seed=1)
+            bot = muggins.Bot("net", model=model, simulations=sims, seed=1, belief=args.belief)
             early = muggins.Bot("net", model=model, simulations=sims, seed=1, adaptive=True) if args.adaptive else None
             mstar = (muggins.Bot("mstar", budget=10_000, worlds=32, belief="model", evaluation="learned", seed=1)
                      if args.mstar and game == "all-fives" else None)
@@ -63,7 +69,7 @@ def main():
                     else:
                         a = legal[0]
                     s.apply_action(int(a))
-            print(f"{game:<6} {sims:>6} simulations: median {np.median(times) * 1e3:.1f} ms, "
+            print(f"{game:<6} {sims:>6} simulations ({args.belief} worlds): median {np.median(times) * 1e3:.1f} ms, "
                   f"90th percentile {np.percentile(times, 90) * 1e3:.1f} ms over {len(times)} decisions")
             if early is not None:
                 print(f"{'':6} {'':6} adaptive:    median {np.median(early_times) * 1e3:.1f} ms, "

@@ -26,6 +26,8 @@ pub struct NetAgent {
     /// Whether the guided search stops once its play is decided
     /// (`adaptive`).
     pub adaptive: bool,
+    /// Where the guided search's worlds come from (`belief`).
+    pub belief: full::spiel::GuidedBelief,
     /// The policy read from the file.
     pub policy: NetPolicy,
 }
@@ -38,12 +40,14 @@ impl PartialEq for NetAgent {
             self.temperature.to_bits(),
             self.simulations,
             self.adaptive,
+            self.belief,
         ) == (
             &other.path,
             &other.sha256,
             other.temperature.to_bits(),
             other.simulations,
             other.adaptive,
+            other.belief,
         )
     }
 }
@@ -75,6 +79,7 @@ pub fn read(path: &str, temperature: f64) -> Result<NetAgent, NetFileError> {
         temperature,
         simulations: 0,
         adaptive: false,
+        belief: full::spiel::GuidedBelief::Constraints,
         policy,
     })
 }
@@ -94,6 +99,16 @@ impl NetAgent {
     pub fn with_adaptive(mut self, adaptive: bool) -> Result<NetAgent, NetFileError> {
         self.policy = self.policy.with_adaptive(adaptive)?;
         self.adaptive = adaptive;
+        Ok(self)
+    }
+}
+
+impl NetAgent {
+    /// The same network whose guided search draws its worlds by `belief`
+    /// (`full::spiel::GuidedBelief`).
+    pub fn with_belief(mut self, belief: full::spiel::GuidedBelief) -> Result<NetAgent, NetFileError> {
+        self.policy = self.policy.with_belief(belief)?;
+        self.belief = belief;
         Ok(self)
     }
 }

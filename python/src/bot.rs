@@ -347,17 +347,20 @@ fn net_bot(k: &Settings, engine: &str, given: Vec<(String, Setting)>) -> PyResul
     if let Some((key, _)) = given.iter().find(|(key, _)| {
         !matches!(
             key.as_str(),
-            "model" | "temperature" | "simulations" | "adaptive" | "seed"
+            "model" | "temperature" | "simulations" | "adaptive" | "belief" | "seed"
         )
     }) {
         return Err(PyValueError::new_err(format!(
-            "{key}: engine \"net\" takes model, temperature, simulations, adaptive and seed (no other search settings)"
+            "{key}: engine \"net\" takes model, temperature, simulations, adaptive, belief and seed (no other search \
+             settings)"
         )));
     }
+    let belief: full::spiel::GuidedBelief = parse("belief", &k.belief)?;
     let file = net::Model::load(std::path::Path::new(model)).map_err(args::value_error)?;
     let policy = NetPolicy::new(std::sync::Arc::new(file), model, k.temperature.unwrap_or(0.0))
         .and_then(|p| p.with_simulations(k.simulations.unwrap_or(0)))
         .and_then(|p| p.with_adaptive(k.adaptive.unwrap_or(false)))
+        .and_then(|p| p.with_belief(belief))
         .map_err(args::value_error)?;
     Ok(Bot {
         player: Player::Net(policy),

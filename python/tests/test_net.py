@@ -90,10 +90,21 @@ def test_a_belief_head_reads_back_places_tiles_and_guides_the_search(tmp_path):
         net.belief(x[:5])
     with pytest.raises(ValueError, match="belief_holders"):
         mn.save(tmp_path / "c.safetensors", p, game="block", encoding="rich", made_by="test")
-    # The guided search plays with it; scripts/without-belief.py removes it.
-    guided = muggins.Bot("net", model=str(path), simulations=50, seed=1)
-    history, returns = play(guided)
-    assert play(guided) == (history, returns) and len(history) > 14
+    # The guided search plays with it (belief="head"), or from worlds
+    # weighted by its policy (belief="policy"); scripts/without-belief.py
+    # removes the head.
+    for belief in ["head", "policy"]:
+        guided = muggins.Bot("net", model=str(path), simulations=50, seed=1, belief=belief)
+        assert f"{belief} worlds" in guided.name()
+        history, returns = play(guided)
+        assert play(guided) == (history, returns) and len(history) > 14
+        assert play(pickle.loads(pickle.dumps(guided))) == (history, returns)
+    with pytest.raises(ValueError, match="belief = \"head\", and it has no belief head"):
+        muggins.Bot("net", model=str(SHIPPED), simulations=50, belief="head")
+    with pytest.raises(ValueError, match="belief = \"policy\": it weighs a guided search's worlds"):
+        muggins.Bot("net", model=str(path), belief="policy")
+    with pytest.raises(ValueError, match="belief = \"model\""):
+        muggins.Bot("net", model=str(path), simulations=50, belief="model")
     plain = tmp_path / "plain.safetensors"
     subprocess.run([sys.executable, str(ROOT / "scripts" / "without-belief.py"), str(path), str(plain)], check=True)
     stripped = mn.Net(plain)
@@ -153,7 +164,7 @@ def test_the_net_engine_plays_checks_its_game_and_refuses_bad_settings(tmp_path)
         play(greedy, "team")
     with pytest.raises(ValueError, match="needs model"):
         muggins.Bot("net")
-    with pytest.raises(ValueError, match="budget: engine \"net\" takes model, temperature, simulations, adaptive and seed"):
+    with pytest.raises(ValueError, match="budget: engine \"net\" takes model, temperature, simulations, adaptive, belief and seed"):
         muggins.Bot("net", model=str(path), budget=100)
     with pytest.raises(ValueError, match="simulations = 2000000"):
         muggins.Bot("net", model=str(path), simulations=2_000_000)

@@ -3,9 +3,10 @@
 //! and whose leaves are the network's value instead of a playout.
 //!
 //! Each simulation draws a world the deciding seat cannot tell from the
-//! true one (`SpielState::resample`: the constraints belief; with a model
-//! that has a belief head, from a pool of such worlds weighted by the
-//! head: [`BeliefPool`]), descends the
+//! true one (`SpielState::resample`: the constraints belief; or, by
+//! [`Guided::belief`], from a pool of such worlds weighted by the model's
+//! belief head or by its policy's likelihood of the other seats' plays:
+//! `pool.rs`), descends the
 //! seat's tree of information sets through the plays legal in that world
 //! (an edge is an action id, whoever plays it; chance is part of the world),
 //! and at the first node not yet expanded asks the network for the mover's
@@ -24,6 +25,7 @@
 
 use rand_core::RngCore;
 
+use super::pool::{BELIEF_POOL, BeliefPool, GuidedBelief, POLICY_POOL};
 use super::{CHANCE, Encoding, SpielState};
 
 /// AlphaZero's exploration constant, on values in [-1, 1].
@@ -48,6 +50,9 @@ pub const ALPHAZERO_NOISE: RootNoise = RootNoise {
 /// How a guided decision searches.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Guided {
+    /// Where its worlds come from (`head` needs a model with a belief
+    /// head; without one it is `constraints`).
+    pub belief: GuidedBelief,
     /// Simulations a decision (at least 1).
     pub simulations: u32,
     /// Noise at the root, for self-play; `None` when playing to win.
@@ -86,79 +91,6 @@ fn gamma(shape: f64, rng: &mut impl RngCore) -> f64 {
 }
 
 const NONE: u32 = u32::MAX;
-
-/// Worlds in a belief head's pool: the simulations, within these bounds.
-pub const BELIEF_POOL: (u32, u32) = (32, 512);
-
-/// The worlds of a decision whose model has a belief head: a pool of
-/// `constraints` worlds, each weighted by the product over the hidden
-/// tiles of the head's probability that the tile is where that world puts
-/// it (every world gives each holder as many tiles, so this is the head's
-/// marginals over the proposal's, up to a constant); a simulation draws
-/// from the pool by weight. The pool's effective sample size is kept.
-#[derive(Debug, Default)]
-struct BeliefPool {
-    log_p: Vec<f32>,
-    worlds: Vec<SpielState>,
-    cumulative: Vec<f64>,
-    holders: Vec<u8>,
-    ess: f64,
-}
-
-impl BeliefPool {
-    /// Draws and weighs the pool for `player`'s decision at `state`; the
-    /// head's logits for `player`'s observation are in `logits`.
-    fn prepare(
-        &mut self,
-        state: &SpielState,
-        player: u8,
-        logits: &[f32],
-        holders: usize,
-        size: u32,
-        rng: &mut impl RngCore,
-    ) -> Result<(), super::SpielError> {
-        // Log-softmax over each tile's holders.
-        self.log_p.clear();
-        for z in logits.chunks_exact(holders) {
-            let max = z.iter().fold(f32::NEG_INFINITY, |m, &x| m.max(x)) as f64;
-            let log_sum = max + z.iter().map(|&x| (x as f64 - max).exp()).sum::<f64>().ln();
-            self.log_p.extend(z.iter().map(|&x| (x as f64 - log_sum) as f32));
-        }
-        self.worlds.clear();
-        let mut logs = Vec::with_capacity(size as usize);
-        for _ in 0..size {
-            let w = state.resample(player, rng)?;
-            w.holders(player, &mut self.holders);
-            let mut log_w = 0.0f64;
-            for (t, &h) in self.holders.iter().enumerate() {
-                if h != net::NO_HOLDER && (h as usize) < holders {
-                    log_w += self.log_p.get(t * holders + h as usize).copied().unwrap_or(0.0) as f64;
-                }
-            }
-            logs.push(log_w);
-            self.worlds.push(w);
-        }
-        let top = logs.iter().copied().fold(f64::NEG_INFINITY, f64::max);
-        self.cumulative.clear();
-        let (mut sum, mut sum2) = (0.0, 0.0);
-        for l in logs {
-            let w = (l - top).exp();
-            sum += w;
-            sum2 += w * w;
-            self.cumulative.push(sum);
-        }
-        self.ess = if sum2 > 0.0 { sum * sum / sum2 } else { 0.0 };
-        Ok(())
-    }
-
-    /// A world drawn by weight.
-    fn draw(&self, rng: &mut impl RngCore) -> SpielState {
-        let total = *self.cumulative.last().expect("a prepared pool");
-        let u = engine::seed::unit(rng) * total;
-        let i = self.cumulative.partition_point(|&c| c <= u).min(self.worlds.len() - 1);
-        self.worlds[i].clone()
-    }
-}
 
 #[derive(Clone, Copy, Debug)]
 struct Node {
@@ -363,16 +295,23 @@ pub fn guided_decide(
     }
     let total = how.simulations.max(1);
     tree.pool.worlds.clear();
-    if let Some(head) = model.mlp.belief() {
-        // The root's observation is still in `tree.obs`.
-        model
-            .mlp
-            .belief_logits(&tree.obs, &mut tree.belief_logits, &mut tree.scratch);
-        let size = total.clamp(BELIEF_POOL.0, BELIEF_POOL.1);
-        let logits = std::mem::take(&mut tree.belief_logits);
-        let prepared = tree.pool.prepare(state, player, &logits, head.holders, size, rng);
-        tree.belief_logits = logits;
-        prepared?;
+    match (how.belief, model.mlp.belief()) {
+        (GuidedBelief::Head, Some(head)) => {
+            // The root's observation is still in `tree.obs`.
+            model
+                .mlp
+                .belief_logits(&tree.obs, &mut tree.belief_logits, &mut tree.scratch);
+            let size = total.clamp(BELIEF_POOL.0, BELIEF_POOL.1);
+            let logits = std::mem::take(&mut tree.belief_logits);
+            let prepared = tree.pool.prepare_head(state, player, &logits, head.holders, size, rng);
+            tree.belief_logits = logits;
+            prepared?;
+        }
+        (GuidedBelief::Policy, _) => {
+            let size = total.clamp(POLICY_POOL.0, POLICY_POOL.1);
+            tree.pool.prepare_policy(model, encoding, state, player, size, rng)?;
+        }
+        _ => {}
     }
     for done in 1..=total {
         let mut world = if tree.pool.worlds.is_empty() {
@@ -418,40 +357,6 @@ pub fn guided_decide(
 
 #[cfg(test)]
 mod tests {
-    use super::super::SpielState;
-    use crate::rules::{FullRules, Preset};
-
-    /// A pool weighted by a head sure that one hidden tile is with the
-    /// opponent draws (almost) only worlds that put it there, where the
-    /// constraints belief alone puts it there about half the time; a head
-    /// with no opinion weighs every world alike.
-    #[test]
-    fn a_belief_pool_draws_the_worlds_its_head_believes() {
-        let mut state = SpielState::new(FullRules::preset(Preset::Block), 0);
-        let mut rng = engine::seed::keyed_rng(7, 0, 0, b"pooltest", 0);
-        state.apply_chance(&mut rng).unwrap();
-        let me = state.current_player() as u8;
-        let mut truth = Vec::new();
-        state.holders(me, &mut truth);
-        let tile = truth.iter().position(|&h| h == 1).expect("a tile in the boneyard");
-        let (tiles, holders) = (truth.len(), state.belief_holders());
-        let mut logits = vec![0.0f32; tiles * holders];
-        let mut pool = super::BeliefPool::default();
-        pool.prepare(&state, me, &logits, holders, 256, &mut rng).unwrap();
-        assert!((pool.ess - 256.0).abs() < 1e-6, "no opinion: {}", pool.ess);
-        logits[tile * holders] = 30.0;
-        pool.prepare(&state, me, &logits, holders, 256, &mut rng).unwrap();
-        assert!(pool.ess > 60.0 && pool.ess < 200.0, "about half the pool: {}", pool.ess);
-        let mut h = Vec::new();
-        let with_opponent = (0..400)
-            .filter(|_| {
-                pool.draw(&mut rng).holders(me, &mut h);
-                h[tile] == 0
-            })
-            .count();
-        assert!(with_opponent >= 399, "{with_opponent} of 400 draws");
-    }
-
     /// Gamma(k, 1) has mean k and variance k: 40,000 draws within four
     /// standard errors of both, on either side of shape 1.
     #[test]

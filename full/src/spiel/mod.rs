@@ -14,6 +14,7 @@ mod guided;
 mod open;
 mod past;
 mod policy;
+mod pool;
 mod view;
 
 pub use crate::fives::{fives_action_of as action_of, fives_play_id as play_id};
@@ -24,6 +25,7 @@ pub use fives::{Event, FivesState};
 pub use guided::{ALPHAZERO_NOISE, Guided, GuidedTree, PUCT, RootNoise, guided_decide};
 pub use open::OpenSpielState;
 pub use policy::{MAX_SIMULATIONS, MAX_TEMPERATURE, NetPolicy, NetSeats, PolicyError};
+pub use pool::{BELIEF_POOL, GuidedBelief, POLICY_POOL};
 
 /// OpenSpiel's player id of a chance node.
 pub const CHANCE: i64 = -1;

@@ -27,6 +27,8 @@ pub struct NetPolicy {
     /// Whether a guided search stops once its play is decided
     /// ([`super::Guided::adaptive`]).
     adaptive: bool,
+    /// Where a guided search's worlds come from.
+    belief: super::GuidedBelief,
     path: String,
 }
 
@@ -57,6 +59,14 @@ pub enum PolicyError {
     /// `adaptive` asked of the policy alone (it stops a guided search).
     #[error("adaptive = true: it stops a guided search early, and simulations = 0 (the policy alone) searches nothing")]
     AdaptiveWithoutSearch,
+    /// A belief for the worlds asked of the policy alone.
+    #[error(
+        "belief = {0:?}: it weighs a guided search's worlds, and simulations = 0 (the policy alone) searches nothing"
+    )]
+    BeliefWithoutSearch(&'static str),
+    /// `head` asked of a model without a belief head.
+    #[error("model file {0}: belief = \"head\", and it has no belief head (docs/train.md, \"A belief head\")")]
+    NoBeliefHead(String),
     /// A guided search that could not draw a world (a bug, or a state
     /// the network's seat could not have seen).
     #[error("a guided search: {0}")]
@@ -109,6 +119,7 @@ impl NetPolicy {
             temperature,
             simulations: 0,
             adaptive: false,
+            belief: super::GuidedBelief::Constraints,
             path: path.to_string(),
         })
     }
@@ -146,6 +157,25 @@ impl NetPolicy {
         self.adaptive
     }
 
+    /// The same network whose guided search draws its worlds by `belief`
+    /// ([`super::GuidedBelief`]); anything but `constraints` is refused
+    /// without simulations, and `head` for a model without a belief head.
+    pub fn with_belief(mut self, belief: super::GuidedBelief) -> Result<NetPolicy, PolicyError> {
+        if belief != super::GuidedBelief::Constraints && self.simulations == 0 {
+            return Err(PolicyError::BeliefWithoutSearch(belief.name()));
+        }
+        if belief == super::GuidedBelief::Head && self.model.mlp.belief().is_none() {
+            return Err(PolicyError::NoBeliefHead(self.path.clone()));
+        }
+        self.belief = belief;
+        Ok(self)
+    }
+
+    /// Where its guided search's worlds come from.
+    pub fn belief(&self) -> super::GuidedBelief {
+        self.belief
+    }
+
     /// The model.
     pub fn model(&self) -> &net::Model {
         &self.model
@@ -158,7 +188,11 @@ impl NetPolicy {
             .map_or(self.path.clone(), |f| f.to_string_lossy().into_owned());
         let play = if self.simulations > 0 {
             let adaptive = if self.adaptive { ", adaptive" } else { "" };
-            format!("{} guided simulations{adaptive}", self.simulations)
+            let worlds = match self.belief {
+                super::GuidedBelief::Constraints => String::new(),
+                b => format!(", {} worlds", b.name()),
+            };
+            format!("{} guided simulations{adaptive}{worlds}", self.simulations)
         } else if self.temperature == 0.0 {
             "greedy".to_string()
         } else {
@@ -219,6 +253,7 @@ impl NetPolicy {
                     state,
                     player,
                     super::Guided {
+                        belief: self.belief,
                         simulations: self.simulations,
                         noise: None,
                         adaptive: self.adaptive,

@@ -6,7 +6,9 @@
 use std::path::Path;
 use std::sync::Arc;
 
-use full::spiel::{ALPHAZERO_NOISE, Guided, GuidedTree, NetPolicy, PolicyError, SpielState, guided_decide};
+use full::spiel::{
+    ALPHAZERO_NOISE, Guided, GuidedBelief, GuidedTree, NetPolicy, PolicyError, SpielState, guided_decide,
+};
 use full::{FullRules, Preset};
 use rand_chacha::ChaCha20Rng;
 use rand_core::SeedableRng;
@@ -64,6 +66,7 @@ fn guided_decisions_are_legal_visit_counted_and_repeatable() {
             let decide = |tree: &mut GuidedTree, seed: u64| {
                 let mut rng = ChaCha20Rng::seed_from_u64(seed);
                 let how = Guided {
+                    belief: GuidedBelief::Constraints,
                     simulations: 200,
                     noise: None,
                     adaptive: false,
@@ -124,6 +127,7 @@ fn root_noise_is_repeatable_and_moves_the_search() {
     let mut tree = GuidedTree::default();
     let mut run = |noise, seed| {
         let how = Guided {
+            belief: GuidedBelief::Constraints,
             simulations: 100,
             noise,
             adaptive: false,
@@ -173,6 +177,7 @@ fn an_adaptive_search_plays_the_whole_budgets_play_in_fewer_simulations() {
                 let legal = s.legal_actions();
                 let mut run = |adaptive| {
                     let how = Guided {
+                        belief: GuidedBelief::Constraints,
                         simulations: 200,
                         noise: None,
                         adaptive,
@@ -207,4 +212,55 @@ fn an_adaptive_search_plays_the_whole_budgets_play_in_fewer_simulations() {
     );
     let guided = plain.with_simulations(100).unwrap().with_adaptive(true).unwrap();
     assert!(guided.name().contains("adaptive"), "{}", guided.name());
+}
+
+/// `belief = "policy"`: the worlds come from a pool weighted by the
+/// likelihood of the other seats' plays under the network's policy; its
+/// decisions are legal, repeatable from the stream, and the pool's
+/// effective sample size is below its size once others have played.
+/// `head` needs a belief head; neither is taken without simulations.
+#[test]
+fn guided_decisions_from_a_policy_weighted_pool() {
+    for (preset, rules, m, encoding) in shipped() {
+        let mut tree = GuidedTree::default();
+        let s = state(&rules, 77, 5);
+        assert!(s.current_player() >= 0, "{preset:?}: a seat to act");
+        let p = s.current_player() as u8;
+        let how = Guided {
+            belief: GuidedBelief::Policy,
+            simulations: 150,
+            noise: None,
+            adaptive: false,
+        };
+        let decide = |tree: &mut GuidedTree| {
+            let mut rng = ChaCha20Rng::seed_from_u64(5);
+            guided_decide(tree, &m, encoding, &s, p, how, &mut rng).unwrap()
+        };
+        let a = decide(&mut tree);
+        assert!(s.legal_actions().contains(&a), "{preset:?}");
+        let ess = tree.belief_ess().expect("a pool");
+        assert!(ess > 1.0 && ess < 150.0, "{preset:?}: effective sample size {ess}");
+        assert_eq!(decide(&mut GuidedTree::default()), a, "{preset:?}");
+    }
+    let plain = NetPolicy::new(model("train-block.safetensors"), "train-block.safetensors", 0.0).unwrap();
+    assert_eq!(
+        plain.clone().with_belief(GuidedBelief::Policy).unwrap_err(),
+        PolicyError::BeliefWithoutSearch("policy")
+    );
+    let searched = plain.with_simulations(100).unwrap();
+    let e = searched.clone().with_belief(GuidedBelief::Head).unwrap_err();
+    assert!(
+        e.to_string()
+            .contains("train-block.safetensors: belief = \"head\", and it has no belief head"),
+        "{e}"
+    );
+    let policy = searched.with_belief(GuidedBelief::Policy).unwrap();
+    assert!(policy.name().contains("policy worlds"), "{}", policy.name());
+    assert_eq!("policy".parse::<GuidedBelief>(), Ok(GuidedBelief::Policy));
+    assert!(
+        "model"
+            .parse::<GuidedBelief>()
+            .unwrap_err()
+            .contains("\"constraints\", \"head\" or \"policy\"")
+    );
 }

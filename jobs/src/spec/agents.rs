@@ -150,10 +150,10 @@ impl Pool {
             .map(|a| match &a.play {
                 AgentPlay::Strategy(t) => format!("{{\"name\":{},\"strategy\":{}}}", text(&a.name), text(t.name())),
                 AgentPlay::External(e) => e.canonical(&a.name),
-                // `simulations` and `adaptive` only when set: specs without
-                // them keep their ids.
+                // `simulations`, `adaptive` and `belief` only when set:
+                // specs without them keep their ids.
                 AgentPlay::Net(n) => format!(
-                    "{{\"name\":{},\"engine\":{},\"model_sha256\":{},\"temperature\":{}{}{}}}",
+                    "{{\"name\":{},\"engine\":{},\"model_sha256\":{},\"temperature\":{}{}{}{}}}",
                     text(&a.name),
                     text(engine::PlayerEngine::Net.name()),
                     text(&n.sha256),
@@ -163,7 +163,11 @@ impl Pool {
                     } else {
                         String::new()
                     },
-                    if n.adaptive { ",\"adaptive\":true" } else { "" }
+                    if n.adaptive { ",\"adaptive\":true" } else { "" },
+                    match n.belief {
+                        full::spiel::GuidedBelief::Constraints => String::new(),
+                        b => format!(",\"belief\":{}", text(b.name())),
+                    }
                 ),
                 &AgentPlay::Search(AgentSearch {
                     settings: s,

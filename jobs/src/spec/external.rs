@@ -241,9 +241,10 @@ impl ExternalAgent {
 
 /// `[agents.NAME] engine = "net"`: the model file `net` (read now, its
 /// hash in the spec's id; the game is checked with the rules), its
-/// `temperature`, `simulations` (guided by the network, 0: none) and
-/// `adaptive` (the guided search stops once its play is decided); no
-/// other search settings.
+/// `temperature`, `simulations` (guided by the network, 0: none),
+/// `adaptive` (the guided search stops once its play is decided) and
+/// `belief` (where the guided search's worlds come from); no other search
+/// settings.
 pub(super) fn net_agent(name: &str, t: &mut Table) -> Result<crate::nets::NetAgent, SpecError> {
     let p = format!("agents.{name}");
     let key = |k: &str| format!("{p}.{k}");
@@ -296,16 +297,33 @@ pub(super) fn net_agent(name: &str, t: &mut Table) -> Result<crate::nets::NetAge
             ));
         }
     };
+    let belief = match t.remove("belief") {
+        None => full::spiel::GuidedBelief::Constraints,
+        Some(toml::Value::String(b)) if simulations > 0 && b.parse::<full::spiel::GuidedBelief>().is_ok() => {
+            b.parse().expect("parsed")
+        }
+        Some(v) => {
+            return Err(bad(
+                &key("belief"),
+                v,
+                "\"constraints\" (the default), \"head\" (the model's belief head) or \"policy\" (the likelihood \
+                 of the other seats' plays under the model): where a guided search's worlds come from, so it needs \
+                 simulations > 0",
+            ));
+        }
+    };
     if let Some(k) = t.keys().find(|k| *k != "engine") {
         return Err(bad(
             &key(k),
             &t[k.as_str()],
-            "engine = \"net\" takes net (a model file), temperature, simulations and adaptive; no other search settings",
+            "engine = \"net\" takes net (a model file), temperature, simulations, adaptive and belief; no other search \
+             settings",
         ));
     }
     t.remove("engine");
     crate::nets::read(&path, temperature)
         .and_then(|a| a.with_simulations(simulations))
         .and_then(|a| a.with_adaptive(adaptive))
+        .and_then(|a| a.with_belief(belief))
         .map_err(|why| bad(&key("net"), format!("\"{path}\""), why.to_string()))
 }

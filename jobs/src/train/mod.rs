@@ -21,6 +21,7 @@ mod fixed;
 mod play;
 mod rows;
 pub mod spec;
+mod stages;
 
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};

@@ -269,6 +269,7 @@ fn guided(
 ) -> u32 {
     // Self-play explores: Dirichlet noise at the root, AlphaZero's.
     let how = full::spiel::Guided {
+        belief: full::spiel::GuidedBelief::Constraints,
         simulations,
         noise: Some(full::spiel::ALPHAZERO_NOISE),
         adaptive: false,

@@ -14,6 +14,7 @@ mod spec_full;
 mod spec_search;
 mod sprt;
 mod train;
+mod train_belief;
 
 use std::sync::atomic::{AtomicBool, AtomicU64};
 

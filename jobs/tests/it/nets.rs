@@ -137,6 +137,28 @@ fn guided_simulations_search_repeatably_change_the_id_and_are_checked() {
             "{bad}: {e}"
         );
     }
+    // `belief`: where the guided search's worlds come from; in the id only
+    // when set, repeatable, and checked.
+    let policy = Spec::from_toml(&spec("simulations = 64\nbelief = \"policy\"")).unwrap();
+    assert!(policy.canonical_json().contains("\"belief\":\"policy\""));
+    assert!(!guided.canonical_json().contains("\"belief\":\"policy\""));
+    assert_ne!(policy.id(), guided.id());
+    let plain = Spec::from_toml(&spec("simulations = 64\nbelief = \"constraints\"")).unwrap();
+    assert_eq!(plain.id(), guided.id());
+    let rows = untimed(run_all(&policy));
+    assert_eq!(rows, untimed(crate::run_all_on(&policy, 1)));
+    for bad in ["belief = \"policy\"", "simulations = 64\nbelief = \"model\""] {
+        let e = err(spec(bad));
+        assert!(
+            e.contains("agents.policy.belief") && e.contains("\"head\"") && e.contains("simulations > 0"),
+            "{bad}: {e}"
+        );
+    }
+    let e = err(spec("simulations = 64\nbelief = \"head\""));
+    assert!(
+        e.contains("agents.policy.net") && e.contains("it has no belief head"),
+        "{e}"
+    );
 }
 
 #[test]

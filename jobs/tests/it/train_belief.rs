@@ -1,0 +1,104 @@
+//! Training a belief head (`train.fit.belief_weight`): the rows' holders,
+//! the head's loss against a guess that reads nothing, `keep = "latest"`,
+//! a start file without a head, and the guided search drawing from it.
+
+use jobs::train::{TrainSpec, read_train};
+
+use super::train::{TINY, decided, train};
+
+/// `train.fit.belief_weight`: the network gets a belief head, the rows
+/// carry where each tile truly was, and the head learns it: its loss falls
+/// below the best guess from the counts alone. A network started from a
+/// file without a head gets one; the guided search then draws its worlds
+/// by the head.
+#[test]
+fn a_belief_head_learns_where_the_hidden_tiles_are() {
+    let toml = TINY
+        .replacen("games = 240\nshard_games = 60", "games = 1200\nshard_games = 300", 1)
+        .replacen("epochs = 2", "epochs = 8", 1)
+        .replacen("learning_rate = 0.003", "learning_rate = 0.01\nbelief_weight = 1.0", 1)
+        .replacen("[train.gate]\n", "[train.gate]\nkeep = \"latest\"\n", 1);
+    let spec = TrainSpec::from_toml(&toml).unwrap();
+    assert!(spec.belief() && spec.train.gate.keep == jobs::train::Keep::Latest);
+    let e = TrainSpec::from_toml(&toml.replacen("keep = \"latest\"", "keep = \"newest\"", 1)).unwrap_err();
+    assert!(
+        e.to_string().contains("newest") && e.to_string().contains("latest"),
+        "{e}"
+    );
+    let e = TrainSpec::from_toml(&toml.replacen("belief_weight = 1.0", "belief_weight = -1.0", 1)).unwrap_err();
+    assert!(e.to_string().contains("train.fit.belief_weight = -1"), "{e}");
+    assert_ne!(spec.id(), TrainSpec::from_toml(TINY).unwrap().id());
+    let dir = tempfile::tempdir().unwrap();
+    let summary = train(&spec, dir.path(), 2, None).unwrap();
+    // The rows: for each tile, the opponent (0), the boneyard (1) or seen.
+    let rows = read_train(&dir.path().join("gen-001/selfplay/part-00000.parquet")).unwrap();
+    let (mut opponent, mut hidden) = (0usize, 0usize);
+    for r in &rows {
+        assert_eq!(r.holders.len(), 28);
+        let count = |h: u8| r.holders.iter().filter(|&&x| x == h).count();
+        let (opp, bone, seen) = (count(0), count(1), count(net::NO_HOLDER));
+        assert_eq!(opp + bone + seen, 28, "{:?}", r.holders);
+        assert!((1..=7).contains(&opp) && bone <= 14 && seen >= 7, "{:?}", r.holders);
+        opponent += opp;
+        hidden += opp + bone;
+    }
+    // The best guess that reads nothing: every hidden tile with the
+    // opponent with the rows' share.
+    let p = opponent as f64 / hidden as f64;
+    let guess = -(p * p.ln() + (1.0 - p) * (1.0 - p).ln());
+    let fits: Vec<(f64, f64)> = summary
+        .generations
+        .iter()
+        .map(|g| (g.fit.belief_loss_first, g.fit.belief_loss_last))
+        .collect();
+    let last = fits.last().unwrap().1;
+    // `keep = "latest"`: every candidate goes on, whatever its gate said.
+    assert!(
+        summary
+            .generations
+            .iter()
+            .all(|g| g.gate.kept_candidate && g.best == g.candidate)
+    );
+    assert_eq!(summary.best, summary.generations[1].candidate);
+    assert!(
+        fits[0].0 > last && last < guess - 0.005,
+        "{fits:?}, the guess from the share {guess:.4}"
+    );
+    let best = net::Model::load(&dir.path().join(jobs::layout::BEST_NET)).unwrap();
+    assert_eq!(best.meta.belief, Some(net::BeliefShape { tiles: 28, holders: 2 }));
+    // The same networks on one thread.
+    let one = tempfile::tempdir().unwrap();
+    assert_eq!(decided(&train(&spec, one.path(), 1, None).unwrap()), decided(&summary));
+
+    // A guided decision draws its worlds from the head's pool.
+    let policy = full::spiel::NetPolicy::new(std::sync::Arc::new(best), "best", 0.0)
+        .unwrap()
+        .with_simulations(64)
+        .unwrap();
+    let mut state = full::spiel::SpielState::new(spec.rules(), 0);
+    let mut rng = engine::seed::keyed_rng(1, 0, 0, b"belieftt", 0);
+    state.apply_chance(&mut rng).unwrap();
+    let seat = state.current_player() as u8;
+    policy.check(&state).unwrap();
+    let a = policy.decide(&state, seat, &mut rng).unwrap();
+    assert!(state.legal_actions().contains(&a));
+
+    // Started from a file without a head: the policy is the file's, and a
+    // head is added.
+    let plain_dir = tempfile::tempdir().unwrap();
+    let plain = TrainSpec::from_toml(&TINY.replacen("generations = 2", "generations = 1", 1)).unwrap();
+    train(&plain, plain_dir.path(), 2, None).unwrap();
+    let start = plain_dir.path().join(jobs::layout::BEST_NET);
+    let toml = toml.replacen("generations = 2", "generations = 1", 1).replacen(
+        "hidden = [16]",
+        &format!("hidden = [16]\nstart = {start:?}"),
+        1,
+    );
+    let spec = TrainSpec::from_toml(&toml).unwrap();
+    let d = tempfile::tempdir().unwrap();
+    let s = train(&spec, d.path(), 2, None).unwrap();
+    let first = net::Model::load(&d.path().join(format!("nets/{}.safetensors", s.first))).unwrap();
+    let from = net::Model::load(&start).unwrap();
+    assert!(from.mlp.belief().is_none() && first.mlp.belief().is_some());
+    assert_eq!(first.mlp.policy().weights(), from.mlp.policy().weights());
+}
