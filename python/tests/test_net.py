@@ -90,6 +90,19 @@ def test_a_belief_head_reads_back_places_tiles_and_guides_the_search(tmp_path):
         net.belief(x[:5])
     with pytest.raises(ValueError, match="belief_holders"):
         mn.save(tmp_path / "c.safetensors", p, game="block", encoding="rich", made_by="test")
+    # State.holders: the head's target, from the seat's side.
+    state = muggins.State("block")
+    while state.is_chance_node():
+        ids, probs = zip(*state.chance_outcomes())
+        state.apply_action(int(rng.choice(ids, p=probs)))
+    hands = state.hands()
+    for seat in (0, 1):
+        h = state.holders(seat)
+        assert [t for t in range(28) if h[t] == 255] == sorted(hands[seat])
+        assert [t for t in range(28) if h[t] == 0] == sorted(hands[1 - seat])
+        assert h.count(1) == 14
+    with pytest.raises(ValueError, match="observer = 2: a seat, 0 to 1"):
+        state.holders(2)
     # The guided search plays with it (belief="head"), or from worlds
     # weighted by its policy (belief="policy"); scripts/without-belief.py
     # removes the head.
