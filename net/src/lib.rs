@@ -26,3 +26,13 @@ pub use kernel::{fma_peak_flops, fma_peak_flops_on};
 pub use mlp::{BATCH_CHUNK, BeliefHead, Dense, Mlp, Scratch};
 pub use model::{BeliefShape, Expect, FORMAT_VERSION, META_KEY, Meta, Model, NetError, Provenance};
 pub use train::{Adam, BLOCK_ROWS, Batch, BatchError, Grads, Loss, NO_HOLDER, loss_and_grads, sgd_step};
+
+/// `ln(sum(exp(x)))` over `xs`, computed from their largest (so that no
+/// term overflows): a softmax's normaliser, `-inf` for none.
+pub fn log_sum_exp<I: Iterator<Item = f64> + Clone>(xs: I) -> f64 {
+    let top = xs.clone().fold(f64::NEG_INFINITY, f64::max);
+    if top == f64::NEG_INFINITY {
+        return top;
+    }
+    top + xs.map(|x| (x - top).exp()).sum::<f64>().ln()
+}

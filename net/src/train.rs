@@ -393,8 +393,7 @@ fn belief_loss(head: &crate::mlp::BeliefHead, top: &[f32], b: &Batch<'_>, loss: 
             }
             let at = (r * t + tile) * h;
             let zs = &z[at..at + h];
-            let max = zs.iter().fold(f32::NEG_INFINITY, |m, &x| m.max(x)) as f64;
-            let log_sum = max + zs.iter().map(|&x| (x as f64 - max).exp()).sum::<f64>().ln();
+            let log_sum = crate::log_sum_exp(zs.iter().map(|&x| x as f64));
             loss.belief -= share * (zs[holder as usize] as f64 - log_sum);
             for k in 0..h {
                 let p = (zs[k] as f64 - log_sum).exp();

@@ -129,8 +129,7 @@ impl BeliefPool {
         // Log-softmax over each tile's holders.
         self.log_p.clear();
         for z in logits.chunks_exact(holders) {
-            let max = z.iter().fold(f32::NEG_INFINITY, |m, &x| m.max(x)) as f64;
-            let log_sum = max + z.iter().map(|&x| (x as f64 - max).exp()).sum::<f64>().ln();
+            let log_sum = net::log_sum_exp(z.iter().map(|&x| x as f64));
             self.log_p.extend(z.iter().map(|&x| (x as f64 - log_sum) as f32));
         }
         self.draw_worlds(state, player, size, rng)?;
@@ -192,16 +191,7 @@ impl BeliefPool {
         for (r, &(w, a, at, k)) in self.rows.iter().enumerate() {
             let z = &self.logits[r * actions..(r + 1) * actions];
             let legal = &self.legal[at as usize..(at + k) as usize];
-            let top = legal
-                .iter()
-                .map(|&l| z[l as usize] as f64)
-                .fold(f64::NEG_INFINITY, f64::max);
-            let log_sum = top
-                + legal
-                    .iter()
-                    .map(|&l| (z[l as usize] as f64 - top).exp())
-                    .sum::<f64>()
-                    .ln();
+            let log_sum = net::log_sum_exp(legal.iter().map(|&l| z[l as usize] as f64));
             logs[w as usize] += z[a as usize] as f64 - log_sum;
         }
         self.weigh(&logs);

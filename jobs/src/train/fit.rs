@@ -238,16 +238,7 @@ impl Minibatch {
             if legal.is_empty() || r.action as usize >= a {
                 continue;
             }
-            let max = legal
-                .iter()
-                .map(|&k| z[k as usize] as f64)
-                .fold(f64::NEG_INFINITY, f64::max);
-            let log_sum = max
-                + legal
-                    .iter()
-                    .map(|&k| (z[k as usize] as f64 - max).exp())
-                    .sum::<f64>()
-                    .ln();
+            let log_sum = net::log_sum_exp(legal.iter().map(|&k| z[k as usize] as f64));
             let log_p = |k: u32| z[k as usize] as f64 - log_sum;
             let h = -legal.iter().map(|&k| log_p(k).exp() * log_p(k)).sum::<f64>();
             self.entropy += h;
