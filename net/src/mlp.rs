@@ -1,9 +1,10 @@
 //! The network: tanh hidden layers, then a policy head (one logit per
 //! action id) and a value head (the acting seat's expected return), both
 //! on the last hidden layer, and optionally a belief head (for each tile,
-//! one logit per holder it may be with: where the seat's hidden tiles are). Inference is batched: `rows` observations in,
-//! `rows` logit rows and values out, every row's numbers the same whatever
-//! the batch, the thread count or the processor (kernel.rs).
+//! one logit per holder it may be with: where the seat's hidden tiles
+//! are). Inference is batched: `rows` observations in, `rows` logit rows
+//! and values out, every row's numbers the same whatever the batch, the
+//! thread count or the processor (kernel.rs).
 
 use crate::kernel::{dense, pack, tanh_in_place};
 

@@ -117,7 +117,8 @@ pub struct GuidedTree {
     /// The root's noise (action id, eta) and its share, when drawn.
     noise: Vec<(u32, f64)>,
     share: f64,
-    /// The worlds, with a belief head.
+    /// A decision's weighted worlds (`Guided::belief` other than
+    /// `constraints`), and the belief head's logits at the root.
     pool: BeliefPool,
     belief_logits: Vec<f32>,
 }
@@ -251,8 +252,8 @@ impl GuidedTree {
         first - second > left
     }
 
-    /// The effective sample size of the last decision's belief pool
-    /// (`None` when its model had no belief head).
+    /// The effective sample size of the last decision's pool of worlds
+    /// (`None` when it drew from the constraints belief alone).
     pub fn belief_ess(&self) -> Option<f64> {
         (!self.pool.worlds.is_empty()).then_some(self.pool.ess)
     }
@@ -302,10 +303,8 @@ pub fn guided_decide(
                 .mlp
                 .belief_logits(&tree.obs, &mut tree.belief_logits, &mut tree.scratch);
             let size = total.clamp(BELIEF_POOL.0, BELIEF_POOL.1);
-            let logits = std::mem::take(&mut tree.belief_logits);
-            let prepared = tree.pool.prepare_head(state, player, &logits, head.holders, size, rng);
-            tree.belief_logits = logits;
-            prepared?;
+            tree.pool
+                .prepare_head(state, player, &tree.belief_logits, head.holders, size, rng)?;
         }
         (GuidedBelief::Policy, _) => {
             let size = total.clamp(POLICY_POOL.0, POLICY_POOL.1);

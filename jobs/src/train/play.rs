@@ -140,9 +140,12 @@ impl Player<'_> {
                         value: value[0],
                         outcome: 0.0,
                         searched: searched.is_some(),
+                        // The belief head's target, for a network that has one.
                         holders: {
                             let mut h = Vec::new();
-                            state.holders(seat, &mut h);
+                            if model.mlp.belief().is_some() {
+                                state.holders(seat, &mut h);
+                            }
                             h
                         },
                     });
