@@ -28,6 +28,9 @@ pub struct NetAgent {
     pub adaptive: bool,
     /// Where the guided search's worlds come from (`belief`).
     pub belief: full::spiel::GuidedBelief,
+    /// M* or Expectimax with the network's value at the leaves
+    /// (`engine = "mstar"` or `"expectimax"` with `net`).
+    pub leaves: Option<full::spiel::LeafSearch>,
     /// The policy read from the file.
     pub policy: NetPolicy,
 }
@@ -41,6 +44,7 @@ impl PartialEq for NetAgent {
             self.simulations,
             self.adaptive,
             self.belief,
+            self.leaves,
         ) == (
             &other.path,
             &other.sha256,
@@ -48,6 +52,7 @@ impl PartialEq for NetAgent {
             other.simulations,
             other.adaptive,
             other.belief,
+            other.leaves,
         )
     }
 }
@@ -80,6 +85,7 @@ pub fn read(path: &str, temperature: f64) -> Result<NetAgent, NetFileError> {
         simulations: 0,
         adaptive: false,
         belief: full::spiel::GuidedBelief::Constraints,
+        leaves: None,
         policy,
     })
 }
@@ -109,6 +115,16 @@ impl NetAgent {
     pub fn with_belief(mut self, belief: full::spiel::GuidedBelief) -> Result<NetAgent, NetFileError> {
         self.policy = self.policy.with_belief(belief)?;
         self.belief = belief;
+        Ok(self)
+    }
+}
+
+impl NetAgent {
+    /// The same network searched by M* or Expectimax on sampled worlds
+    /// with its value at the leaves (`full::spiel::leaf_decide`).
+    pub fn with_leaves(mut self, leaves: full::spiel::LeafSearch) -> Result<NetAgent, NetFileError> {
+        self.policy = self.policy.with_leaves(leaves)?;
+        self.leaves = Some(leaves);
         Ok(self)
     }
 }

@@ -50,8 +50,11 @@ fn shipped_eval() -> &'static LinearEval {
 /// "scorer", ...), `seed`, `table_mb`. Engine "net" plays a network's
 /// policy: `model` (a model file, e.g. "models/ppo-block.safetensors"),
 /// `temperature` (0, the default: the highest logit; above 0, a draw from
-/// the softmax), `seed`. `step(state)` gives the action; a bot is
-/// picklable (its engine and settings).
+/// the softmax), `seed`. "ismcts" with a `model` is the network's guided
+/// search of `budget` x `worlds` simulations; "mstar" and "expectimax"
+/// with a `model` search `depth` plays on `worlds` worlds with its value
+/// at the leaves. `step(state)` gives the action; a bot is picklable (its
+/// engine and settings).
 #[pyclass(module = "muggins._muggins")]
 #[derive(Clone, Debug)]
 pub struct Bot {
@@ -205,6 +208,9 @@ impl Bot {
             .map_err(|e| PyValueError::new_err(format!("engine = {engine:?}: {e}")))?;
         if name == PlayerName::Net {
             return net_bot(&k, engine, given);
+        }
+        if let (PlayerName::Search(e), Some(_)) = (name, &k.model) {
+            return net_search_bot(&k, e, engine, given);
         }
         if let Some(key) = [
             ("model", k.model.is_some()),
@@ -362,6 +368,64 @@ fn net_bot(k: &Settings, engine: &str, given: Vec<(String, Setting)>) -> PyResul
         .and_then(|p| p.with_adaptive(k.adaptive.unwrap_or(false)))
         .and_then(|p| p.with_belief(belief))
         .map_err(args::value_error)?;
+    Ok(Bot {
+        player: Player::Net(policy),
+        opponent: FullTarget::Searcher,
+        seed: k.seed,
+        table_mb: k.table_mb,
+        made_of: (engine.to_string(), given),
+    })
+}
+
+/// A search engine with a model: "ismcts" is the network's guided search
+/// of `budget` x `worlds` simulations, "mstar" and "expectimax" search
+/// `depth` plays (default 3) on `worlds` worlds with its value at the
+/// leaves (`full::spiel::leaf_decide`), as a spec's `engine = E` with `net`.
+fn net_search_bot(k: &Settings, e: PlayerEngine, engine: &str, given: Vec<(String, Setting)>) -> PyResult<Bot> {
+    let model = k.model.as_deref().expect("called with a model");
+    let takes: &[&str] = match e {
+        PlayerEngine::Ismcts => &["model", "budget", "worlds", "adaptive", "belief", "seed"],
+        PlayerEngine::MStar | PlayerEngine::Expectimax => &["model", "depth", "worlds", "belief", "seed"],
+        _ => &[],
+    };
+    if takes.is_empty() {
+        return Err(PyValueError::new_err(format!(
+            "model: engine {engine:?} takes no network; a model plays with engine \"net\" (its policy), \"ismcts\" \
+             (a search guided by it) or \"mstar\" / \"expectimax\" (its value at the leaves)"
+        )));
+    }
+    if let Some((key, _)) = given.iter().find(|(key, _)| !takes.contains(&key.as_str())) {
+        return Err(PyValueError::new_err(format!(
+            "{key}: engine {engine:?} with a model takes {}",
+            takes.join(", ")
+        )));
+    }
+    let file = net::Model::load(std::path::Path::new(model)).map_err(args::value_error)?;
+    let plain = NetPolicy::new(std::sync::Arc::new(file), model, 0.0).map_err(args::value_error)?;
+    let policy = if e == PlayerEngine::Ismcts {
+        if k.budget == 0 {
+            return Err(PyValueError::new_err(
+                "budget: engine \"ismcts\" with a model is the network's guided search of budget x worlds \
+                 simulations: give budget=N",
+            ));
+        }
+        let belief: full::spiel::GuidedBelief = parse("belief", &k.belief)?;
+        plain
+            .with_simulations(k.budget.saturating_mul(k.worlds.max(1) as u64))
+            .and_then(|p| p.with_adaptive(k.adaptive.unwrap_or(false)))
+            .and_then(|p| p.with_belief(belief))
+            .map_err(args::value_error)?
+    } else {
+        if k.belief != "constraints" {
+            return Err(PyValueError::new_err(format!(
+                "belief = {:?}: a network's value-leaf search draws its worlds from the \"constraints\" belief",
+                k.belief
+            )));
+        }
+        let how =
+            full::spiel::LeafSearch::new(e, k.depth.unwrap_or(3) as u32, k.worlds as u32).map_err(args::value_error)?;
+        plain.with_leaves(how).map_err(args::value_error)?
+    };
     Ok(Bot {
         player: Player::Net(policy),
         opponent: FullTarget::Searcher,

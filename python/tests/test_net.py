@@ -202,7 +202,25 @@ def test_the_net_engine_plays_checks_its_game_and_refuses_bad_settings(tmp_path)
     with pytest.raises(ValueError, match="temperature = -1"):
         muggins.Bot("net", model=str(path), temperature=-1.0)
     with pytest.raises(ValueError, match="only engine \"net\" takes a model"):
-        muggins.Bot("mstar", model=str(path))
+        muggins.Bot("random", model=str(path))
+    # Search engines with a model: ISMCTS is the network's guided search of
+    # budget x worlds simulations; M* and Expectimax value their leaves
+    # with it.
+    as_ismcts = muggins.Bot("ismcts", model=str(path), budget=25, worlds=2, seed=3)
+    assert as_ismcts.name() == guided.name()
+    assert play(as_ismcts) == play(guided)
+    for engine in ["mstar", "expectimax"]:
+        leaves = muggins.Bot(engine, model=str(path), depth=2, worlds=4, seed=5)
+        assert f"{engine} depth 2 x 4 worlds, value leaves" in leaves.name()
+        assert play(leaves) == play(pickle.loads(pickle.dumps(leaves)))
+    with pytest.raises(ValueError, match="engine \"dominai\" takes no network"):
+        muggins.Bot("dominai", model=str(path))
+    with pytest.raises(ValueError, match="budget: engine \"mstar\" with a model takes model, depth, worlds, belief, seed"):
+        muggins.Bot("mstar", model=str(path), budget=100)
+    with pytest.raises(ValueError, match="depth = 9: 1 to 8 plays"):
+        muggins.Bot("expectimax", model=str(path), depth=9)
+    with pytest.raises(ValueError, match="give budget=N"):
+        muggins.Bot("ismcts", model=str(path))
     with pytest.raises(ValueError, match="nowhere.safetensors"):
         muggins.Bot("net", model=str(tmp_path / "nowhere.safetensors"))
 

@@ -29,6 +29,9 @@ pub struct NetPolicy {
     adaptive: bool,
     /// Where a guided search's worlds come from.
     belief: super::GuidedBelief,
+    /// M* or Expectimax on sampled worlds with the network's value at the
+    /// leaves, instead of the policy or a guided search.
+    leaves: Option<super::LeafSearch>,
     path: String,
 }
 
@@ -44,6 +47,7 @@ struct Buffers {
     logits: Vec<f32>,
     scratch: net::Scratch,
     tree: super::GuidedTree,
+    leaves: super::LeafBuffers,
 }
 
 thread_local! {
@@ -67,6 +71,10 @@ pub enum PolicyError {
     /// `head` asked of a model without a belief head.
     #[error("model file {0}: belief = \"head\", and it has no belief head (docs/train.md, \"A belief head\")")]
     NoBeliefHead(String),
+    /// Value leaves asked of a network that also has guided simulations,
+    /// or whose game has more than two sides.
+    #[error("{0}")]
+    Leaves(String),
     /// A guided search that could not draw a world (a bug, or a state
     /// the network's seat could not have seen).
     #[error("a guided search: {0}")]
@@ -120,8 +128,29 @@ impl NetPolicy {
             simulations: 0,
             adaptive: false,
             belief: super::GuidedBelief::Constraints,
+            leaves: None,
             path: path.to_string(),
         })
+    }
+
+    /// The same network searched by M* or Expectimax on sampled worlds with
+    /// its value at the leaves ([`super::leaf_decide`]); refused beside
+    /// guided simulations (the two are different searches).
+    pub fn with_leaves(mut self, leaves: super::LeafSearch) -> Result<NetPolicy, PolicyError> {
+        if self.simulations > 0 || self.belief != super::GuidedBelief::Constraints {
+            return Err(PolicyError::Leaves(
+                "a network's value leaves (engine = \"mstar\" or \"expectimax\") are a search of their own: \
+                 simulations, adaptive and belief belong to the guided search (engine = \"net\" or \"ismcts\")"
+                    .into(),
+            ));
+        }
+        self.leaves = Some(leaves);
+        Ok(self)
+    }
+
+    /// Its value-leaf search, if it plays by one.
+    pub fn leaves(&self) -> Option<super::LeafSearch> {
+        self.leaves
     }
 
     /// The same network deciding by `simulations` guided simulations
@@ -131,6 +160,11 @@ impl NetPolicy {
     pub fn with_simulations(mut self, simulations: u64) -> Result<NetPolicy, PolicyError> {
         if simulations > MAX_SIMULATIONS as u64 {
             return Err(PolicyError::Simulations(simulations));
+        }
+        if simulations > 0 && self.leaves.is_some() {
+            return Err(PolicyError::Leaves(
+                "guided simulations and value leaves are two searches: a network plays by one".into(),
+            ));
         }
         self.simulations = simulations as u32;
         Ok(self)
@@ -186,7 +220,14 @@ impl NetPolicy {
         let file = Path::new(&self.path)
             .file_name()
             .map_or(self.path.clone(), |f| f.to_string_lossy().into_owned());
-        let play = if self.simulations > 0 {
+        let play = if let Some(l) = self.leaves {
+            format!(
+                "{} depth {} x {} worlds, value leaves",
+                l.engine.name(),
+                l.depth,
+                l.worlds
+            )
+        } else if self.simulations > 0 {
             let adaptive = if self.adaptive { ", adaptive" } else { "" };
             let worlds = match self.belief {
                 super::GuidedBelief::Constraints => String::new(),
@@ -222,7 +263,16 @@ impl NetPolicy {
         self.model.check(&expect).map_err(|why| PolicyError::Mismatch {
             path: self.path.clone(),
             why,
-        })
+        })?;
+        if self.leaves.is_some() && state.rules().sides() != 2 {
+            return Err(PolicyError::Leaves(format!(
+                "model file {}: value leaves turn a seat's value into its side's against one other side, and this \
+                 game has {} sides",
+                self.path,
+                state.rules().sides()
+            )));
+        }
+        Ok(())
     }
 
     /// The action id for `player`, the seat to act in `state`.
@@ -244,6 +294,13 @@ impl NetPolicy {
                     path: self.path.clone(),
                     why: "not for this game".into(),
                 }));
+            }
+            if let Some(how) = self.leaves {
+                if state.rules().sides() != 2 {
+                    return Err(self.check(state).expect_err("more than two sides are refused"));
+                }
+                return super::leaf_decide(&mut b.leaves, &self.model, self.encoding, state, player, how, rng)
+                    .map_err(|e| PolicyError::Search(e.to_string()));
             }
             if self.simulations > 0 {
                 return super::guided_decide(

@@ -15,3 +15,4 @@ mod guided;
 mod open_ismcts;
 mod predict;
 mod thesis;
+mod value_leaves;

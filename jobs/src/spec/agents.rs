@@ -150,7 +150,7 @@ impl Pool {
             .map(|a| match &a.play {
                 AgentPlay::Strategy(t) => format!("{{\"name\":{},\"strategy\":{}}}", text(&a.name), text(t.name())),
                 AgentPlay::External(e) => e.canonical(&a.name),
-                // `simulations`, `adaptive` and `belief` only when set:
+                // `simulations`, `adaptive`, `belief` and `leaves` only when set:
                 // specs without them keep their ids.
                 AgentPlay::Net(n) => format!(
                     "{{\"name\":{},\"engine\":{},\"model_sha256\":{},\"temperature\":{}{}{}{}}}",
@@ -167,6 +167,14 @@ impl Pool {
                     match n.belief {
                         full::spiel::GuidedBelief::Constraints => String::new(),
                         b => format!(",\"belief\":{}", text(b.name())),
+                    } + &match n.leaves {
+                        None => String::new(),
+                        Some(l) => format!(
+                            ",\"leaves\":{{\"engine\":{},\"depth\":{},\"worlds\":{}}}",
+                            text(l.engine.name()),
+                            l.depth,
+                            l.worlds
+                        ),
                     }
                 ),
                 &AgentPlay::Search(AgentSearch {

@@ -1,8 +1,7 @@
 //! `[agents.NAME] command = [...]`: an agent that is a program outside
 //! muggins, speaking the agent protocol (docs/agents.md): its command, the
 //! directory its relative paths are in, its environment, its time limits
-//! and restarts, and what of it the spec id covers; and `engine = "net"`,
-//! an agent that is a model file (`net_agent`).
+//! and restarts, and what of it the spec id covers.
 
 use sha2::{Digest, Sha256};
 use toml::{Table, Value};
@@ -237,93 +236,4 @@ impl ExternalAgent {
             self.walls.canonical()
         )
     }
-}
-
-/// `[agents.NAME] engine = "net"`: the model file `net` (read now, its
-/// hash in the spec's id; the game is checked with the rules), its
-/// `temperature`, `simulations` (guided by the network, 0: none),
-/// `adaptive` (the guided search stops once its play is decided) and
-/// `belief` (where the guided search's worlds come from); no other search
-/// settings.
-pub(super) fn net_agent(name: &str, t: &mut Table) -> Result<crate::nets::NetAgent, SpecError> {
-    let p = format!("agents.{name}");
-    let key = |k: &str| format!("{p}.{k}");
-    let Some(path) = take_str(t, &p, "net")? else {
-        return Err(missing(
-            &key("net"),
-            "engine = \"net\" plays a model file: give net = \"models/ppo-block.safetensors\"",
-        ));
-    };
-    let temperature = match t.remove("temperature") {
-        None => 0.0,
-        Some(v) => match v.as_float().or(v.as_integer().map(|i| i as f64)) {
-            Some(x) if (0.0..=full::spiel::MAX_TEMPERATURE).contains(&x) => x,
-            _ => {
-                return Err(bad(
-                    &key("temperature"),
-                    v,
-                    format!(
-                        "0 (the highest logit) to {} (a draw from the softmax at it)",
-                        full::spiel::MAX_TEMPERATURE
-                    ),
-                ));
-            }
-        },
-    };
-    let simulations = match t.remove("simulations") {
-        None => 0,
-        Some(v) => match v.as_integer() {
-            Some(n) if (0..=full::spiel::MAX_SIMULATIONS as i64).contains(&n) => n as u64,
-            _ => {
-                return Err(bad(
-                    &key("simulations"),
-                    v,
-                    format!(
-                        "an integer, 0 (the policy alone) to {} (guided simulations a decision)",
-                        full::spiel::MAX_SIMULATIONS
-                    ),
-                ));
-            }
-        },
-    };
-    let adaptive = match t.remove("adaptive") {
-        None => false,
-        Some(toml::Value::Boolean(b)) if !b || simulations > 0 => b,
-        Some(v) => {
-            return Err(bad(
-                &key("adaptive"),
-                v,
-                "true or false; true stops a guided search once its play is decided, so it needs simulations > 0",
-            ));
-        }
-    };
-    let belief = match t.remove("belief") {
-        None => full::spiel::GuidedBelief::Constraints,
-        Some(toml::Value::String(b)) if simulations > 0 && b.parse::<full::spiel::GuidedBelief>().is_ok() => {
-            b.parse().expect("parsed")
-        }
-        Some(v) => {
-            return Err(bad(
-                &key("belief"),
-                v,
-                "\"constraints\" (the default), \"head\" (the model's belief head) or \"policy\" (the likelihood \
-                 of the other seats' plays under the model): where a guided search's worlds come from, so it needs \
-                 simulations > 0",
-            ));
-        }
-    };
-    if let Some(k) = t.keys().find(|k| *k != "engine") {
-        return Err(bad(
-            &key(k),
-            &t[k.as_str()],
-            "engine = \"net\" takes net (a model file), temperature, simulations, adaptive and belief; no other search \
-             settings",
-        ));
-    }
-    t.remove("engine");
-    crate::nets::read(&path, temperature)
-        .and_then(|a| a.with_simulations(simulations))
-        .and_then(|a| a.with_adaptive(adaptive))
-        .and_then(|a| a.with_belief(belief))
-        .map_err(|why| bad(&key("net"), format!("\"{path}\""), why.to_string()))
 }

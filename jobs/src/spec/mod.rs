@@ -17,6 +17,7 @@ mod external;
 mod fields;
 mod full;
 mod keys;
+mod net_agents;
 mod open_pool;
 mod parse;
 mod pool;

@@ -122,10 +122,26 @@ fn agent_of(name: &str, mut t: Table, d: &Defaults) -> Result<Agent, SpecError> 
     let strategy = take_str(&mut t, &p, "strategy")?;
     let play = match (engine, strategy) {
         (Some(e), None) if e == engine::PlayerEngine::Net.name() => {
-            AgentPlay::Net(super::external::net_agent(name, &mut t)?)
+            AgentPlay::Net(super::net_agents::net_agent(name, &mut t)?)
         }
         (Some(e), None) => {
             let engine = super::fields::spec_engine(&e).map_err(|why| bad(&key("engine"), format!("\"{e}\""), why))?;
+            if t.contains_key("net") {
+                return Ok(Agent {
+                    name: name.to_string(),
+                    play: AgentPlay::Net(super::net_agents::net_search_agent(
+                        name,
+                        engine,
+                        &mut t,
+                        super::net_agents::SearchDefaults {
+                            depth: d.search.depth,
+                            worlds: d.search.worlds,
+                            budget: d.full.budget,
+                        },
+                    )?),
+                });
+            }
+            super::net_agents::no_net_keys(&t, &p, &e)?;
             let depth = match take_int(&mut t, &p, "depth")? {
                 Some(v) => DepthLimit::Turns(int_in(&key("depth"), v, 1, full::DEEPEST as i64)? as u8),
                 None => d.search.depth,

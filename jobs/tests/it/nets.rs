@@ -161,6 +161,95 @@ fn guided_simulations_search_repeatably_change_the_id_and_are_checked() {
     );
 }
 
+/// `spec(extra)` with the agent's engine `engine` instead of `net`.
+fn engine_spec(engine: &str, extra: &str) -> String {
+    spec(extra).replace("engine = \"net\"", &format!("engine = \"{engine}\""))
+}
+
+/// `engine = "ismcts"` with `net` is the network's guided search of budget
+/// x worlds simulations (the same agent, id and games as `engine = "net"`
+/// with that many); `mstar` and `expectimax` with `net` search on sampled
+/// worlds with its value at the leaves, repeatably, in the id; every key
+/// that belongs to another kind of agent is refused by name.
+#[test]
+fn a_search_engine_with_a_net_plays_the_network_inside_it() {
+    let ismcts = Spec::from_toml(&engine_spec("ismcts", "budget = 16\nworlds = 3")).unwrap();
+    let net = Spec::from_toml(&spec("simulations = 48")).unwrap();
+    assert_eq!(ismcts.id(), net.id());
+    let AgentPlay::Net(n) = &ismcts.pool.as_ref().unwrap().agents[0].play else {
+        panic!("a net agent")
+    };
+    assert_eq!((n.simulations, n.leaves), (48, None));
+    // [search]'s worlds (2) are the default.
+    let by_default = Spec::from_toml(&engine_spec("ismcts", "budget = 24")).unwrap();
+    assert_eq!(by_default.id(), net.id());
+
+    let mstar = Spec::from_toml(&engine_spec("mstar", "worlds = 3")).unwrap();
+    assert!(
+        mstar
+            .canonical_json()
+            .contains("\"leaves\":{\"engine\":\"mstar\",\"depth\":2,\"worlds\":3}"),
+        "{}",
+        mstar.canonical_json()
+    );
+    let expectimax = Spec::from_toml(&engine_spec("expectimax", "worlds = 3")).unwrap();
+    let greedy = Spec::from_toml(&spec("")).unwrap();
+    assert!(!greedy.canonical_json().contains("leaves"));
+    assert_ne!(mstar.id(), expectimax.id());
+    assert_ne!(mstar.id(), greedy.id());
+    let rows = untimed(run_all(&mstar));
+    assert_eq!(rows.len() as u64, mstar.games());
+    assert!(
+        rows.iter()
+            .all(|r| r.engine == engine::PlayerEngine::Net && r.forfeit.is_none())
+    );
+    assert_eq!(rows, untimed(crate::run_all_on(&mstar, 1)));
+    assert_ne!(
+        rows,
+        untimed(run_all(&greedy)),
+        "the search plays other games than the policy"
+    );
+    let rows = untimed(run_all(&expectimax));
+    assert_eq!(rows, untimed(crate::run_all_on(&expectimax, 1)));
+
+    let err = |toml: String| Spec::from_toml(&toml).unwrap_err().to_string();
+    for (engine, extra, key, says) in [
+        ("dominai", "", "net", "takes no network"),
+        ("mstar", "budget = 100", "budget", "takes net, depth, worlds"),
+        ("mstar", "temperature = 1", "temperature", "belongs to engine = \"net\""),
+        ("ismcts", "simulations = 10", "simulations", "budget x worlds"),
+        ("mstar", "depth = 9", "depth", "between 1 and 8"),
+        ("expectimax", "worlds = 0", "worlds", "between 1 and 1024"),
+        ("mstar", "belief = \"policy\"", "belief", "constraints"),
+        ("ismcts", "budget = 100\nbelief = \"uniform\"", "belief", "\"head\""),
+        ("ismcts", "budget = 1000000", "budget", "at most 1000000"),
+    ] {
+        let e = err(engine_spec(engine, extra));
+        assert!(
+            e.contains(&format!("agents.policy.{key}")) && e.contains(says),
+            "{engine} {extra}: {e}"
+        );
+    }
+    // An unlimited depth, or every world, is no value-leaf search.
+    let e = err(engine_spec("mstar", "").replace("depth = 2", "depth = \"unlimited\""));
+    assert!(e.contains("agents.policy.depth") && e.contains("give depth"), "{e}");
+    let e = err(engine_spec("ismcts", "").replace("worlds = 2\n", ""));
+    assert!(e.contains("agents.policy.budget") && e.contains("give budget"), "{e}");
+    // A network's own knobs on a search without a net are refused, not ignored.
+    let plain = |engine: &str, extra: &str| engine_spec(engine, extra).replace(&format!("net = \"{MODEL}\""), "");
+    for (engine, extra) in [
+        ("mstar", "temperature = 0.5"),
+        ("ismcts", "budget = 50\nsimulations = 10"),
+    ] {
+        let e = err(plain(engine, extra));
+        let k = extra.lines().last().unwrap().split(' ').next().unwrap();
+        assert!(
+            e.contains(&format!("agents.policy.{k}")) && e.contains("belongs to a network's agent"),
+            "{engine} {extra}: {e}"
+        );
+    }
+}
+
 #[test]
 fn a_network_that_cannot_play_is_refused_naming_the_key() {
     let err = |toml: String| Spec::from_toml(&toml).unwrap_err().to_string();
@@ -278,4 +367,34 @@ fn an_all_fives_network_plays_one_hand_games_from_its_seat_s_view() {
         e.contains("agents.policy.net") && e.contains("\"rich\" encoding"),
         "{e}"
     );
+    // Value leaves play All Fives' hand (draws inside the search drawn from
+    // the game's stream), repeatably.
+    let leaves = fives_spec(&model, "").replace("engine = \"net\"", "engine = \"expectimax\"");
+    let leaves = Spec::from_toml(&leaves).unwrap();
+    let rows = untimed(run_all(&leaves));
+    assert!(rows.iter().all(|r| r.forfeit.is_none()), "{rows:?}");
+    assert_eq!(rows, untimed(crate::run_all_on(&leaves, 1)));
+    // At three seats (Python's bots, a VecEnv's opponents; named agents
+    // play two sides) a seat's value is not its side's against one other:
+    // value leaves are refused there, naming the file.
+    let three = dir.path().join("three.safetensors");
+    let rules = full::FullRules::new(full::FullConfig::all_fives(3)).unwrap();
+    let state = full::spiel::SpielState::new(rules, 0);
+    let meta = net::Meta {
+        inputs: state.encoding_size(full::spiel::Encoding::Rich),
+        ..m.meta.clone()
+    };
+    let mlp = jobs::train::first_network(&train, meta.inputs, meta.actions);
+    std::fs::write(&three, net::Model::to_bytes(&meta, &mlp)).unwrap();
+    let agent = jobs::nets::read(&three.display().to_string(), 0.0).unwrap();
+    agent.policy.check(&state).expect("its policy plays three seats");
+    let how = full::spiel::LeafSearch::new(engine::PlayerEngine::MStar, 2, 4).unwrap();
+    let e = agent
+        .with_leaves(how)
+        .unwrap()
+        .policy
+        .check(&state)
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("three.safetensors") && e.contains("3 sides"), "{e}");
 }
