@@ -100,6 +100,16 @@ pub(super) fn unknown(prefix: &str, key: &str, allowed: &[&str]) -> SpecError {
     } else {
         format!("{prefix}.{key}")
     };
+    if prefix.is_empty() && key == "train" {
+        // A training spec handed to what takes experiments (a coordinator's
+        // submission, `muggins submit`): say what it is and where it runs.
+        return SpecError::UnknownKey {
+            key: path,
+            hint: " (a [train] section makes a training spec: it runs with `muggins run SPEC` on one machine, \
+                   docs/train.md; a coordinator takes experiment specs only)"
+                .into(),
+        };
+    }
     let guess = nearest(key, allowed).map_or(String::new(), |k| format!("did you mean `{k}`? "));
     SpecError::UnknownKey {
         key: path,

@@ -178,6 +178,13 @@ fn refusals_name_the_field_and_the_value() {
     }
     assert!(jobs::train::is_train_spec(TINY));
     assert!(!jobs::train::is_train_spec(jobs::SMOKE_SPEC));
+    // Handed to what takes experiment specs (a coordinator, `muggins
+    // submit`), a training spec is named for what it is.
+    let err = jobs::Spec::from_toml(TINY).unwrap_err().to_string();
+    assert!(
+        err.contains("`train`") && err.contains("training spec") && err.contains("muggins run"),
+        "{err}"
+    );
 }
 
 #[test]
