@@ -196,38 +196,29 @@ impl TrainSpec {
         })?;
         let m = &model.meta;
         let state = full::spiel::SpielState::new(self.rules(), 0);
-        let mismatch = if m.game != t.game {
-            Some(format!("a network of {:?}, and train.game is {:?}", m.game, t.game))
-        } else if m.encoding != t.encoding || m.encoding_version != full::spiel::ENCODING_VERSION {
-            Some(format!(
-                "the {:?} encoding (version {}), and train.encoding is {:?} (version {})",
-                m.encoding,
-                m.encoding_version,
-                t.encoding,
-                full::spiel::ENCODING_VERSION
-            ))
-        } else if m.hidden != t.hidden {
-            Some(format!(
+        // The game, encoding and shapes as every reader of a model checks
+        // them (`net::Model::check`); the layers as this training makes them.
+        let expect = net::Expect {
+            game: &t.game,
+            encoding: self.encoding().name(),
+            encoding_version: full::spiel::ENCODING_VERSION,
+            inputs: state.encoding_size(self.encoding()),
+            actions: state.action_count() as usize,
+            belief: net::BeliefShape {
+                tiles: self.rules().tile_count() as usize,
+                holders: state.belief_holders(),
+            },
+        };
+        let mismatch = match model.check(&expect) {
+            Err(why) => Some(format!(
+                "{why} (train.game {:?}, train.encoding {:?})",
+                t.game, t.encoding
+            )),
+            Ok(()) if m.hidden != t.hidden => Some(format!(
                 "hidden layers {:?}, and train.hidden is {:?}",
                 m.hidden, t.hidden
-            ))
-        } else if let Some(b) = m.belief
-            && (b.tiles != self.rules().tile_count() as usize || b.holders != state.belief_holders())
-        {
-            Some(format!(
-                "a belief head of {} tiles x {} holders, not this game's {} x {}",
-                b.tiles,
-                b.holders,
-                self.rules().tile_count(),
-                state.belief_holders()
-            ))
-        } else if m.inputs != state.encoding_size(self.encoding()) || m.actions != state.action_count() as usize {
-            Some(format!(
-                "{} inputs and {} actions, not this game's",
-                m.inputs, m.actions
-            ))
-        } else {
-            None
+            )),
+            Ok(()) => None,
         };
         match mismatch {
             Some(why) => Err(bad(&why)),

@@ -450,7 +450,7 @@ fn all_fives_trains_from_a_start_network_against_and_from_mstar() {
     let err = TrainSpec::from_toml(&with_start(&block.path().join("best.safetensors"))).unwrap_err();
     assert!(
         err.to_string()
-            .contains("a network of \"block\", and train.game is \"all-fives\""),
+            .contains("it is for game \"block\", not \"all-fives\" (train.game \"all-fives\""),
         "{err}"
     );
     let wide = with_start(&start).replacen("hidden = [16]", "hidden = [32]", 1);
