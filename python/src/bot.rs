@@ -368,13 +368,7 @@ fn net_bot(k: &Settings, engine: &str, given: Vec<(String, Setting)>) -> PyResul
         .and_then(|p| p.with_adaptive(k.adaptive.unwrap_or(false)))
         .and_then(|p| p.with_belief(belief))
         .map_err(args::value_error)?;
-    Ok(Bot {
-        player: Player::Net(policy),
-        opponent: FullTarget::Searcher,
-        seed: k.seed,
-        table_mb: k.table_mb,
-        made_of: (engine.to_string(), given),
-    })
+    Ok(net_player(policy, k, engine, given))
 }
 
 /// A search engine with a model: "ismcts" is the network's guided search
@@ -426,13 +420,18 @@ fn net_search_bot(k: &Settings, e: PlayerEngine, engine: &str, given: Vec<(Strin
             full::spiel::LeafSearch::new(e, k.depth.unwrap_or(3) as u32, k.worlds as u32).map_err(args::value_error)?;
         plain.with_leaves(how).map_err(args::value_error)?
     };
-    Ok(Bot {
+    Ok(net_player(policy, k, engine, given))
+}
+
+/// A bot that `policy` plays, made of `engine` and `given`.
+fn net_player(policy: NetPolicy, k: &Settings, engine: &str, given: Vec<(String, Setting)>) -> Bot {
+    Bot {
         player: Player::Net(policy),
         opponent: FullTarget::Searcher,
         seed: k.seed,
         table_mb: k.table_mb,
         made_of: (engine.to_string(), given),
-    })
+    }
 }
 
 /// A bot of `engine` with `settings` (unpickling).

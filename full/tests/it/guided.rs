@@ -3,7 +3,6 @@
 //! is legal, the root's visits add up to the simulations, and a decision is
 //! a function of the model, the state, the seat's view and the stream.
 
-use std::path::Path;
 use std::sync::Arc;
 
 use full::spiel::{
@@ -13,24 +12,14 @@ use full::{FullRules, Preset};
 use rand_chacha::ChaCha20Rng;
 use rand_core::SeedableRng;
 
-fn model(file: &str) -> Arc<net::Model> {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../models").join(file);
-    Arc::new(net::Model::load(&path).expect("a shipped model"))
-}
+use crate::shipped::model;
 
 /// The shipped block and team networks, with their rules and encodings.
 fn shipped() -> Vec<(Preset, FullRules, Arc<net::Model>, full::spiel::Encoding)> {
-    [
+    crate::shipped::models(&[
         (Preset::Block, "train-block.safetensors"),
         (Preset::Team, "train-team.safetensors"),
-    ]
-    .into_iter()
-    .map(|(preset, file)| {
-        let m = model(file);
-        let encoding = m.meta.encoding.parse().unwrap();
-        (preset, FullRules::preset(preset), m, encoding)
-    })
-    .collect()
+    ])
 }
 
 /// A hand dealt from `seed`, then `plays` random plays.

@@ -16,3 +16,29 @@ mod open_ismcts;
 mod predict;
 mod thesis;
 mod value_leaves;
+
+/// The shipped model files, read once a test.
+mod shipped {
+    use std::path::Path;
+    use std::sync::Arc;
+
+    use full::{FullRules, Preset};
+
+    /// `models/FILE`.
+    pub fn model(file: &str) -> Arc<net::Model> {
+        let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../models").join(file);
+        Arc::new(net::Model::load(&path).expect("a shipped model"))
+    }
+
+    /// Each (preset, file): its rules, the model and its encoding.
+    pub fn models(files: &[(Preset, &str)]) -> Vec<(Preset, FullRules, Arc<net::Model>, full::spiel::Encoding)> {
+        files
+            .iter()
+            .map(|&(preset, file)| {
+                let m = model(file);
+                let encoding = m.meta.encoding.parse().unwrap();
+                (preset, FullRules::preset(preset), m, encoding)
+            })
+            .collect()
+    }
+}

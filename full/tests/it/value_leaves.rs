@@ -6,7 +6,6 @@
 //! that reaches the end on every line plays exact minimax on its worlds;
 //! every setting out of range is refused.
 
-use std::path::Path;
 use std::sync::Arc;
 
 use engine::PlayerEngine;
@@ -17,24 +16,14 @@ use full::{FullRules, Preset};
 use rand_chacha::ChaCha20Rng;
 use rand_core::SeedableRng;
 
-fn model(file: &str) -> Arc<net::Model> {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../models").join(file);
-    Arc::new(net::Model::load(&path).expect("a shipped model"))
-}
+use crate::shipped::model;
 
 fn shipped() -> Vec<(Preset, FullRules, Arc<net::Model>, Encoding)> {
-    [
+    crate::shipped::models(&[
         (Preset::Block, "train-block.safetensors"),
         (Preset::Team, "train-team.safetensors"),
         (Preset::AllFives, "train-all-fives.safetensors"),
-    ]
-    .into_iter()
-    .map(|(preset, file)| {
-        let m = model(file);
-        let encoding = m.meta.encoding.parse().unwrap();
-        (preset, FullRules::preset(preset), m, encoding)
-    })
-    .collect()
+    ])
 }
 
 /// A hand dealt from `seed`, then `plays` random actions (draws too).
@@ -107,6 +96,35 @@ fn leaf_value(m: &net::Model, encoding: Encoding, world: &SpielState, player: u8
     }
 }
 
+/// The sum over `worlds` worlds drawn from `seed`'s stream (as a decision
+/// draws them) of each legal play's value by `value` of the state after
+/// it; `None` if one is `None`.
+fn world_sums(
+    s: &SpielState,
+    p: u8,
+    worlds: usize,
+    seed: u64,
+    mut value: impl FnMut(&SpielState) -> Option<f64>,
+) -> Option<Vec<f64>> {
+    let legal = s.legal_actions();
+    let mut rng = ChaCha20Rng::seed_from_u64(seed);
+    let mut sums = vec![0.0; legal.len()];
+    for _ in 0..worlds {
+        let world = s.resample(p, &mut rng).unwrap();
+        for (sum, &a) in sums.iter_mut().zip(&legal) {
+            let mut child = world.clone();
+            child.apply(a).unwrap();
+            *sum += value(&child)?;
+        }
+    }
+    Some(sums)
+}
+
+/// The first of the best sums (ties within 1e-9 to the first).
+fn first_best(sums: &[f64]) -> usize {
+    (0..sums.len()).fold(0, |b, i| if sums[i] > sums[b] + 1e-9 { i } else { b })
+}
+
 /// At depth 1 both engines value each play by the network's value after it,
 /// averaged over the worlds drawn, in order, from the stream.
 #[test]
@@ -120,17 +138,8 @@ fn at_depth_one_the_play_with_the_best_mean_value_is_taken() {
             }
             let p = s.current_player() as u8;
             let legal = s.legal_actions();
-            let mut rng = ChaCha20Rng::seed_from_u64(seed);
-            let mut sums = vec![0.0; legal.len()];
-            for _ in 0..5 {
-                let world = s.resample(p, &mut rng).unwrap();
-                for (sum, &a) in sums.iter_mut().zip(&legal) {
-                    let mut child = world.clone();
-                    child.apply(a).unwrap();
-                    *sum += leaf_value(&m, encoding, &child, p);
-                }
-            }
-            let best = (0..legal.len()).fold(0, |b, i| if sums[i] > sums[b] + 1e-9 { i } else { b });
+            let sums = world_sums(&s, p, 5, seed, |child| Some(leaf_value(&m, encoding, child, p))).unwrap();
+            let best = first_best(&sums);
             differ += usize::from(sums.iter().any(|&x| (x - sums[0]).abs() > 1e-6));
             for engine in [PlayerEngine::MStar, PlayerEngine::Expectimax] {
                 let how = LeafSearch::new(engine, 1, 5).unwrap();
@@ -183,25 +192,11 @@ fn a_search_to_the_end_plays_exact_minimax_on_its_worlds() {
         }
         let p = s.current_player() as u8;
         let legal = s.legal_actions();
-        let mut rng = ChaCha20Rng::seed_from_u64(seed);
-        let mut sums = vec![0.0; legal.len()];
-        let mut exact = true;
-        for _ in 0..3 {
-            let world = s.resample(p, &mut rng).unwrap();
-            for (sum, &a) in sums.iter_mut().zip(&legal) {
-                let mut child = world.clone();
-                child.apply(a).unwrap();
-                match minimax(&child, p, 7) {
-                    Some(v) => *sum += v,
-                    None => exact = false,
-                }
-            }
-        }
-        if !exact {
+        let Some(sums) = world_sums(&s, p, 3, seed, |child| minimax(child, p, 7)) else {
             continue;
-        }
+        };
         checked += 1;
-        let best = (0..legal.len()).fold(0, |b, i| if sums[i] > sums[b] + 1e-9 { i } else { b });
+        let best = first_best(&sums);
         let how = LeafSearch::new(PlayerEngine::Expectimax, 8, 3).unwrap();
         let mut rng = ChaCha20Rng::seed_from_u64(seed);
         let a = leaf_decide(&mut LeafBuffers::default(), &m, encoding, &s, p, how, &mut rng).unwrap();
