@@ -58,7 +58,7 @@ pub fn with_belief_head(spec: &TrainSpec, mlp: Mlp) -> Mlp {
     if !spec.belief() || mlp.belief().is_some() {
         return mlp;
     }
-    let state = full::spiel::SpielState::new(spec.rules(), 0);
+    let state = spec.state();
     let (tiles, holders) = (spec.rules().tile_count() as usize, state.belief_holders());
     let width = mlp.policy().inputs();
     let n_out = tiles * holders;
@@ -118,7 +118,7 @@ pub fn fit(
 ) -> Result<Option<(Mlp, FitReport)>, IoError> {
     let t0 = std::time::Instant::now();
     let f = &spec.train.fit;
-    let scale = full::spiel::SpielState::new(spec.rules(), 0).value_scale() as f32;
+    let scale = spec.state().value_scale() as f32;
     let mut mlp = start.clone();
     let mut adam = Adam::new(&mlp, f.learning_rate as f32);
     let mut report = FitReport::default();

@@ -241,7 +241,7 @@ impl Trainer<'_> {
     /// generation) and returns it as read back (its hash the file's).
     fn save(&self, mlp: &net::Mlp, generation: u32) -> Result<net::Model, TrainError> {
         let spec = self.spec;
-        let state = full::spiel::SpielState::new(spec.rules(), 0);
+        let state = spec.state();
         let meta = net::Meta {
             format_version: net::FORMAT_VERSION,
             game: spec.train.game.clone(),
@@ -355,7 +355,7 @@ impl Trainer<'_> {
             ))),
             Some(m) => Ok(fit::with_belief_head(spec, m.mlp)),
             None => {
-                let state = full::spiel::SpielState::new(spec.rules(), 0);
+                let state = spec.state();
                 Ok(fit::first_network(
                     spec,
                     state.encoding_size(spec.encoding()),

@@ -6,7 +6,6 @@
 //! its index and the networks' bytes: its streams are keyed by them
 //! (`engine::seed::TRAIN_*`), whatever thread plays it.
 
-use full::FullRules;
 use full::openspiel::action_from_id;
 use full::spiel::{CHANCE, Encoding, SpielState};
 use rand_chacha::ChaCha20Rng;
@@ -287,9 +286,9 @@ fn guided(
     action
 }
 
-/// A dealt game of `rules` (the deal drawn from `rng`).
-fn dealt(rules: &FullRules, rng: &mut ChaCha20Rng) -> SpielState {
-    let mut state = SpielState::new(rules.clone(), 0);
+/// A dealt game of the spec (its first deal drawn from `rng`).
+fn dealt(spec: &TrainSpec, rng: &mut ChaCha20Rng) -> SpielState {
+    let mut state = spec.state();
     while state.current_player() == CHANCE {
         state.apply_chance(rng).expect("a chance node deals");
     }
@@ -344,7 +343,6 @@ fn play_out(
 /// The self-play games `first..first + games` of generation `generation`,
 /// played by `model` at the spec's temperature: their rows in game order.
 pub fn self_play(spec: &TrainSpec, generation: u32, model: &net::Model, first: u64, games: u64) -> Vec<TrainRow> {
-    let rules = spec.rules();
     let t = &spec.train;
     let net = Player::Net {
         model,
@@ -359,7 +357,7 @@ pub fn self_play(spec: &TrainSpec, generation: u32, model: &net::Model, first: u
         let key =
             |stream| engine::seed::keyed_rng(spec.seed, generation as u64, g, engine::seed::TRAIN_SELF_PLAY, stream);
         let (mut deal, mut draws, mut pick) = (key(0), key(1), key(2));
-        let state = dealt(&rules, &mut deal);
+        let state = dealt(spec, &mut deal);
         // With the population's share, one side (drawn) is a fixed strategy.
         let fixed = (!population.is_empty() && engine::seed::unit(&mut pick) < t.population_share).then(|| {
             let side = (pick.next_u32() & 1) as usize;
@@ -388,7 +386,7 @@ pub fn self_play(spec: &TrainSpec, generation: u32, model: &net::Model, first: u
 pub fn pair(spec: &TrainSpec, generation: u32, tag: &[u8; 8], deal: u64, a: &Player, b: &Player) -> [i32; 2] {
     let rules = spec.rules();
     let key = |stream| engine::seed::keyed_rng(spec.seed, generation as u64, deal, tag, stream);
-    let state = dealt(&rules, &mut key(0));
+    let state = dealt(spec, &mut key(0));
     let mut buffers = Buffers::default();
     let first_seat_of = |side: u8| (0..rules.seats()).find(|&s| rules.side(s) == side).expect("a seat");
     let mut diff = |players: [&Player; 2], a_side: u8, stream: u64| {

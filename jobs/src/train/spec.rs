@@ -17,6 +17,8 @@ use super::stages::{default_anchors, is_zero};
 pub const MAX_TRAIN_GAMES: u64 = 10_000_000;
 /// The most generations a spec may ask for.
 pub const MAX_GENERATIONS: u32 = 1_000;
+/// The most points a training match may be played to (as `[match] to`).
+pub const MAX_MATCH_TO: u32 = 100_000;
 /// The widest hidden layer.
 pub const MAX_WIDTH: usize = 4_096;
 /// The most pairs a gate or an anchor's evaluation may play.
@@ -44,6 +46,10 @@ pub struct Train {
     /// side one network.
     #[serde(default = "two_seats", skip_serializing_if = "is_two_seats")]
     pub seats: u8,
+    /// All Fives: 0 (the default) plays one hand a game; above 0, a match
+    /// to that many points (a game's outcome is then the match's).
+    #[serde(default, skip_serializing_if = "is_no_match")]
+    pub to: u32,
     /// Generations to run (each: self-play, fit, gate, evaluation).
     pub generations: u32,
     /// Self-play games a generation.
@@ -92,6 +98,10 @@ pub struct Train {
     /// The evaluation against fixed anchors after each generation.
     #[serde(default)]
     pub eval: Eval,
+}
+
+fn is_no_match(to: &u32) -> bool {
+    *to == 0
 }
 
 fn two_seats() -> u8 {
@@ -195,7 +205,7 @@ impl TrainSpec {
             }
         })?;
         let m = &model.meta;
-        let state = full::spiel::SpielState::new(self.rules(), 0);
+        let state = self.state();
         // The game, encoding and shapes as every reader of a model checks
         // them (`net::Model::check`); the layers as this training makes them.
         let expect = net::Expect {
@@ -274,6 +284,13 @@ impl TrainSpec {
                     "block and team have their seats (2 and 4): seats applies to all-fives",
                 ));
             }
+        }
+        if t.to > MAX_MATCH_TO || (t.to > 0 && !fives) {
+            return Err(TrainSpecError::field(
+                "train.to",
+                t.to,
+                &format!("0 (one hand a game) or a match to 1 to {MAX_MATCH_TO} points, All Fives only"),
+            ));
         }
         if !(1..=MAX_GENERATIONS).contains(&t.generations) {
             return Err(TrainSpecError::field(
@@ -462,6 +479,11 @@ impl TrainSpec {
             Preset::AllFives => FullRules::new(FullConfig::all_fives(self.train.seats)).expect("checked seats"),
             preset => FullRules::preset(preset),
         }
+    }
+
+    /// A game of the spec at its start: one hand, or a match to `to`.
+    pub fn state(&self) -> full::spiel::SpielState {
+        full::spiel::SpielState::new(self.rules(), self.train.to)
     }
 
     /// Its encoding.
