@@ -195,9 +195,21 @@ pub(crate) fn run_full(args: FullArgs, preset: Preset) -> Result<()> {
                     .map_err(|e| anyhow::anyhow!("--net {path}: {e}"))?,
             )
         }
-        (_, Some(path)) => bail!("--net {}: only --agent net plays a model file", path.display()),
+        (
+            PlayerName::Search(e @ (PlayerEngine::MStar | PlayerEngine::Expectimax | PlayerEngine::Ismcts)),
+            Some(path),
+        ) if preset != Preset::AllFives => {
+            let path = path.to_string_lossy();
+            Some(net_search(e, &path, &rules, args.search.depth, &flags)?)
+        }
+        (_, Some(path)) => bail!(
+            "--net {}: --agent net plays a model file (ismcts, mstar and expectimax search with it on block and team)",
+            path.display()
+        ),
         (_, None) => None,
     };
+    // A search with a network decides as a network's seats do.
+    let agent = if net.is_some() { FullAgent::External } else { agent };
     play_full::run(FullPlay {
         rules,
         net,
@@ -215,6 +227,51 @@ pub(crate) fn run_full(args: FullArgs, preset: Preset) -> Result<()> {
         learned: args.full.evaluation.is_learned(),
         target_depth: args.full.target_depth,
     })
+}
+
+/// `--agent ENGINE --net FILE`: ismcts is the network's guided search of
+/// `--budget` x `--worlds` simulations, mstar and expectimax search
+/// `--depth` plays on `--worlds` worlds with its value at the leaves (as a
+/// spec's `engine = E` with `net`, docs/train.md, "Value leaves").
+fn net_search(
+    e: PlayerEngine,
+    path: &str,
+    rules: &full::FullRules,
+    depth: engine::DepthLimit,
+    flags: &FullSearchFlags,
+) -> Result<jobs::nets::NetAgent> {
+    if flags.worlds == 0 {
+        bail!("--net {path}: a network decides from its seat's view: add --observability partial --worlds K");
+    }
+    if flags.learned || flags.shaping != full::Shaping::None {
+        bail!("--eval learned / --shaping: a search with --net values its leaves by the network");
+    }
+    let agent = jobs::nets::load(path, 0.0, rules).map_err(|e| anyhow::anyhow!("--net {path}: {e}"))?;
+    let made = if e == PlayerEngine::Ismcts {
+        if flags.budget == 0 {
+            bail!(
+                "--agent ismcts --net {path}: the network's guided search of --budget x --worlds simulations: give --budget N"
+            );
+        }
+        agent.with_simulations(flags.budget.saturating_mul(flags.worlds as u64))
+    } else {
+        let engine::DepthLimit::Turns(d) = depth else {
+            bail!(
+                "--agent {} --net {path}: a network's value leaves are searched to a depth: give --depth 1 to 8",
+                e.name()
+            );
+        };
+        if flags.budget > 0 {
+            bail!(
+                "--budget: --agent {} --net searches to --depth plays on --worlds worlds",
+                e.name()
+            );
+        }
+        let how =
+            full::spiel::LeafSearch::new(e, d as u32, flags.worlds as u32).map_err(|why| anyhow::anyhow!("{why}"))?;
+        agent.with_leaves(how)
+    };
+    made.map_err(|e| anyhow::anyhow!("--net {path}: {e}"))
 }
 
 /// The full game's search flags, each checked alone.

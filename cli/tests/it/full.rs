@@ -384,3 +384,65 @@ fn a_block_hand_shows_each_pass_so_the_seats_take_turns() {
     }
     assert!(passes > 0, "some hand has a pass");
 }
+
+/// `--agent mstar|expectimax|ismcts --net FILE`: the network inside the
+/// search (value leaves; ismcts its guided search of budget x worlds
+/// simulations), named in the game, reproducible; and the flags that do
+/// not go with it refused.
+#[test]
+fn a_search_with_a_network_plays_block_and_team_hands() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    for (preset, file) in [("block", "train-block"), ("team", "train-team")] {
+        let model = root.join(format!("models/{file}.safetensors"));
+        let model = model.to_str().unwrap();
+        let base = [
+            "play",
+            "--preset",
+            preset,
+            "--state",
+            "5",
+            "--observability",
+            "partial",
+            "--worlds",
+            "3",
+            "--net",
+            model,
+            "--json",
+        ];
+        for (extra, name) in [
+            (
+                &["--agent", "mstar", "--depth", "2"][..],
+                "mstar depth 2 x 3 worlds, value leaves",
+            ),
+            (
+                &["--agent", "expectimax", "--depth", "3"],
+                "expectimax depth 3 x 3 worlds, value leaves",
+            ),
+            (&["--agent", "ismcts", "--budget", "40"], "120 guided simulations"),
+        ] {
+            let args = [&base[..], extra].concat();
+            let a = json(&args);
+            assert_eq!(a, json(&args), "{args:?} is not reproducible");
+            let agent = a["agents"][0].as_str().unwrap();
+            assert!(
+                agent.starts_with(&format!("net ({file}.safetensors")) && agent.contains(name),
+                "{agent}"
+            );
+        }
+        let refused = |extra: &[&str], says: &[&str]| {
+            TestCommand::new(&[&base[..base.len() - 1], extra].concat()).assert_err(says);
+        };
+        refused(&["--agent", "dominai"], &["--net", "ismcts, mstar and expectimax"]);
+        refused(
+            &["--agent", "mstar", "--depth", "2", "--budget", "100"],
+            &["--budget", "--depth"],
+        );
+        refused(&["--agent", "mstar", "--depth", "9"], &["depth = 9"]);
+    }
+    let model = root.join("models/train-block.safetensors");
+    TestCommand::new(&[
+        "play", "--preset", "block", "--state", "5", "--agent", "mstar", "--depth", "2", "--net",
+    ])
+    .arg(&model)
+    .assert_err(&["--observability partial --worlds K"]);
+}

@@ -550,14 +550,19 @@ fn all_fives_trains_on_matches() {
     let one_hand = TrainSpec::from_toml(&text.replacen("\nto = 25", "", 1)).unwrap();
     assert_ne!(spec.id(), one_hand.id());
     assert_eq!(
-        TrainSpec::from_toml(&text.replacen("to = 25", "to = 0", 1)).unwrap().id(),
+        TrainSpec::from_toml(&text.replacen("to = 25", "to = 0", 1))
+            .unwrap()
+            .id(),
         one_hand.id(),
         "to = 0 is one hand, and one-hand specs keep their ids"
     );
     let dir = tempfile::tempdir().unwrap();
     let summary = train(&spec, dir.path(), 2, None).unwrap();
     let rows = read_train(&dir.path().join("gen-001/selfplay/part-00000.parquet")).unwrap();
-    assert!(rows.iter().all(|r| r.outcome == 1.0 || r.outcome == -1.0), "match returns");
+    assert!(
+        rows.iter().all(|r| r.outcome == 1.0 || r.outcome == -1.0),
+        "match returns"
+    );
     // Later hands' rows see the match's points so far.
     let pieces = spec.state().encoding_pieces(full::spiel::Encoding::Rich);
     let at: usize = pieces
