@@ -47,7 +47,14 @@ pub enum Fixed {
         /// Worlds.
         worlds: u16,
     },
+    /// A network the run kept before (population only, `past`): one of
+    /// the last [`PAST_KEPT`] best networks before the generation's own,
+    /// drawn for each game, greedy; the generation's own in the first.
+    Past,
 }
+
+/// How many of the run's earlier best networks `past` draws from.
+pub const PAST_KEPT: usize = 8;
 
 impl Fixed {
     /// Its name in specs and reports.
@@ -59,6 +66,7 @@ impl Fixed {
             Fixed::Ismcts { budget, worlds } => format!("{}:{budget}x{worlds}", ismcts_name()),
             Fixed::Mstar { budget, worlds } if (budget, worlds) == DEFAULT_MSTAR => mstar_name().into(),
             Fixed::Mstar { budget, worlds } => format!("{}:{budget}x{worlds}", mstar_name()),
+            Fixed::Past => "past".into(),
         }
     }
 
@@ -78,6 +86,7 @@ impl Fixed {
         match s {
             "random" => return Ok(Fixed::Random),
             "heaviest" => return Ok(Fixed::Heaviest),
+            "past" => return Ok(Fixed::Past),
             _ => {}
         }
         for (name, default, make) in [
@@ -92,7 +101,8 @@ impl Fixed {
             }
         }
         Err(
-            "expected \"random\", \"heaviest\", \"ismcts\", \"ismcts:BUDGETxWORLDS\", \"mstar\" or \"mstar:BUDGETxWORLDS\""
+            "expected \"random\", \"heaviest\", \"ismcts\", \"ismcts:BUDGETxWORLDS\", \"mstar\", \"mstar:BUDGETxWORLDS\" \
+             or \"past\" (population only)"
                 .into(),
         )
     }

@@ -29,7 +29,7 @@ use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use serde::{Deserialize, Serialize};
 
 pub use fit::{FitReport, first_network};
-pub use fixed::{Fixed, TrainSearch};
+pub use fixed::{Fixed, PAST_KEPT, TrainSearch};
 pub use play::{Player, pair, self_play};
 pub use rows::{TrainRow, read_train, train_parquet, train_schema};
 pub use spec::{Keep, TrainSpec, TrainSpecError, is_train_spec};
@@ -61,6 +61,22 @@ pub enum TrainError {
     /// `train.start`'s file is not the one the spec was parsed with.
     #[error("train.start = {0:?}: {1}")]
     Start(String, String),
+}
+
+/// The run's best networks before the next generation's (the first, then
+/// each generation's kept one), each once, without the current best, the
+/// last [`fixed::PAST_KEPT`] of them: what the population's `past` draws
+/// from. A function of the generations' records, so a resumed run draws
+/// from the same.
+fn past_bests(summary: &Summary) -> Vec<String> {
+    let mut seen: Vec<String> = Vec::new();
+    for h in std::iter::once(&summary.first).chain(summary.generations.iter().map(|r| &r.best)) {
+        if *h != summary.best && !seen.contains(h) {
+            seen.push(h.clone());
+        }
+    }
+    let skip = seen.len().saturating_sub(fixed::PAST_KEPT);
+    seen.split_off(skip)
 }
 
 /// A match's pairs: counts, score and Elo with its 95% interval.
@@ -315,7 +331,7 @@ impl Trainer<'_> {
                     (self.progress)(&format!("generation {g}: done before (best {})", &r.best[..12]));
                     r
                 }
-                None => match self.generation(g, &summary.best)? {
+                None => match self.generation(g, &summary.best, &past_bests(&summary))? {
                     Some(r) => {
                         ran += 1;
                         let each = started.elapsed().as_secs_f64() / ran as f64;
@@ -365,12 +381,18 @@ impl Trainer<'_> {
         }
     }
 
-    fn generation(&self, g: u32, best: &str) -> Result<Option<Generation>, TrainError> {
+    fn generation(&self, g: u32, best: &str, past: &[String]) -> Result<Option<Generation>, TrainError> {
         let spec = self.spec;
         let dir = self.gen_dir(g);
         let parts_dir = dir.join(SELF_PLAY_DIR);
         std::fs::create_dir_all(&parts_dir).map_err(io(&parts_dir))?;
         let model = self.load(best)?;
+        // Only a population with `past` plays them.
+        let past: Vec<net::Model> = if spec.population().contains(&Fixed::Past) {
+            past.iter().map(|h| self.load(h)).collect::<Result<_, _>>()?
+        } else {
+            Vec::new()
+        };
         let shards = spec.shards();
         let t0 = std::time::Instant::now();
         let part = |k: usize| parts_dir.join(crate::layout::part_file(k as u64));
@@ -387,7 +409,7 @@ impl Trainer<'_> {
         let played = parallel(todo.len(), self.threads, self.stop, |i| -> Result<(), IoError> {
             let k = todo[i];
             let (first, games) = shards[k];
-            let rows = play::self_play(spec, g, &model, first, games);
+            let rows = play::self_play(spec, g, &model, &past, first, games);
             write_atomic(&part(k), &rows::train_parquet(&rows, spec.belief()))?;
             let n = done.fetch_add(1, Ordering::Relaxed) + 1;
             if todo.len() <= 50 || n.is_multiple_of(10) || n == todo.len() {

@@ -66,6 +66,7 @@ impl Player<'_> {
                 ismcts(state, seat, legal, (budget, worlds), rng, &mut b.tree, None)
             }
             Player::Fixed(Fixed::Heaviest) => legal[heaviest(state, legal)],
+            Player::Fixed(Fixed::Past) => unreachable!("self-play plays a past network as Player::Net"),
             Player::Fixed(Fixed::Mstar { budget, worlds }) => mstar(state, seat, (budget, worlds), rng),
             Player::Net {
                 model,
@@ -342,7 +343,16 @@ fn play_out(
 
 /// The self-play games `first..first + games` of generation `generation`,
 /// played by `model` at the spec's temperature: their rows in game order.
-pub fn self_play(spec: &TrainSpec, generation: u32, model: &net::Model, first: u64, games: u64) -> Vec<TrainRow> {
+/// `past` is what the population's `past` draws from (the run's earlier
+/// best networks; `model` itself when empty).
+pub fn self_play(
+    spec: &TrainSpec,
+    generation: u32,
+    model: &net::Model,
+    past: &[net::Model],
+    first: u64,
+    games: u64,
+) -> Vec<TrainRow> {
     let t = &spec.train;
     let net = Player::Net {
         model,
@@ -362,7 +372,17 @@ pub fn self_play(spec: &TrainSpec, generation: u32, model: &net::Model, first: u
         let fixed = (!population.is_empty() && engine::seed::unit(&mut pick) < t.population_share).then(|| {
             let side = (pick.next_u32() & 1) as usize;
             let who = population[engine::seed::below_u32(&mut pick, population.len() as u32) as usize];
-            (side, Player::Fixed(who))
+            if who != Fixed::Past {
+                return (side, Player::Fixed(who));
+            }
+            let k = engine::seed::below_u32(&mut pick, past.len().max(1) as u32) as usize;
+            let player = Player::Net {
+                model: past.get(k).unwrap_or(model),
+                encoding: spec.encoding(),
+                temperature: 0.0,
+                search: None,
+            };
+            (side, player)
         });
         let mut players = [&net, &net];
         let mut sides = [true, true];

@@ -381,6 +381,13 @@ impl TrainSpec {
         if let Some(a) = t.eval.anchors.iter().find(|a| named(a)) {
             return Err(TrainSpecError::field("train.eval.anchors", a, why));
         }
+        if let Some(a) = t.eval.anchors.iter().find(|a| Fixed::parse(a) == Ok(Fixed::Past)) {
+            return Err(TrainSpecError::field(
+                "train.eval.anchors",
+                a,
+                "an anchor is the same player in every generation: \"past\" is a member of the population only",
+            ));
+        }
         let expert = TrainSearch::parse(&t.search).ok().and_then(TrainSearch::expert);
         if t.searched > 0.0 && expert.is_some_and(wrong) {
             let why = if fives && t.seats != 2 {

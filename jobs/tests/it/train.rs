@@ -588,3 +588,49 @@ fn all_fives_trains_on_matches() {
         assert!(err.contains(want) && err.contains("train.to"), "{to}: {err}");
     }
 }
+
+/// `population = ["past"]`: the population's share of games sets the
+/// network against one of the run's earlier best networks (the current one
+/// in the first generation), whose side writes no rows; the same networks
+/// on 1 and 2 threads; `past` is no anchor.
+#[test]
+fn the_population_s_past_networks_play_a_share_of_self_play() {
+    let text = TINY
+        .replacen("generations = 2", "generations = 3", 1)
+        .replacen(
+            "population_share = 0.5",
+            "population_share = 0.5\npopulation = [\"past\"]",
+            1,
+        )
+        .replacen("[train.gate]\n", "[train.gate]\nkeep = \"latest\"\n", 1);
+    let spec = TrainSpec::from_toml(&text).unwrap();
+    assert_eq!(spec.population(), [jobs::train::Fixed::Past]);
+    let dir = tempfile::tempdir().unwrap();
+    let summary = train(&spec, dir.path(), 2, None).unwrap();
+    assert_eq!(summary.generations.len(), 3);
+    for g in 1..=3 {
+        let rows = read_train(&dir.path().join(format!("gen-00{g}/selfplay/part-00000.parquet"))).unwrap();
+        let games: Vec<_> = rows.chunk_by(|a, b| a.game_index == b.game_index).collect();
+        let one_sided = games
+            .iter()
+            .filter(|g| g.iter().all(|r| r.seat % 2 == g[0].seat % 2))
+            .count();
+        assert!(
+            one_sided > games.len() / 5 && one_sided < games.len(),
+            "generation {g}: {one_sided} of {} games have one side's rows",
+            games.len()
+        );
+    }
+    let again = tempfile::tempdir().unwrap();
+    assert_eq!(
+        decided(&train(&spec, again.path(), 1, None).unwrap()),
+        decided(&summary)
+    );
+    let err = TrainSpec::from_toml(&text.replacen("\"ismcts:200x4\"", "\"past\"", 1))
+        .unwrap_err()
+        .to_string();
+    assert!(
+        err.contains("train.eval.anchors") && err.contains("population only"),
+        "{err}"
+    );
+}
