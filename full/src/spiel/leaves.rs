@@ -84,7 +84,7 @@ pub struct LeafBuffers {
     obs: Vec<f32>,
     logits: Vec<f32>,
     scratch: net::Scratch,
-    /// The mean value of each root play so far.
+    /// Each root play's values summed over the worlds so far.
     sums: Vec<f64>,
 }
 
@@ -92,7 +92,7 @@ struct Search<'a, R> {
     model: &'a net::Model,
     encoding: Encoding,
     how: LeafSearch,
-    /// The deciding seat's side, and the scale of the returns.
+    /// The deciding seat, its side, and the scale of the returns.
     side: u8,
     player: u8,
     scale: f64,
