@@ -15,6 +15,7 @@ mod spec_search;
 mod sprt;
 mod train;
 mod train_belief;
+mod train_games;
 
 use std::sync::atomic::{AtomicBool, AtomicU64};
 
