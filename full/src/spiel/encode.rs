@@ -124,6 +124,23 @@ impl SpielState {
             .sum()
     }
 
+    /// What a model must be to play this game through `encoding`: its
+    /// game, encoding and version, widths and belief head's shape (what
+    /// `net::Model::check` compares).
+    pub fn model_expect(&self, encoding: Encoding) -> net::Expect<'static> {
+        net::Expect {
+            game: self.rules().config().preset.name(),
+            encoding: encoding.name(),
+            encoding_version: ENCODING_VERSION,
+            inputs: self.encoding_size(encoding),
+            actions: self.action_count() as usize,
+            belief: net::BeliefShape {
+                tiles: self.rules().tile_count() as usize,
+                holders: self.belief_holders(),
+            },
+        }
+    }
+
     /// `player`'s observation under `encoding`, written over `out` (which
     /// is cleared first).
     pub fn encode(&self, player: u8, encoding: Encoding, out: &mut Vec<f32>) {

@@ -249,21 +249,12 @@ impl NetPolicy {
 
     /// Whether the model plays `state`'s game; if not, why.
     pub fn check(&self, state: &SpielState) -> Result<(), PolicyError> {
-        let expect = net::Expect {
-            game: state.rules().config().preset.name(),
-            encoding: self.encoding.name(),
-            encoding_version: super::ENCODING_VERSION,
-            inputs: state.encoding_size(self.encoding),
-            actions: state.action_count() as usize,
-            belief: net::BeliefShape {
-                tiles: state.rules().tile_count() as usize,
-                holders: state.belief_holders(),
-            },
-        };
-        self.model.check(&expect).map_err(|why| PolicyError::Mismatch {
-            path: self.path.clone(),
-            why,
-        })?;
+        self.model
+            .check(&state.model_expect(self.encoding))
+            .map_err(|why| PolicyError::Mismatch {
+                path: self.path.clone(),
+                why,
+            })?;
         if self.leaves.is_some() && state.rules().sides() != 2 {
             return Err(PolicyError::Leaves(format!(
                 "model file {}: value leaves turn a seat's value into its side's against one other side, and this \

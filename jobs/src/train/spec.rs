@@ -205,21 +205,9 @@ impl TrainSpec {
             }
         })?;
         let m = &model.meta;
-        let state = self.state();
         // The game, encoding and shapes as every reader of a model checks
-        // them (`net::Model::check`); the layers as this training makes them.
-        let expect = net::Expect {
-            game: &t.game,
-            encoding: self.encoding().name(),
-            encoding_version: full::spiel::ENCODING_VERSION,
-            inputs: state.encoding_size(self.encoding()),
-            actions: state.action_count() as usize,
-            belief: net::BeliefShape {
-                tiles: self.rules().tile_count() as usize,
-                holders: state.belief_holders(),
-            },
-        };
-        let mismatch = match model.check(&expect) {
+        // them; the layers as this training makes them.
+        let mismatch = match model.check(&self.state().model_expect(self.encoding())) {
             Err(why) => Some(format!(
                 "{why} (train.game {:?}, train.encoding {:?})",
                 t.game, t.encoding
