@@ -18,6 +18,8 @@ use std::str::FromStr;
 
 use engine::{Loc, TileSet};
 
+use super::tensor::{SliceOut, TensorOut};
+
 use super::{SpielState, View};
 use crate::rules::{FullRules, MAX_SEATS};
 
@@ -145,6 +147,19 @@ impl SpielState {
     /// is cleared first).
     pub fn encode(&self, player: u8, encoding: Encoding, out: &mut Vec<f32>) {
         out.clear();
+        self.encode_to(player, encoding, out);
+    }
+
+    /// `player`'s observation under `encoding`, written in place over `out`,
+    /// which must be [`Self::encoding_size`] long (a row of a vector
+    /// environment's array: no copy through a scratch vector).
+    pub fn encode_slice(&self, player: u8, encoding: Encoding, out: &mut [f32]) {
+        let mut w = SliceOut::new(out);
+        self.encode_to(player, encoding, &mut w);
+        w.finish();
+    }
+
+    fn encode_to(&self, player: u8, encoding: Encoding, out: &mut impl TensorOut) {
         match encoding {
             Encoding::InfoState => match self {
                 SpielState::Open(c) => c.tensor_into(player, INFO_STATE, out),
@@ -201,30 +216,34 @@ impl SpielState {
     }
 }
 
-fn write_rich(rules: &FullRules, player: u8, f: &Facts, out: &mut Vec<f32>) {
+fn write_rich(rules: &FullRules, player: u8, f: &Facts, out: &mut impl TensorOut) {
     let (seats, tiles, pips) = (rules.seats() as usize, rules.tile_count() as usize, rules.set() + 1);
-    let one_hot = |out: &mut Vec<f32>, n: usize, i: Option<usize>| {
-        out.extend((0..n).map(|k| if Some(k) == i { 1.0 } else { 0.0 }));
-    };
-    let set_bits = |out: &mut Vec<f32>, set: TileSet| out.extend((0..tiles).map(|t| (set >> t & 1) as f32));
-    one_hot(out, seats, Some(player as usize));
-    set_bits(out, f.hand);
-    set_bits(out, f.board);
+    out.one_hot(seats, Some(player as usize));
+    out.set(tiles, f.hand);
+    out.set(tiles, f.board);
     for &set in &f.played_by[..seats] {
-        set_bits(out, set);
+        out.set(tiles, set);
     }
     for &set in &f.voids[..seats] {
-        set_bits(out, set);
+        out.set(tiles, set);
     }
     for &end in &f.ends {
-        out.push(end.is_some() as u8 as f32);
-        one_hot(out, pips as usize, end.map(usize::from));
+        out.value(end.is_some() as u8 as f32);
+        out.one_hot(pips as usize, end.map(usize::from));
     }
     let unseen = rules.all_tiles() & !f.hand & !f.board;
-    out.extend((0..pips).map(|p| (unseen & rules.pip_mask(p)).count_ones() as f32));
-    out.extend(f.sizes[..seats].iter().map(|&n| n as f32));
-    out.push(f.boneyard as f32);
-    out.extend(f.points[..seats].iter().map(|&n| n as f32));
-    out.extend(f.totals[..seats].iter().map(|&n| n as f32));
-    one_hot(out, seats, f.to_act);
+    for p in 0..pips {
+        out.value((unseen & rules.pip_mask(p)).count_ones() as f32);
+    }
+    for &n in &f.sizes[..seats] {
+        out.value(n as f32);
+    }
+    out.value(f.boneyard as f32);
+    for &n in &f.points[..seats] {
+        out.value(n as f32);
+    }
+    for &n in &f.totals[..seats] {
+        out.value(n as f32);
+    }
+    out.one_hot(seats, f.to_act);
 }

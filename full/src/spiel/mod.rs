@@ -16,6 +16,7 @@ mod open;
 mod past;
 mod policy;
 mod pool;
+mod tensor;
 mod view;
 
 pub use crate::fives::{fives_action_of as action_of, fives_play_id as play_id};

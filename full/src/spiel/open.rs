@@ -12,6 +12,7 @@ use engine::{TileSet, bit};
 use std::sync::Arc;
 
 use super::View;
+use super::tensor::TensorOut;
 
 /// A block or team state (OpenSpiel's game exactly), from the deal's
 /// first chance node.
@@ -203,9 +204,10 @@ impl OpenSpielState {
         out
     }
 
-    /// [`Self::tensor`] appended to `out` (no allocation once `out` has
-    /// room): the tensor is zeroed at once and its other entries written.
-    pub fn tensor_into(&self, player: u8, view: View, out: &mut Vec<f32>) {
+    /// [`Self::tensor`] appended to `out` (no allocation once a vector
+    /// has room; a slice is written in place): the tensor is zeroed at
+    /// once and its other entries written.
+    pub fn tensor_into(&self, player: u8, view: View, out: &mut impl TensorOut) {
         let seats = self.rules.seats() as usize;
         let rows = if self.rules.kind() == Preset::Team { 25 } else { 14 };
         let private = if view.private { 21 } else { 0 };
@@ -214,9 +216,8 @@ impl OpenSpielState {
             (true, true) => 5 * rows,
             (true, false) => 4 + seats,
         };
-        let start = out.len();
-        out.resize(start + seats + private + public, 0.0);
-        let t = &mut out[start..];
+        let t = out.take(seats + private + public);
+        t.fill(0.0);
         let pips = |t: u8| {
             let (a, b) = self.rules.pips(t);
             (a as f32, b as f32)

@@ -9,6 +9,7 @@ use engine::{Loc, TileSet, bits};
 
 use super::View;
 use super::fives::{Event, FivesState};
+use super::tensor::TensorOut;
 
 impl FivesState {
     fn tile_name(&self, t: u8) -> String {
@@ -136,13 +137,12 @@ impl FivesState {
         out
     }
 
-    /// [`Self::tensor`] appended to `out`: no allocation once `out` has
-    /// room for a tensor (a vector environment's step). Each piece is
-    /// appended as zeros and only its other entries written.
-    pub fn tensor_into(&self, player: u8, view: View, out: &mut Vec<f32>) {
+    /// [`Self::tensor`] appended to `out`: no allocation once a vector
+    /// `out` has room for a tensor; a slice is written in place (a vector
+    /// environment's step).
+    pub fn tensor_into(&self, player: u8, view: View, w: &mut impl TensorOut) {
         let rules = self.rules();
         let (seats, tiles) = (rules.seats() as usize, rules.tile_count() as usize);
-        let mut w = Zeroed { out };
         w.one_hot(seats, Some(player as usize));
         if view.private {
             w.set(tiles, self.hand_of(player));
@@ -180,42 +180,6 @@ impl FivesState {
         }
         if view.private && view.perfect_recall {
             w.set(tiles, self.hand_drawn[player as usize]);
-        }
-    }
-}
-
-/// A tensor's pieces appended in order as zeros, then their other
-/// entries set.
-struct Zeroed<'a> {
-    out: &'a mut Vec<f32>,
-}
-
-impl Zeroed<'_> {
-    /// `n` zeros appended; the index of the first.
-    fn zeros(&mut self, n: usize) -> usize {
-        let at = self.out.len();
-        self.out.resize(at + n, 0.0);
-        at
-    }
-
-    /// One entry.
-    fn value(&mut self, x: f32) {
-        self.out.push(x);
-    }
-
-    /// `n` entries, 1 at `i`.
-    fn one_hot(&mut self, n: usize, i: Option<usize>) {
-        let at = self.zeros(n);
-        if let Some(i) = i.filter(|&i| i < n) {
-            self.out[at + i] = 1.0;
-        }
-    }
-
-    /// `tiles` entries, 1 at each tile of `set`.
-    fn set(&mut self, tiles: usize, set: TileSet) {
-        let at = self.zeros(tiles);
-        for t in bits(set).map(usize::from).filter(|&t| t < tiles) {
-            self.out[at + t] = 1.0;
         }
     }
 }

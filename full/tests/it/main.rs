@@ -6,6 +6,7 @@ mod alphabeta;
 mod beliefs;
 mod block_budget;
 mod dominai;
+mod encode_slice;
 mod eval_leaf;
 mod external;
 mod fives;

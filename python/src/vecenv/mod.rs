@@ -52,8 +52,9 @@ struct Slot {
 /// What one step writes for one game.
 struct Out<'a> {
     obs: &'a mut [f32],
-    /// The kept mask (what `step` checks), and Python's copy of it.
-    mask: &'a mut [u8],
+    /// The kept mask (what `step` checks: one bit an action, in words of
+    /// 64), and Python's (a byte an action, which Python may write).
+    mask: &'a mut [u64],
     py_mask: &'a mut [u8],
     legal: &'a mut [i32],
     count: &'a mut i32,
@@ -85,11 +86,19 @@ pub struct VecCore {
     seats: usize,
     /// The most legal actions a node has (the `legal` array's width).
     width: usize,
-    /// Each game's legal actions as a mask, kept here: what `step`
-    /// checks the learner's actions against (Python's copy may be written).
-    mask: Vec<u8>,
+    /// Each game's legal actions as a mask of `mask_words` words, kept
+    /// here: what `step` checks the learner's actions against (Python's
+    /// copy may be written). Bits, not bytes: every step rewrites it, and
+    /// at 4,096 games of team a byte mask is 1.2 MB more to write.
+    mask: Vec<u64>,
+    mask_words: usize,
     /// Whether each game awaits an action (false before the first reset).
     live: bool,
+}
+
+/// Whether action `a` is set in a kept mask (words of 64 bits).
+fn has(mask: &[u64], a: u32) -> bool {
+    mask[a as usize / 64] >> (a % 64) & 1 == 1
 }
 
 /// `v` as a writable C-contiguous buffer of `len` items of `T`.
@@ -126,7 +135,7 @@ struct Part<'a> {
     first: usize,
     slots: &'a mut [Slot],
     to: Views<'a>,
-    mask: &'a mut [u8],
+    mask: &'a mut [u64],
 }
 
 /// Those arrays as slices, one item per game and column.
@@ -312,7 +321,8 @@ impl VecCore {
             actions,
             seats,
             width,
-            mask: vec![0; n * actions],
+            mask: vec![0; n * actions.div_ceil(64)],
+            mask_words: actions.div_ceil(64),
             live: false,
         })
     }
@@ -343,14 +353,14 @@ impl VecCore {
         let (seed, live) = (self.seed, self.live);
         let views = to.views();
         py.detach(|| {
-            self.run(views, |core, i, slot, scratch, out| {
+            self.run(views, |core, i, slot, out| {
                 if rekey {
                     slot.chance = engine::seed::keyed_rng(seed, i as u64, 0, engine::seed::PYTHON, CHANCE_STREAM);
                     slot.episode = 0;
                 } else if live {
                     slot.episode += 1;
                 }
-                core.start(i, slot, scratch, out)
+                core.start(i, slot, out)
             })
         })?;
         self.live = true;
@@ -384,11 +394,7 @@ impl VecCore {
             self.check_actions(&acts)?;
         }
         let views = to.views();
-        py.detach(|| {
-            self.run(views, |core, i, slot, scratch, out| {
-                core.advance(i, slot, acts[i], scratch, out)
-            })
-        })
+        py.detach(|| self.run(views, |core, i, slot, out| core.advance(i, slot, acts[i], out)))
     }
 
     /// Game `i`'s state (a copy, as a `muggins.State`).
@@ -418,7 +424,7 @@ impl VecCore {
         for (i, (&a, slot)) in acts.iter().zip(&self.slots).enumerate() {
             let legal = u32::try_from(a)
                 .ok()
-                .filter(|&a| (a as usize) < self.actions && self.mask[i * self.actions + a as usize] == 1);
+                .filter(|&a| (a as usize) < self.actions && has(&self.mask[i * self.mask_words..], a));
             if legal.is_none() {
                 let seat = slot.state.current_player();
                 return Err(PyValueError::new_err(format!(
@@ -437,7 +443,7 @@ impl VecCore {
     /// observations.
     fn run<F>(&mut self, to: Views<'_>, each: F) -> PyResult<()>
     where
-        F: Fn(&Shared<'_>, usize, &mut Slot, &mut Vec<f32>, Out<'_>) -> Result<(), String> + Sync,
+        F: Fn(&Shared<'_>, usize, &mut Slot, Out<'_>) -> Result<(), String> + Sync,
     {
         let shared = Shared {
             engines: &self.engines,
@@ -448,13 +454,13 @@ impl VecCore {
         };
         let n = self.slots.len();
         let chunk = n.div_ceil(self.threads.min(n).max(1));
-        let (d, a, s, w) = (self.obs_size, self.actions, self.seats, self.width);
+        let (d, a, s, w, m) = (self.obs_size, self.actions, self.seats, self.width, self.mask_words);
         let mut parts = self
             .slots
             .chunks_mut(chunk)
             .zip(to.obs.chunks_mut(chunk * d))
             .zip(to.mask.chunks_mut(chunk * a))
-            .zip(self.mask.chunks_mut(chunk * a))
+            .zip(self.mask.chunks_mut(chunk * m))
             .zip(to.legal.chunks_mut(chunk * w))
             .zip(to.count.chunks_mut(chunk))
             .zip(to.reward.chunks_mut(chunk))
@@ -490,11 +496,10 @@ impl VecCore {
         let (shared, each) = (&shared, &each);
         let part = move |p: Part<'_>| {
             let Part { first, slots, to, mask } = p;
-            let mut scratch = Vec::with_capacity(d);
             for (k, slot) in slots.iter_mut().enumerate() {
                 let out = Out {
                     obs: &mut to.obs[k * d..(k + 1) * d],
-                    mask: &mut mask[k * a..(k + 1) * a],
+                    mask: &mut mask[k * m..(k + 1) * m],
                     py_mask: &mut to.mask[k * a..(k + 1) * a],
                     legal: &mut to.legal[k * w..(k + 1) * w],
                     count: &mut to.count[k],
@@ -504,7 +509,7 @@ impl VecCore {
                     final_obs: &mut to.final_obs[k * d..(k + 1) * d],
                     returns: &mut to.returns[k * s..(k + 1) * s],
                 };
-                each(shared, first + k, slot, &mut scratch, out)?;
+                each(shared, first + k, slot, out)?;
             }
             Ok::<(), String>(())
         };

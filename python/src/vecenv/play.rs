@@ -6,7 +6,7 @@ use rand_chacha::ChaCha20Rng;
 
 use full::spiel::{CHANCE, SpielState};
 
-use super::{ENGINE_STREAM, Illegal, Out, Shared, Slot};
+use super::{ENGINE_STREAM, Illegal, Out, Shared, Slot, has};
 use crate::bot::Bot;
 
 impl Shared<'_> {
@@ -44,7 +44,7 @@ impl Shared<'_> {
 
     /// A new game in `slot`, played to the learner's first turn (a game
     /// that ends before it is dealt again), its observation written.
-    pub(super) fn start(&self, i: usize, slot: &mut Slot, scratch: &mut Vec<f32>, out: Out<'_>) -> Result<(), String> {
+    pub(super) fn start(&self, i: usize, slot: &mut Slot, out: Out<'_>) -> Result<(), String> {
         loop {
             slot.state.restart_in_place();
             self.play_out(i, slot)?;
@@ -53,45 +53,39 @@ impl Shared<'_> {
             }
             slot.episode += 1;
         }
-        self.observe(&slot.state, scratch, out);
+        self.observe(&slot.state, out);
         Ok(())
     }
 
     /// The acting seat's observation, its legal actions as a mask and as
     /// a list (ascending, padded with -1).
-    fn observe(&self, state: &SpielState, scratch: &mut Vec<f32>, out: Out<'_>) {
+    fn observe(&self, state: &SpielState, out: Out<'_>) {
         let p = state.current_player();
         *out.seat = p as i32;
-        state.encode(p.max(0) as u8, self.encoding, scratch);
-        out.obs.copy_from_slice(scratch);
+        state.encode_slice(p.max(0) as u8, self.encoding, out.obs);
         out.mask.fill(0);
-        out.legal.fill(-1);
+        out.py_mask.fill(0);
         let mut ids = [0u32; 128];
         let count = state.legal_ids(&mut ids);
         for &id in &ids[..count] {
-            out.mask[id as usize] = 1;
+            out.mask[id as usize / 64] |= 1 << (id % 64);
+            out.py_mask[id as usize] = 1;
         }
-        out.py_mask.copy_from_slice(out.mask);
-        for (slot, &id) in out.legal.iter_mut().zip(&ids[..count]) {
+        let (listed, rest) = out.legal.split_at_mut(count);
+        for (slot, &id) in listed.iter_mut().zip(&ids[..count]) {
             *slot = id as i32;
         }
+        rest.fill(-1);
         *out.count = count as i32;
     }
 
     /// One learner action in game `i`, then the others' to its next turn;
     /// a finished game is recorded and started anew.
-    pub(super) fn advance(
-        &self,
-        i: usize,
-        slot: &mut Slot,
-        action: i64,
-        scratch: &mut Vec<f32>,
-        out: Out<'_>,
-    ) -> Result<(), String> {
+    pub(super) fn advance(&self, i: usize, slot: &mut Slot, action: i64, out: Out<'_>) -> Result<(), String> {
         let actor = slot.state.current_player() as u8;
         let legal = u32::try_from(action)
             .ok()
-            .filter(|&a| (a as usize) < self.actions && out.mask[a as usize] == 1);
+            .filter(|&a| (a as usize) < self.actions && has(out.mask, a));
         let forfeit = match legal {
             Some(a) => {
                 // The mask is this state's legal list, kept in Rust.
@@ -105,7 +99,7 @@ impl Shared<'_> {
         *out.reward = 0.0;
         *out.terminated = 0;
         if forfeit.is_none() && !slot.state.is_terminal() {
-            self.observe(&slot.state, scratch, out);
+            self.observe(&slot.state, out);
             return Ok(());
         }
         let returns = match forfeit {
@@ -118,10 +112,9 @@ impl Shared<'_> {
         // The learner's reward: its seat's, the one that acted last if several.
         *out.reward = returns[actor as usize] as f32;
         *out.terminated = 1;
-        slot.state.encode(actor, self.encoding, scratch);
-        out.final_obs.copy_from_slice(scratch);
+        slot.state.encode_slice(actor, self.encoding, out.final_obs);
         slot.episode += 1;
-        self.start(i, slot, scratch, out)
+        self.start(i, slot, out)
     }
 
     /// The returns when `seat` forfeits: its side gets the game's worst
