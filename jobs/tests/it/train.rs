@@ -292,6 +292,7 @@ fn the_shipped_networks_name_the_shipped_specs_that_made_them() {
         "train-all-fives",
         "train-all-fives-mstar",
         "train-team-ismcts",
+        "train-block-ismcts",
     ] {
         let text = std::fs::read_to_string(root.join(format!("jobs/specs/{name}.toml"))).unwrap();
         // A start file is named from the repository root, where the specs
