@@ -26,13 +26,37 @@ pub trait TensorOut {
         }
     }
 
-    /// `tiles` entries, 1 at each tile of `set`.
+    /// `tiles` entries, 1 at each tile of `set`: four at a time from a
+    /// table of the sixteen patterns (a set is most of a tensor).
     fn set(&mut self, tiles: usize, set: TileSet) {
-        for (t, z) in self.take(tiles).iter_mut().enumerate() {
-            *z = (set >> t & 1) as f32;
+        let z = self.take(tiles);
+        let mut quads = z.chunks_exact_mut(4);
+        for (k, quad) in quads.by_ref().enumerate() {
+            quad.copy_from_slice(&NIBBLES[(set >> (4 * k) & 15) as usize]);
+        }
+        let done = tiles - tiles % 4;
+        for (t, z) in quads.into_remainder().iter_mut().enumerate() {
+            *z = if set >> (done + t) & 1 == 1 { 1.0 } else { 0.0 };
         }
     }
 }
+
+/// Each 4-bit pattern's entries, lowest bit first.
+const NIBBLES: [[f32; 4]; 16] = {
+    let mut t = [[0.0; 4]; 16];
+    let mut n = 0;
+    while n < 16 {
+        let mut b = 0;
+        while b < 4 {
+            if n >> b & 1 == 1 {
+                t[n][b] = 1.0;
+            }
+            b += 1;
+        }
+        n += 1;
+    }
+    t
+};
 
 impl TensorOut for Vec<f32> {
     fn take(&mut self, n: usize) -> &mut [f32] {
