@@ -172,6 +172,30 @@ def test_vecenv_with_opponents_gives_the_learner_its_seat_and_its_return():
     assert games > 100 and wins < games  # heaviest beats random more often than not
 
 
+@pytest.mark.parametrize("game", ["block", "team", "all-fives"])
+def test_vecenv_accepts_exactly_the_legal_actions(game):
+    # The mask step checks is kept in Rust, one bit an action in words of
+    # 64: every id of the action space, across the words' boundaries, is
+    # refused unless it is legal, and the legal ones play.
+    env = muggins.VecEnv(game, 3, seed=5, threads=2)
+    _, info = env.reset()
+    actions_n = info["action_mask"].shape[1]
+    rng = np.random.default_rng(2)
+    for _ in range(12):
+        legal_now = set(int(a) for a in info["legal"][1, : info["num_legal"][1]])
+        assert legal_now == set(np.flatnonzero(info["action_mask"][1]).tolist())
+        base = info["legal"][np.arange(3), 0].astype(np.int64)
+        for a in range(-1, actions_n + 1):
+            if a in legal_now:
+                continue
+            acts = base.copy()
+            acts[1] = a
+            with pytest.raises(ValueError, match=rf"actions\[1\] = {a}: not a legal action of game 1"):
+                env.step(acts)
+        k = (rng.random(3) * info["num_legal"]).astype(np.int64)
+        _, _, _, _, info = env.step(info["legal"][np.arange(3), k])
+
+
 def test_vecenv_refuses_bad_input_clearly():
     env = muggins.VecEnv("block", 4, seed=0)
     with pytest.raises(RuntimeError, match="before reset"):
