@@ -291,6 +291,7 @@ impl VecCore {
         let probe = Core::new(game.rules.clone(), game.to);
         let (obs_size, actions) = (probe.encoding_size(encoding), probe.action_count() as usize);
         let width = probe.max_legal();
+        let mask_words = actions.div_ceil(64);
         let pool = match threads.min(n) {
             0 | 1 => None,
             t => Some(
@@ -321,8 +322,8 @@ impl VecCore {
             actions,
             seats,
             width,
-            mask: vec![0; n * actions.div_ceil(64)],
-            mask_words: actions.div_ceil(64),
+            mask: vec![0; n * mask_words],
+            mask_words,
             live: false,
         })
     }
