@@ -81,13 +81,13 @@ if grep -nE "'(pending|leased|done|failed|running|succeeded|cancelled)'|'\{[a-z_
     fail=1
 fi
 
-# Layout names are spelled only in jobs::layout: no other source spells a
+# Layout names are spelled only in jobs::layout (jobs/src/layout/): no other source spells a
 # results file name, a temporary name, a partition or task-id format as a
 # literal (messages that mention a name in prose are not literals of it).
 # shellcheck disable=SC2046
 if grep -nE '"(part-|model-|\.parquet|\.tmp|tmp|hands\.parquet|report\.md|report\.json|_manifest\.json|_SUCCESS|_workers\.json|_experiment\.json|\.muggins-results|-tiebreak|\.json)"|:05\}|with_extension\(|\}\.(parquet|json|md|csv|svg)"' \
-    $(find */src -name '*.rs' -not -path 'jobs/src/layout.rs' -not -path 'target/*'); then
-    echo "invariant broken: a results name or format spelled outside jobs/src/layout.rs (lines above)"
+    $(find */src -name '*.rs' -not -path 'jobs/src/layout/*' -not -path 'target/*'); then
+    echo "invariant broken: a results name or format spelled outside jobs/src/layout/ (lines above)"
     fail=1
 fi
 

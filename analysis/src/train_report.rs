@@ -90,6 +90,16 @@ fn elo(m: &MatchRecord) -> String {
     format!("{:+.1} [{:+.1}, {:+.1}]", m.elo, m.elo_low, m.elo_high)
 }
 
+/// Writes a training run's report into its directory `dir`: `report.json`
+/// (the summary), `curve.svg` and `report.md`.
+pub fn write(dir: &std::path::Path, spec: &TrainSpec, s: &Summary) -> Result<(), jobs::IoError> {
+    use jobs::layout::{REPORT_JSON_FILE, REPORT_MD_FILE, TRAIN_CURVE, write_atomic};
+    let json = serde_json::to_vec_pretty(s).expect("a summary serialises");
+    write_atomic(&dir.join(REPORT_JSON_FILE), &json)?;
+    write_atomic(&dir.join(TRAIN_CURVE), curve_svg(s).as_bytes())?;
+    write_atomic(&dir.join(REPORT_MD_FILE), markdown(spec, s).as_bytes())
+}
+
 /// The report as Markdown: the spec, one row a generation, the commands.
 pub fn markdown(spec: &TrainSpec, s: &Summary) -> String {
     let t = &spec.train;

@@ -4,11 +4,11 @@
 
 use std::path::{Path, PathBuf};
 
-use jobs::Spec;
 use jobs::layout::{
     ExperimentDir, GAMES_DIR, MANIFEST, Owner, PathError, RESULTS_MARKER, SUCCESS, Stage, confine, confine_name,
     create_confined_dir, file_digest, is_plain_file,
 };
+use jobs::{Job, Spec};
 
 use crate::shared::Shared;
 use crate::store::{CompletionTarget, ExpState, StoreError, now_ms};
@@ -45,13 +45,14 @@ fn invalid(e: impl std::fmt::Display) -> StoreError {
 /// experiment's; it is claimed with an owner record before the experiment
 /// exists. Resubmitting an existing experiment checks its files and re-runs
 /// the tasks whose files are gone. Returns the id and whether it was created.
-pub fn submit(shared: &Shared, spec: &Spec, text: &str) -> Result<(String, bool), StoreError> {
+pub fn submit(shared: &Shared, job: &Job, text: &str) -> Result<(String, bool), StoreError> {
     let root = &shared.config.results;
-    let id = spec.id();
+    let id = job.id();
+    let output = job.output();
     let mut store = shared.store();
-    let dir = confine(root, &spec.output).map_err(|e| invalid(format!("output = {:?}: {e}", spec.output)))?;
+    let dir = confine(root, output).map_err(|e| invalid(format!("output = {output:?}: {e}")))?;
     let owner = Owner::read(&dir).map_err(invalid)?;
-    let users = store.experiments_with_output(&spec.output)?;
+    let users = store.experiments_with_output(output)?;
     if let Some(o) = owner.as_ref().filter(|o| o.id != id) {
         let state = users
             .iter()
@@ -60,7 +61,7 @@ pub fn submit(shared: &Shared, spec: &Spec, text: &str) -> Result<(String, bool)
         return Err(StoreError::Conflict(format!(
             "output = \"{}\" holds experiment {} ({state}), from another spec: an output directory belongs to one \
              experiment; give this spec another output, or delete {} to start over",
-            spec.output,
+            output,
             o.id,
             dir.display()
         )));
@@ -72,28 +73,33 @@ pub fn submit(shared: &Shared, spec: &Spec, text: &str) -> Result<(String, bool)
         if other != id && (state == ExpState::Running || (owner.is_none() && dir.exists())) {
             return Err(StoreError::Conflict(format!(
                 "output = \"{}\" is used by experiment {other} ({}); give this spec another output",
-                spec.output,
+                output,
                 state.as_str()
             )));
         }
     }
-    let games = ExperimentDir::new(&spec.output).file(GAMES_DIR);
-    let confined = |e| invalid(format!("output = {:?}: {e}", spec.output));
+    // A grid's partitions go under games/; a training run's directory is
+    // its own.
+    let inner = match job {
+        Job::Grid(_) => ExperimentDir::new(output).file(GAMES_DIR),
+        Job::Train(_) => output.to_string(),
+    };
+    let confined = |e| invalid(format!("output = {output:?}: {e}"));
     if owner.is_none() && !ours {
-        confine(root, &games).map_err(confined)?;
-        refuse_foreign_files(&dir, &spec.output)?;
+        confine(root, &inner).map_err(confined)?;
+        refuse_foreign_files(&dir, output)?;
     }
-    create_confined_dir(root, &games).map_err(confined)?;
+    create_confined_dir(root, &inner).map_err(confined)?;
     if owner.is_none() {
         let me = Owner {
             id: id.clone(),
-            name: spec.name.clone(),
-            spec_hash: spec.hash(),
+            name: job.name().to_string(),
+            spec_hash: job.hash(),
             spec_toml: text.to_string(),
         };
         me.write(&dir).map_err(invalid)?;
     }
-    let (id, created) = store.submit(spec, text)?;
+    let (id, created) = store.submit(job, text)?;
     drop(store);
     if !created {
         verify(shared, &id)?;
@@ -400,7 +406,10 @@ pub fn check_completion(
             sha256: String::new(),
         });
     }
-    let (final_file, placed) = match (dir.partition(stage, t.shard), dir.marker_file(stage, c.checksum)) {
+    let (final_file, placed) = match (
+        dir.partition(stage, t.shard),
+        dir.marker_file(stage, t.shard, c.checksum),
+    ) {
         (Some(partition), _) => {
             if !dir.is_temp_partition(stage, c.temp_file) {
                 let inside = dir.file(stage.partitions_dir().unwrap_or_default());

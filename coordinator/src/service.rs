@@ -68,7 +68,7 @@ impl Coordinator for CoordinatorService {
         request: Request<SubmitExperimentRequest>,
     ) -> Result<Response<SubmitExperimentResponse>, Status> {
         let text = request.into_inner().spec_toml;
-        let spec = jobs::Spec::from_toml(&text).map_err(|e| Status::invalid_argument(e.to_string()))?;
+        let spec = jobs::Job::from_toml(&text).map_err(|e| Status::invalid_argument(e.to_string()))?;
         let shared = Arc::clone(&self.shared);
         let games = spec.games();
         let (id, created) = blocking(move || crate::files::submit(&shared, &spec, &text))

@@ -11,7 +11,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use jobs::layout::{self, Stage};
-use jobs::{Manifest, ShardEntry, Spec};
+use jobs::{Job, Manifest, ShardEntry};
 
 use crate::files;
 use crate::shared::Shared;
@@ -25,7 +25,7 @@ enum SweepError {
     Store(#[from] StoreError),
     /// A running experiment's stored spec no longer parses.
     #[error("experiment {id}: its stored spec: {source}")]
-    Spec { id: String, source: jobs::SpecError },
+    Spec { id: String, source: jobs::JobError },
     /// Writing the manifest or the success marker.
     #[error(transparent)]
     Io(#[from] jobs::IoError),
@@ -73,20 +73,16 @@ fn sweep(shared: &Shared, verify: bool) -> Result<(), SweepError> {
 
 fn seal(shared: &Shared, id: &str, tasks: &[crate::store::DoneTask]) -> Result<(), SweepError> {
     let e = shared.store().experiment(id)?;
-    let spec = Spec::from_toml(&e.spec_toml).map_err(|source| SweepError::Spec {
+    let job = Job::from_toml(&e.spec_toml).map_err(|source| SweepError::Spec {
         id: id.to_string(),
         source,
     })?;
     let dir = shared.config.results.join(&e.output);
+    let spec = match job {
+        Job::Grid(spec) => spec,
+        Job::Train(spec) => return seal_training(shared, &e, &spec, tasks, &dir),
+    };
     let manifest = Manifest {
-        experiment: e.name.clone(),
-        id: e.id.clone(),
-        schema_version: jobs::SCHEMA_VERSION,
-        spec_hash: e.spec_hash.clone(),
-        spec_toml: e.spec_toml.clone(),
-        spec: serde_json::from_str(&spec.canonical_json()).expect("the canonical JSON is JSON"),
-        games: e.games_total,
-        shards: entries(tasks, Stage::Games),
         predictors: tasks
             .iter()
             .find(|t| t.stage == Stage::Fit && spec.needs_predictors())
@@ -104,6 +100,7 @@ fn seal(shared: &Shared, id: &str, tasks: &[crate::store::DoneTask]) -> Result<(
                 report_file: layout::CLASSIFIER_REPORT.into(),
                 samples: entries(tasks, Stage::Samples),
             }),
+        ..manifest_of(&e, &spec.canonical_json(), entries(tasks, Stage::Games))
     };
     jobs::write_json_atomic(&dir.join(layout::MANIFEST), &manifest)?;
     remove_leftovers(&dir.join(layout::GAMES_DIR));
@@ -120,6 +117,11 @@ fn seal(shared: &Shared, id: &str, tasks: &[crate::store::DoneTask]) -> Result<(
             }
         }
     }
+    succeed(shared, &e, &dir)
+}
+
+/// Writes `_SUCCESS` and marks the experiment done.
+fn succeed(shared: &Shared, e: &crate::store::ExperimentRow, dir: &Path) -> Result<(), SweepError> {
     let success = dir.join(layout::SUCCESS);
     std::fs::File::create(&success)
         .and_then(|f| f.sync_all())
@@ -127,9 +129,57 @@ fn seal(shared: &Shared, id: &str, tasks: &[crate::store::DoneTask]) -> Result<(
             path: success.display().to_string(),
             source,
         })?;
-    shared.store().finish(id, ExpState::Succeeded, "")?;
-    tracing::info!(%id, games = e.games_total, "experiment succeeded");
+    shared.store().finish(&e.id, ExpState::Succeeded, "")?;
+    tracing::info!(id = %e.id, games = e.games_total, "experiment succeeded");
     Ok(())
+}
+
+/// A training run's seal: the manifest lists its self-play partitions
+/// (each with its file's SHA-256 as checksum); its networks, records and
+/// report are the generation tasks' files (docs/train.md).
+fn seal_training(
+    shared: &Shared,
+    e: &crate::store::ExperimentRow,
+    spec: &jobs::train::TrainSpec,
+    tasks: &[crate::store::DoneTask],
+    dir: &Path,
+) -> Result<(), SweepError> {
+    let out = layout::ExperimentDir::new(&e.output);
+    let shards = tasks
+        .iter()
+        .filter(|t| t.stage == Stage::SelfPlay)
+        .map(|t| ShardEntry {
+            shard: t.shard,
+            file: t
+                .final_file
+                .strip_prefix(&format!("{}/", out.output()))
+                .unwrap_or(&t.final_file)
+                .to_string(),
+            first_game: t.first_game,
+            games: t.games,
+            rows: t.rows,
+            checksum: t.checksum.clone(),
+        })
+        .collect();
+    let manifest = manifest_of(e, &spec.canonical(), shards);
+    jobs::write_json_atomic(&dir.join(layout::MANIFEST), &manifest)?;
+    succeed(shared, e, dir)
+}
+
+/// An experiment's manifest with its spec (canonical JSON) and partitions.
+fn manifest_of(e: &crate::store::ExperimentRow, canonical: &str, shards: Vec<ShardEntry>) -> Manifest {
+    Manifest {
+        experiment: e.name.clone(),
+        id: e.id.clone(),
+        schema_version: jobs::SCHEMA_VERSION,
+        spec_hash: e.spec_hash.clone(),
+        spec_toml: e.spec_toml.clone(),
+        spec: serde_json::from_str(canonical).expect("the canonical JSON is JSON"),
+        games: e.games_total,
+        shards,
+        classifier: None,
+        predictors: None,
+    }
 }
 
 fn entries(tasks: &[crate::store::DoneTask], stage: Stage) -> Vec<ShardEntry> {

@@ -4,7 +4,7 @@
 use std::time::Duration;
 
 use jobs::layout::{ExperimentDir, Stage};
-use jobs::{Shard, Spec};
+use jobs::{Job, Shard};
 
 use crate::error::TaskError;
 
@@ -24,7 +24,9 @@ pub(crate) struct Assignment {
     pub lease: Lease,
     pub stage: Stage,
     pub shard: Shard,
-    pub spec: Spec,
+    /// The spec: a grid's, or a training run's (its self-play and
+    /// generation tasks).
+    pub job: Job,
     pub dir: ExperimentDir,
     /// The model artifact's hash, for grid tasks of a classifier experiment.
     pub model: Option<String>,
@@ -78,7 +80,7 @@ impl Assignment {
             token: t.lease_token,
             duration: Duration::from_millis(t.lease_ms),
         };
-        let spec = match Spec::from_toml(&t.spec_toml) {
+        let job = match Job::from_toml(&t.spec_toml) {
             Ok(s) if s.hash() == t.spec_hash => s,
             Ok(_) => return Err(Box::new((lease, TaskError::SpecHash))),
             Err(e) => return Err(Box::new((lease, TaskError::Spec(e.to_string())))),
@@ -87,7 +89,7 @@ impl Assignment {
             return Err(Box::new((lease, TaskError::UnknownStage(t.stage))));
         };
         let model = Some(t.model).filter(|m| !m.is_empty());
-        if stage == Stage::Games && spec.needs_fit() && model.is_none() {
+        if stage == Stage::Games && job.grid().is_some_and(|s| s.needs_fit()) && model.is_none() {
             return Err(Box::new((lease, TaskError::NoModel)));
         }
         Ok(Assignment {
@@ -98,7 +100,7 @@ impl Assignment {
                 first_game: t.first_game,
                 games: t.games,
             },
-            spec,
+            job,
             dir: ExperimentDir::new(&t.output),
             model,
             chunks: t.chunks.into_iter().map(ChunkRec::from_wire).collect(),
@@ -115,7 +117,7 @@ mod tests {
             task_id: "t-00000".into(),
             stage: stage.into(),
             spec_toml: spec.into(),
-            spec_hash: Spec::from_toml(spec).map(|s| s.hash()).unwrap_or_default(),
+            spec_hash: Job::from_toml(spec).map(|s| s.hash()).unwrap_or_default(),
             output: "smoke".into(),
             lease_token: "tok".into(),
             lease_ms: 3000,

@@ -8,6 +8,7 @@ mod assignment;
 mod error;
 mod stages;
 mod task;
+mod train;
 
 use std::future::Future;
 use std::path::{Path, PathBuf};

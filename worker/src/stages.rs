@@ -88,19 +88,21 @@ pub(crate) struct Chunking {
     pub sink: ChunkSink,
 }
 
-/// The work of assignment `a` (loading what it needs first).
+/// The work of assignment `a` of the grid `spec` (loading what it needs
+/// first); a training run's tasks are `train.rs`'s.
 pub(crate) fn prepare(
     results: &Path,
     executor: &Arc<Executor>,
     a: &Assignment,
+    spec: &Spec,
     chunking: &Chunking,
     fit_threads: usize,
 ) -> Result<Work, TaskError> {
-    let spec = a.spec.clone();
+    let spec = spec.clone();
     let shard = a.shard;
     Ok(match a.stage {
         Stage::Games => {
-            let model = trained(results, a)?;
+            let model = trained(results, a, &spec)?;
             let executor = Arc::clone(executor);
             // The per-move table, when asked for, goes in place before the
             // games partition is written, so a completed shard has both (such
@@ -155,7 +157,7 @@ pub(crate) fn prepare(
         }
         Stage::Check => {
             let executor = Arc::clone(executor);
-            let model = trained(results, a)?;
+            let model = trained(results, a, &spec)?;
             Box::new(move |progress, cancel| {
                 let mut rows = executor.run_with(&spec, shard, model.as_deref(), progress, cancel)?;
                 tamper(&mut rows);
@@ -183,17 +185,23 @@ pub(crate) fn prepare(
             let dir = resolve(results, a.dir.output())?;
             Box::new(move |_, cancel| report(&spec, &dir, cancel))
         }
+        Stage::SelfPlay | Stage::Generation => {
+            return Err(TaskError::Spec(format!(
+                "task {}: a grid has no {} stage",
+                a.lease.task_id, a.stage
+            )));
+        }
     })
 }
 
 /// What the fit stage made for a grid that needs it (the classifier or the
 /// predictors), loaded from its content-addressed artifact.
-fn trained(results: &Path, a: &Assignment) -> Result<Option<Arc<jobs::predictors::Trained>>, TaskError> {
+fn trained(results: &Path, a: &Assignment, spec: &Spec) -> Result<Option<Arc<jobs::predictors::Trained>>, TaskError> {
     Ok(match &a.model {
-        Some(hash) if a.spec.needs_classifier() => Some(Arc::new(jobs::predictors::Trained::Classifier(load_model(
+        Some(hash) if spec.needs_classifier() => Some(Arc::new(jobs::predictors::Trained::Classifier(load_model(
             results, a, hash,
         )?))),
-        Some(hash) if a.spec.needs_predictors() => Some(Arc::new(jobs::predictors::Trained::Predictors(
+        Some(hash) if spec.needs_predictors() => Some(Arc::new(jobs::predictors::Trained::Predictors(
             load_predictors(results, a, hash)?,
         ))),
         _ => None,

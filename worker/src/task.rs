@@ -46,7 +46,17 @@ pub(crate) async fn run_task(
     let ended = match Assignment::from_wire(task) {
         Ok(a) => {
             tracing::info!(task = %a.lease.task_id, experiment = %a.lease.experiment_id, games = a.shard.games, "task leased");
-            let ended = match prepare(&config.results, executor, &a, &chunking, config.fit_threads) {
+            let prepared = match &a.job {
+                jobs::Job::Grid(spec) => prepare(&config.results, executor, &a, spec, &chunking, config.fit_threads),
+                jobs::Job::Train(spec) => {
+                    let fit = match config.fit_threads {
+                        0 => executor.threads(),
+                        n => n,
+                    };
+                    crate::train::prepare(&config.results, &a, spec, executor.threads(), fit)
+                }
+            };
+            let ended = match prepared {
                 Ok(work) => execute(config, client, &a.lease, work, stopping, &chunking).await,
                 Err(e) => Ended::Failed(e),
             };
@@ -208,7 +218,7 @@ async fn write_output(config: &Config, a: &Assignment, output: Output) -> Result
         }
         Output::Games { rows, uncommitted } => {
             uncommitted_out = uncommitted;
-            let experiment = a.spec.name.clone();
+            let experiment = a.job.name().to_string();
             let (n, checksum) = (rows.len() as u64, jobs::checksum(&rows));
             let write: Writer =
                 Box::new(move |p| jobs::write_partition(p, &experiment, &rows).map_err(|e| e.to_string()));

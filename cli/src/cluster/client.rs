@@ -162,7 +162,7 @@ fn suggest(given: &str, known: &[String]) -> String {
 
 pub fn submit(a: SubmitArgs) -> Result<()> {
     let text = read_spec(&a.spec)?;
-    jobs::Spec::from_toml(&text).with_context(|| format!("spec {}", a.spec.display()))?;
+    jobs::Job::from_toml(&text).with_context(|| format!("spec {}", a.spec.display()))?;
     runtime()?.block_on(async {
         let (mut c, rpc) = a.url.open().await?;
         let r = c

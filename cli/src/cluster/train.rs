@@ -141,11 +141,5 @@ fn stop_view(rt: &tokio::runtime::Runtime, view: Option<View>) -> Result<()> {
 
 /// Writes a training run's report (`report.json`, `curve.svg`, `report.md`) into `dir`.
 pub(crate) fn write_report(dir: &Path, spec: &TrainSpec, s: &Summary) -> Result<()> {
-    let json = serde_json::to_vec_pretty(s).expect("a summary serialises");
-    jobs::layout::write_atomic(&dir.join(jobs::layout::REPORT_JSON_FILE), &json)?;
-    let svg = analysis::train_report::curve_svg(s);
-    jobs::layout::write_atomic(&dir.join(jobs::layout::TRAIN_CURVE), svg.as_bytes())?;
-    let md = analysis::train_report::markdown(spec, s);
-    jobs::layout::write_atomic(&dir.join(jobs::layout::REPORT_MD_FILE), md.as_bytes())?;
-    Ok(())
+    Ok(analysis::train_report::write(dir, spec, s)?)
 }

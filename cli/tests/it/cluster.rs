@@ -101,7 +101,7 @@ pub(crate) fn wait_for(what: &str, secs: u64, mut f: impl FnMut() -> bool) {
     }
 }
 
-fn wait_exit(p: &mut Proc, secs: u64) {
+pub(crate) fn wait_exit(p: &mut Proc, secs: u64) {
     let status = p
         .wait_timeout(Duration::from_secs(secs))
         .expect("the worker did not exit");

@@ -14,6 +14,7 @@ mod outputs;
 mod pipes;
 mod report;
 mod train;
+mod train_cluster;
 mod util;
 mod walls;
 

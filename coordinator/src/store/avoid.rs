@@ -98,7 +98,7 @@ mod tests {
             let path = dir.path().join("state.sqlite");
             let mut store = Store::open(&path).unwrap();
             let spec = jobs::Spec::from_toml(SPEC).unwrap();
-            let (id, _) = store.submit(&spec, SPEC).unwrap();
+            let (id, _) = store.submit(&jobs::Job::Grid(spec.clone()), SPEC).unwrap();
             let games = store.lease(played, 60_000, None).unwrap().unwrap();
             assert!(matches!(
                 complete_as(&mut store, played, &games),

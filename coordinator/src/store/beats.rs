@@ -187,7 +187,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let mut store = Store::open(&dir.path().join("state.sqlite")).unwrap();
         let spec = jobs::Spec::from_toml(SPEC).unwrap();
-        let (id, _) = store.submit(&spec, SPEC).unwrap();
+        let (id, _) = store.submit(&jobs::Job::Grid(spec.clone()), SPEC).unwrap();
         let a = store.lease("a", 50, None).unwrap().unwrap();
         let lease = LeaseRef {
             task_id: &a.task_id,
@@ -251,7 +251,7 @@ mod tests {
         let mut store = Store::open(&path).unwrap();
         let _checkpoints = store.checkpoint_in_background(&path, Duration::from_millis(5)).unwrap();
         let spec = jobs::Spec::from_toml(SPEC).unwrap();
-        store.submit(&spec, SPEC).unwrap();
+        store.submit(&jobs::Job::Grid(spec.clone()), SPEC).unwrap();
         let t = store.lease("a", 60_000, None).unwrap().unwrap();
         let lease = LeaseRef {
             task_id: &t.task_id,

@@ -404,7 +404,7 @@ mod tests {
             let dir = tempfile::tempdir().unwrap();
             let mut store = Store::open(&dir.path().join("state.sqlite")).unwrap();
             let spec = jobs::Spec::from_toml(SPEC).unwrap();
-            store.submit(&spec, SPEC).unwrap();
+            store.submit(&jobs::Job::Grid(spec.clone()), SPEC).unwrap();
             let first = store.lease(played, 60_000, None).unwrap().unwrap();
             assert!(matches!(
                 complete_as(&mut store, played, &first),

@@ -1,7 +1,7 @@
 //! Experiments: submission (stages and tasks), listing, cancel, lost tasks
 //! requeued with what depends on them, and the end states.
 
-use jobs::Spec;
+use jobs::Job;
 use jobs::layout::Stage;
 use rusqlite::{Connection, OptionalExtension, params};
 
@@ -24,9 +24,9 @@ impl Store {
     /// Adds an experiment with its stages and tasks, or returns the existing one
     /// with the same id (an identical spec); a failed or cancelled one resumes.
     /// Returns the id and whether it was created.
-    pub fn submit(&mut self, spec: &Spec, spec_toml: &str) -> Result<(String, bool)> {
-        let hash = spec.hash();
-        let id = spec.id();
+    pub fn submit(&mut self, job: &Job, spec_toml: &str) -> Result<(String, bool)> {
+        let hash = job.hash();
+        let id = job.id();
         let tx = self.conn.transaction()?;
         let existing: Option<ExpState> = tx
             .prepare_cached("SELECT state FROM experiments WHERE id = ?1")?
@@ -50,57 +50,43 @@ impl Store {
         }
         let clash: Option<String> = tx
             .prepare_cached("SELECT id FROM experiments WHERE output = ?1 AND state = ?2")?
-            .query_row(params![spec.output, ExpState::Running], |r| r.get(0))
+            .query_row(params![job.output(), ExpState::Running], |r| r.get(0))
             .optional()?;
         if let Some(other) = clash {
             return Err(StoreError::Conflict(format!(
                 "output = \"{}\" is already used by experiment {other}; give this spec another name or output",
-                spec.output
+                job.output()
             )));
         }
         let now = now_ms();
         tx.prepare_cached("INSERT INTO experiments (id, name, spec_toml, spec_hash, output, state, games_total, created_ms, updated_ms)
              VALUES (?1, ?2, ?3, ?4, ?5, ?8, ?6, ?7, ?7)")?
 .execute(
-            params![id, spec.name, spec_toml, hash, spec.output, spec.games() as i64, now, ExpState::Running],
+            params![id, job.name(), spec_toml, hash, job.output(), job.games() as i64, now, ExpState::Running],
         )?;
-        // Stages run in seq order: the classifier's training games and fit
-        // come before the grid when the grid uses the classifier source.
-        let one = vec![jobs::Shard {
-            index: 0,
-            first_game: 0,
-            games: 0,
-        }];
-        let mut stages: Vec<(Stage, Vec<jobs::Shard>)> = Vec::new();
-        if spec.needs_classifier() {
-            stages.push((Stage::Samples, jobs::training::sample_shards(spec)));
-            stages.push((Stage::Fit, one.clone()));
-        } else if spec.needs_predictors() {
-            // The opponent-move predictors play their own training hands.
-            stages.push((Stage::Fit, one.clone()));
-        }
-        stages.push((Stage::Games, jobs::shards(spec)));
-        stages.push((Stage::Report, one));
-        for (seq, (stage, shards)) in stages.iter().enumerate() {
+        // Stages in the order they run; a task waits for every task of an
+        // earlier turn (`stage_seq`).
+        for (seq, stage) in job.stages().iter().enumerate() {
             tx.prepare_cached("INSERT INTO stages (experiment_id, name, seq) VALUES (?1, ?2, ?3)")?
                 .execute(params![id, stage.name(), seq as i64])?;
-            let mut ins = tx.prepare(
-                "INSERT INTO tasks (experiment_id, task_id, stage, stage_seq, seq, shard, first_game, games, state)
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?5, ?6, ?7, ?8)",
-            )?;
-            for s in shards {
-                ins.execute(params![
-                    id,
-                    stage.task_id(s.index),
-                    stage.name(),
-                    seq as i64,
-                    s.index as i64,
-                    s.first_game as i64,
-                    s.games as i64,
-                    TaskState::Pending
-                ])?;
-            }
         }
+        let mut ins = tx.prepare(
+            "INSERT INTO tasks (experiment_id, task_id, stage, stage_seq, seq, shard, first_game, games, state)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?5, ?6, ?7, ?8)",
+        )?;
+        for p in job.plan() {
+            ins.execute(params![
+                id,
+                p.stage.task_id(p.shard.index),
+                p.stage.name(),
+                i64::from(p.order),
+                p.shard.index as i64,
+                p.shard.first_game as i64,
+                p.shard.games as i64,
+                TaskState::Pending
+            ])?;
+        }
+        drop(ins);
         tx.commit()?;
         Ok((id, true))
     }
@@ -171,7 +157,8 @@ impl Store {
         )?;
         for row in rows {
             let (stage, games) = row?;
-            if Stage::parse(&stage.name) == Some(Stage::Games) {
+            // A grid's games, or a training run's self-play games.
+            if matches!(Stage::parse(&stage.name), Some(Stage::Games | Stage::SelfPlay)) {
                 e.games_done = games;
             }
             e.stages.push(stage);
@@ -311,21 +298,23 @@ impl Store {
         Ok(rows.collect::<std::result::Result<_, _>>()?)
     }
 
-    /// Games in done grid tasks.
+    /// Games in done grid and self-play tasks.
     pub fn games_done(&self) -> Result<u64> {
         self.games_done_since(i64::MIN)
     }
 
-    /// Games in grid tasks completed since `ms`.
+    /// Games in grid and self-play tasks completed since `ms`.
     pub fn games_done_since(&self, ms: i64) -> Result<u64> {
         Ok(self
             .conn
             .prepare_cached(
-                "SELECT COALESCE(SUM(games), 0) FROM tasks WHERE stage = ?2 AND state = ?3 AND completed_ms >= ?1",
+                "SELECT COALESCE(SUM(games), 0) FROM tasks
+                 WHERE stage IN (?2, ?4) AND state = ?3 AND completed_ms >= ?1",
             )?
-            .query_row(params![ms, Stage::Games.name(), TaskState::Done], |r| {
-                r.get::<_, i64>(0)
-            })? as u64)
+            .query_row(
+                params![ms, Stage::Games.name(), TaskState::Done, Stage::SelfPlay.name()],
+                |r| r.get::<_, i64>(0),
+            )? as u64)
     }
 
     pub fn finish(&mut self, id: &str, state: ExpState, error: &str) -> Result<()> {

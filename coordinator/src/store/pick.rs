@@ -56,8 +56,11 @@ pub(super) fn stop_of(
     if let Some(stop) = stops.get(id) {
         return Ok(Some(*stop));
     }
-    match jobs::Spec::from_toml(spec_toml) {
-        Ok(spec) => Ok(Some(*stops.entry(id.to_string()).or_insert(spec.stop))),
+    match jobs::Job::from_toml(spec_toml) {
+        Ok(job) => {
+            let stop = job.grid().and_then(|s| s.stop);
+            Ok(Some(*stops.entry(id.to_string()).or_insert(stop)))
+        }
         Err(e) => {
             let why = format!("its spec is not valid for this coordinator's version: {e}");
             tracing::error!(experiment = %id, error = %e, "an experiment's spec no longer parses; it fails");
@@ -82,12 +85,12 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let mut store = Store::open(&dir.path().join("state.sqlite")).unwrap();
         let spec = jobs::Spec::from_toml(SPEC).unwrap();
-        let (id, _) = store.submit(&spec, SPEC).unwrap();
+        let (id, _) = store.submit(&jobs::Job::Grid(spec.clone()), SPEC).unwrap();
         let t = store.lease("w", 60_000, None).unwrap().unwrap();
         assert_eq!(t.stage, Stage::Games);
         // A spec written by another version, which this one refuses.
         let text = SPEC.replace("name = \"", "name = \"b");
-        let (id2, _) = store.submit(&jobs::Spec::from_toml(&text).unwrap(), &text).unwrap();
+        let (id2, _) = store.submit(&jobs::Job::from_toml(&text).unwrap(), &text).unwrap();
         store
             .conn
             .execute(

@@ -148,7 +148,7 @@ mod tests {
         let mut store = Store::open(&dir.path().join("state.sqlite")).unwrap();
         let spec = jobs::Spec::from_toml(SPEC).unwrap();
         let sprt = spec.stop.unwrap();
-        let (id, _) = store.submit(&spec, SPEC).unwrap();
+        let (id, _) = store.submit(&jobs::Job::Grid(spec.clone()), SPEC).unwrap();
         // Every pair won from both seatings: the test accepts H1 soon.
         let wins = serde_json::json!({ "pairs": vec![[40, 40]; 16] }).to_string();
         let mut held = store.lease("w", 60_000, None).unwrap().unwrap();

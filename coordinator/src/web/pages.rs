@@ -27,7 +27,7 @@ fn plural(n: u64) -> Html {
 /// stage, tasks in the others.
 fn stage_progress(e: &ExperimentRow) -> (String, u64, u64, &'static str) {
     match e.stages.iter().find(|s| s.done < s.total) {
-        Some(s) if Stage::parse(&s.name) == Some(Stage::Games) => {
+        Some(s) if matches!(Stage::parse(&s.name), Some(Stage::Games | Stage::SelfPlay)) => {
             (s.name.clone(), e.games_done, e.games_total, "games")
         }
         Some(s) => (s.name.clone(), s.done, s.total, "tasks"),
@@ -243,6 +243,15 @@ fn summary(app: &App, e: &ExperimentRow) -> Html {
 /// from the shards done so far.
 fn report_section(app: &Arc<App>, e: &ExperimentRow) -> Html {
     let files = format!("/experiments/{}/files/", e.id);
+    if jobs::train::is_train_spec(&e.spec_toml) {
+        // A training run's report, curves and networks are its training page's.
+        return html!(
+            "<h2>Report</h2><p class=\"links\">A training run: its generations, curves and networks are on \
+             <a href=\"/training/{name}\">its training page</a> · <a href=\"{f}\">its files</a></p>",
+            name = Esc(&e.output),
+            f = Esc(&files),
+        );
+    }
     if e.state == ExpState::Succeeded {
         let dir = app.shared.config.results.join(&e.output);
         return match std::fs::read_to_string(dir.join(jobs::layout::REPORT_MD)) {

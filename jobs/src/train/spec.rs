@@ -149,7 +149,7 @@ pub enum TrainSpecError {
 }
 
 impl TrainSpecError {
-    fn field(field: &str, value: impl std::fmt::Display, why: &str) -> TrainSpecError {
+    pub(crate) fn field(field: &str, value: impl std::fmt::Display, why: &str) -> TrainSpecError {
         TrainSpecError::Field {
             field: field.into(),
             value: value.to_string(),

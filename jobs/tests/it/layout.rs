@@ -56,11 +56,25 @@ fn an_experiment_directory_names_every_file() {
     ] {
         assert!(!d.is_temp_partition(Stage::Games, bad), "{bad}");
     }
-    assert_eq!(d.marker_file(Stage::Report, "").unwrap(), "out/x/report/report.json");
+    assert_eq!(d.marker_file(Stage::Report, 0, "").unwrap(), "out/x/report/report.json");
     assert_eq!(
-        d.marker_file(Stage::Fit, "ab").unwrap(),
+        d.marker_file(Stage::Fit, 0, "ab").unwrap(),
         "out/x/classifier/model-ab.json"
     );
+    // A training run's tasks: generation 3's partition 12, and its record.
+    let shard = jobs::layout::self_play_shard(3, 12);
+    assert_eq!(jobs::layout::self_play_of(shard), (3, 12));
+    assert_eq!(Stage::SelfPlay.task_id(shard), "selfplay-003-00012");
+    assert_eq!(Stage::of_task_id("selfplay-003-00012"), Some(Stage::SelfPlay));
+    assert_eq!(
+        d.marker_file(Stage::SelfPlay, shard, "ab").unwrap(),
+        "out/x/gen-003/selfplay/part-00012.parquet"
+    );
+    assert_eq!(
+        d.marker_file(Stage::Generation, 3, "ab").unwrap(),
+        "out/x/gen-003/generation.json"
+    );
+    assert_eq!(Stage::Generation.task_id(3), "generation-00003");
 }
 
 #[test]

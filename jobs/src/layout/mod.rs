@@ -204,7 +204,16 @@ pub fn create_confined_dir(root: &Path, relative: &str) -> Result<PathBuf, PathE
 /// whole new one.
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), IoError> {
     let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("file");
-    let tmp = path.with_file_name(format!(".{name}.tmp"));
+    // A name of this writer's own: two processes (a worker whose lease
+    // expired and the one that took the task over) may write the same file
+    // at once, each a whole copy, never through the other's temporary.
+    static WRITES: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+    let n = WRITES.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    // The pid and the clock's nanoseconds tell machines on a shared disk apart.
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.subsec_nanos());
+    let tmp = path.with_file_name(format!(".{name}.{}-{nanos}-{n}.tmp", std::process::id()));
     let err = |source| IoError::Io {
         path: tmp.clone(),
         source,
@@ -277,85 +286,9 @@ impl Owner {
     }
 }
 
-/// The stages of an experiment, in the order they run: the classifier's
-/// training games and fit (only when the grid uses the classifier source),
-/// the grid, the report.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub enum Stage {
-    /// Training games (Table 9) written as sample partitions under [`SAMPLES_DIR`].
-    Samples,
-    /// One task: fits the classifier and writes the model and
-    /// [`CLASSIFIER_REPORT`], or for a shaped search fits the opponent-move
-    /// predictors and writes them and [`PREDICTION_REPORT`].
-    Fit,
-    /// The grid's games, written as partitions under [`GAMES_DIR`].
-    Games,
-    /// Cross-checks: a sampled range of committed games replayed by another
-    /// worker, its rows' checksum compared (no file). Its tasks are added
-    /// as games tasks complete, in the games stage's turn.
-    Check,
-    /// One task: writes the report under [`REPORT_DIR`].
-    Report,
-}
+mod stage;
 
-impl Stage {
-    /// Every stage, in the order they run.
-    pub const ALL: [Stage; 5] = [Stage::Samples, Stage::Fit, Stage::Games, Stage::Check, Stage::Report];
-
-    /// The stage's name on the wire, in the state file and in metrics.
-    pub fn name(self) -> &'static str {
-        match self {
-            Stage::Samples => "samples",
-            Stage::Fit => "fit",
-            Stage::Games => "games",
-            Stage::Check => "check",
-            Stage::Report => "report",
-        }
-    }
-
-    /// The stage of a [`name`](Self::name); `None` for any other text.
-    pub fn parse(s: &str) -> Option<Stage> {
-        Stage::ALL.into_iter().find(|st| st.name() == s)
-    }
-
-    /// The id of the stage's task for shard `index`, e.g. `games-00012`.
-    pub fn task_id(self, index: u64) -> String {
-        format!("{}-{index:05}", self.name())
-    }
-
-    /// The id of the cross-check of games `first..` of games shard
-    /// `shard`, e.g. `check-00012-60480`.
-    pub fn check_task_id(shard: u64, first: u64) -> String {
-        format!("{}-{shard:05}-{first}", Stage::Check.name())
-    }
-
-    /// The id of the tie-breaking replay of a disputed check task.
-    pub fn tiebreak_task_id(check: &str) -> String {
-        format!("{check}-tiebreak")
-    }
-
-    /// The stage a task id belongs to (shard tasks, checks and tie-breaks).
-    pub fn of_task_id(id: &str) -> Option<Stage> {
-        let (stage, _) = id.split_once('-')?;
-        Stage::parse(stage)
-    }
-
-    /// Where a partition-writing stage's partitions go, relative to the
-    /// experiment directory (`None` for stages that write one file in place).
-    pub fn partitions_dir(self) -> Option<&'static str> {
-        match self {
-            Stage::Samples => Some(SAMPLES_DIR),
-            Stage::Games => Some(GAMES_DIR),
-            Stage::Fit | Stage::Check | Stage::Report => None,
-        }
-    }
-}
-
-impl std::fmt::Display for Stage {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(self.name())
-    }
-}
+pub use stage::{GAMES_DIR, SAMPLES_DIR, SELF_PLAY_STRIDE, Stage, self_play_of, self_play_shard};
 
 // Names inside an experiment directory, relative to it.
 
@@ -372,13 +305,9 @@ pub const HANDS_DIR: &str = "hands";
 /// is sealed; readers of `games/` never see them).
 pub const CHUNKS_DIR: &str = "chunks";
 
-/// The games stage's partitions: `games/part-NNNNN.parquet`.
-pub const GAMES_DIR: &str = "games";
 /// The per-move table of `[output] moves = true`: `moves/part-NNNNN.parquet`,
 /// one file per games shard, written before that shard's games partition.
 pub const MOVES_DIR: &str = "moves";
-/// The samples stage's partitions: `classifier/samples/part-NNNNN.parquet`.
-pub const SAMPLES_DIR: &str = "classifier/samples";
 /// The fit stage's report ([`training::Report`](crate::training::Report) as JSON).
 pub const CLASSIFIER_REPORT: &str = "classifier/report.json";
 /// The opponent-move predictors' held-out evaluation, written by the fit
@@ -416,6 +345,8 @@ pub const TRAIN_CURVE: &str = "curve.svg";
 pub const GENERATION_FILE: &str = "generation.json";
 /// A generation's self-play partitions, inside its directory.
 pub const SELF_PLAY_DIR: &str = "selfplay";
+/// A training run's untrained network and its anchors' matches.
+pub const FIRST_FILE: &str = "first.json";
 
 /// Generation `g`'s directory in a training run: `gen-007`.
 pub fn generation_dir(g: u32) -> String {
@@ -512,11 +443,18 @@ impl ExperimentDir {
                 .is_some_and(|n| n.starts_with(&format!("{TEMP_PREFIX}{shard:05}.")))
     }
 
-    /// The file a fit or report task completes with (`hash`: the model's).
-    pub fn marker_file(&self, stage: Stage, hash: &str) -> Option<String> {
+    /// The file a task that writes in place completes with: the fit's
+    /// model (`hash`: the model's), the report, a training run's self-play
+    /// partition or generation record (`shard`: the task's).
+    pub fn marker_file(&self, stage: Stage, shard: u64, hash: &str) -> Option<String> {
         match stage {
             Stage::Fit => Some(self.file(&model_file(hash))),
             Stage::Report => Some(self.file(REPORT_JSON)),
+            Stage::SelfPlay => {
+                let (g, k) = self_play_of(shard);
+                Some(self.file(&format!("{}/{SELF_PLAY_DIR}/{}", generation_dir(g), part_file(k))))
+            }
+            Stage::Generation => Some(self.file(&format!("{}/{GENERATION_FILE}", generation_dir(shard as u32)))),
             Stage::Samples | Stage::Games | Stage::Check => None,
         }
     }

@@ -1,0 +1,140 @@
+//! A training run on a coordinator's worker processes (docs/train.md, "On
+//! a cluster"): submitted with `muggins submit`, its self-play partitions
+//! and generations played by `muggins worker` processes (one killed
+//! part-way), it writes the partitions, networks and records that `muggins
+//! run` writes in one process, and the coordinator seals it with a
+//! manifest of its partitions.
+
+use std::time::Duration;
+
+use serde_json::Value;
+
+use crate::cluster::{coordinator_with, experiment, free_port, submit, wait_exit, wait_for, worker};
+use crate::util::{Dir, TestCommand};
+
+const SPEC: &str = r#"
+name = "train-cluster"
+seed = 11
+
+[train]
+game = "block"
+generations = 3
+games = 1200
+shard_games = 100
+hidden = [16]
+population_share = 0.5
+population = ["random", "past"]
+
+[train.gate]
+pairs = 60
+
+[train.eval]
+pairs = 40
+anchors = ["random"]
+"#;
+
+/// The run's summary without its timings.
+fn summary(dir: &std::path::Path) -> Value {
+    let mut v: Value = serde_json::from_str(&std::fs::read_to_string(dir.join("summary.json")).unwrap()).unwrap();
+    for g in v["generations"].as_array_mut().unwrap() {
+        g["self_play_seconds"] = Value::Null;
+        g["fit"]["seconds"] = Value::Null;
+    }
+    v
+}
+
+/// Every file of the run that is a function of the spec, with its bytes.
+fn deterministic_files(dir: &std::path::Path) -> Vec<(String, Vec<u8>)> {
+    let mut out = Vec::new();
+    let mut add = |rel: String| out.push((rel.clone(), std::fs::read(dir.join(&rel)).unwrap()));
+    add("best.safetensors".into());
+    add("first.json".into());
+    for g in 1..=3 {
+        for k in 0..12 {
+            add(format!("gen-{g:03}/selfplay/part-{k:05}.parquet"));
+        }
+    }
+    let mut nets: Vec<String> = std::fs::read_dir(dir.join("nets"))
+        .unwrap()
+        .map(|e| format!("nets/{}", e.unwrap().file_name().to_string_lossy()))
+        .collect();
+    nets.sort();
+    for n in nets {
+        add(n);
+    }
+    out
+}
+
+#[test]
+fn a_training_run_on_worker_processes_writes_the_networks_of_one_process() {
+    let dir = Dir::new();
+    let spec = dir.create_spec(SPEC);
+    TestCommand::new(&["run", "--threads", "2", "--no-web", "--out"])
+        .arg(dir.join("local"))
+        .arg(&spec)
+        .timeout(Duration::from_secs(300))
+        .success();
+    let port = free_port();
+    let _coordinator = coordinator_with(port, dir.path(), 2, &[]);
+    let id = submit(port, &spec);
+    // A first worker is killed once it has done part of the self-play: a
+    // task it held waits out its lease (2 s) and another worker plays it.
+    let mut first = worker(port, dir.path(), 1, false);
+    wait_for("a first self-play partition", 120, || {
+        experiment(port, &id)
+            .stages
+            .iter()
+            .any(|s| s.name == "selfplay" && s.tasks_done >= 2)
+    });
+    first.signal("-KILL");
+    let _ = first.wait_timeout(Duration::from_secs(10));
+    let mut a = worker(port, dir.path(), 1, true);
+    let mut b = worker(port, dir.path(), 2, true);
+    wait_exit(&mut a, 300);
+    wait_exit(&mut b, 300);
+    let e = experiment(port, &id);
+    assert_eq!(e.state, proto::ExperimentState::Succeeded as i32, "{}", e.error);
+    assert_eq!((e.games_done, e.games_total), (3600, 3600));
+    let names: Vec<&str> = e.stages.iter().map(|s| s.name.as_str()).collect();
+    assert_eq!(names, ["selfplay", "generation"]);
+
+    let (local, cluster) = (dir.join("local/train-cluster"), dir.join("results/train-cluster"));
+    assert_eq!(summary(&cluster), summary(&local));
+    let (want, got) = (deterministic_files(&local), deterministic_files(&cluster));
+    assert_eq!(
+        got.iter().map(|(n, _)| n).collect::<Vec<_>>(),
+        want.iter().map(|(n, _)| n).collect::<Vec<_>>()
+    );
+    for ((name, g), (_, w)) in got.iter().zip(&want) {
+        assert!(
+            g == w,
+            "{name} differs between the workers' run and the one-process run"
+        );
+    }
+    // Sealed: the manifest lists every partition with its file's SHA-256,
+    // and the report is written.
+    let manifest: Value = serde_json::from_str(&dir.read("results/train-cluster/_manifest.json")).unwrap();
+    let shards = manifest["shards"].as_array().unwrap();
+    assert_eq!(shards.len(), 36);
+    let s = &shards[13];
+    assert_eq!(s["file"], "gen-002/selfplay/part-00001.parquet");
+    let (_, sha) = jobs::layout::file_digest(&cluster.join("gen-002/selfplay/part-00001.parquet")).unwrap();
+    assert_eq!(s["checksum"], sha.as_str());
+    assert!(cluster.join("_SUCCESS").is_file() && cluster.join("report.md").is_file());
+    let report = std::fs::read_to_string(cluster.join("report.md")).unwrap();
+    assert!(report.contains("| 3 |"), "{report}");
+}
+
+#[test]
+fn a_training_run_that_starts_from_a_file_is_refused_for_workers_naming_the_field() {
+    let dir = Dir::new();
+    let text = SPEC.replace(
+        "hidden = [16]",
+        "hidden = [16]\nstart = \"models/train-block.safetensors\"",
+    );
+    let spec = dir.create_spec(&text);
+    let err = TestCommand::new(&["submit", "--coordinator", "http://127.0.0.1:9"])
+        .arg(&spec)
+        .assert_err(&["train.start", "workers"]);
+    assert!(err.contains("muggins run"), "{err}");
+}
