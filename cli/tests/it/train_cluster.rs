@@ -1,7 +1,7 @@
 //! A training run on a coordinator's worker processes (docs/train.md, "On
 //! a cluster"): submitted with `muggins submit`, its self-play partitions
-//! and generations played by `muggins worker` processes (one killed
-//! part-way), it writes the partitions, networks and records that `muggins
+//! and generations played by `muggins worker` processes (one worker and
+//! the coordinator killed part-way), it writes the partitions, networks and records that `muggins
 //! run` writes in one process, and the coordinator seals it with a
 //! manifest of its partitions.
 
@@ -75,20 +75,30 @@ fn a_training_run_on_worker_processes_writes_the_networks_of_one_process() {
         .timeout(Duration::from_secs(300))
         .success();
     let port = free_port();
-    let _coordinator = coordinator_with(port, dir.path(), 2, &[]);
+    let mut coordinator = coordinator_with(port, dir.path(), 2, &[]);
     let id = submit(port, &spec);
+    let stage = |name: &str| {
+        let e = experiment(port, &id);
+        let s = e.stages.iter().find(|s| s.name == name).unwrap();
+        (s.tasks_done, s.tasks_running)
+    };
     // A first worker is killed once it has done part of the self-play: a
     // task it held waits out its lease (2 s) and another worker plays it.
     let mut first = worker(port, dir.path(), 1, false);
-    wait_for("a first self-play partition", 120, || {
-        experiment(port, &id)
-            .stages
-            .iter()
-            .any(|s| s.name == "selfplay" && s.tasks_done >= 2)
-    });
+    wait_for("two self-play partitions", 120, || stage("selfplay").0 >= 2);
     first.signal("-KILL");
     let _ = first.wait_timeout(Duration::from_secs(10));
+    // Then the coordinator is killed once a generation (fit, gate,
+    // anchors) is under way or done, and started again on its state file:
+    // the worker goes on, and a task whose lease lapsed runs again.
     let mut a = worker(port, dir.path(), 1, true);
+    wait_for("the first generation", 120, || {
+        let (done, running) = stage("generation");
+        done + running >= 1
+    });
+    coordinator.signal("-KILL");
+    let _ = coordinator.wait_timeout(Duration::from_secs(10));
+    let _coordinator = coordinator_with(port, dir.path(), 2, &[]);
     let mut b = worker(port, dir.path(), 2, true);
     wait_exit(&mut a, 300);
     wait_exit(&mut b, 300);
