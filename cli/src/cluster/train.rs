@@ -1,5 +1,6 @@
 //! `muggins run` of a training spec (`[train]`, docs/train.md): the
-//! generations in this process on every thread asked for, progress on
+//! generations in this process on every thread asked for (a coordinator's
+//! workers play a submitted one: `jobs::train::cluster`), progress on
 //! stderr and in the web view (its training pages), Ctrl-C stopping at the
 //! next safe point (the same command resumes), and the report
 //! (`report.md`, `report.json`, `curve.svg`).
@@ -15,7 +16,10 @@ use super::*;
 pub fn run_training(text: &str, origin: &str, a: &RunArgs) -> Result<()> {
     let spec = TrainSpec::from_toml(text).with_context(|| format!("spec {origin}"))?;
     if let Some(w) = a.workers {
-        eprintln!("--workers {w}: ignored; a training spec runs in this process, on --threads threads");
+        eprintln!(
+            "--workers {w}: ignored; `muggins run` plays a training spec in this process, on --threads threads \
+             (workers share it when it is submitted to a coordinator: `muggins submit`, docs/train.md)"
+        );
     }
     if a.threads == Some(0) {
         bail!("--threads 0: at least one thread is needed");
