@@ -62,7 +62,22 @@ impl Shared {
             ExpState::Running => -1.0,
             _ => 0.0,
         };
-        (rate, eta)
+        (rate, Self::generations_eta(e, now).map_or(eta, |g| g.max(eta)))
+    }
+
+    /// A training run's ETA at the pace of its generations so far (its
+    /// games' rate leaves out each generation's fit, gate and anchors):
+    /// `None` before a generation is done, or for a grid.
+    fn generations_eta(e: &ExperimentRow, now: i64) -> Option<f64> {
+        let g = e
+            .stages
+            .iter()
+            .find(|s| s.name == jobs::layout::Stage::Generation.name())?;
+        if e.state != ExpState::Running || g.done == 0 {
+            return None;
+        }
+        let each = (now - e.created_ms).max(0) as f64 / 1000.0 / g.done as f64;
+        Some(each * g.total.saturating_sub(g.done) as f64)
     }
 
     /// Experiment `id`'s spec from its TOML, parsed once (`None`: it does
