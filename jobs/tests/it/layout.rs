@@ -154,3 +154,46 @@ fn files_under_a_directory_are_listed_in_order_without_following_links() {
     assert_eq!(found.len(), 2);
     assert!(more);
 }
+
+/// Two writers of one file at once (a worker whose lease expired and the
+/// one that took its task over): a reader only ever sees a whole copy of
+/// one of them, never a mix or a cut (before, both wrote through the same
+/// temporary name, and one could rename the other's half-written file).
+#[test]
+fn two_writers_of_one_file_each_write_it_whole() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("gen-001/selfplay/part-00000.parquet");
+    let size = 1 << 18;
+    let done = std::sync::atomic::AtomicBool::new(false);
+    std::thread::scope(|s| {
+        let writers: Vec<_> = [b'a', b'b']
+            .into_iter()
+            .map(|fill| {
+                let (path, bytes) = (&path, vec![fill; size]);
+                s.spawn(move || {
+                    for _ in 0..100 {
+                        jobs::layout::write_atomic(path, &bytes).unwrap();
+                    }
+                })
+            })
+            .collect();
+        let reader = s.spawn(|| {
+            let mut seen = 0;
+            while !done.load(std::sync::atomic::Ordering::Relaxed) {
+                if let Ok(b) = std::fs::read(&path) {
+                    assert_eq!(b.len(), size, "a cut copy");
+                    assert!(b.iter().all(|&c| c == b[0]), "a mixed copy");
+                    seen += 1;
+                }
+            }
+            seen
+        });
+        let wrote: Vec<_> = writers.into_iter().map(|w| w.join()).collect();
+        done.store(true, std::sync::atomic::Ordering::Relaxed);
+        let read = reader.join();
+        assert!(wrote.iter().all(Result::is_ok), "a writer failed");
+        assert!(read.expect("every copy read whole") > 0);
+    });
+    let left: Vec<_> = std::fs::read_dir(path.parent().unwrap()).unwrap().collect();
+    assert_eq!(left.len(), 1, "no temporary is left behind");
+}
