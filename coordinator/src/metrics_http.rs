@@ -43,7 +43,7 @@ pub fn render(shared: &Shared) -> String {
         &mut out,
         "muggins_games_completed",
         "gauge",
-        "Games in completed grid tasks, all experiments.",
+        "Games in completed grid and self-play tasks, all experiments.",
     );
     let _ = writeln!(out, "muggins_games_completed {games_done}");
     family(
