@@ -144,17 +144,13 @@ fn seal_training(
     tasks: &[crate::store::DoneTask],
     dir: &Path,
 ) -> Result<(), SweepError> {
-    let out = layout::ExperimentDir::new(&e.output);
+    let inside = format!("{}/", e.output);
     let shards = tasks
         .iter()
         .filter(|t| t.stage == Stage::SelfPlay)
         .map(|t| ShardEntry {
             shard: t.shard,
-            file: t
-                .final_file
-                .strip_prefix(&format!("{}/", out.output()))
-                .unwrap_or(&t.final_file)
-                .to_string(),
+            file: t.final_file.strip_prefix(&inside).unwrap_or(&t.final_file).to_string(),
             first_game: t.first_game,
             games: t.games,
             rows: t.rows,

@@ -41,8 +41,9 @@ pub struct Planned {
 
 impl Job {
     /// Parses a spec of either kind (a `[train]` table makes a training
-    /// run); a training run as a coordinator runs it (see
-    /// [`check_for_workers`]).
+    /// run); a training run as a coordinator runs it: no `train.start`
+    /// (the file is on the submitting machine) and at most
+    /// [`SELF_PLAY_STRIDE`] partitions a generation.
     pub fn from_toml(text: &str) -> Result<Job, JobError> {
         if is_train_spec(text) {
             // Refused before the file is looked for: the workers could not read it.
@@ -178,18 +179,11 @@ impl Job {
 const START_ON_WORKERS: &str = "a training run on a coordinator's workers starts from weights drawn from the seed: \
      the file is on the submitting machine, not the workers'; run it with `muggins run`, or leave train.start out";
 
-/// A training run on a coordinator's workers: `train.start` names a file on
-/// the submitting machine, which the workers cannot read, and a
-/// generation's partitions must fit a task's shard number.
-pub fn check_for_workers(spec: &TrainSpec) -> Result<(), TrainSpecError> {
-    if let Some(start) = &spec.train.start {
-        return Err(TrainSpecError::field(
-            "train.start",
-            format!("{start:?}"),
-            START_ON_WORKERS,
-        ));
-    }
-    let parts = spec.shards().len() as u64;
+/// A training run on a coordinator's workers: a generation's partitions
+/// must fit a task's shard number (`train.start` is refused before the
+/// spec is parsed, in [`Job::from_toml`]).
+fn check_for_workers(spec: &TrainSpec) -> Result<(), TrainSpecError> {
+    let parts = spec.train.games.div_ceil(spec.train.shard_games);
     if parts > SELF_PLAY_STRIDE {
         return Err(TrainSpecError::field(
             "train.shard_games",

@@ -27,7 +27,7 @@ pub mod training;
 pub use exec::{Executor, Played};
 pub use files::{IoError, durable_rename};
 pub use grid::{GameCoords, Shard, coords, shards};
-pub use job::{Job, JobError, Planned, check_for_workers};
+pub use job::{Job, JobError, Planned};
 pub use layout::part_file;
 pub use learn_error::LearnError;
 pub use manifest::{ClassifierEntry, Manifest, PredictorsEntry, ShardEntry, write_json_atomic};

@@ -89,7 +89,7 @@ pub(crate) struct Chunking {
 }
 
 /// The work of assignment `a` of the grid `spec` (loading what it needs
-/// first); a training run's tasks are `train.rs`'s.
+/// first; a fit on `fit_threads`); a training run's tasks are `train.rs`'s.
 pub(crate) fn prepare(
     results: &Path,
     executor: &Arc<Executor>,
@@ -174,12 +174,7 @@ pub(crate) fn prepare(
         }),
         Stage::Fit => {
             let dir = resolve(results, a.dir.output())?;
-            let threads = if fit_threads == 0 {
-                executor.threads()
-            } else {
-                fit_threads
-            };
-            Box::new(move |_, _| fit(&spec, &dir, threads).map_err(Halt::from))
+            Box::new(move |_, _| fit(&spec, &dir, fit_threads).map_err(Halt::from))
         }
         Stage::Report => {
             let dir = resolve(results, a.dir.output())?;

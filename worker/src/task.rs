@@ -46,15 +46,15 @@ pub(crate) async fn run_task(
     let ended = match Assignment::from_wire(task) {
         Ok(a) => {
             tracing::info!(task = %a.lease.task_id, experiment = %a.lease.experiment_id, games = a.shard.games, "task leased");
+            // A fit (the classifier's, or a training run's generation) runs
+            // on `fit_threads`, 0 meaning the executor's.
+            let fit = match config.fit_threads {
+                0 => executor.threads(),
+                n => n,
+            };
             let prepared = match &a.job {
-                jobs::Job::Grid(spec) => prepare(&config.results, executor, &a, spec, &chunking, config.fit_threads),
-                jobs::Job::Train(spec) => {
-                    let fit = match config.fit_threads {
-                        0 => executor.threads(),
-                        n => n,
-                    };
-                    crate::train::prepare(&config.results, &a, spec, executor.threads(), fit)
-                }
+                jobs::Job::Grid(spec) => prepare(&config.results, executor, &a, spec, &chunking, fit),
+                jobs::Job::Train(spec) => crate::train::prepare(&config.results, &a, spec, executor.threads(), fit),
             };
             let ended = match prepared {
                 Ok(work) => execute(config, client, &a.lease, work, stopping, &chunking).await,

@@ -17,10 +17,9 @@ use crate::stages::Written;
 
 impl Trainer<'_> {
     /// The records of generations `1..g`, each written before generation
-    /// `g`'s tasks were leased, with the first network: what `g` plays
-    /// from.
-    fn history(&self, g: u32) -> Result<Summary, TrainError> {
-        let first = self.first_model()?.sha256;
+    /// `g`'s tasks were leased, after the first network `first`: what `g`
+    /// plays from.
+    fn history(&self, g: u32, first: String) -> Result<Summary, TrainError> {
         let mut summary = Summary {
             name: self.spec.name.clone(),
             spec_id: self.spec.id(),
@@ -67,7 +66,7 @@ impl Trainer<'_> {
     /// written is kept); `None` when stopped.
     pub fn self_play_task(&self, g: u32, k: usize) -> Result<Option<Written>, TrainError> {
         self.claim_dir()?;
-        let history = self.history(g)?;
+        let history = self.history(g, self.first_model()?.sha256)?;
         let path = self.partition(g, k);
         let rows = if path.exists() {
             read_train(&path)?.len() as u64
@@ -93,7 +92,7 @@ impl Trainer<'_> {
         };
         let mut summary = Summary {
             first_anchors: first.anchors,
-            ..self.history(g)?
+            ..self.history(g, first.first)?
         };
         let path = self.gen_dir(g).join(GENERATION_FILE);
         let record = match read_json::<Generation>(&path)? {
