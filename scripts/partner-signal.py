@@ -13,10 +13,11 @@ tile's true holder:
   in each world);
 - `everyone`: weighted by the likelihood of every other seat's plays;
 - with a model that has a belief head (docs/train.md, "A belief head"),
-  `head`: the head's own probabilities from the seat's observation, and
-  `head-worlds`: the constraints worlds weighted by the product of the
-  head's probabilities of where each world puts the hidden tiles (the
-  guided search's pool).
+  `head`: the head's own probabilities from the seat's observation (times
+  the constraints belief's marginals, `State.belief_prior`, for a head
+  that corrects them), and `head-worlds`: the constraints worlds weighted
+  by the product of the head's exponentiated logits at where each world
+  puts the hidden tiles (the guided search's pool).
 
 The marginals are smoothed by one pseudo-world spread evenly over the
 three holders (so a tile no drawn world gives its true holder costs
@@ -130,11 +131,17 @@ def main():
             evidence = [(i, s, history[i]) for i, s, legal in decisions[:n] if s != seat and legal > 1]
             ll = log_likelihoods(net, encoding, worlds, evidence, args.temperature)
             if head:
-                p = net.belief(np.asarray(st.encode(seat, encoding), np.float32))
+                obs = np.asarray(st.encode(seat, encoding), np.float32)
+                prior = st.belief_prior(seat) if net.meta.get("belief_prior") else None
+                p = net.belief(obs, prior=prior)
                 k = {t: (truth[t] - seat - 1) % 4 for t in hidden}
                 sums["head"] += -sum(math.log(max(float(p[t, k[t]]), 1e-9)) for t in hidden) / len(hidden)
-                logw = np.array([sum(math.log(max(float(p[t, (h - seat - 1) % 4]), 1e-9))
-                                     for h in range(4) if h != seat for t in hs[h]) for hs in hands])
+                # Each world weighted by the head's logits at its holders
+                # (the search's pool: a tile's normaliser, and the prior the
+                # worlds are already drawn from, are the same in every world).
+                z = np.asarray(net._core.belief_logits(obs), np.float64).reshape(-1, 4)
+                logw = np.array([sum(z[t, (h - seat - 1) % 4] for h in range(4) if h != seat for t in hs[h])
+                                 for hs in hands])
                 sums["head-worlds"] += scores(hidden, truth, hands, np.exp(logw - logw.max()))
             for name, cols in [("constraints", []), ("partner", [partner]), ("everyone", [s for s in range(4) if s != seat])]:
                 logw = ll[:, cols].sum(axis=1) if cols else np.zeros(len(worlds))

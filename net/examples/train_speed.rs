@@ -28,6 +28,7 @@ fn main() {
         policy: &policy,
         outcome: &outcome,
         holders: &[],
+        prior: &[],
         belief_weight: 0.0,
     };
     let flops = 3.0 * 2.0 * mlp.macs() as f64;

@@ -24,7 +24,9 @@ mod train;
 
 pub use kernel::{fma_peak_flops, fma_peak_flops_on};
 pub use mlp::{BATCH_CHUNK, BeliefHead, Dense, Mlp, Scratch};
-pub use model::{BeliefShape, Expect, FORMAT_VERSION, META_KEY, Meta, Model, NetError, Provenance};
+pub use model::{
+    BELIEF_PRIOR_CONSTRAINTS, BeliefShape, Expect, FORMAT_VERSION, META_KEY, Meta, Model, NetError, Provenance,
+};
 pub use train::{Adam, BLOCK_ROWS, Batch, BatchError, Grads, Loss, NO_HOLDER, loss_and_grads, sgd_step};
 
 /// `ln(sum(exp(x)))` over `xs`, computed from their largest (so that no

@@ -44,9 +44,17 @@ pub struct Meta {
     /// `b_b`): absent in files without it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub belief: Option<BeliefShape>,
+    /// What the belief head's logits correct (docs/train.md): absent, a
+    /// softmax of its own; `constraints`, added to the log of the
+    /// constraints belief's marginals (`full::spiel::SpielState::belief_prior`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub belief_prior: Option<String>,
     /// Where it came from.
     pub provenance: Provenance,
 }
+
+/// `Meta::belief_prior` of a head that corrects the constraints belief.
+pub const BELIEF_PRIOR_CONSTRAINTS: &str = "constraints";
 
 /// The belief head's shape: for each of `tiles` tiles, a softmax over
 /// `holders` holders.
@@ -190,6 +198,12 @@ impl Model {
                 meta.inputs, meta.actions, meta.hidden
             ));
         }
+        match (&meta.belief_prior, meta.belief) {
+            (None, _) => {}
+            (Some(p), Some(_)) if p == BELIEF_PRIOR_CONSTRAINTS => {}
+            (Some(p), Some(_)) => return Err(format!("belief_prior {p:?} (this version knows \"constraints\")")),
+            (Some(p), None) => return Err(format!("belief_prior {p:?} without a belief head")),
+        }
         let mut names: Vec<String> = tensors.names().into_iter().map(String::from).collect();
         names.sort();
         let mut wanted = Vec::new();
@@ -234,6 +248,7 @@ impl Model {
                 tiles: b.tiles(),
                 holders: b.holders,
             }),
+            belief_prior: meta.belief_prior.clone().filter(|_| mlp.belief().is_some()),
             ..meta.clone()
         };
         let mut named: Vec<(String, &Dense)> = mlp

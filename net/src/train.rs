@@ -15,6 +15,10 @@
 //! adds `belief_weight` x the mean over its hidden tiles of the
 //! cross-entropy of the tile's holder (a softmax over the holders): the
 //! gradient at a hidden tile's logits is `(p - onehot) / hidden tiles`.
+//! With a prior (the constraints belief's marginals, `Batch::prior`) the
+//! softmax is over `logit + ln prior` at the holders the prior allows, so
+//! the head learns a correction of the prior: zero logits are the prior,
+//! and an impossible holder has neither probability nor gradient.
 //!
 //! Determinism: a batch is cut into blocks of [`BLOCK_ROWS`] rows, each
 //! block's gradient is computed on its own (the forward pass is the
@@ -34,8 +38,10 @@ pub const BLOCK_ROWS: usize = 64;
 /// module's page) and
 /// the outcome the value learns (`rows`); for a belief head, each row's
 /// holder of each tile (`rows x tiles`: an index below the head's holders,
-/// or [`NO_HOLDER`] for a tile the seat sees; empty: no belief targets) and
-/// the belief loss's weight.
+/// or [`NO_HOLDER`] for a tile the seat sees; empty: no belief targets),
+/// optionally each row's prior of each tile's holders (`rows x tiles x
+/// holders`, finite and at least 0, the true holder's above 0; empty: no
+/// prior) and the belief loss's weight.
 #[derive(Clone, Copy, Debug)]
 pub struct Batch<'a> {
     pub rows: usize,
@@ -44,6 +50,7 @@ pub struct Batch<'a> {
     pub policy: &'a [f32],
     pub outcome: &'a [f32],
     pub holders: &'a [u8],
+    pub prior: &'a [f32],
     pub belief_weight: f32,
 }
 
@@ -117,6 +124,10 @@ pub enum BatchError {
     /// A number that is not finite (an observation, a target, an outcome).
     #[error("row {row}: {what} is not finite")]
     NotFinite { row: usize, what: &'static str },
+    /// A prior that is negative or not finite, or that gives a tile's true
+    /// holder no chance.
+    #[error("row {row}: tile {tile}'s prior {what}")]
+    Prior { row: usize, tile: usize, what: String },
     /// Belief targets for a network without a belief head.
     #[error("the batch has belief targets and the network no belief head")]
     NoBeliefHead,
@@ -171,6 +182,9 @@ impl Batch<'_> {
                 }
             }
         }
+        if !self.prior.is_empty() {
+            self.check_prior(mlp)?;
+        }
         if !self.belief_weight.is_finite() {
             return Err(BatchError::NotFinite {
                 row: 0,
@@ -204,8 +218,37 @@ impl Batch<'_> {
         Ok(())
     }
 
+    /// The prior's shape and values (see [`Batch`]).
+    fn check_prior(&self, mlp: &Mlp) -> Result<(), BatchError> {
+        let n = self.rows;
+        let head = mlp.belief().ok_or(BatchError::NoBeliefHead)?;
+        let (t, h) = (head.tiles(), head.holders);
+        if self.holders.len() != n * t || self.prior.len() != n * t * h {
+            return Err(BatchError::Shape {
+                what: "the prior (with the holders)",
+                have: self.prior.len(),
+                rows: n,
+                width: t * h,
+            });
+        }
+        for (i, p) in self.prior.chunks_exact(h).enumerate() {
+            let (row, tile) = (i / t, i % t);
+            if let Some(x) = p.iter().find(|x| !(x.is_finite() && **x >= 0.0)) {
+                let what = format!("has {x}, not a number at least 0");
+                return Err(BatchError::Prior { row, tile, what });
+            }
+            let holder = self.holders[i];
+            if holder != NO_HOLDER && p[holder as usize] <= 0.0 {
+                let what = format!("gives its true holder {holder} no chance");
+                return Err(BatchError::Prior { row, tile, what });
+            }
+        }
+        Ok(())
+    }
+
     fn block(&self, start: usize, end: usize, d: usize, a: usize) -> Batch<'_> {
         let t = self.holders.len() / self.rows.max(1);
+        let th = self.prior.len() / self.rows.max(1);
         Batch {
             rows: end - start,
             obs: &self.obs[start * d..end * d],
@@ -213,6 +256,7 @@ impl Batch<'_> {
             policy: &self.policy[start * a..end * a],
             outcome: &self.outcome[start..end],
             holders: &self.holders[start * t..end * t],
+            prior: &self.prior[start * th..end * th],
             belief_weight: self.belief_weight,
         }
     }
@@ -392,7 +436,14 @@ fn belief_loss(head: &crate::mlp::BeliefHead, top: &[f32], b: &Batch<'_>, loss: 
                 continue;
             }
             let at = (r * t + tile) * h;
-            let zs = &z[at..at + h];
+            let zs = &mut z[at..at + h];
+            if !b.prior.is_empty() {
+                // The prior's log added; a holder it rules out drops out.
+                for (x, &p) in zs.iter_mut().zip(&b.prior[at..at + h]) {
+                    *x = if p > 0.0 { *x + p.ln() } else { f32::NEG_INFINITY };
+                }
+            }
+            let zs = &*zs;
             let log_sum = crate::log_sum_exp(zs.iter().map(|&x| x as f64));
             loss.belief -= share * (zs[holder as usize] as f64 - log_sum);
             for k in 0..h {

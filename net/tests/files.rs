@@ -18,6 +18,7 @@ fn meta(inputs: usize, hidden: Vec<usize>, actions: usize) -> Meta {
         hidden,
         activation: "tanh".into(),
         belief: None,
+        belief_prior: None,
         provenance: Provenance {
             made_by: "net/tests/files.rs".into(),
             spec_id: Some("abc".into()),
@@ -231,11 +232,57 @@ fn a_belief_head_reads_back_and_must_fit_the_game() {
     assert!(plain.mlp.belief_logits(&obs, &mut z, &mut Scratch::default()).is_none());
     assert_eq!(plain.meta.belief, None);
     // A head for three holders where the game has two.
-    let three = base.with_belief(Dense::new(12, vec![0.0; 12 * 18], vec![0.0; 18]), 3);
+    let three = base
+        .clone()
+        .with_belief(Dense::new(12, vec![0.0; 12 * 18], vec![0.0; 18]), 3);
     let e = refusal(
         dir.path(),
         "three.safetensors",
         &Model::to_bytes(&meta(20, vec![16, 12], 11), &three),
     );
     assert!(e.contains("belief head of 6 tiles x 3 holders, not 6 x 2"), "{e}");
+    // A head that corrects the constraints belief says so; another prior,
+    // or a prior without a head, is refused.
+    let mut with_prior = meta(20, vec![16, 12], 11);
+    with_prior.belief_prior = Some(net::BELIEF_PRIOR_CONSTRAINTS.into());
+    let model = Model::from_bytes(&Model::to_bytes(&with_prior, &mlp)).unwrap();
+    assert_eq!(model.meta.belief_prior.as_deref(), Some("constraints"));
+    assert_eq!(
+        Model::from_bytes(&Model::to_bytes(&with_prior, &base))
+            .unwrap()
+            .meta
+            .belief_prior,
+        None,
+        "a network without a head is written without a prior"
+    );
+    with_prior.belief_prior = Some("oracle".into());
+    let e = refusal(dir.path(), "oracle.safetensors", &Model::to_bytes(&with_prior, &mlp));
+    assert!(
+        e.contains("belief_prior \"oracle\" (this version knows \"constraints\")"),
+        "{e}"
+    );
+    let headless = with_meta_text(&Model::to_bytes(&meta(20, vec![16, 12], 11), &base), |m| {
+        m.replace(
+            r#"\"provenance\""#,
+            r#"\"belief_prior\":\"constraints\",\"provenance\""#,
+        )
+    });
+    let e = refusal(dir.path(), "headless.safetensors", &headless);
+    assert!(e.contains("belief_prior \"constraints\" without a belief head"), "{e}");
+}
+
+/// A model file's bytes with its header's text changed by `edit` (the
+/// header's length prefix made to fit).
+fn with_meta_text(bytes: &[u8], edit: impl Fn(&str) -> String) -> Vec<u8> {
+    let n = u64::from_le_bytes(bytes[..8].try_into().unwrap()) as usize;
+    let header = std::str::from_utf8(&bytes[8..8 + n]).unwrap();
+    let mut edited = edit(header);
+    assert_ne!(edited, header, "the edit changed nothing");
+    while edited.len() % 8 != 0 {
+        edited.push(' ');
+    }
+    let mut out = (edited.len() as u64).to_le_bytes().to_vec();
+    out.extend_from_slice(edited.as_bytes());
+    out.extend_from_slice(&bytes[8 + n..]);
+    out
 }

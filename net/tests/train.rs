@@ -19,6 +19,9 @@ struct Rows {
     /// Each tile's holder (`rows x tiles`) when the network has a belief
     /// head: some seen ([`NO_HOLDER`]), the rest at random holders.
     holders: Vec<u8>,
+    /// Each tile's prior over its holders (`rows x tiles x holders`), or
+    /// empty: none.
+    prior: Vec<f32>,
 }
 
 impl Rows {
@@ -62,6 +65,7 @@ impl Rows {
             policy,
             outcome,
             holders,
+            prior: Vec::new(),
         }
     }
 
@@ -73,6 +77,7 @@ impl Rows {
             policy: &self.policy,
             outcome: &self.outcome,
             holders: &self.holders,
+            prior: &self.prior,
             belief_weight: 0.7,
         }
     }
@@ -132,6 +137,7 @@ fn the_gradient_is_the_slope_with_a_belief_head() {
     // Without targets, the head learns nothing and adds no loss.
     let plain = Batch {
         holders: &[],
+        prior: &[],
         ..rows.batch()
     };
     let (l, g) = loss_and_grads(&mlp, &plain, 0.5, 1);
@@ -140,6 +146,67 @@ fn the_gradient_is_the_slope_with_a_belief_head() {
     let without = loss_and_grads(&mlp.clone().without_belief(), &plain, 0.5, 1);
     assert_eq!(without.0.total, l.total);
     assert_eq!(without.1.layers[..4], g.layers[..4]);
+}
+
+/// A prior (the constraints belief's marginals): zero logits are the
+/// prior itself, a holder it rules out has no gradient, and the rest of
+/// the gradient is still the loss's slope.
+#[test]
+fn the_gradient_is_the_slope_with_a_prior() {
+    let (tiles, holders) = (5, 3);
+    let mlp = with_belief(random_mlp(3, 6, &[7, 5], 4), tiles, holders, 21);
+    let mut rows = Rows::new(&mlp, 9, 11);
+    let mut s = 5u64;
+    let u = uniform(&mut s, rows.rows * tiles * holders, 1.0);
+    // Holder 2 of tile 3 is ruled out in every row (and never the truth).
+    for h in rows.holders.iter_mut().skip(3).step_by(tiles) {
+        if *h == 2 {
+            *h = 0;
+        }
+    }
+    rows.prior = (0..u.len())
+        .map(|i| {
+            if i % (tiles * holders) == 3 * holders + 2 {
+                0.0
+            } else {
+                u[i].abs() + 0.05
+            }
+        })
+        .collect();
+    rows.batch().check(&mlp).unwrap();
+    check_slopes(&mlp, &rows);
+    let (_, grads) = loss_and_grads(&mlp, &rows.batch(), 0.5, 1);
+    let (w, b) = &grads.layers[4];
+    let ruled_out = 3 * holders + 2;
+    assert_eq!(b[ruled_out], 0.0);
+    assert!(w.iter().skip(ruled_out).step_by(tiles * holders).all(|&x| x == 0.0));
+    assert!(b.iter().filter(|&&x| x != 0.0).count() > 8);
+    // A head of zero weights is the prior: its loss is the prior's log
+    // loss at the true holders (each row's mean over its hidden tiles).
+    let zero = mlp.clone().without_belief().with_belief(
+        Dense::new(5, vec![0.0; 5 * tiles * holders], vec![0.0; tiles * holders]),
+        holders,
+    );
+    let (loss, _) = loss_and_grads(&zero, &rows.batch(), 0.5, 1);
+    let mut want = 0.0;
+    for r in 0..rows.rows {
+        let hidden: Vec<usize> = (0..tiles)
+            .filter(|&t| rows.holders[r * tiles + t] != NO_HOLDER)
+            .collect();
+        for &t in &hidden {
+            let p = &rows.prior[(r * tiles + t) * holders..][..holders];
+            let h = rows.holders[r * tiles + t] as usize;
+            want -= (p[h] as f64 / p.iter().map(|&x| x as f64).sum::<f64>()).ln() / hidden.len() as f64;
+        }
+    }
+    want /= rows.rows as f64;
+    assert!((loss.belief - want).abs() < 1e-5, "{} against {want}", loss.belief);
+    // Without the prior, the same head's loss differs.
+    let plain = Batch {
+        prior: &[],
+        ..rows.batch()
+    };
+    assert!((loss_and_grads(&zero, &plain, 0.5, 1).0.belief - want).abs() > 1e-3);
 }
 
 /// Targets that are not distributions (the policy gradient's advantage on
@@ -245,6 +312,7 @@ fn a_bad_batch_is_refused_naming_what_is_wrong() {
     let holders = vec![0u8; 3 * 5];
     let b = Batch {
         holders: &holders,
+        prior: &[],
         ..rows.batch()
     };
     assert_eq!(b.check(&mlp), Err(BatchError::NoBeliefHead));
@@ -254,6 +322,7 @@ fn a_bad_batch_is_refused_naming_what_is_wrong() {
     holders[7] = 2;
     let b = Batch {
         holders: &holders,
+        prior: &[],
         ..rows.batch()
     };
     let e = b.check(&mlp).unwrap_err();
@@ -261,8 +330,41 @@ fn a_bad_batch_is_refused_naming_what_is_wrong() {
         e.to_string().contains("row 1: tile 2's holder is 2") && e.to_string().contains("has 2 holders"),
         "{e}"
     );
+    // A prior: of the holders' shape, finite, at least 0, and giving the
+    // true holder a chance.
+    holders[7] = 1;
+    let prior = vec![0.5f32; 3 * 5 * 2];
+    let b = Batch {
+        holders: &holders,
+        prior: &prior,
+        ..rows.batch()
+    };
+    b.check(&mlp).unwrap();
+    let short = Batch {
+        prior: &prior[..29],
+        ..b
+    };
+    assert!(matches!(short.check(&mlp), Err(BatchError::Shape { what, .. }) if what.contains("prior")));
+    for (at, x, says) in [
+        (3, -0.1f32, "has -0.1, not a number at least 0"),
+        (3, f32::NAN, "has NaN"),
+        (
+            7 * 2 + 1,
+            0.0,
+            "row 1: tile 2's prior gives its true holder 1 no chance",
+        ),
+    ] {
+        let mut bad = prior.clone();
+        bad[at] = x;
+        let e = Batch { prior: &bad, ..b }.check(&mlp).unwrap_err();
+        assert!(
+            matches!(e, BatchError::Prior { .. }) && e.to_string().contains(says),
+            "{e}"
+        );
+    }
     let b = Batch {
         holders: &holders[..14],
+        prior: &[],
         ..rows.batch()
     };
     assert!(matches!(b.check(&mlp), Err(BatchError::Shape { what: "holders", .. })));
@@ -297,6 +399,7 @@ fn adam_learns_a_policy_and_a_value() {
         policy: &policy,
         outcome: &outcome,
         holders: &holders,
+        prior: &[],
         belief_weight: 1.0,
     };
     let mut adam = Adam::new(&mlp, 0.01);

@@ -58,31 +58,55 @@ class Net:
         self._core.forward(x, n, logits, values, int(threads))
         return (logits[0], values[0]) if one else (logits, values)
 
-    def belief(self, obs):
+    def belief(self, obs, prior=None):
         """Where the belief head places each tile for one observation `obs`
         (float32 `[inputs]`): an array `[tiles, holders]` whose rows are
         probabilities (holder `k` is the seat `k + 1` places after the
         observer around the table, the last the boneyard; docs/train.md, "A
-        belief head"), or None when the model has no belief head."""
+        belief head"), or None when the model has no belief head. A head
+        that corrects the constraints belief (`meta["belief_prior"]`) needs
+        that belief, `prior = state.belief_prior(seat)`: its rows are then
+        the prior times the head's exponentiated logits, normalised (a row
+        the prior gives nothing, a seen tile, is all 0)."""
         x = np.require(np.asarray(obs, dtype=np.float32), np.float32, ["C"])
         if x.shape != (self.inputs,):
             raise ValueError(f"obs: shape {np.shape(obs)}, expected [{self.inputs}] (this model's inputs)")
+        wants = self.meta.get("belief_prior")
+        if wants is not None and prior is None:
+            raise ValueError(f"prior: this model's belief head corrects the {wants} belief; "
+                             "pass prior=state.belief_prior(seat)")
+        if wants is None and prior is not None:
+            raise ValueError("prior: this model's belief head has no prior (meta has no belief_prior)")
         z = self._core.belief_logits(x)
         if z is None:
             return None
         shape = self.meta["belief"]
         z = np.asarray(z, dtype=np.float64).reshape(shape["tiles"], shape["holders"])
-        p = np.exp(z - z.max(axis=1, keepdims=True))
-        return (p / p.sum(axis=1, keepdims=True)).astype(np.float32)
+        if prior is not None:
+            m = np.asarray(prior, dtype=np.float64)
+            if m.shape != z.shape or not np.all(np.isfinite(m)) or np.any(m < 0):
+                raise ValueError(f"prior: shape {m.shape} with values at least 0 expected {z.shape} "
+                                 "(State.belief_prior of the observing seat)")
+            with np.errstate(divide="ignore"):
+                z = z + np.log(m)
+            z[~np.any(m > 0, axis=1)] = 0.0
+        top = z.max(axis=1, keepdims=True)
+        p = np.exp(z - top)
+        p = p / p.sum(axis=1, keepdims=True)
+        if prior is not None:
+            p[~np.any(m > 0, axis=1)] = 0.0
+        return p.astype(np.float32)
 
     def __repr__(self):
         return f"muggins.net.Net({self.path!r}: {self.meta['game']}, {self.meta['encoding']}, hidden {self.meta['hidden']}, sha256 {self.sha256[:12]})"
 
 
-def save(path, params, *, game, encoding, made_by, spec_id=None, generation=None, belief_holders=None):
+def save(path, params, *, game, encoding, made_by, spec_id=None, generation=None, belief_holders=None,
+         belief_prior=None):
     """Writes the network `params` (numpy arrays `w0, b0, ..., w_pi, b_pi,
     w_v, b_v`, tanh hidden layers; with `belief_holders`, a belief head
-    `w_b, b_b` of `tiles x belief_holders` outputs) as a model file at
+    `w_b, b_b` of `tiles x belief_holders` outputs, which corrects the
+    constraints belief with `belief_prior="constraints"`) as a model file at
     `path`, described as playing `game` on observations in `encoding`, made
     by `made_by` (the command; an experiment's `spec_id` and `generation`
     when one made it).
@@ -118,6 +142,10 @@ def save(path, params, *, game, encoding, made_by, spec_id=None, generation=None
         if belief_holders < 1 or width % belief_holders:
             raise ValueError(f"belief_holders = {belief_holders}: w_b's {width} outputs are tiles x holders")
         meta["belief"] = {"tiles": width // belief_holders, "holders": int(belief_holders)}
+    if belief_prior is not None:
+        if belief_prior != "constraints" or belief_holders is None:
+            raise ValueError(f"belief_prior = {belief_prior!r}: \"constraints\", for a belief head")
+        meta["belief_prior"] = belief_prior
     tensors = {k: np.ascontiguousarray(np.asarray(v, dtype=np.float32)) for k, v in params.items()}
     save_file(tensors, os.fspath(path), metadata={META_KEY: json.dumps(meta)})
     return Net(path)

@@ -487,6 +487,24 @@ impl State {
         Ok(out)
     }
 
+    /// The constraints belief's marginals from `observer`'s side, the
+    /// prior a belief head with `belief_prior = "constraints"` corrects
+    /// (docs/train.md, "A belief head"): for each tile id, the probability
+    /// of each holder (in `holders`' order), all 0 for a tile the observer
+    /// sees.
+    fn belief_prior(&self, observer: u8) -> PyResult<Vec<Vec<f32>>> {
+        let seats = self.game.rules.seats();
+        if observer >= seats {
+            return Err(PyValueError::new_err(format!(
+                "observer = {observer}: a seat, 0 to {}",
+                seats - 1
+            )));
+        }
+        let mut out = Vec::new();
+        self.core.belief_prior(observer, &mut out);
+        Ok(out.chunks(seats as usize).map(<[f32]>::to_vec).collect())
+    }
+
     fn __str__(&self) -> String {
         let hands: Vec<String> = self
             .hands()

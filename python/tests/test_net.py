@@ -103,6 +103,36 @@ def test_a_belief_head_reads_back_places_tiles_and_guides_the_search(tmp_path):
         assert h.count(1) == 14
     with pytest.raises(ValueError, match="observer = 2: a seat, 0 to 1"):
         state.holders(2)
+    # State.belief_prior: the constraints belief's marginals, which a head
+    # with belief_prior="constraints" corrects (Net.belief then needs it).
+    for seat in (0, 1):
+        m = np.asarray(state.belief_prior(seat))
+        h = state.holders(seat)
+        assert m.shape == (28, 2)
+        seen = np.array([x == 255 for x in h])
+        assert np.all(m[seen] == 0) and np.allclose(m[~seen].sum(axis=1), 1.0)
+        # Before any play: the opponent's 7 of the 21 hidden tiles.
+        assert np.allclose(m[~seen, 0], 7 / 21)
+    with pytest.raises(ValueError, match="observer = 2: a seat, 0 to 1"):
+        state.belief_prior(2)
+    with pytest.raises(ValueError, match="has no prior"):
+        net.belief(x, prior=state.belief_prior(0))
+    corrects = mn.save(tmp_path / "p.safetensors", p, game="block", encoding="rich", made_by="test",
+                       belief_holders=2, belief_prior="constraints")
+    assert corrects.meta["belief_prior"] == "constraints"
+    with pytest.raises(ValueError, match="pass prior=state.belief_prior"):
+        corrects.belief(x)
+    m = np.asarray(state.belief_prior(0))
+    got = corrects.belief(x, prior=m)
+    w = m * np.exp(z)
+    hidden = m.sum(axis=1) > 0
+    assert np.abs(got[hidden] - w[hidden] / w[hidden].sum(axis=1, keepdims=True)).max() < 1e-5
+    assert np.all(got[~hidden] == 0)
+    with pytest.raises(ValueError, match="prior: shape"):
+        corrects.belief(x, prior=m[:5])
+    with pytest.raises(ValueError, match="belief_prior = 'oracle'"):
+        mn.save(tmp_path / "q.safetensors", p, game="block", encoding="rich", made_by="test",
+                belief_holders=2, belief_prior="oracle")
     # The guided search plays with it (belief="head"), or from worlds
     # weighted by its policy (belief="policy"); scripts/without-belief.py
     # removes the head.

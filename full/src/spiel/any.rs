@@ -167,6 +167,53 @@ impl SpielState {
         }
     }
 
+    /// The constraints belief's marginals from `observer`'s side, in a
+    /// belief head's order (`out[t * seats + k]` for tile id `t` and the
+    /// holders `k` of [`Self::holders`]): the exact probability, over the
+    /// deals that agree with every hand's size and every void the observer
+    /// saw, that the tile is there ([`crate::Constraints::marginals`];
+    /// in All Fives, from a seat other than the mover's, the mover's void
+    /// leaves out the tiles matching the ends, one of which it may have
+    /// just drawn); all
+    /// 0 for a tile the observer sees, and everywhere before the deal. The
+    /// prior a belief head trained with `belief_prior = "constraints"`
+    /// corrects (docs/train.md): a holder it gives 0 is impossible.
+    pub fn belief_prior(&self, observer: u8, out: &mut Vec<f32>) {
+        let rules = self.rules();
+        let n = rules.seats();
+        out.clear();
+        out.resize(rules.tile_count() as usize * n as usize, 0.0);
+        let (hands, boneyard, void) = match self {
+            SpielState::Open(c) => match &c.pos {
+                Some(p) => (p.hands, p.boneyard, c.void),
+                None => return,
+            },
+            SpielState::Fives(c) => match &c.pos {
+                Some(p) => {
+                    let mut void = c.seen.voids().0;
+                    // The mover may hold a tile it has just drawn that
+                    // matches the ends it was stuck at (its one play):
+                    // from the other seats' side, it lacks none of them.
+                    if p.mover != observer {
+                        void[p.mover as usize] &= !crate::matching(rules, p).0;
+                    }
+                    (p.hands, p.boneyard, void)
+                }
+                None => return,
+            },
+        };
+        let obs = crate::Observation::of_hands(rules, &hands, boneyard, observer, &void, &[0; crate::MAX_SEATS]);
+        let mut m = [[0.0; crate::HOLDERS]; 64];
+        crate::Constraints::new(&obs).marginals(&mut m);
+        for t in engine::bits(obs.hidden) {
+            let row = &mut out[t as usize * n as usize..][..n as usize];
+            for k in 0..n - 1 {
+                row[k as usize] = m[t as usize][((observer + 1 + k) % n) as usize] as f32;
+            }
+            row[n as usize - 1] = m[t as usize][crate::BONEYARD] as f32;
+        }
+    }
+
     /// A state `player` cannot tell from this one (its hidden tiles drawn
     /// from the constraints belief).
     pub fn resample(&self, player: u8, rng: &mut impl RngCore) -> Result<SpielState, SpielError> {

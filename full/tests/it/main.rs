@@ -3,6 +3,7 @@
 
 mod adaptive;
 mod alphabeta;
+mod belief_prior;
 mod beliefs;
 mod block_budget;
 mod dominai;

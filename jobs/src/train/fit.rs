@@ -53,7 +53,8 @@ pub fn first_network(spec: &TrainSpec, inputs: usize, actions: usize) -> Mlp {
 
 /// `mlp` with a belief head when the spec teaches one and it has none:
 /// Glorot-uniform weights from the spec's own stream for it, zero biases
-/// (a network started from a file without a head gets this one).
+/// (a network started from a file without a head gets this one); with a
+/// prior, zero weights too, so the new head is the prior itself.
 pub fn with_belief_head(spec: &TrainSpec, mlp: Mlp) -> Mlp {
     if !spec.belief() || mlp.belief().is_some() {
         return mlp;
@@ -62,6 +63,9 @@ pub fn with_belief_head(spec: &TrainSpec, mlp: Mlp) -> Mlp {
     let (tiles, holders) = (spec.rules().tile_count() as usize, state.belief_holders());
     let width = mlp.policy().inputs();
     let n_out = tiles * holders;
+    if spec.belief_prior().is_some() {
+        return mlp.with_belief(Dense::new(width, vec![0.0; width * n_out], vec![0.0; n_out]), holders);
+    }
     let mut rng = engine::seed::keyed_rng(spec.seed, 0, 0, engine::seed::TRAIN_FIT, 2);
     let limit = (6.0 / (width + n_out) as f64).sqrt();
     let w = (0..width * n_out)
@@ -179,6 +183,8 @@ struct Minibatch {
     outcome: Vec<f32>,
     /// Each row's holder of each tile, with a belief head.
     holders: Vec<u8>,
+    /// Each row's prior of each tile's holders, with a head that has one.
+    prior: Vec<f32>,
     /// The summed entropy of the rows' policies (as the network gives
     /// them now, over the legal actions).
     entropy: f64,
@@ -202,12 +208,17 @@ impl Minibatch {
         self.policy.resize(n * a, 0.0);
         self.outcome.clear();
         self.holders.clear();
+        self.prior.clear();
         let tiles = mlp.belief().map_or(0, |b| b.tiles());
+        let cells = mlp.belief().map_or(0, |b| b.tiles() * b.holders);
         for (i, r) in rows.iter().enumerate() {
             if tiles > 0 {
                 // A row without holders (or of another game) has the check
                 // name it: a shape that does not fit.
                 self.holders.extend_from_slice(&r.holders[..r.holders.len().min(tiles)]);
+            }
+            if f.belief_prior.is_some() {
+                self.prior.extend_from_slice(&r.prior[..r.prior.len().min(cells)]);
             }
             if r.observation.len() == d {
                 self.obs.extend_from_slice(&r.observation);
@@ -287,6 +298,7 @@ impl Minibatch {
             policy: &self.policy,
             outcome: &self.outcome,
             holders: if belief_weight > 0.0 { &self.holders } else { &[] },
+            prior: if belief_weight > 0.0 { &self.prior } else { &[] },
             belief_weight,
         }
     }

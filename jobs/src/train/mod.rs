@@ -34,7 +34,7 @@ pub use fit::{FitReport, first_network};
 pub use fixed::{Fixed, PAST_KEPT, TrainSearch};
 pub use play::{Player, pair, self_play};
 pub use rows::{TrainRow, read_train, train_parquet, train_schema};
-pub use spec::{Keep, TrainSpec, TrainSpecError, is_train_spec};
+pub use spec::{BeliefPrior, Keep, TrainSpec, TrainSpecError, is_train_spec};
 pub use trainer::Trainer;
 
 use crate::files::{IoError, io};

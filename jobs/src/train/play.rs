@@ -148,6 +148,14 @@ impl Player<'_> {
                             }
                             h
                         },
+                        // And the prior it corrects, for a head that has one.
+                        prior: {
+                            let mut p = Vec::new();
+                            if model.mlp.belief().is_some() && model.meta.belief_prior.is_some() {
+                                state.belief_prior(seat, &mut p);
+                            }
+                            p
+                        },
                     });
                 }
                 action

@@ -42,11 +42,16 @@ pub struct TrainRow {
     /// it): the belief head's target. Written only by a training with a
     /// belief head (the `holders` column); empty when read without it.
     pub holders: Vec<u8>,
+    /// The constraints belief's marginals from the seat's side
+    /// (`SpielState::belief_prior`, tiles x holders): the prior a belief
+    /// head with `belief_prior = "constraints"` corrects. Written only by
+    /// such a training (the `prior` column); empty when read without it.
+    pub prior: Vec<f32>,
 }
 
-/// The columns of a training partition, in order (`holders` last, with a
-/// belief head).
-pub fn train_schema(belief: bool) -> SchemaRef {
+/// The columns of a training partition, in order (`holders` with a belief
+/// head, then `prior` with a prior).
+pub fn train_schema(belief: bool, prior: bool) -> SchemaRef {
     let f = |n: &str, t: DataType| Field::new(n, t, false);
     let list = |n: &str, t: DataType| Field::new(n, DataType::List(Arc::new(Field::new("item", t, false))), false);
     let mut fields = vec![
@@ -64,6 +69,9 @@ pub fn train_schema(belief: bool) -> SchemaRef {
     if belief {
         fields.push(list("holders", DataType::UInt8));
     }
+    if prior {
+        fields.push(list("prior", DataType::Float32));
+    }
     Arc::new(Schema::new(fields))
 }
 
@@ -80,8 +88,9 @@ fn list_of<T: Copy>(
     Arc::new(ListArray::new(field, offsets, values, None))
 }
 
-/// The rows as Parquet bytes (with the `holders` column when `belief`).
-pub fn train_parquet(rows: &[TrainRow], belief: bool) -> Vec<u8> {
+/// The rows as Parquet bytes (with the `holders` column when `belief`, and
+/// `prior` when `prior`).
+pub fn train_parquet(rows: &[TrainRow], belief: bool, prior: bool) -> Vec<u8> {
     let mut columns: Vec<ArrayRef> = vec![
         Arc::new(Int64Array::from_iter_values(rows.iter().map(|r| r.game_index as i64))),
         Arc::new(Int32Array::from_iter_values(rows.iter().map(|r| r.turn as i32))),
@@ -103,7 +112,10 @@ pub fn train_parquet(rows: &[TrainRow], belief: bool) -> Vec<u8> {
     if belief {
         columns.push(list_of(rows, |r| &r.holders, |v| Arc::new(UInt8Array::from(v))));
     }
-    let schema = train_schema(belief);
+    if prior {
+        columns.push(list_of(rows, |r| &r.prior, |v| Arc::new(Float32Array::from(v))));
+    }
+    let schema = train_schema(belief, prior);
     let batch = RecordBatch::try_new(schema.clone(), columns).expect("columns match the schema");
     parquet_bytes(schema, &batch, "training rows schema")
 }
@@ -137,6 +149,13 @@ pub fn read_train(path: &Path) -> Result<Vec<TrainRow>, IoError> {
                 Some((l, list_values::<UInt8Array>(l, path, "holders")?))
             }
         };
+        let prior = match b.column_by_name("prior") {
+            None => None,
+            Some(_) => {
+                let l = col::<ListArray>(&b, path, "prior")?;
+                Some((l, list_values::<Float32Array>(l, path, "prior")?))
+            }
+        };
         let (obs_v, legal_v, policy_v) = (
             list_values::<Float32Array>(obs, path, "observation")?,
             list_values::<Int32Array>(legal, path, "legal")?,
@@ -159,6 +178,7 @@ pub fn read_train(path: &Path) -> Result<Vec<TrainRow>, IoError> {
                 outcome: outcome.value(i),
                 searched: searched.value(i),
                 holders: holders.map_or(Vec::new(), |(l, v)| v.values()[range(l, i)].to_vec()),
+                prior: prior.map_or(Vec::new(), |(l, v)| v.values()[range(l, i)].to_vec()),
             };
             if row.legal.len() != row.policy.len() || !row.legal.contains(&row.action) {
                 return Err(format(

@@ -10,7 +10,7 @@ use full::spiel::Encoding;
 use full::{FullConfig, FullRules, Preset};
 
 use super::fixed::{Fixed, TrainSearch, ismcts_name};
-pub use super::stages::{Eval, Fit, Gate, Keep};
+pub use super::stages::{BeliefPrior, Eval, Fit, Gate, Keep};
 use super::stages::{default_anchors, is_zero};
 
 /// The most self-play games a generation may have.
@@ -230,6 +230,15 @@ impl TrainSpec {
         self.train.fit.belief_weight > 0.0
     }
 
+    /// The belief head's prior as a model file names it
+    /// (`net::Meta::belief_prior`), with a belief head only.
+    pub fn belief_prior(&self) -> Option<&'static str> {
+        match self.train.fit.belief_prior {
+            Some(BeliefPrior::Constraints) if self.belief() => Some(net::BELIEF_PRIOR_CONSTRAINTS),
+            _ => None,
+        }
+    }
+
     fn check(&self) -> Result<(), TrainSpecError> {
         let t = &self.train;
         if self.name.is_empty()
@@ -433,6 +442,13 @@ impl TrainSpec {
                 "train.fit.belief_weight",
                 f.belief_weight,
                 "0 (no belief head) to 100",
+            ));
+        }
+        if f.belief_prior.is_some() && f.belief_weight == 0.0 {
+            return Err(TrainSpecError::field(
+                "train.fit.belief_prior",
+                "\"constraints\"",
+                "a prior for a belief head: set train.fit.belief_weight above 0 too",
             ));
         }
         let g = &t.gate;

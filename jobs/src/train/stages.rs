@@ -30,6 +30,19 @@ pub struct Fit {
     /// true holder; 0 (the default), no belief head.
     #[serde(default, skip_serializing_if = "is_zero")]
     pub belief_weight: f64,
+    /// What the belief head corrects: `"constraints"` (its logits added to
+    /// the log of the constraints belief's marginals, which the rows then
+    /// carry) or absent (a softmax of its own).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub belief_prior: Option<BeliefPrior>,
+}
+
+/// `[train.fit] belief_prior`: what a belief head corrects.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum BeliefPrior {
+    /// The constraints belief's marginals (`SpielState::belief_prior`).
+    Constraints,
 }
 
 fn default_clip() -> f64 {
@@ -50,6 +63,7 @@ impl Default for Fit {
             entropy_bonus: default_entropy(),
             clip: default_clip(),
             belief_weight: 0.0,
+            belief_prior: None,
         }
     }
 }

@@ -68,6 +68,7 @@ impl Trainer<'_> {
             hidden: spec.train.hidden.clone(),
             activation: "tanh".into(),
             belief: None,
+            belief_prior: spec.belief_prior().map(String::from),
             provenance: net::Provenance {
                 made_by: format!("muggins run ({} training)", spec.name),
                 spec_id: Some(spec.id()),
@@ -208,6 +209,11 @@ impl Trainer<'_> {
                 m.sha256,
                 spec.train.start_sha256.as_deref().unwrap_or("no file")
             ))),
+            // A head that corrects another prior (or none) is not this
+            // training's: the network gets a new one.
+            Some(m) if m.meta.belief_prior.as_deref() != spec.belief_prior() => {
+                Ok(fit::with_belief_head(spec, m.mlp.without_belief()))
+            }
             Some(m) => Ok(fit::with_belief_head(spec, m.mlp)),
             None => {
                 let state = spec.state();
@@ -256,7 +262,10 @@ impl Trainer<'_> {
         };
         let rows: Vec<TrainRow> = played.into_iter().flatten().collect();
         let path = self.partition(g, k);
-        write_atomic(&path, &rows::train_parquet(&rows, self.spec.belief()))?;
+        write_atomic(
+            &path,
+            &rows::train_parquet(&rows, self.spec.belief(), self.spec.belief_prior().is_some()),
+        )?;
         Ok(Some(rows.len() as u64))
     }
 
