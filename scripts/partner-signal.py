@@ -7,6 +7,8 @@ tile's true holder:
 
 - `constraints`: worlds drawn uniformly from the constraints belief
   (`State.resample`), equally weighted;
+- `prior`: that belief's exact marginals (`State.belief_prior`), which
+  the worlds estimate;
 - `partner`: the same worlds weighted by the likelihood of the partner's
   plays so far under the network itself (the partner's policy is known
   exactly: a softmax of its logits at `--temperature`, over the plays legal
@@ -108,11 +110,12 @@ def main():
     if net.meta["game"] != "team":
         raise SystemExit(f"--model {args.model}: a team network is needed, this one plays {net.meta['game']}")
     rng = np.random.default_rng(args.seed)
-    sums = {"constraints": 0.0, "partner": 0.0, "everyone": 0.0}
+    sums = {"constraints": 0.0, "prior": 0.0, "partner": 0.0, "everyone": 0.0}
     head = "belief" in net.meta
     if head:
         sums.update({"head": 0.0, "head-worlds": 0.0})
     points = 0
+    diffs = []  # each decision's head loss less its prior's
     for g in range(args.games):
         history, decisions = self_play(net, encoding, rng)
         for n, (idx, seat, _) in enumerate(decisions):
@@ -130,12 +133,17 @@ def main():
                 hands.append([set(h) for h in w.hands()])
             evidence = [(i, s, history[i]) for i, s, legal in decisions[:n] if s != seat and legal > 1]
             ll = log_likelihoods(net, encoding, worlds, evidence, args.temperature)
+            m = st.belief_prior(seat)
+            prior_loss = -sum(math.log(max(m[t][(truth[t] - seat - 1) % 4], 1e-9)) for t in hidden) / len(hidden)
+            sums["prior"] += prior_loss
             if head:
                 obs = np.asarray(st.encode(seat, encoding), np.float32)
                 prior = st.belief_prior(seat) if net.meta.get("belief_prior") else None
                 p = net.belief(obs, prior=prior)
                 k = {t: (truth[t] - seat - 1) % 4 for t in hidden}
-                sums["head"] += -sum(math.log(max(float(p[t, k[t]]), 1e-9)) for t in hidden) / len(hidden)
+                head_loss = -sum(math.log(max(float(p[t, k[t]]), 1e-9)) for t in hidden) / len(hidden)
+                sums["head"] += head_loss
+                diffs.append(head_loss - prior_loss)
                 # Each world weighted by the head's logits at its holders
                 # (the search's pool: a tile's normaliser, and the prior the
                 # worlds are already drawn from, are the same in every world).
@@ -153,6 +161,11 @@ def main():
     print(f"{args.model}: {args.games} self-play team games, {points} decisions, {args.worlds} worlds each, "
           f"temperature {args.temperature}: nats a hidden tile (mean log loss of its true holder): "
           + ", ".join(f"{k} {v / points:.3f}" for k, v in sums.items()))
+    if head and len(diffs) > 1:
+        d = np.asarray(diffs)
+        half = 1.96 * d.std(ddof=1) / math.sqrt(len(d))
+        print(f"head less prior: {d.mean():+.4f} nats a hidden tile [{d.mean() - half:+.4f}, {d.mean() + half:+.4f}] "
+              f"(95%, over {len(d)} decisions)")
 
 
 if __name__ == "__main__":

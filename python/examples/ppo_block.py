@@ -267,7 +267,7 @@ def main():
     p.add_argument("--eval-games", type=int, default=200, help="games from each seat per evaluation")
     p.add_argument("--reward", choices=["points", "win"], default="points",
                    help="the learner's reward at a game's end: its return (scaled to [-1, 1]) or its sign")
-    p.add_argument("--encoding", choices=["info_state", "rich"], default="rich")
+    p.add_argument("--encoding", choices=["info_state", "rich", "rich_history"], default="rich")
     p.add_argument("--seed", type=int, default=1)
     p.add_argument("--threads", type=int, default=0)
     p.add_argument("--out", default="runs/ppo-block")

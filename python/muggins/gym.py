@@ -54,7 +54,7 @@ class DominoesEnv(gym.Env):
     engine that cannot play the game raises ValueError here.
 
     - Observation: `encoding` ("info_state": OpenSpiel's information-state
-      tensor; "rich": docs/rl.md), float32. `info["action_mask"]` and
+      tensor; "rich" or "rich_history": docs/rl.md), float32. `info["action_mask"]` and
       `action_masks()` give the legal actions.
     - Reward: the seat's return when the game ends, 0 before.
     - `seat=None` draws the agent's seat at each reset.
@@ -70,8 +70,8 @@ class DominoesEnv(gym.Env):
             raise ValueError(f"render_mode {render_mode!r}: expected None or \"ansi\"")
         if illegal not in ("forfeit", "raise"):
             raise ValueError(f"illegal {illegal!r}: expected \"forfeit\" or \"raise\"")
-        if encoding not in ("info_state", "rich"):
-            raise ValueError(f"encoding {encoding!r}: expected \"info_state\" or \"rich\"")
+        if encoding not in ("info_state", "rich", "rich_history"):
+            raise ValueError(f"encoding {encoding!r}: expected \"info_state\", \"rich\" or \"rich_history\"")
         self.game, self.knobs, self.encoding, self.illegal = game, dict(knobs), encoding, illegal
         self.render_mode = render_mode
         self.state = State(game, **knobs)

@@ -39,8 +39,8 @@ class _Table:
             game = "all-fives"
         if game not in GAMES:
             raise ValueError(f"game {game!r}: expected one of {', '.join(map(repr, GAMES))}")
-        if encoding not in ("info_state", "rich"):
-            raise ValueError(f"encoding {encoding!r}: expected \"info_state\" or \"rich\"")
+        if encoding not in ("info_state", "rich", "rich_history"):
+            raise ValueError(f"encoding {encoding!r}: expected \"info_state\", \"rich\" or \"rich_history\"")
         self.game, self.encoding, self.knobs = game, encoding, dict(knobs)
         self.state = State(game, **knobs)
         self.seats = self.state.num_players()

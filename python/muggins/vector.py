@@ -88,8 +88,8 @@ class VecEnv(gym.vector.VectorEnv):
       ValueError now.
     - `seed`: the games are a function of it (and of nothing else: not
       the thread count). `threads`: 0 uses every core.
-    - `encoding`: "info_state" (OpenSpiel's information-state tensor) or
-      "rich" (docs/rl.md).
+    - `encoding`: "info_state" (OpenSpiel's information-state tensor),
+      "rich" or "rich_history" (docs/rl.md).
     - `illegal`: "raise" (ValueError naming the game and the action,
       nothing played) or "forfeit" (that game is lost with the worst
       return).

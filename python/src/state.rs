@@ -312,7 +312,7 @@ impl State {
     }
 
     /// `player`'s observation under `encoding` ("info_state": OpenSpiel's
-    /// information-state tensor; "rich": docs/rl.md), as the
+    /// information-state tensor; "rich" or "rich_history": docs/rl.md), as the
     /// reinforcement-learning environments give it.
     #[pyo3(signature = (player, encoding="info_state"))]
     fn encode(&self, player: &Bound<'_, PyAny>, encoding: &str) -> PyResult<Vec<f32>> {

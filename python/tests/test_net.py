@@ -327,3 +327,40 @@ def test_an_all_fives_network_plays_as_bot_guided_and_as_an_opponent(tmp_path):
     mn.save(block, block_params(), game="block", encoding="rich", made_by="test")
     with pytest.raises(ValueError, match=r"block.safetensors: it is for game \"block\", not \"all-fives\""):
         play(muggins.Bot("net", model=str(block)), "all-fives")
+
+
+def test_a_rich_network_widened_to_rich_history_gives_the_same_outputs(tmp_path):
+    # scripts/widen-encoding.py: zero weights for the inputs rich_history
+    # adds, so the widened network plays as the one it came from; the
+    # history pieces count what each seat's plays showed.
+    p = block_params(5)
+    rng = np.random.default_rng(5)
+    p["w_b"] = rng.normal(0, 0.3, (16, 28 * 2)).astype(np.float32)
+    p["b_b"] = rng.normal(0, 0.1, 28 * 2).astype(np.float32)
+    src, out = tmp_path / "rich.safetensors", tmp_path / "wide.safetensors"
+    rich = mn.save(src, p, game="block", encoding="rich", made_by="test", belief_holders=2, belief_prior="constraints")
+    subprocess.run([sys.executable, str(ROOT / "scripts" / "widen-encoding.py"), str(src), str(out)], check=True)
+    wide = mn.Net(out)
+    assert wide.meta["encoding"] == "rich_history" and wide.inputs == rich.inputs + 42
+    assert wide.meta["belief_prior"] == "constraints" and "widened" in wide.meta["provenance"]["made_by"]
+    state, compared, counted = muggins.State("block"), 0, 0
+    while not state.is_terminal():
+        if state.is_chance_node():
+            ids, probs = zip(*state.chance_outcomes())
+            state.apply_action(int(rng.choice(ids, p=probs)))
+            continue
+        seat = state.current_player()
+        x, xh = state.encode(seat, "rich"), state.encode(seat, "rich_history")
+        assert xh[:len(x)] == x
+        counted = max(counted, int(sum(xh[len(x):])))
+        for a, b in zip(rich.forward(x), wide.forward(xh)):
+            assert np.array_equal(a, b)
+        prior = state.belief_prior(seat)
+        assert np.array_equal(rich.belief(x, prior=prior), wide.belief(xh, prior=prior))
+        compared += 1
+        state.apply_action(int(rng.choice(state.legal_actions())))
+    assert compared > 5 and counted > 0
+    # Only a rich network widens.
+    again = subprocess.run([sys.executable, str(ROOT / "scripts" / "widen-encoding.py"), str(out), str(tmp_path / "x")],
+                           capture_output=True, text=True)
+    assert again.returncode != 0 and "not \"rich\"" in again.stderr

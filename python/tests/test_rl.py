@@ -92,7 +92,7 @@ def random_legal(rng, info):
 
 
 @pytest.mark.parametrize("game,knobs", PRESETS)
-@pytest.mark.parametrize("encoding", ["info_state", "rich"])
+@pytest.mark.parametrize("encoding", ["info_state", "rich", "rich_history"])
 def test_vecenv_matches_the_states(game, knobs, encoding):
     env = muggins.VecEnv(game, 6, seed=11, encoding=encoding, **knobs)
     rng = np.random.default_rng(0)

@@ -12,6 +12,12 @@
 //!   each seat has shown it lacks (voids), the open ends, the unseen tiles
 //!   of each suit, the hand sizes, the boneyard, the points. Seats are the
 //!   table's (absolute); `player` says which one observes.
+//! - [`Encoding::RichHistory`]: the rich encoding, then what each seat's
+//!   plays in this hand showed, per seat and pip: how many of its plays had
+//!   an open end of that pip (`offered`), covered one (`onto`), and had one
+//!   while the tile played has no such pip (`declined`), the evidence
+//!   beyond the voids that a belief reads from the plays (docs/train.md,
+//!   "A belief head").
 
 use std::fmt;
 use std::str::FromStr;
@@ -34,15 +40,18 @@ pub enum Encoding {
     InfoState,
     /// The facts every preset shares, with named pieces (this module's doc).
     Rich,
+    /// The rich encoding and what each seat's plays showed (this module's doc).
+    RichHistory,
 }
 
 impl Encoding {
-    pub const ALL: [Encoding; 2] = [Encoding::InfoState, Encoding::Rich];
+    pub const ALL: [Encoding; 3] = [Encoding::InfoState, Encoding::Rich, Encoding::RichHistory];
 
     pub fn name(self) -> &'static str {
         match self {
             Encoding::InfoState => "info_state",
             Encoding::Rich => "rich",
+            Encoding::RichHistory => "rich_history",
         }
     }
 }
@@ -59,7 +68,7 @@ impl FromStr for Encoding {
         Encoding::ALL
             .into_iter()
             .find(|e| e.name() == s)
-            .ok_or_else(|| format!("unknown encoding {s:?}: expected \"info_state\" or \"rich\""))
+            .ok_or_else(|| format!("unknown encoding {s:?}: expected \"info_state\", \"rich\" or \"rich_history\""))
     }
 }
 
@@ -92,6 +101,48 @@ fn rich_pieces(rules: &FullRules) -> Vec<(&'static str, Vec<usize>)> {
     ]
 }
 
+/// The pieces `rich_history` adds to the rich encoding.
+fn history_pieces(rules: &FullRules) -> [(&'static str, Vec<usize>); 3] {
+    let (seats, pips) = (rules.seats() as usize, rules.set() as usize + 1);
+    [
+        ("offered", vec![seats, pips]),
+        ("onto", vec![seats, pips]),
+        ("declined", vec![seats, pips]),
+    ]
+}
+
+/// What each seat's plays in this hand showed: per seat and pip, the
+/// plays with an open end of that pip, those that covered one, and those
+/// with one whose tile has no such pip.
+#[derive(Default)]
+struct PlayFacts {
+    offered: [[u8; MAX_PIPS]; MAX_SEATS],
+    onto: [[u8; MAX_PIPS]; MAX_SEATS],
+    declined: [[u8; MAX_PIPS]; MAX_SEATS],
+}
+
+/// Pips a set may have (double-15).
+const MAX_PIPS: usize = 16;
+
+impl PlayFacts {
+    /// One play: `seat` put the tile `pips` on an end of pip `onto` (none
+    /// for the opening) while the ends' pips were `open` (a bit a pip).
+    fn add(&mut self, seat: u8, open: u16, pips: (u8, u8), onto: Option<u8>) {
+        let s = seat as usize;
+        for p in 0..MAX_PIPS {
+            if open >> p & 1 == 1 {
+                self.offered[s][p] = self.offered[s][p].saturating_add(1);
+                if p as u8 != pips.0 && p as u8 != pips.1 {
+                    self.declined[s][p] = self.declined[s][p].saturating_add(1);
+                }
+            }
+        }
+        if let Some(p) = onto {
+            self.onto[s][p as usize] = self.onto[s][p as usize].saturating_add(1);
+        }
+    }
+}
+
 /// What the rich encoding writes, gathered from either state type.
 #[derive(Default)]
 struct Facts {
@@ -115,6 +166,11 @@ impl SpielState {
         match encoding {
             Encoding::InfoState => self.tensor_pieces(INFO_STATE),
             Encoding::Rich => rich_pieces(self.rules()),
+            Encoding::RichHistory => {
+                let mut pieces = rich_pieces(self.rules());
+                pieces.extend(history_pieces(self.rules()));
+                pieces
+            }
         }
     }
 
@@ -166,7 +222,50 @@ impl SpielState {
                 SpielState::Fives(c) => c.tensor_into(player, INFO_STATE, out),
             },
             Encoding::Rich => write_rich(self.rules(), player, &self.facts(player), out),
+            Encoding::RichHistory => {
+                write_rich(self.rules(), player, &self.facts(player), out);
+                write_history(self.rules(), &self.play_facts(), out);
+            }
         }
+    }
+
+    /// What every seat's plays in this hand showed (public: the same from
+    /// every seat's side).
+    fn play_facts(&self) -> PlayFacts {
+        let mut f = PlayFacts::default();
+        let rules = self.rules();
+        match self {
+            SpielState::Open(c) => {
+                // Block and team: two ends, replayed from the plays.
+                let mut ends: Option<[u8; 2]> = None;
+                for &(seat, a) in &c.plays {
+                    let (x, y) = rules.pips(a.tile);
+                    match ends.as_mut() {
+                        None => {
+                            f.add(seat, 0, (x, y), None);
+                            ends = Some([x, y]);
+                        }
+                        Some(e) => {
+                            f.add(seat, 1 << e[0] | 1 << e[1], (x, y), Some(a.cover));
+                            let other = if x == a.cover { y } else { x };
+                            let at = usize::from(e[0] != a.cover);
+                            e[at] = other;
+                        }
+                    }
+                }
+            }
+            SpielState::Fives(c) => {
+                for (before, a, _) in c.seen.plays() {
+                    let open = Loc::ALL[..before.board.open_locations()]
+                        .iter()
+                        .filter_map(|&l| before.board.exposed(l))
+                        .fold(0u16, |m, p| m | 1 << p);
+                    let onto = if open == 0 { None } else { before.board.exposed(a.loc) };
+                    f.add(before.mover, open, rules.pips(a.tile), onto);
+                }
+            }
+        }
+        f
     }
 
     fn facts(&self, player: u8) -> Facts {
@@ -246,4 +345,15 @@ fn write_rich(rules: &FullRules, player: u8, f: &Facts, out: &mut impl TensorOut
         out.value(n as f32);
     }
     out.one_hot(seats, f.to_act);
+}
+
+fn write_history(rules: &FullRules, f: &PlayFacts, out: &mut impl TensorOut) {
+    let (seats, pips) = (rules.seats() as usize, rules.set() as usize + 1);
+    for counts in [&f.offered, &f.onto, &f.declined] {
+        for row in &counts[..seats] {
+            for &n in &row[..pips] {
+                out.value(n as f32);
+            }
+        }
+    }
 }

@@ -35,7 +35,7 @@ fn an_observation_written_in_place_is_the_appended_one() {
             let mut state = SpielState::new(rules.clone(), to);
             let mut appended = Vec::new();
             loop {
-                for encoding in [Encoding::InfoState, Encoding::Rich] {
+                for encoding in Encoding::ALL {
                     let size = state.encoding_size(encoding);
                     for seat in 0..rules.seats() {
                         state.encode(seat, encoding, &mut appended);

@@ -32,12 +32,13 @@ pub(super) fn check_open_pool(pool: &Pool, config: &full::FullConfig, match_to: 
                     ),
                 ));
             }
-            if n.policy.encoding() != full::spiel::Encoding::Rich {
+            if n.policy.encoding() == full::spiel::Encoding::InfoState {
                 return Err(bad(
                     &key,
                     format!("\"{}\"", n.path),
-                    "an All-Fives network reads the \"rich\" encoding in muggins run (\"info_state\" shows the \
-                     seat's drawn tiles, which its view does not tell; it plays from Python: muggins.Bot(\"net\"))",
+                    "an All-Fives network reads the \"rich\" or \"rich_history\" encoding in muggins run \
+                     (\"info_state\" shows the seat's drawn tiles, which its view does not tell; it plays from \
+                     Python: muggins.Bot(\"net\"))",
                 ));
             }
         }
