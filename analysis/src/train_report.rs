@@ -154,13 +154,24 @@ pub fn markdown(spec: &TrainSpec, s: &Summary) -> String {
         let _ = writeln!(md, "{row}");
     }
     if spec_belief(s) {
-        let _ = writeln!(md, "\n| generation | belief loss (nats a hidden tile) |\n|---|---|");
+        let prior = s.generations.iter().any(|g| g.fit.belief_prior_loss > 0.0);
+        let _ = writeln!(
+            md,
+            "\n| generation | belief loss (nats a hidden tile) |{}\n|---|---|{}",
+            if prior { " the constraints prior's |" } else { "" },
+            if prior { "---|" } else { "" }
+        );
         for g in &s.generations {
-            let _ = writeln!(
+            let _ = write!(
                 md,
                 "| {} | {:.4} -> {:.4} |",
                 g.generation, g.fit.belief_loss_first, g.fit.belief_loss_last
             );
+            let _ = if prior {
+                writeln!(md, " {:.4} |", g.fit.belief_prior_loss)
+            } else {
+                writeln!(md)
+            };
         }
     }
     let _ = writeln!(

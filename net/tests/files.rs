@@ -278,7 +278,7 @@ fn with_meta_text(bytes: &[u8], edit: impl Fn(&str) -> String) -> Vec<u8> {
     let header = std::str::from_utf8(&bytes[8..8 + n]).unwrap();
     let mut edited = edit(header);
     assert_ne!(edited, header, "the edit changed nothing");
-    while edited.len() % 8 != 0 {
+    while !edited.len().is_multiple_of(8) {
         edited.push(' ');
     }
     let mut out = (edited.len() as u64).to_le_bytes().to_vec();

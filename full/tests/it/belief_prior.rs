@@ -108,7 +108,7 @@ fn on_block_and_team_the_prior_is_where_resampled_worlds_put_the_tiles() {
             }
             ruled_out += prior
                 .chunks(n)
-                .filter(|p| p.iter().any(|&x| x > 0.0) && p.iter().any(|&x| x == 0.0))
+                .filter(|p| p.iter().any(|&x| x > 0.0) && p.contains(&0.0))
                 .count();
         }
     }

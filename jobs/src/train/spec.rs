@@ -57,7 +57,7 @@ pub struct Train {
     /// Games a self-play partition holds (the unit of work and of resumption).
     #[serde(default = "default_shard_games")]
     pub shard_games: u64,
-    /// The observation encoding (`rich` or `info_state`).
+    /// The observation encoding (`rich`, `rich_history` or `info_state`).
     #[serde(default = "default_encoding")]
     pub encoding: String,
     /// The hidden layers' widths.

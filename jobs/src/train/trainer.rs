@@ -337,8 +337,13 @@ impl Trainer<'_> {
             fit.entropy_last
         ));
         if spec.belief() {
+            let prior = if fit.belief_prior_loss > 0.0 {
+                format!(" (the constraints prior alone {:.4})", fit.belief_prior_loss)
+            } else {
+                String::new()
+            };
             (self.progress)(&format!(
-                "generation {g}: belief loss {:.4} -> {:.4} nats a hidden tile",
+                "generation {g}: belief loss {:.4} -> {:.4} nats a hidden tile{prior}",
                 fit.belief_loss_first, fit.belief_loss_last
             ));
         }

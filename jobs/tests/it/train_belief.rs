@@ -167,6 +167,9 @@ fn a_head_over_the_constraints_prior_starts_at_the_prior() {
         .collect();
     let p = opponent as f64 / hidden_all as f64;
     let guess = -(p * p.ln() + (1.0 - p) * (1.0 - p).ln());
+    // The fit reports the prior's own loss on its first epoch's minibatches.
+    let reported = summary.generations[0].fit.belief_prior_loss;
+    assert!((reported - prior_loss).abs() < 2e-3, "{reported} against {prior_loss}");
     assert!(
         (fits[0].0 - prior_loss).abs() < 0.008 && prior_loss < guess - 0.02,
         "{fits:?}, the prior's own {prior_loss:.4}, the guess from the share {guess:.4}"
