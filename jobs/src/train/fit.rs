@@ -24,8 +24,8 @@ use rand_chacha::ChaCha20Rng;
 use serde::{Deserialize, Serialize};
 
 use super::rows::{TrainRow, read_train};
-use super::stages::is_zero;
 use super::spec::{Fit, TrainSpec};
+use super::stages::is_zero;
 use crate::files::IoError;
 
 /// The first network: Glorot-uniform weights from the spec's seed (the
