@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 """Writes a network that reads the "rich" encoding as one that reads
 "rich_history" (docs/rl.md): the rich encoding's values come first in
-both, so the first layer gets zero weights for the inputs that
-rich_history adds and every output is the same; a `[train]` spec can then
+both, so the first layer (and a belief head's own layer) gets zero
+weights for the inputs that rich_history adds and every output is the
+same; a `[train]` spec can then
 start from it (`train.start`) and learn what the plays show. The rest of
 the file (the heads, a belief head and its prior, the provenance) is kept;
 the provenance says it was widened.
@@ -40,7 +41,10 @@ def main():
     w0 = tensors["w0"]
     if w0.shape[0] != rich or meta["inputs"] != rich:
         sys.exit(f"{args.model}: {w0.shape[0]} inputs, and {meta['game']}'s rich encoding has {rich}")
-    tensors["w0"] = np.concatenate([w0, np.zeros((wide - rich, w0.shape[1]), np.float32)])
+    for name in ("w0", "w_bt"):  # the layers that read the observation
+        if name in tensors:
+            w = tensors[name]
+            tensors[name] = np.concatenate([w, np.zeros((wide - rich, w.shape[1]), np.float32)])
     meta["encoding"], meta["inputs"] = "rich_history", wide
     sha = hashlib.sha256(open(args.model, "rb").read()).hexdigest()
     meta["provenance"]["made_by"] += f" (widened to rich_history by scripts/widen-encoding.py from {sha[:12]})"

@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """Writes a model file without its belief head: the same tensors and
-description less `w_b`, `b_b` and the `belief` entry, so that a guided
+description less `w_b`, `b_b` (and its own layer `w_bt`, `b_bt`) and
+the `belief` entries, so that a guided
 search with it draws its worlds from the constraints belief alone. With the
 file it came from, it measures what the head adds to the search with every
 other weight the same (docs/train.md, "A belief head"):
@@ -28,8 +29,9 @@ def main():
             sys.exit(f"{args.model}: no {META_KEY!r} metadata: not a muggins model file")
         if "belief" not in meta:
             sys.exit(f"{args.model}: it has no belief head")
-        tensors = {k: f.get_tensor(k) for k in f.keys() if k not in ("w_b", "b_b")}
-    del meta["belief"]
+        tensors = {k: f.get_tensor(k) for k in f.keys() if k not in ("w_b", "b_b", "w_bt", "b_bt")}
+    for key in ("belief", "belief_prior", "belief_hidden"):
+        meta.pop(key, None)
     meta["provenance"]["made_by"] += " (its belief head removed by scripts/without-belief.py)"
     save_file(tensors, args.out, metadata={META_KEY: json.dumps(meta)})
     print(f"{args.out}: {args.model} without its belief head")

@@ -85,13 +85,17 @@ pub struct Mlp {
 }
 
 /// The belief head: `tiles x holders` logits (tile-major), a softmax over
-/// the holders of each tile.
+/// the holders of each tile; over the network's last hidden layer, or
+/// over a hidden layer of its own that reads the observation.
 #[derive(Clone, Debug)]
 pub struct BeliefHead {
     /// The holders a tile may be with.
     pub holders: usize,
     /// The layer (`outputs = tiles x holders`).
     pub dense: Dense,
+    /// Its own hidden layer (tanh) over the observation, if it has one:
+    /// then the policy's layers do not feed it, nor learn from it.
+    pub trunk: Option<Dense>,
 }
 
 impl BeliefHead {
@@ -138,7 +142,29 @@ impl Mlp {
             belief.inputs, self.policy.inputs,
             "the belief head takes the last hidden layer"
         );
-        self.belief = Some(BeliefHead { holders, dense: belief });
+        self.belief = Some(BeliefHead {
+            holders,
+            dense: belief,
+            trunk: None,
+        });
+        self
+    }
+
+    /// The same network with a belief head of its own: the hidden layer
+    /// `trunk` (tanh) over the observation, then `belief`.
+    ///
+    /// # Panics
+    /// If `trunk` does not take the observation, `belief` does not take
+    /// `trunk`, or its width is not a multiple of `holders`.
+    pub fn with_belief_trunk(mut self, trunk: Dense, belief: Dense, holders: usize) -> Mlp {
+        assert!(holders >= 1 && belief.outputs().is_multiple_of(holders) && belief.outputs() > 0);
+        assert_eq!(trunk.inputs, self.inputs, "the belief trunk takes the observation");
+        assert_eq!(belief.inputs, trunk.outputs(), "the belief head takes its trunk");
+        self.belief = Some(BeliefHead {
+            holders,
+            dense: belief,
+            trunk: Some(trunk),
+        });
         self
     }
 
@@ -176,8 +202,8 @@ impl Mlp {
     }
 
     /// Changes every layer in place (the hidden layers in order, then the
-    /// policy head, the value head and the belief head if any):
-    /// `f(index, weights, biases)`.
+    /// policy head, the value head, the belief head if any and its trunk
+    /// if it has one): `f(index, weights, biases)`.
     pub(crate) fn update_layers(&mut self, mut f: impl FnMut(usize, &mut [f32], &mut [f32])) {
         let n = self.layers.len();
         for (k, l) in self.layers.iter_mut().enumerate() {
@@ -187,6 +213,9 @@ impl Mlp {
         self.value.update(|w, b| f(n + 1, w, b));
         if let Some(b) = &mut self.belief {
             b.dense.update(|w, bias| f(n + 2, w, bias));
+            if let Some(t) = &mut b.trunk {
+                t.update(|w, bias| f(n + 3, w, bias));
+            }
         }
     }
 
@@ -195,10 +224,22 @@ impl Mlp {
     pub fn belief_logits(&self, obs: &[f32], out: &mut Vec<f32>, scratch: &mut Scratch) -> Option<()> {
         let head = self.belief.as_ref()?;
         assert!(obs.len() >= self.inputs, "an observation is inputs floats");
-        let top = self.hidden(&obs[..self.inputs], 1, scratch);
         out.clear();
         out.resize(head.dense.outputs(), 0.0);
-        head.dense.apply(top, 1, out);
+        match &head.trunk {
+            Some(t) => {
+                let h = &mut scratch.a;
+                h.clear();
+                h.resize(t.outputs(), 0.0);
+                t.apply(&obs[..self.inputs], 1, h);
+                tanh_in_place(h);
+                head.dense.apply(h, 1, out);
+            }
+            None => {
+                let top = self.hidden(&obs[..self.inputs], 1, scratch);
+                head.dense.apply(top, 1, out);
+            }
+        }
         Some(())
     }
 

@@ -49,6 +49,11 @@ pub struct Meta {
     /// constraints belief's marginals (`full::spiel::SpielState::belief_prior`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub belief_prior: Option<String>,
+    /// The width of the belief head's own hidden layer (tensors `w_bt`,
+    /// `b_bt`, over the observation), when it has one; absent, the head
+    /// reads the last hidden layer.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub belief_hidden: Option<usize>,
     /// Where it came from.
     pub provenance: Provenance,
 }
@@ -204,6 +209,9 @@ impl Model {
             (Some(p), Some(_)) => return Err(format!("belief_prior {p:?} (this version knows \"constraints\")")),
             (Some(p), None) => return Err(format!("belief_prior {p:?} without a belief head")),
         }
+        if let (Some(h), None) = (meta.belief_hidden, meta.belief) {
+            return Err(format!("belief_hidden {h} without a belief head"));
+        }
         let mut names: Vec<String> = tensors.names().into_iter().map(String::from).collect();
         names.sort();
         let mut wanted = Vec::new();
@@ -224,7 +232,15 @@ impl Model {
                     "belief head of {tiles} tiles x {holders} holders: both must be at least 1"
                 ));
             }
-            mlp = mlp.with_belief(dense(&tensors, "w_b", "b_b", width, tiles * holders)?, holders);
+            match meta.belief_hidden {
+                None => mlp = mlp.with_belief(dense(&tensors, "w_b", "b_b", width, tiles * holders)?, holders),
+                Some(0) => return Err("belief_hidden 0: a belief head's own layer is at least 1 wide".into()),
+                Some(h) => {
+                    let trunk = dense(&tensors, "w_bt", "b_bt", meta.inputs, h)?;
+                    mlp = mlp.with_belief_trunk(trunk, dense(&tensors, "w_b", "b_b", h, tiles * holders)?, holders);
+                    wanted.extend(["w_bt", "b_bt"].map(String::from));
+                }
+            }
             wanted.extend(["w_b", "b_b"].map(String::from));
         }
         wanted.sort();
@@ -240,8 +256,9 @@ impl Model {
     }
 
     /// The model file's bytes: the tensors `w0, b0, ..., w_pi, b_pi, w_v,
-    /// b_v` (and `w_b, b_b` with a belief head; f32, weights `inputs x
-    /// outputs`) and the metadata (its `belief` set from `mlp`).
+    /// b_v` (and `w_b, b_b` with a belief head, `w_bt, b_bt` with its own
+    /// layer; f32, weights `inputs x outputs`) and the metadata (its
+    /// `belief` and `belief_hidden` set from `mlp`).
     pub fn to_bytes(meta: &Meta, mlp: &Mlp) -> Vec<u8> {
         let meta = &Meta {
             belief: mlp.belief().map(|b| BeliefShape {
@@ -249,6 +266,7 @@ impl Model {
                 holders: b.holders,
             }),
             belief_prior: meta.belief_prior.clone().filter(|_| mlp.belief().is_some()),
+            belief_hidden: mlp.belief().and_then(|b| b.trunk.as_ref()).map(Dense::outputs),
             ..meta.clone()
         };
         let mut named: Vec<(String, &Dense)> = mlp
@@ -261,6 +279,9 @@ impl Model {
         named.push(("_v".into(), mlp.value()));
         if let Some(b) = mlp.belief() {
             named.push(("_b".into(), &b.dense));
+            if let Some(t) = &b.trunk {
+                named.push(("_bt".into(), t));
+            }
         }
         let mut bufs: Vec<(String, Vec<u8>, Vec<usize>)> = Vec::new();
         for (suffix, d) in named {

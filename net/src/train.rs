@@ -102,6 +102,7 @@ fn all_layers(mlp: &Mlp) -> impl Iterator<Item = &Dense> {
         .iter()
         .chain([mlp.policy(), mlp.value()])
         .chain(mlp.belief().map(|b| &b.dense))
+        .chain(mlp.belief().and_then(|b| b.trunk.as_ref()))
 }
 
 /// Why a batch cannot be trained on.
@@ -392,10 +393,29 @@ fn block_grads(mlp: &Mlp, backs: &Backs, b: &Batch<'_>, value_weight: f32) -> (L
     backs.layers[depth + 1].apply_rows(&d_values, rows, &mut d_from_value);
     d_top.iter_mut().zip(&d_from_value).for_each(|(x, y)| *x += y);
     if let Some(head) = mlp.belief() {
-        let d_belief = belief_loss(head, top, b, &mut loss);
-        backward_dense(&head.dense, top, &d_belief, rows, &mut grads.layers[depth + 2]);
-        backs.layers[depth + 2].apply_rows(&d_belief, rows, &mut d_from_value);
-        d_top.iter_mut().zip(&d_from_value).for_each(|(x, y)| *x += y);
+        match &head.trunk {
+            None => {
+                let d_belief = belief_loss(head, top, b, &mut loss);
+                backward_dense(&head.dense, top, &d_belief, rows, &mut grads.layers[depth + 2]);
+                backs.layers[depth + 2].apply_rows(&d_belief, rows, &mut d_from_value);
+                d_top.iter_mut().zip(&d_from_value).for_each(|(x, y)| *x += y);
+            }
+            Some(trunk) => {
+                // Its own layer over the observations: its gradient stays
+                // in the head and its trunk.
+                let mut h = vec![0.0f32; rows * trunk.outputs()];
+                trunk.apply_rows(b.obs, rows, &mut h);
+                crate::kernel::tanh_in_place(&mut h);
+                let d_belief = belief_loss(head, &h, b, &mut loss);
+                backward_dense(&head.dense, &h, &d_belief, rows, &mut grads.layers[depth + 2]);
+                let mut d_h = vec![0.0f32; rows * trunk.outputs()];
+                backs.layers[depth + 2].apply_rows(&d_belief, rows, &mut d_h);
+                for (g, y) in d_h.iter_mut().zip(&h) {
+                    *g *= 1.0 - y * y;
+                }
+                backward_dense(trunk, b.obs, &d_h, rows, &mut grads.layers[depth + 3]);
+            }
+        }
     }
     let mut d_out = d_top;
     for i in (0..depth).rev() {

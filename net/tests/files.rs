@@ -19,6 +19,7 @@ fn meta(inputs: usize, hidden: Vec<usize>, actions: usize) -> Meta {
         activation: "tanh".into(),
         belief: None,
         belief_prior: None,
+        belief_hidden: None,
         provenance: Provenance {
             made_by: "net/tests/files.rs".into(),
             spec_id: Some("abc".into()),
@@ -269,6 +270,52 @@ fn a_belief_head_reads_back_and_must_fit_the_game() {
     });
     let e = refusal(dir.path(), "headless.safetensors", &headless);
     assert!(e.contains("belief_prior \"constraints\" without a belief head"), "{e}");
+}
+
+/// A belief head with a layer of its own (`w_bt`, `b_bt` over the
+/// observation, `belief_hidden` in the description) reads back and gives
+/// the same logits; its width without a head is refused.
+#[test]
+fn a_belief_head_with_its_own_layer_reads_back() {
+    let dir = tempfile::tempdir().unwrap();
+    let base = random_mlp(4, 20, &[16, 12], 11);
+    let trunk = Dense::new(20, uniform(&mut 5u64, 20 * 8, 0.5), uniform(&mut 6u64, 8, 0.1));
+    let head = Dense::new(8, uniform(&mut 7u64, 8 * 12, 0.5), uniform(&mut 8u64, 12, 0.1));
+    let mlp = base.clone().with_belief_trunk(trunk.clone(), head, 2);
+    let path = write(
+        dir.path(),
+        "t.safetensors",
+        &Model::to_bytes(&meta(20, vec![16, 12], 11), &mlp),
+    );
+    let model = Model::load_for(&path, &expect()).unwrap();
+    assert_eq!(model.meta.belief_hidden, Some(8));
+    let b = model.mlp.belief().unwrap();
+    assert_eq!(b.trunk.as_ref().unwrap().weights(), trunk.weights());
+    let obs = uniform(&mut 9u64, 20, 1.0);
+    let (mut z, mut want) = (Vec::new(), Vec::new());
+    model.mlp.belief_logits(&obs, &mut z, &mut Scratch::default()).unwrap();
+    mlp.belief_logits(&obs, &mut want, &mut Scratch::default()).unwrap();
+    assert_eq!(z, want);
+    // The logits: tanh of the trunk over the observation, times the head.
+    let h: Vec<f64> = (0..8)
+        .map(|j| {
+            (trunk.bias()[j] as f64
+                + (0..20)
+                    .map(|i| obs[i] as f64 * trunk.weights()[i * 8 + j] as f64)
+                    .sum::<f64>())
+            .tanh()
+        })
+        .collect();
+    let hw = b.dense.weights();
+    for (k, &zk) in z.iter().enumerate() {
+        let v = b.dense.bias()[k] as f64 + (0..8).map(|j| h[j] * hw[j * 12 + k] as f64).sum::<f64>();
+        assert!((zk as f64 - v).abs() < 1e-5, "logit {k}: {zk} against {v}");
+    }
+    let headless = with_meta_text(&Model::to_bytes(&meta(20, vec![16, 12], 11), &base), |m| {
+        m.replace(r#"\"provenance\""#, r#"\"belief_hidden\":8,\"provenance\""#)
+    });
+    let e = refusal(dir.path(), "headless-trunk.safetensors", &headless);
+    assert!(e.contains("belief_hidden 8 without a belief head"), "{e}");
 }
 
 /// A model file's bytes with its header's text changed by `edit` (the

@@ -209,6 +209,52 @@ fn the_gradient_is_the_slope_with_a_prior() {
     assert!((loss_and_grads(&zero, &plain, 0.5, 1).0.belief - want).abs() > 1e-3);
 }
 
+/// A belief head with a hidden layer of its own over the observations:
+/// the gradient is the loss's slope through it, the same on any thread
+/// count, and the policy's layers get nothing from the belief.
+#[test]
+fn the_gradient_is_the_slope_with_a_belief_trunk() {
+    let (tiles, holders) = (5, 3);
+    let base = random_mlp(3, 6, &[7, 5], 4);
+    let mut s = 8u64;
+    let trunk = Dense::new(6, uniform(&mut s, 6 * 4, 0.6), uniform(&mut s, 4, 0.2));
+    let head = Dense::new(
+        4,
+        uniform(&mut s, 4 * tiles * holders, 0.6),
+        uniform(&mut s, tiles * holders, 0.2),
+    );
+    let mlp = base.clone().with_belief_trunk(trunk, head, holders);
+    let mut rows = Rows::new(&mlp, 9, 11);
+    let u = uniform(&mut s, rows.rows * tiles * holders, 1.0);
+    rows.prior = u.iter().map(|x| x.abs() + 0.05).collect();
+    rows.batch().check(&mlp).unwrap();
+    check_slopes(&mlp, &rows);
+    let (loss, grads) = loss_and_grads(&mlp, &rows.batch(), 0.5, 1);
+    assert_eq!(grads.layers.len(), 6, "two layers, three heads, the belief's own layer");
+    assert!(
+        loss.belief > 0.3 && grads.layers[5].0.iter().any(|&x| x != 0.0),
+        "{loss:?}"
+    );
+    let plain = loss_and_grads(
+        &base,
+        &Batch {
+            holders: &[],
+            prior: &[],
+            ..rows.batch()
+        },
+        0.5,
+        1,
+    );
+    assert_eq!(
+        plain.1.layers[..4],
+        grads.layers[..4],
+        "the policy's layers learn nothing from the belief"
+    );
+    let many = Rows::new(&mlp, 3 * BLOCK_ROWS + 5, 3);
+    let one = loss_and_grads(&mlp, &many.batch(), 0.5, 1);
+    assert_eq!(loss_and_grads(&mlp, &many.batch(), 0.5, 3), one);
+}
+
 /// Targets that are not distributions (the policy gradient's advantage on
 /// the action played, negative or zero, plus an entropy term) have the
 /// loss's slope for gradient too.

@@ -105,7 +105,8 @@ def save(path, params, *, game, encoding, made_by, spec_id=None, generation=None
          belief_prior=None):
     """Writes the network `params` (numpy arrays `w0, b0, ..., w_pi, b_pi,
     w_v, b_v`, tanh hidden layers; with `belief_holders`, a belief head
-    `w_b, b_b` of `tiles x belief_holders` outputs, which corrects the
+    `w_b, b_b` of `tiles x belief_holders` outputs, over a layer of its own
+    `w_bt, b_bt` over the observation when given, which corrects the
     constraints belief with `belief_prior="constraints"`) as a model file at
     `path`, described as playing `game` on observations in `encoding`, made
     by `made_by` (the command; an experiment's `spec_id` and `generation`
@@ -142,6 +143,8 @@ def save(path, params, *, game, encoding, made_by, spec_id=None, generation=None
         if belief_holders < 1 or width % belief_holders:
             raise ValueError(f"belief_holders = {belief_holders}: w_b's {width} outputs are tiles x holders")
         meta["belief"] = {"tiles": width // belief_holders, "holders": int(belief_holders)}
+        if "w_bt" in params:
+            meta["belief_hidden"] = int(np.shape(params["w_bt"])[1])
     if belief_prior is not None:
         if belief_prior != "constraints" or belief_holders is None:
             raise ValueError(f"belief_prior = {belief_prior!r}: \"constraints\", for a belief head")

@@ -333,12 +333,17 @@ def test_a_rich_network_widened_to_rich_history_gives_the_same_outputs(tmp_path)
     # scripts/widen-encoding.py: zero weights for the inputs rich_history
     # adds, so the widened network plays as the one it came from; the
     # history pieces count what each seat's plays showed.
+    # A belief head with a layer of its own over the observation (w_bt),
+    # widened too.
     p = block_params(5)
     rng = np.random.default_rng(5)
-    p["w_b"] = rng.normal(0, 0.3, (16, 28 * 2)).astype(np.float32)
+    p["w_bt"] = rng.normal(0, 0.2, (p["w0"].shape[0], 12)).astype(np.float32)
+    p["b_bt"] = rng.normal(0, 0.1, 12).astype(np.float32)
+    p["w_b"] = rng.normal(0, 0.3, (12, 28 * 2)).astype(np.float32)
     p["b_b"] = rng.normal(0, 0.1, 28 * 2).astype(np.float32)
     src, out = tmp_path / "rich.safetensors", tmp_path / "wide.safetensors"
     rich = mn.save(src, p, game="block", encoding="rich", made_by="test", belief_holders=2, belief_prior="constraints")
+    assert rich.meta["belief_hidden"] == 12
     subprocess.run([sys.executable, str(ROOT / "scripts" / "widen-encoding.py"), str(src), str(out)], check=True)
     wide = mn.Net(out)
     assert wide.meta["encoding"] == "rich_history" and wide.inputs == rich.inputs + 42
@@ -357,6 +362,12 @@ def test_a_rich_network_widened_to_rich_history_gives_the_same_outputs(tmp_path)
             assert np.array_equal(a, b)
         prior = state.belief_prior(seat)
         assert np.array_equal(rich.belief(x, prior=prior), wide.belief(xh, prior=prior))
+        z = (np.tanh(np.asarray(x, np.float64) @ p["w_bt"] + p["b_bt"]) @ p["w_b"] + p["b_b"]).reshape(28, 2)
+        m = np.asarray(prior)
+        w = m * np.exp(z)
+        hidden = m.sum(axis=1) > 0
+        got = rich.belief(x, prior=prior)
+        assert np.abs(got[hidden] - w[hidden] / w[hidden].sum(axis=1, keepdims=True)).max() < 1e-4
         compared += 1
         state.apply_action(int(rng.choice(state.legal_actions())))
     assert compared > 5 and counted > 0

@@ -36,7 +36,7 @@ pub(super) fn check_open_pool(pool: &Pool, config: &full::FullConfig, match_to: 
                 return Err(bad(
                     &key,
                     format!("\"{}\"", n.path),
-                    "an All-Fives network reads the \"rich\" or \"rich_history\" encoding in muggins run \
+                    "an All-Fives network reads the \"rich\" encoding (or \"rich_history\") in muggins run \
                      (\"info_state\" shows the seat's drawn tiles, which its view does not tell; it plays from \
                      Python: muggins.Bot(\"net\"))",
                 ));

@@ -52,10 +52,19 @@ pub fn first_network(spec: &TrainSpec, inputs: usize, actions: usize) -> Mlp {
     with_belief_head(spec, Mlp::new(inputs, layers, policy, value))
 }
 
+/// Glorot-uniform weights of an `inputs x outputs` layer from `rng`.
+fn glorot(rng: &mut impl rand_chacha::rand_core::RngCore, inputs: usize, outputs: usize) -> Vec<f32> {
+    let limit = (6.0 / (inputs + outputs) as f64).sqrt();
+    (0..inputs * outputs)
+        .map(|_| ((engine::seed::unit(rng) * 2.0 - 1.0) * limit) as f32)
+        .collect()
+}
+
 /// `mlp` with a belief head when the spec teaches one and it has none:
 /// Glorot-uniform weights from the spec's own stream for it, zero biases
 /// (a network started from a file without a head gets this one); with a
-/// prior, zero weights too, so the new head is the prior itself.
+/// prior, zero weights too, so the new head is the prior itself; with
+/// `belief_hidden`, a Glorot-uniform layer of its own under it.
 pub fn with_belief_head(spec: &TrainSpec, mlp: Mlp) -> Mlp {
     if !spec.belief() || mlp.belief().is_some() {
         return mlp;
@@ -64,15 +73,27 @@ pub fn with_belief_head(spec: &TrainSpec, mlp: Mlp) -> Mlp {
     let (tiles, holders) = (spec.rules().tile_count() as usize, state.belief_holders());
     let width = mlp.policy().inputs();
     let n_out = tiles * holders;
+    if let Some(h) = spec.belief_hidden() {
+        // Its own layer over the observation, drawn from the spec's stream;
+        // the head over it as below.
+        let inputs = mlp.inputs();
+        let mut rng = engine::seed::keyed_rng(spec.seed, 0, 0, engine::seed::TRAIN_FIT, 3);
+        let trunk = Dense::new(inputs, glorot(&mut rng, inputs, h), vec![0.0; h]);
+        let head = if spec.belief_prior().is_some() {
+            vec![0.0; h * n_out]
+        } else {
+            glorot(&mut rng, h, n_out)
+        };
+        return mlp.with_belief_trunk(trunk, Dense::new(h, head, vec![0.0; n_out]), holders);
+    }
     if spec.belief_prior().is_some() {
         return mlp.with_belief(Dense::new(width, vec![0.0; width * n_out], vec![0.0; n_out]), holders);
     }
     let mut rng = engine::seed::keyed_rng(spec.seed, 0, 0, engine::seed::TRAIN_FIT, 2);
-    let limit = (6.0 / (width + n_out) as f64).sqrt();
-    let w = (0..width * n_out)
-        .map(|_| ((engine::seed::unit(&mut rng) * 2.0 - 1.0) * limit) as f32)
-        .collect();
-    mlp.with_belief(Dense::new(width, w, vec![0.0; n_out]), holders)
+    mlp.with_belief(
+        Dense::new(width, glorot(&mut rng, width, n_out), vec![0.0; n_out]),
+        holders,
+    )
 }
 
 /// Fisher-Yates with `below_u32` (`engine::seed::shuffle` draws with

@@ -230,6 +230,12 @@ impl TrainSpec {
         self.train.fit.belief_weight > 0.0
     }
 
+    /// The width of the belief head's own hidden layer, if it has one
+    /// (`net::Meta::belief_hidden`).
+    pub fn belief_hidden(&self) -> Option<usize> {
+        Some(self.train.fit.belief_hidden).filter(|&h| h > 0 && self.belief())
+    }
+
     /// The belief head's prior as a model file names it
     /// (`net::Meta::belief_prior`), with a belief head only.
     pub fn belief_prior(&self) -> Option<&'static str> {
@@ -442,6 +448,13 @@ impl TrainSpec {
                 "train.fit.belief_weight",
                 f.belief_weight,
                 "0 (no belief head) to 100",
+            ));
+        }
+        if f.belief_hidden > 4096 || (f.belief_hidden > 0 && f.belief_weight == 0.0) {
+            return Err(TrainSpecError::field(
+                "train.fit.belief_hidden",
+                f.belief_hidden,
+                "0 (the head reads the last hidden layer) to 4096, with train.fit.belief_weight above 0",
             ));
         }
         if f.belief_prior.is_some() && f.belief_weight == 0.0 {

@@ -35,6 +35,15 @@ pub struct Fit {
     /// carry) or absent (a softmax of its own).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub belief_prior: Option<BeliefPrior>,
+    /// Above 0, the belief head gets a hidden layer of its own this wide
+    /// over the observation (the policy's layers then neither feed it nor
+    /// learn from it); 0 (the default), it reads the last hidden layer.
+    #[serde(default, skip_serializing_if = "is_zero_usize")]
+    pub belief_hidden: usize,
+}
+
+fn is_zero_usize(x: &usize) -> bool {
+    *x == 0
 }
 
 /// `[train.fit] belief_prior`: what a belief head corrects.
@@ -64,6 +73,7 @@ impl Default for Fit {
             clip: default_clip(),
             belief_weight: 0.0,
             belief_prior: None,
+            belief_hidden: 0,
         }
     }
 }

@@ -69,6 +69,7 @@ impl Trainer<'_> {
             activation: "tanh".into(),
             belief: None,
             belief_prior: spec.belief_prior().map(String::from),
+            belief_hidden: None,
             provenance: net::Provenance {
                 made_by: format!("muggins run ({} training)", spec.name),
                 spec_id: Some(spec.id()),
@@ -209,9 +210,12 @@ impl Trainer<'_> {
                 m.sha256,
                 spec.train.start_sha256.as_deref().unwrap_or("no file")
             ))),
-            // A head that corrects another prior (or none) is not this
-            // training's: the network gets a new one.
-            Some(m) if m.meta.belief_prior.as_deref() != spec.belief_prior() => {
+            // A head that corrects another prior (or none), or of another
+            // shape, is not this training's: the network gets a new one.
+            Some(m)
+                if m.meta.belief_prior.as_deref() != spec.belief_prior()
+                    || m.meta.belief_hidden != spec.belief_hidden() =>
+            {
                 Ok(fit::with_belief_head(spec, m.mlp.without_belief()))
             }
             Some(m) => Ok(fit::with_belief_head(spec, m.mlp)),

@@ -178,3 +178,47 @@ fn a_head_over_the_constraints_prior_starts_at_the_prior() {
     let g2 = net::Model::load(&dir.path().join(format!("nets/{}.safetensors", summary.best))).unwrap();
     assert!(g2.mlp.belief().unwrap().dense.weights().iter().any(|&w| w != 0.0));
 }
+
+/// `train.fit.belief_hidden`: the belief head gets a layer of its own over
+/// the observation; the policy's layers then neither feed it nor learn
+/// from it: the networks' policy and value weights are exactly those of
+/// the same training without a belief head.
+#[test]
+fn a_belief_head_with_its_own_layer_leaves_the_policy_as_it_was() {
+    let plain = TINY.replacen("generations = 2", "generations = 1", 1);
+    let toml = plain.replacen(
+        "learning_rate = 0.003",
+        "learning_rate = 0.003\nbelief_weight = 1.0\nbelief_prior = \"constraints\"\nbelief_hidden = 16",
+        1,
+    );
+    let spec = TrainSpec::from_toml(&toml).unwrap();
+    assert_eq!(spec.belief_hidden(), Some(16));
+    let e = TrainSpec::from_toml(&toml.replacen("belief_hidden = 16", "belief_hidden = 5000", 1)).unwrap_err();
+    assert!(e.to_string().contains("train.fit.belief_hidden = 5000"), "{e}");
+    let (with, without) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    let s = train(&spec, with.path(), 2, None).unwrap();
+    let p = train(&TrainSpec::from_toml(&plain).unwrap(), without.path(), 2, None).unwrap();
+    let load =
+        |dir: &std::path::Path, hash: &str| net::Model::load(&dir.join(format!("nets/{hash}.safetensors"))).unwrap();
+    let first = load(with.path(), &s.first);
+    assert_eq!(first.meta.belief_hidden, Some(16));
+    let head = first.mlp.belief().unwrap();
+    assert_eq!(head.trunk.as_ref().map(|t| (t.inputs(), t.outputs())), Some((218, 16)));
+    assert!(head.dense.weights().iter().all(|&w| w == 0.0));
+    let (a, b) = (
+        load(with.path(), &s.generations[0].candidate),
+        load(without.path(), &p.generations[0].candidate),
+    );
+    assert!(a.mlp.belief().unwrap().trunk.as_ref().unwrap().weights() != head.trunk.as_ref().unwrap().weights());
+    for (x, y) in a
+        .mlp
+        .layers()
+        .iter()
+        .zip(b.mlp.layers())
+        .chain([(a.mlp.policy(), b.mlp.policy()), (a.mlp.value(), b.mlp.value())])
+    {
+        assert_eq!((x.weights(), x.bias()), (y.weights(), y.bias()));
+    }
+    let fit = &s.generations[0].fit;
+    assert!((fit.belief_loss_first - fit.belief_prior_loss).abs() < 0.01, "{fit:?}");
+}
