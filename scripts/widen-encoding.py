@@ -16,12 +16,10 @@ import json
 import sys
 
 import numpy as np
-from safetensors import safe_open
 from safetensors.numpy import save_file
 
 import muggins
-
-META_KEY = "muggins"
+from muggins.net import META_KEY, load_file
 
 
 def main():
@@ -29,13 +27,12 @@ def main():
     ap.add_argument("model", help="a muggins model file reading the \"rich\" encoding")
     ap.add_argument("out", help="the file to write")
     args = ap.parse_args()
-    with safe_open(args.model, framework="numpy") as f:
-        meta = json.loads((f.metadata() or {}).get(META_KEY, "null") or "null")
-        if not isinstance(meta, dict):
-            sys.exit(f"{args.model}: no {META_KEY!r} metadata: not a muggins model file")
-        if meta.get("encoding") != "rich":
-            sys.exit(f"{args.model}: it reads the {meta.get('encoding')!r} encoding, not \"rich\"")
-        tensors = {k: f.get_tensor(k) for k in f.keys()}
+    try:
+        meta, tensors = load_file(args.model)
+    except ValueError as e:
+        sys.exit(str(e))
+    if meta.get("encoding") != "rich":
+        sys.exit(f"{args.model}: it reads the {meta.get('encoding')!r} encoding, not \"rich\"")
     state = muggins.State(meta["game"])
     rich, wide = len(state.encode(0, "rich")), len(state.encode(0, "rich_history"))
     w0 = tensors["w0"]

@@ -12,10 +12,9 @@ import argparse
 import json
 import sys
 
-from safetensors import safe_open
 from safetensors.numpy import save_file
 
-META_KEY = "muggins"
+from muggins.net import META_KEY, load_file
 
 
 def main():
@@ -23,13 +22,13 @@ def main():
     ap.add_argument("model", help="a muggins model file with a belief head")
     ap.add_argument("out", help="the file to write")
     args = ap.parse_args()
-    with safe_open(args.model, framework="numpy") as f:
-        meta = json.loads((f.metadata() or {}).get(META_KEY, "null") or "null")
-        if not isinstance(meta, dict):
-            sys.exit(f"{args.model}: no {META_KEY!r} metadata: not a muggins model file")
-        if "belief" not in meta:
-            sys.exit(f"{args.model}: it has no belief head")
-        tensors = {k: f.get_tensor(k) for k in f.keys() if k not in ("w_b", "b_b", "w_bt", "b_bt")}
+    try:
+        meta, tensors = load_file(args.model)
+    except ValueError as e:
+        sys.exit(str(e))
+    if "belief" not in meta:
+        sys.exit(f"{args.model}: it has no belief head")
+    tensors = {k: v for k, v in tensors.items() if k not in ("w_b", "b_b", "w_bt", "b_bt")}
     for key in ("belief", "belief_prior", "belief_hidden"):
         meta.pop(key, None)
     meta["provenance"]["made_by"] += " (its belief head removed by scripts/without-belief.py)"

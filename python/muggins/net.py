@@ -154,6 +154,20 @@ def save(path, params, *, game, encoding, made_by, spec_id=None, generation=None
     return Net(path)
 
 
+def load_file(path):
+    """A muggins model file's description (a dict) and tensors (numpy
+    arrays by name), as written, unchecked (for tools that rewrite a file:
+    scripts/without-belief.py, scripts/widen-encoding.py); ValueError for a
+    file without a muggins description."""
+    from safetensors import safe_open
+
+    with safe_open(os.fspath(path), framework="numpy") as f:
+        meta = json.loads((f.metadata() or {}).get(META_KEY, "null") or "null")
+        if not isinstance(meta, dict):
+            raise ValueError(f"{path}: no {META_KEY!r} metadata: not a muggins model file")
+        return meta, {k: f.get_tensor(k) for k in f.keys()}
+
+
 def from_npz(npz, path, *, game, made_by):
     """Converts a numpy archive of `w0, b0, ..., w_pi, b_pi, w_v, b_v` (and
     its `encoding`) into a model file at `path`; returns its `Net`."""

@@ -59,6 +59,18 @@ impl State {
         Ok(p as u8)
     }
 
+    /// `observer` if it is a seat of this game, else a ValueError naming it.
+    fn check_observer(&self, observer: u8) -> PyResult<u8> {
+        let seats = self.game.rules.seats();
+        if observer >= seats {
+            return Err(PyValueError::new_err(format!(
+                "observer = {observer}: a seat, 0 to {}",
+                seats - 1
+            )));
+        }
+        Ok(observer)
+    }
+
     /// The number of action ids.
     pub fn action_count(&self) -> u32 {
         self.core.action_count()
@@ -475,13 +487,7 @@ impl State {
     /// it, `seats - 1` in the boneyard, 255 when the observer sees it (its
     /// own, or played).
     fn holders(&self, observer: u8) -> PyResult<Vec<u8>> {
-        let seats = self.game.rules.seats();
-        if observer >= seats {
-            return Err(PyValueError::new_err(format!(
-                "observer = {observer}: a seat, 0 to {}",
-                seats - 1
-            )));
-        }
+        let observer = self.check_observer(observer)?;
         let mut out = Vec::new();
         self.core.holders(observer, &mut out);
         Ok(out)
@@ -493,16 +499,13 @@ impl State {
     /// of each holder (in `holders`' order), all 0 for a tile the observer
     /// sees.
     fn belief_prior(&self, observer: u8) -> PyResult<Vec<Vec<f32>>> {
-        let seats = self.game.rules.seats();
-        if observer >= seats {
-            return Err(PyValueError::new_err(format!(
-                "observer = {observer}: a seat, 0 to {}",
-                seats - 1
-            )));
-        }
+        let observer = self.check_observer(observer)?;
         let mut out = Vec::new();
         self.core.belief_prior(observer, &mut out);
-        Ok(out.chunks(seats as usize).map(<[f32]>::to_vec).collect())
+        Ok(out
+            .chunks(self.game.rules.seats() as usize)
+            .map(<[f32]>::to_vec)
+            .collect())
     }
 
     fn __str__(&self) -> String {
