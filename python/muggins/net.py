@@ -89,12 +89,12 @@ class Net:
                                  "(State.belief_prior of the observing seat)")
             with np.errstate(divide="ignore"):
                 z = z + np.log(m)
-            z[~np.any(m > 0, axis=1)] = 0.0
-        top = z.max(axis=1, keepdims=True)
-        p = np.exp(z - top)
+            seen = ~np.any(m > 0, axis=1)
+            z[seen] = 0.0
+        p = np.exp(z - z.max(axis=1, keepdims=True))
         p = p / p.sum(axis=1, keepdims=True)
         if prior is not None:
-            p[~np.any(m > 0, axis=1)] = 0.0
+            p[seen] = 0.0
         return p.astype(np.float32)
 
     def __repr__(self):

@@ -35,11 +35,7 @@ use crate::files::IoError;
 pub fn first_network(spec: &TrainSpec, inputs: usize, actions: usize) -> Mlp {
     let mut rng = engine::seed::keyed_rng(spec.seed, 0, 0, engine::seed::TRAIN_FIT, 0);
     let mut layer = |n_in: usize, n_out: usize, scale: f64| {
-        let limit = (6.0 / (n_in + n_out) as f64).sqrt() * scale;
-        let w = (0..n_in * n_out)
-            .map(|_| ((engine::seed::unit(&mut rng) * 2.0 - 1.0) * limit) as f32)
-            .collect();
-        Dense::new(n_in, w, vec![0.0; n_out])
+        Dense::new(n_in, glorot(&mut rng, n_in, n_out, scale), vec![0.0; n_out])
     };
     let mut width = inputs;
     let mut layers = Vec::new();
@@ -52,9 +48,10 @@ pub fn first_network(spec: &TrainSpec, inputs: usize, actions: usize) -> Mlp {
     with_belief_head(spec, Mlp::new(inputs, layers, policy, value))
 }
 
-/// Glorot-uniform weights of an `inputs x outputs` layer from `rng`.
-fn glorot(rng: &mut impl rand_chacha::rand_core::RngCore, inputs: usize, outputs: usize) -> Vec<f32> {
-    let limit = (6.0 / (inputs + outputs) as f64).sqrt();
+/// Glorot-uniform weights of an `inputs x outputs` layer from `rng`,
+/// times `scale`.
+fn glorot(rng: &mut impl rand_chacha::rand_core::RngCore, inputs: usize, outputs: usize, scale: f64) -> Vec<f32> {
+    let limit = (6.0 / (inputs + outputs) as f64).sqrt() * scale;
     (0..inputs * outputs)
         .map(|_| ((engine::seed::unit(rng) * 2.0 - 1.0) * limit) as f32)
         .collect()
@@ -78,11 +75,11 @@ pub fn with_belief_head(spec: &TrainSpec, mlp: Mlp) -> Mlp {
         // the head over it as below.
         let inputs = mlp.inputs();
         let mut rng = engine::seed::keyed_rng(spec.seed, 0, 0, engine::seed::TRAIN_FIT, 3);
-        let trunk = Dense::new(inputs, glorot(&mut rng, inputs, h), vec![0.0; h]);
+        let trunk = Dense::new(inputs, glorot(&mut rng, inputs, h, 1.0), vec![0.0; h]);
         let head = if spec.belief_prior().is_some() {
             vec![0.0; h * n_out]
         } else {
-            glorot(&mut rng, h, n_out)
+            glorot(&mut rng, h, n_out, 1.0)
         };
         return mlp.with_belief_trunk(trunk, Dense::new(h, head, vec![0.0; n_out]), holders);
     }
@@ -91,7 +88,7 @@ pub fn with_belief_head(spec: &TrainSpec, mlp: Mlp) -> Mlp {
     }
     let mut rng = engine::seed::keyed_rng(spec.seed, 0, 0, engine::seed::TRAIN_FIT, 2);
     mlp.with_belief(
-        Dense::new(width, glorot(&mut rng, width, n_out), vec![0.0; n_out]),
+        Dense::new(width, glorot(&mut rng, width, n_out, 1.0), vec![0.0; n_out]),
         holders,
     )
 }
@@ -179,7 +176,9 @@ pub fn fit(
                 adam.step(&mut mlp, &grads);
                 value_sum += loss.value;
                 belief_sum += loss.belief;
-                prior_sum += mb.prior_loss(chunk.len());
+                if epoch == 0 {
+                    prior_sum += mb.prior_loss(chunk.len());
+                }
                 entropy_sum += mb.entropy;
                 batches += 1;
                 rows_seen += chunk.len() as u64;

@@ -148,10 +148,11 @@ impl Player<'_> {
                             }
                             h
                         },
-                        // And the prior it corrects, for a head that has one.
+                        // And the prior it corrects, for a head that has one
+                        // (a model file has a prior only with a head).
                         prior: {
                             let mut p = Vec::new();
-                            if model.mlp.belief().is_some() && model.meta.belief_prior.is_some() {
+                            if model.meta.belief_prior.is_some() {
                                 state.belief_prior(seat, &mut p);
                             }
                             p
