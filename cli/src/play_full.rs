@@ -33,6 +33,8 @@ pub struct FullPlay {
     pub json: bool,
     /// The transposition table's megabytes.
     pub table_mb: u32,
+    /// Threads a searched decision's worlds are shared among.
+    pub decision_threads: usize,
     /// Whether searches use the shipped learned evaluation.
     pub learned: bool,
     /// The `searcher` target's depth.
@@ -108,6 +110,7 @@ pub fn run(p: FullPlay) -> Result<()> {
                 target_depth: p.target_depth,
                 predictors,
                 agent_side: 0,
+                decision_threads: p.decision_threads,
             };
             let m = full::play_match_with(rules, p.seed, p.deal, p.repeat, &agents, to, &opts)
                 .expect("the deal index was checked above");

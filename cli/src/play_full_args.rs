@@ -62,6 +62,12 @@ pub struct FullFlags {
     /// With --preset all-fives: the transposition table's megabytes.
     #[arg(long, requires = "preset", default_value_t = full::DEFAULT_TABLE_MB)]
     pub table_mb: u32,
+    /// With --preset all-fives and --agent mstar or expectimax under
+    /// --observability partial: threads a decision's sampled worlds are
+    /// shared among (the same plays and node counts, less wall time;
+    /// docs/search.md). 1 to 64.
+    #[arg(long, requires = "preset", default_value_t = 1, value_parser = clap::value_parser!(u16).range(1..=64))]
+    pub threads: u16,
     /// With --preset all-fives: leaves valued by the score so far (score) or
     /// the shipped learned evaluation (learned).
     #[arg(long = "eval", value_name = "EVAL", requires = "preset", default_value = "score")]
@@ -224,6 +230,7 @@ pub(crate) fn run_full(args: FullArgs, preset: Preset) -> Result<()> {
         match_to: args.full.match_to,
         json: args.json,
         table_mb: args.full.table_mb,
+        decision_threads: args.full.threads as usize,
         learned: args.full.evaluation.is_learned(),
         target_depth: args.full.target_depth,
     })

@@ -293,6 +293,12 @@ pub struct MatchOptions<'a> {
     /// belief scores): 0, the agent's side, unless a paired game seated the
     /// agent at side 1.
     pub agent_side: u8,
+    /// Threads a searched decision's sampled worlds are shared among (1:
+    /// the playing thread alone). The decisions and their node counts are
+    /// the same for any number (docs/search.md): only the wall time of a
+    /// decision changes, so this is for a game played alone (`muggins
+    /// play`, a bench), not for games already played on every core.
+    pub decision_threads: usize,
 }
 
 /// The table's default size in megabytes, per thread playing.
@@ -306,6 +312,7 @@ impl Default for MatchOptions<'_> {
             target_depth: DEFAULT_TARGET_DEPTH,
             predictors: None,
             agent_side: 0,
+            decision_threads: 1,
         }
     }
 }
@@ -318,6 +325,8 @@ pub struct Scratch {
     sampler: WorldSampler,
     worlds: Vec<FivesPosition>,
     marginals: Box<super::belief::Marginals>,
+    /// The tables of a decision's helper threads (`decision_threads`).
+    helpers: Vec<FivesTable>,
 }
 
 impl Scratch {
@@ -330,6 +339,7 @@ impl Scratch {
             sampler: WorldSampler::default(),
             worlds: Vec::new(),
             marginals: Box::new([[0.0; super::belief::HOLDERS]; 64]),
+            helpers: Vec::new(),
         }
     }
 
@@ -489,6 +499,14 @@ pub fn search_decision(
         p.observe(rules, seen);
         p
     });
+    // Helpers' tables of the playing table's capacity, kept from one
+    // decision to the next.
+    let helpers = opts.decision_threads.max(1) - 1;
+    let capacity = scratch.table.capacity();
+    scratch.helpers.retain(|t| t.capacity() == capacity);
+    while scratch.helpers.len() < helpers {
+        scratch.helpers.push(FivesTable::with_slots(capacity));
+    }
     let mut ab = AlphaBeta::new(rules, seat, settings.engine, models, eval, &mut scratch.table);
     if let Some(p) = &predictor {
         ab = ab.shaped(settings.shaping, p);
@@ -499,7 +517,11 @@ pub fn search_decision(
     // Every world is drawn whether or not the adaptive stop uses it, so the
     // seat's stream moves on the same with and without it.
     scratch.sampler.worlds(k, rng, &mut scratch.worlds);
-    (ab.decide_with(&scratch.worlds, limits, settings.adaptive), score)
+    let helpers = &mut scratch.helpers[..helpers];
+    (
+        ab.decide_threaded(&scratch.worlds, limits, settings.adaptive, helpers),
+        score,
+    )
 }
 
 /// The node cap of a DominAI decision without a budget.

@@ -70,6 +70,31 @@ impl Evaluation<'_> {
         }
     }
 
+    /// [`Self::leaf`] of the position where the mover of `leaves` has
+    /// drawn `tile`, from what the draw changes (`None` for score-so-far
+    /// leaves, which need nothing kept).
+    #[inline]
+    pub fn draw_leaves(&self, rules: &FullRules, pos: &FivesPosition) -> Option<DrawLeaves> {
+        match self {
+            Evaluation::Score => None,
+            Evaluation::Learned(_) => Some(DrawLeaves::new(rules, pos)),
+        }
+    }
+
+    /// What a leaf adds after the mover of `leaves` (from
+    /// [`Self::draw_leaves`]) draws `tile`: the same as [`Self::leaf`] of
+    /// that position.
+    #[inline(always)]
+    pub fn draw_leaf(&self, rules: &FullRules, leaves: &Option<DrawLeaves>, tile: u8, side: u8) -> f64 {
+        match self {
+            Evaluation::Score => 0.0,
+            Evaluation::Learned(e) => {
+                let l = leaves.as_ref().expect("kept by draw_leaves for a learned evaluation");
+                e.predict(&l.features(rules, tile, side))
+            }
+        }
+    }
+
     /// The bound on what [`Self::leaf`] may return, either way.
     pub fn limit(&self) -> f64 {
         match self {
@@ -152,13 +177,73 @@ impl LinearEval {
 // Inlined into the search's leaf: about 10% off a learned hand (bench).
 #[inline(always)]
 pub fn features(rules: &FullRules, pos: &FivesPosition, side: u8) -> [f64; FEATURE_COUNT] {
-    let seats = rules.seats();
     // The tiles that match an open end, and those that would score if
     // played now somewhere.
     let (count, matching, scoring) = end_tiles(rules, &pos.board);
+    let seats = Fresh {
+        rules,
+        hands: &pos.hands,
+        matching,
+        scoring,
+    };
+    let boneyard = rules.tally(pos.boneyard).tiles;
+    assemble(rules, count, pos.mover, boneyard, side, seats)
+}
+
+/// Each seat's [`seat_counts`], as [`assemble`] reads them.
+trait SeatCounts {
+    fn of(&self, seat: u8) -> [u32; 6];
+}
+
+/// The counts of a position's hands, computed when read.
+struct Fresh<'a> {
+    rules: &'a FullRules,
+    hands: &'a [TileSet; MAX_SEATS],
+    matching: TileSet,
+    scoring: TileSet,
+}
+
+impl SeatCounts for Fresh<'_> {
+    #[inline(always)]
+    fn of(&self, s: u8) -> [u32; 6] {
+        seat_counts(self.rules, self.hands[s as usize], self.matching, self.scoring)
+    }
+}
+
+/// Kept counts, with the mover's replaced.
+struct Drawn<'a> {
+    seats: &'a [[u32; 6]; MAX_SEATS],
+    mover: u8,
+    drawn: [u32; 6],
+}
+
+impl SeatCounts for Drawn<'_> {
+    #[inline(always)]
+    fn of(&self, s: u8) -> [u32; 6] {
+        if s == self.mover {
+            self.drawn
+        } else {
+            self.seats[s as usize]
+        }
+    }
+}
+
+/// The features from `side`'s point of view of a position with the board's
+/// `count`, `mover` to move, `boneyard` tiles in the boneyard and each
+/// seat's [`seat_counts`] given by `seats_of`.
+#[inline(always)]
+fn assemble(
+    rules: &FullRules,
+    count: u32,
+    mover: u8,
+    boneyard: u32,
+    side: u8,
+    seats_of: impl SeatCounts,
+) -> [f64; FEATURE_COUNT] {
+    let seat = |s: u8| seats_of.of(s);
+    let seats = rules.seats();
     // Each side's pips, tiles, scoring plays, suit matches, doubles and
     // voids: integers, so their sums are exact whatever the order.
-    let seat = |s: u8| seat_counts(rules, pos.hands[s as usize], matching, scoring);
     let (mine, theirs, mine_seats) = if rules.sides() == 2 && seats == 2 {
         // Two seats, one a side (the reference workload's): no loop.
         (seat(side & 1), seat(1 - (side & 1)), 1)
@@ -195,17 +280,76 @@ pub fn features(rules: &FullRules, pos: &FivesPosition, side: u8) -> [f64; FEATU
         mine[1],
         theirs[1],
         count as f64,
-        (rules.side(pos.mover) == side) as u8 as f64,
+        (rules.side(mover) == side) as u8 as f64,
         mine[2],
         theirs[2],
         mine[3],
         theirs[3],
-        rules.tally(pos.boneyard).tiles as f64,
+        boneyard as f64,
         mine[4],
         theirs[4],
         mine[5],
         theirs[5],
     ]
+}
+
+/// The leaves below a draw: what [`features`] reads of the position where
+/// the mover must draw, kept once, so that each tile's draw is valued from
+/// what it changes (the mover's counts and the boneyard's) instead of from
+/// the whole position again. The board, and so the open ends, the count
+/// and the scoring tiles, is the same in every child; the values are
+/// [`features`]'s bit for bit (tested).
+#[derive(Clone, Copy, Debug)]
+pub struct DrawLeaves {
+    count: u32,
+    matching: TileSet,
+    scoring: TileSet,
+    mover: u8,
+    boneyard: u32,
+    seats: [[u32; 6]; MAX_SEATS],
+}
+
+impl DrawLeaves {
+    /// The leaves below `pos`, whose mover draws.
+    #[inline]
+    pub fn new(rules: &FullRules, pos: &FivesPosition) -> DrawLeaves {
+        let (count, matching, scoring) = end_tiles(rules, &pos.board);
+        let mut seats = [[0; 6]; MAX_SEATS];
+        for s in 0..rules.seats() {
+            seats[s as usize] = seat_counts(rules, pos.hands[s as usize], matching, scoring);
+        }
+        DrawLeaves {
+            count,
+            matching,
+            scoring,
+            mover: pos.mover,
+            boneyard: rules.tally(pos.boneyard).tiles,
+            seats,
+        }
+    }
+
+    /// The features from `side`'s point of view once the mover has drawn
+    /// `tile` (a boneyard tile): [`features`] of that position.
+    #[inline(always)]
+    pub fn features(&self, rules: &FullRules, tile: u8, side: u8) -> [f64; FEATURE_COUNT] {
+        let t = engine::bit(tile);
+        let one = rules.tally(t);
+        let before = self.seats[self.mover as usize];
+        let drawn = [
+            before[0] + one.pips,
+            before[1] + one.tiles,
+            before[2] + (self.scoring & t != 0) as u32,
+            before[3] + (self.matching & t != 0) as u32,
+            before[4] + one.doubles,
+            before[5] & (self.matching & t == 0) as u32,
+        ];
+        let seats = Drawn {
+            seats: &self.seats,
+            mover: self.mover,
+            drawn,
+        };
+        assemble(rules, self.count, self.mover, self.boneyard - 1, side, seats)
+    }
 }
 
 /// One seat's pips, tiles, scoring plays, suit matches, doubles and void
@@ -222,7 +366,7 @@ fn seat_counts(rules: &FullRules, hand: TileSet, matching: TileSet, scoring: Til
 /// would score (make a positive count that is a multiple of 5) if played
 /// now somewhere, whoever holds them: at an end showing `p`, the tiles of
 /// [`FullRules::scoring_at`] beside the rest of the count.
-#[inline]
+#[inline(always)]
 fn end_tiles(rules: &FullRules, board: &engine::Board) -> (u32, TileSet, TileSet) {
     if board.is_empty() {
         return (0, 0, rules.lead_scoring());

@@ -44,7 +44,7 @@ pub use deal::{
 };
 pub use dominai::{DominaiMatrices, dominai_decide, dominai_decide_block};
 pub use eval::{
-    EVAL_LIMIT, EvalTraining, Evaluation, FEATURE_COUNT, FEATURES, LinearEval, default_training, features,
+    DrawLeaves, EVAL_LIMIT, EvalTraining, Evaluation, FEATURE_COUNT, FEATURES, LinearEval, default_training, features,
     fit_linear_eval,
 };
 pub use fives::{

@@ -319,7 +319,7 @@ fn budgeted(
 fn hands(rules: &FullRules, eval: &LinearEval, runs: usize, only: Option<&str>) -> Result<()> {
     println!();
     println!(
-        "{:<30} {:>9} {:>12} {:>12} {:>14}",
+        "{:<38} {:>9} {:>12} {:>12} {:>14}",
         "hands against the scorer", "hands", "per hand", "hands/s", "nodes"
     );
     let searcher = |engine, learned, adaptive| {
@@ -336,21 +336,39 @@ fn hands(rules: &FullRules, eval: &LinearEval, runs: usize, only: Option<&str>) 
         })
     };
     let at = |c: f64| Some(Adaptive::with_confidence(c).expect("a valid confidence"));
+    // (name, agent, threads a decision's worlds are shared among: the
+    // same games and node counts, a decision's wall time).
     let rows = [
-        ("M*, K=16, 20,000, score", searcher(PlayerEngine::MStar, false, None)),
-        ("M*, K=16, 20,000, learned", searcher(PlayerEngine::MStar, true, None)),
+        ("M*, K=16, 20,000, score", searcher(PlayerEngine::MStar, false, None), 1),
+        (
+            "M*, K=16, 20,000, learned",
+            searcher(PlayerEngine::MStar, true, None),
+            1,
+        ),
+        (
+            "M*, K=16, 20,000, score, 2 threads",
+            searcher(PlayerEngine::MStar, false, None),
+            2,
+        ),
+        (
+            "M*, K=16, 20,000, learned, 2 threads",
+            searcher(PlayerEngine::MStar, true, None),
+            2,
+        ),
         (
             "M*, K<=16 adaptive, learned",
             searcher(PlayerEngine::MStar, true, Some(Adaptive::DEFAULT)),
+            1,
         ),
         (
             "M*, K<=16 adaptive 95%, learned",
             searcher(PlayerEngine::MStar, true, at(0.95)),
+            1,
         ),
-        ("ISMCTS, 16 x 20,000", searcher(PlayerEngine::Ismcts, false, None)),
+        ("ISMCTS, 16 x 20,000", searcher(PlayerEngine::Ismcts, false, None), 1),
     ];
     const HANDS: u64 = 8;
-    for (name, agent) in rows {
+    for (name, agent, threads) in rows {
         if !wanted(only, name) {
             continue;
         }
@@ -358,6 +376,7 @@ fn hands(rules: &FullRules, eval: &LinearEval, runs: usize, only: Option<&str>) 
         let agents = [agent, target, agent, target];
         let opts = MatchOptions {
             eval: Some(eval),
+            decision_threads: threads,
             ..MatchOptions::default()
         };
         let mut times = Vec::new();
@@ -377,7 +396,7 @@ fn hands(rules: &FullRules, eval: &LinearEval, runs: usize, only: Option<&str>) 
         }
         let t = median(times);
         println!(
-            "{:<30} {:>9} {:>10.1}ms {:>12.2} {:>14}",
+            "{:<38} {:>9} {:>10.1}ms {:>12.2} {:>14}",
             name,
             HANDS,
             ms(t) / HANDS as f64,

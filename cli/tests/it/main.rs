@@ -232,6 +232,13 @@ fn bench_prints_checksums_and_speeds() {
     assert!(row("depth 8 ").trim_end().ends_with(" 20767865"));
     assert!(row("  every node visited").trim_end().ends_with(" 24134568"));
     assert!(row("features and prediction").trim_end().ends_with(" abe289cd86fa7b16"));
+    // A decision's worlds on two threads: the same hands, node for node.
+    let last = |l: &str| l.split_whitespace().last().unwrap().to_string();
+    for leaves in ["score", "learned"] {
+        let one = format!("M*, K=16, 20,000, {leaves} ");
+        let two = format!("M*, K=16, 20,000, {leaves}, 2 threads");
+        assert_eq!(last(row(&one)), last(row(&two)), "{leaves}: {text}");
+    }
 }
 
 /// A spec of the games `play_replays_the_experiments_games_of_every_source` replays.

@@ -24,15 +24,18 @@
 //! value is exact (a world's values can be averaged, and the row's
 //! alternatives are true values).
 //!
-//! The search lives in `search`, the shaping of opponents' nodes in
-//! `shaping`, move ordering in `ordering`, the limits and counters of
-//! iterative deepening in `limits`.
+//! The search lives in `search`, its chance nodes (draws, Star1) in
+//! `chance`, the shaping of opponents' nodes in `shaping`, move ordering
+//! in `ordering`, the limits and counters of iterative deepening in
+//! `limits`, a decision's worlds shared among threads in `threads`.
 
+mod chance;
 mod limits;
 mod ordering;
 mod race;
 mod search;
 mod shaping;
+mod threads;
 
 pub use limits::Limits;
 pub use race::{ADAPTIVE_MIN_WORLDS, Adaptive, ConfidenceError};

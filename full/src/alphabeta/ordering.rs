@@ -55,9 +55,13 @@ impl History {
                 u64::MAX
             } else {
                 let a = acts[i];
-                let mut board = pos.board;
-                board.play(rules, a.tile, a.loc);
-                let c = board.count() as u64;
+                // The count the play leaves, without playing it on a copy.
+                let c = if pos.board.is_empty() {
+                    let (p, q) = rules.pips(a.tile);
+                    (p + q) as u64
+                } else {
+                    pos.board.count_after(rules, a.tile, a.loc) as u64
+                };
                 let points = if c > 0 && c.is_multiple_of(5) { c } else { 0 };
                 points << 32 | self.0[history_index(a.tile, a.loc)] as u64
             };

@@ -4,7 +4,6 @@
 //! included.
 
 use engine::ActionList;
-use engine::bits;
 
 use crate::eval::Evaluation;
 use crate::fives::FivesPosition;
@@ -31,25 +30,25 @@ enum Node {
 /// A search from one seat's side (see the module's documentation).
 #[derive(Debug)]
 pub struct AlphaBeta<'a> {
-    rules: &'a FullRules,
-    side: u8,
-    engine: PlayerEngine,
-    models: [FullTarget; MAX_SEATS],
-    eval: Evaluation<'a>,
-    table: &'a mut FivesTable,
+    pub(super) rules: &'a FullRules,
+    pub(super) side: u8,
+    pub(super) engine: PlayerEngine,
+    pub(super) models: [FullTarget; MAX_SEATS],
+    pub(super) eval: Evaluation<'a>,
+    pub(super) table: &'a mut FivesTable,
     /// Whether the search prunes, with the table and move ordering (off:
     /// plain Expectimax / M*).
-    prune: bool,
+    pub(super) prune: bool,
     /// The move-ordering history, cleared for every world.
-    history: History,
+    pub(super) history: History,
     /// How opponents' nodes are shaped by a prediction of their play.
-    shaper: Shaper<'a>,
+    pub(super) shaper: Shaper<'a>,
     /// The node count and budget, and what iterative deepening did.
-    progress: Progress,
+    pub(super) progress: Progress,
     /// The largest count a play can score.
-    max_count: f64,
+    pub(super) max_count: f64,
     /// The largest hand-end bonus.
-    end_max: f64,
+    pub(super) end_max: f64,
 }
 
 impl<'a> AlphaBeta<'a> {
@@ -122,7 +121,7 @@ impl<'a> AlphaBeta<'a> {
     }
 
     /// The agent side's points minus the mean of the other sides'.
-    #[inline]
+    #[inline(always)]
     fn util(&self, pos: &FivesPosition) -> f64 {
         let sides = self.rules.sides() as usize;
         let mine = pos.scores[self.side as usize];
@@ -141,7 +140,7 @@ impl<'a> AlphaBeta<'a> {
 
     /// A bound on |gain| from a position with `depth` plays and draws left.
     #[inline]
-    fn bound(&self, depth: u8) -> f64 {
+    pub(super) fn bound(&self, depth: u8) -> f64 {
         // An asymmetric tree may search deeper than `depth` below: the
         // hand's own length bounds it then (a tile is drawn and played at most
         // once each).
@@ -230,9 +229,7 @@ impl<'a> AlphaBeta<'a> {
         let mut race = Race::new(n, adaptive);
         let mut values = [0.0f64; 64];
         for w in worlds {
-            self.table.clear();
-            self.history.clear();
-            self.root(w, limits, &mut values);
+            self.world(w, limits, &mut values);
             race.add(&values[..n]);
             if adaptive.is_some() && race.decided() {
                 break;
@@ -244,10 +241,21 @@ impl<'a> AlphaBeta<'a> {
         d
     }
 
+    /// The root values of one world, searched afresh (empty table, no
+    /// history) within `limits`: what a decision averages. Returns the
+    /// nodes it searched and the depth it reached.
+    pub(super) fn world(&mut self, w: &FivesPosition, limits: Limits, values: &mut [f64]) -> (u64, u8) {
+        let before = self.progress.nodes;
+        self.table.clear();
+        self.history.clear();
+        self.root(w, limits, values);
+        (self.progress.nodes - before, self.progress.reached)
+    }
+
     /// The gain from `pos` with `depth` plays and draws left, within
     /// (`alpha`, `beta`) (fail-soft: a value at or below `alpha` is an upper
     /// bound, at or above `beta` a lower bound, else exact).
-    fn search(&mut self, pos: &FivesPosition, depth: u8, mut alpha: f64, mut beta: f64) -> f64 {
+    pub(super) fn search(&mut self, pos: &FivesPosition, depth: u8, mut alpha: f64, mut beta: f64) -> f64 {
         self.progress.nodes += 1;
         if self.progress.nodes > self.progress.stop_at {
             self.progress.aborted = true;
@@ -330,10 +338,10 @@ impl<'a> AlphaBeta<'a> {
                 child.play(rules, acts[i]);
                 *r = self.util(&child) - base;
             }
-            let v = self.star1(&rs[..n], depth - 1, alpha, beta, |i| {
+            let v = self.star1(&rs[..n], depth - 1, alpha, beta, |s, i, ca, cb| {
                 let mut child = *pos;
                 child.play(rules, acts[i]);
-                child
+                s.search(&child, depth - 1, ca, cb)
             });
             if !self.progress.aborted {
                 self.store(key, v, alpha0, beta0, depth, u8::MAX);
@@ -376,7 +384,7 @@ impl<'a> AlphaBeta<'a> {
         best
     }
 
-    fn store(&mut self, key: u64, value: f64, alpha: f64, beta: f64, depth: u8, best: u8) {
+    pub(super) fn store(&mut self, key: u64, value: f64, alpha: f64, beta: f64, depth: u8, best: u8) {
         if !self.prune {
             return;
         }
@@ -448,126 +456,5 @@ impl<'a> AlphaBeta<'a> {
             return Some(best);
         }
         Some(self.weighted_star1(&rs[..m], &weights[..m], &depths[..m], alpha, beta, make))
-    }
-
-    /// Star1 over children of probabilities `weights` (summing to 1): child
-    /// `j` (made by `make`) is worth `rs[j]` plus its gain with `depths[j]`
-    /// left. Fail-soft like [`Self::search`].
-    fn weighted_star1(
-        &mut self,
-        rs: &[f64],
-        weights: &[f64],
-        depths: &[u8],
-        alpha: f64,
-        beta: f64,
-        make: impl Fn(usize) -> FivesPosition,
-    ) -> f64 {
-        let b = self.bound(depths.iter().copied().max().unwrap_or(0));
-        let mut hi_rest: f64 = rs.iter().zip(weights).map(|(r, w)| w * (r + b)).sum();
-        let mut lo_rest: f64 = rs.iter().zip(weights).map(|(r, w)| w * (r - b)).sum();
-        let mut sum = 0.0;
-        for (j, (&r, &w)) in rs.iter().zip(weights).enumerate() {
-            hi_rest -= w * (r + b);
-            lo_rest -= w * (r - b);
-            if w <= 0.0 {
-                continue;
-            }
-            // Child j must beat these for the expectation to stay inside the window.
-            let (a_j, b_j) = if self.prune {
-                ((alpha - sum - hi_rest) / w, (beta - sum - lo_rest) / w)
-            } else {
-                (f64::NEG_INFINITY, f64::INFINITY)
-            };
-            let (ca, cb) = if self.prune {
-                (a_j.max(r - b), b_j.min(r + b))
-            } else {
-                (f64::NEG_INFINITY, f64::INFINITY)
-            };
-            let v = r + self.search(&make(j), depths[j], ca - r, cb - r);
-            if self.progress.aborted {
-                return 0.0;
-            }
-            if v <= a_j {
-                return sum + w * v + hi_rest;
-            }
-            if v >= b_j {
-                return sum + w * v + lo_rest;
-            }
-            sum += w * v;
-        }
-        sum
-    }
-
-    /// A draw: each boneyard tile equally likely.
-    fn draws(&mut self, pos: &FivesPosition, depth: u8, alpha: f64, beta: f64) -> f64 {
-        let key = position_key(pos);
-        if self.prune
-            && let Some(e) = self.table.get(key)
-            && e.depth == depth
-        {
-            match e.bound {
-                Bound::Exact => return e.value,
-                Bound::Lower if e.value >= beta => return e.value,
-                Bound::Upper if e.value <= alpha => return e.value,
-                _ => {}
-            }
-        }
-        let mut tiles = [0u8; 64];
-        let mut n = 0;
-        for t in bits(pos.boneyard) {
-            tiles[n] = t;
-            n += 1;
-        }
-        let rs = [0.0f64; 64];
-        let v = self.star1(&rs[..n], depth - 1, alpha, beta, |i| {
-            let mut child = *pos;
-            child.draw(tiles[i]);
-            child
-        });
-        if !self.progress.aborted {
-            self.store(key, v, alpha, beta, depth, u8::MAX);
-        }
-        v
-    }
-
-    /// Star1 over equally likely children: child `i` (made by `make`) is
-    /// worth `rs[i]` plus its gain with `depth` left. Fail-soft like
-    /// [`Self::search`].
-    fn star1(&mut self, rs: &[f64], depth: u8, alpha: f64, beta: f64, make: impl Fn(usize) -> FivesPosition) -> f64 {
-        let n = rs.len() as f64;
-        let b = self.bound(depth);
-        let r_sum: f64 = rs.iter().sum();
-        // Upper and lower bounds of the children not yet searched.
-        let mut hi_rest = r_sum + n * b;
-        let mut lo_rest = r_sum - n * b;
-        let mut sum = 0.0;
-        for (i, &r) in rs.iter().enumerate() {
-            hi_rest -= r + b;
-            lo_rest -= r - b;
-            // Child i must beat these for the average to stay inside the window.
-            let (a_i, b_i) = if self.prune {
-                (n * alpha - sum - hi_rest, n * beta - sum - lo_rest)
-            } else {
-                (f64::NEG_INFINITY, f64::INFINITY)
-            };
-            let child = make(i);
-            let (ca, cb) = if self.prune {
-                (a_i.max(r - b), b_i.min(r + b))
-            } else {
-                (f64::NEG_INFINITY, f64::INFINITY)
-            };
-            let v = r + self.search(&child, depth, ca - r, cb - r);
-            if self.progress.aborted {
-                return 0.0;
-            }
-            if v <= a_i {
-                return (sum + v + hi_rest) / n;
-            }
-            if v >= b_i {
-                return (sum + v + lo_rest) / n;
-            }
-            sum += v;
-        }
-        sum / n
     }
 }

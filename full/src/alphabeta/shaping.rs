@@ -111,6 +111,15 @@ impl<'a> Shaper<'a> {
         }
     }
 
+    /// The same shaping with scratch of its own (for another thread).
+    pub(super) fn again(&self) -> Shaper<'a> {
+        Shaper {
+            shaping: self.shaping,
+            predictor: self.predictor,
+            features: self.features.clone(),
+        }
+    }
+
     /// The plays an opponent's node at `pos` (plays `acts`, `depth` left)
     /// searches under the shaping; `None` when the shaping keeps every play
     /// at the plain depth there (so the plain node serves), or there is no

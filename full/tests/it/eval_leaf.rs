@@ -200,3 +200,32 @@ fn two_sets_are_counted_as_one_at_a_time() {
         );
     }
 }
+
+#[test]
+fn a_draws_leaves_are_the_features_of_the_position_drawn_into() {
+    for rules in rule_sets() {
+        let mut draws = 0;
+        walk(&rules, 600, 11, |pos| {
+            if pos.can_play(&rules, pos.mover) || !pos.must_draw(&rules) {
+                return;
+            }
+            let leaves = full::DrawLeaves::new(&rules, pos);
+            for t in bits(pos.boneyard) {
+                let mut drawn = *pos;
+                drawn.draw(t);
+                for side in 0..rules.sides() {
+                    let want = features(&rules, &drawn, side);
+                    let got = leaves.features(&rules, t, side);
+                    assert_eq!(
+                        want.map(f64::to_bits),
+                        got.map(f64::to_bits),
+                        "side {side}, tile {t} drawn: {want:?} != {got:?} on {:?}",
+                        pos.board
+                    );
+                }
+                draws += 1;
+            }
+        });
+        assert!(draws > 2_000, "{draws} draws checked");
+    }
+}

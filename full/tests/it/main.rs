@@ -18,6 +18,7 @@ mod open_ismcts;
 mod predict;
 mod rich_history;
 mod thesis;
+mod threads;
 mod value_leaves;
 
 /// The shipped model files, read once a test.

@@ -70,6 +70,8 @@ pub(crate) fn play(
         target_depth: full.search.target_depth,
         predictors,
         agent_side: c.agent_side,
+        // A worker plays games on every thread it has.
+        decision_threads: 1,
     };
     let keys = full::MatchKeys {
         seed: spec.seed,

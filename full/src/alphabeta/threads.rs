@@ -1,0 +1,140 @@
+//! A decision's worlds searched on several threads. Each world is searched
+//! afresh (an empty table, no history) and its values depend on nothing
+//! else, so a world searched by a helper thread has the values, the node
+//! count and the depth it has when searched in turn; the values are summed
+//! in the worlds' order. The decision, its node count and the adaptive
+//! stop are therefore those of [`AlphaBeta::decide_with`], bit for bit,
+//! whatever the number of threads (tested): only the wall time changes.
+//! With the adaptive stop the worlds go in batches of one a thread, and a
+//! batch's worlds after the one that decided are searched for nothing
+//! (neither counted nor averaged).
+
+use engine::ActionList;
+
+use crate::fives::FivesPosition;
+use crate::search::{FullDecision, best_of};
+use crate::table::FivesTable;
+
+use super::limits::{Limits, Progress};
+use super::ordering::History;
+use super::race::{Adaptive, Race};
+use super::search::AlphaBeta;
+
+/// One world's search: its root values, nodes and depth reached.
+#[derive(Clone, Copy)]
+struct WorldResult {
+    values: [f64; 64],
+    nodes: u64,
+    reached: u8,
+}
+
+impl<'a> AlphaBeta<'a> {
+    /// The same search for another thread, keeping its values in `table`
+    /// (of this search's table's capacity, so that it finds what this one
+    /// would).
+    pub(super) fn helper<'t>(&self, table: &'t mut FivesTable) -> AlphaBeta<'t>
+    where
+        'a: 't,
+    {
+        AlphaBeta {
+            rules: self.rules,
+            side: self.side,
+            engine: self.engine,
+            models: self.models,
+            eval: self.eval,
+            table,
+            prune: self.prune,
+            history: History::new(),
+            shaper: self.shaper.again(),
+            progress: Progress::default(),
+            max_count: self.max_count,
+            end_max: self.end_max,
+        }
+    }
+
+    /// [`decide_with`](Self::decide_with) with the worlds shared among
+    /// this search's thread and one more thread a table of `helpers` (each
+    /// of this search's table's capacity; no helpers: the same call).
+    pub fn decide_threaded(
+        &mut self,
+        worlds: &[FivesPosition],
+        limits: Limits,
+        adaptive: Option<Adaptive>,
+        helpers: &mut [FivesTable],
+    ) -> FullDecision {
+        let capacity = self.table.capacity();
+        let helpers: Vec<&mut FivesTable> = helpers.iter_mut().take(worlds.len().saturating_sub(1)).collect();
+        assert!(
+            helpers.iter().all(|t| t.capacity() == capacity),
+            "a helper's table has the search's capacity"
+        );
+        if helpers.is_empty() {
+            return self.decide_with(worlds, limits, adaptive);
+        }
+        let threads = helpers.len() + 1;
+        let start = self.progress.nodes;
+        let mut list = ActionList::default();
+        worlds[0].actions(self.rules, &mut list);
+        let n = list.len();
+        let mut race = Race::new(n, adaptive);
+        let batch = if adaptive.is_some() { threads } else { worlds.len() };
+        let mut helpers: Vec<AlphaBeta<'_>> = helpers.into_iter().map(|t| self.helper(t)).collect();
+        let mut results = vec![
+            WorldResult {
+                values: [0.0; 64],
+                nodes: 0,
+                reached: 0,
+            };
+            batch
+        ];
+        let (mut nodes, mut reached) = (0, 0);
+        'batches: for chunk in worlds.chunks(batch) {
+            let out = &mut results[..chunk.len()];
+            // Thread t searches worlds t, t + threads, ... of the batch.
+            let mut lanes: Vec<Vec<&mut WorldResult>> = (0..threads).map(|_| Vec::new()).collect();
+            for (i, r) in out.iter_mut().enumerate() {
+                lanes[i % threads].push(r);
+            }
+            let mut lanes = lanes.into_iter();
+            let mine = lanes.next().expect("one lane a thread");
+            std::thread::scope(|scope| {
+                for (t, (helper, lane)) in helpers.iter_mut().zip(lanes).enumerate() {
+                    scope.spawn(move || search_lane(helper, chunk, t + 1, threads, limits, lane));
+                }
+                search_lane(self, chunk, 0, threads, limits, mine);
+            });
+            for r in out.iter() {
+                race.add(&r.values[..n]);
+                nodes += r.nodes;
+                reached = r.reached;
+                if adaptive.is_some() && race.decided() {
+                    break 'batches;
+                }
+            }
+        }
+        // As the worlds searched in turn would leave them.
+        self.progress.nodes = start + nodes;
+        self.progress.reached = reached;
+        let k = race.m as f64;
+        let mut d = best_of(n, |i| race.sum[i] / k);
+        d.nodes = nodes;
+        d
+    }
+}
+
+/// Searches the worlds `first`, `first + step`, ... of `worlds` into `out`
+/// (one result each, in that order).
+fn search_lane(
+    ab: &mut AlphaBeta<'_>,
+    worlds: &[FivesPosition],
+    first: usize,
+    step: usize,
+    limits: Limits,
+    out: Vec<&mut WorldResult>,
+) {
+    for (w, r) in worlds.iter().skip(first).step_by(step).zip(out) {
+        let (nodes, reached) = ab.world(w, limits, &mut r.values);
+        r.nodes = nodes;
+        r.reached = reached;
+    }
+}
