@@ -499,13 +499,11 @@ pub fn search_decision(
         p.observe(rules, seen);
         p
     });
-    // Helpers' tables of the playing table's capacity, kept from one
-    // decision to the next.
-    let helpers = opts.decision_threads.max(1) - 1;
-    let capacity = scratch.table.capacity();
-    scratch.helpers.retain(|t| t.capacity() == capacity);
-    while scratch.helpers.len() < helpers {
-        scratch.helpers.push(FivesTable::with_slots(capacity));
+    // Helpers' tables of the playing table's capacity (fixed for the
+    // scratch), kept from one decision to the next.
+    let extra = opts.decision_threads.max(1) - 1;
+    while scratch.helpers.len() < extra {
+        scratch.helpers.push(FivesTable::with_slots(scratch.table.capacity()));
     }
     let mut ab = AlphaBeta::new(rules, seat, settings.engine, models, eval, &mut scratch.table);
     if let Some(p) = &predictor {
@@ -517,7 +515,7 @@ pub fn search_decision(
     // Every world is drawn whether or not the adaptive stop uses it, so the
     // seat's stream moves on the same with and without it.
     scratch.sampler.worlds(k, rng, &mut scratch.worlds);
-    let helpers = &mut scratch.helpers[..helpers];
+    let helpers = &mut scratch.helpers[..extra];
     (
         ab.decide_threaded(&scratch.worlds, limits, settings.adaptive, helpers),
         score,

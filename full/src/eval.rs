@@ -70,9 +70,8 @@ impl Evaluation<'_> {
         }
     }
 
-    /// [`Self::leaf`] of the position where the mover of `leaves` has
-    /// drawn `tile`, from what the draw changes (`None` for score-so-far
-    /// leaves, which need nothing kept).
+    /// What [`Self::draw_leaf`] keeps of `pos`, whose mover draws (`None`
+    /// for score-so-far leaves, which need nothing kept).
     #[inline]
     pub fn draw_leaves(&self, rules: &FullRules, pos: &FivesPosition) -> Option<DrawLeaves> {
         match self {

@@ -4,6 +4,8 @@
 
 use statrs::distribution::{ContinuousCDF, Normal};
 
+use crate::search::{FullDecision, best_of};
+
 /// Worlds the adaptive stop always searches.
 pub const ADAPTIVE_MIN_WORLDS: usize = 4;
 
@@ -91,6 +93,15 @@ impl Race {
             cross: [[0.0; 64]; 64],
             differ: [[false; 64]; 64],
         }
+    }
+
+    /// The decision over the worlds added: each play's mean value (ties to
+    /// the first), with `nodes` searched for it.
+    pub(super) fn decision(&self, nodes: u64) -> FullDecision {
+        let k = self.m as f64;
+        let mut d = best_of(self.n, |i| self.sum[i] / k);
+        d.nodes = nodes;
+        d
     }
 
     pub(super) fn add(&mut self, v: &[f64]) {

@@ -9,7 +9,7 @@ use crate::eval::Evaluation;
 use crate::fives::FivesPosition;
 use crate::predict::Predictor;
 use crate::rules::{FullRules, MAX_SEATS};
-use crate::search::{FullDecision, best_of};
+use crate::search::FullDecision;
 use crate::table::{Bound, Entry, FivesTable, position_key};
 use crate::targets::{FullTarget, fixed_choice};
 use engine::PlayerEngine;
@@ -235,10 +235,7 @@ impl<'a> AlphaBeta<'a> {
                 break;
             }
         }
-        let k = race.m as f64;
-        let mut d = best_of(n, |i| race.sum[i] / k);
-        d.nodes = self.progress.nodes - start;
-        d
+        race.decision(self.progress.nodes - start)
     }
 
     /// The root values of one world, searched afresh (empty table, no

@@ -12,7 +12,7 @@
 use engine::ActionList;
 
 use crate::fives::FivesPosition;
-use crate::search::{FullDecision, best_of};
+use crate::search::FullDecision;
 use crate::table::FivesTable;
 
 use super::limits::{Limits, Progress};
@@ -91,17 +91,17 @@ impl<'a> AlphaBeta<'a> {
         'batches: for chunk in worlds.chunks(batch) {
             let out = &mut results[..chunk.len()];
             // Thread t searches worlds t, t + threads, ... of the batch.
-            let mut lanes: Vec<Vec<&mut WorldResult>> = (0..threads).map(|_| Vec::new()).collect();
-            for (i, r) in out.iter_mut().enumerate() {
-                lanes[i % threads].push(r);
+            let mut lanes: Vec<Lane<'_>> = (0..threads).map(|_| Vec::new()).collect();
+            for (i, pair) in chunk.iter().zip(out.iter_mut()).enumerate() {
+                lanes[i % threads].push(pair);
             }
             let mut lanes = lanes.into_iter();
             let mine = lanes.next().expect("one lane a thread");
             std::thread::scope(|scope| {
-                for (t, (helper, lane)) in helpers.iter_mut().zip(lanes).enumerate() {
-                    scope.spawn(move || search_lane(helper, chunk, t + 1, threads, limits, lane));
+                for (helper, lane) in helpers.iter_mut().zip(lanes) {
+                    scope.spawn(move || search_lane(helper, limits, lane));
                 }
-                search_lane(self, chunk, 0, threads, limits, mine);
+                search_lane(self, limits, mine);
             });
             for r in out.iter() {
                 race.add(&r.values[..n]);
@@ -115,24 +115,16 @@ impl<'a> AlphaBeta<'a> {
         // As the worlds searched in turn would leave them.
         self.progress.nodes = start + nodes;
         self.progress.reached = reached;
-        let k = race.m as f64;
-        let mut d = best_of(n, |i| race.sum[i] / k);
-        d.nodes = nodes;
-        d
+        race.decision(nodes)
     }
 }
 
-/// Searches the worlds `first`, `first + step`, ... of `worlds` into `out`
-/// (one result each, in that order).
-fn search_lane(
-    ab: &mut AlphaBeta<'_>,
-    worlds: &[FivesPosition],
-    first: usize,
-    step: usize,
-    limits: Limits,
-    out: Vec<&mut WorldResult>,
-) {
-    for (w, r) in worlds.iter().skip(first).step_by(step).zip(out) {
+/// The worlds one thread searches, each with where its result goes.
+type Lane<'r> = Vec<(&'r FivesPosition, &'r mut WorldResult)>;
+
+/// Searches each world of `lane` into its result.
+fn search_lane(ab: &mut AlphaBeta<'_>, limits: Limits, lane: Lane<'_>) {
+    for (w, r) in lane {
         let (nodes, reached) = ab.world(w, limits, &mut r.values);
         r.nodes = nodes;
         r.reached = reached;
