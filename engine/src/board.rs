@@ -188,7 +188,7 @@ impl Board {
     /// [`count_beside`](Self::count_beside) (the first
     /// [`open_locations`](Self::open_locations) entries), the count computed
     /// once.
-    #[inline]
+    #[inline(always)]
     pub fn open_ends(&self) -> (u32, [(u8, u32); 4]) {
         let count = self.count();
         let mut out = [(0, 0); 4];

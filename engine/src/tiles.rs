@@ -7,7 +7,7 @@ pub type TileSet = u64;
 /// The tiles in each of two sets: both counted at once (SWAR in one word)
 /// where both lie in the first 32 tiles, as the default target has no
 /// popcount instruction.
-#[inline]
+#[inline(always)]
 pub fn count_two(a: TileSet, b: TileSet) -> (u32, u32) {
     if (a | b) >> 32 != 0 {
         return (a.count_ones(), b.count_ones());

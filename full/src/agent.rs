@@ -334,7 +334,7 @@ impl Scratch {
     /// table is sized to its budget (the largest of the agents').
     pub fn for_agents(agents: &[FullAgent], table_mb: u32) -> Scratch {
         Scratch {
-            table: FivesTable::with_slots(Self::slots_for(agents, table_mb)),
+            table: FivesTable::for_budget(Self::budget_for(agents), table_mb),
             tree: IsmctsTree::default(),
             sampler: WorldSampler::default(),
             worlds: Vec::new(),
@@ -352,13 +352,18 @@ impl Scratch {
         thread_local! {
             static SCRATCH: std::cell::RefCell<Option<Scratch>> = const { std::cell::RefCell::new(None) };
         }
-        let slots = Self::slots_for(agents, table_mb);
+        let budget = Self::budget_for(agents);
+        let slots = FivesTable::slots_for(budget, table_mb);
+        let grows = FivesTable::grows_for(budget, table_mb);
         SCRATCH.with(|cell| {
             // A reentrant call (not made by muggins) gets scratch of its own.
             let Ok(mut held) = cell.try_borrow_mut() else {
                 return f(&mut Scratch::for_agents(agents, table_mb));
             };
-            if held.as_ref().is_none_or(|s| s.table.capacity() != slots) {
+            if held
+                .as_ref()
+                .is_none_or(|s| s.table.capacity() != slots || s.table.grows() != grows)
+            {
                 // Free the old table before making the new one.
                 *held = None;
                 *held = Some(Scratch::for_agents(agents, table_mb));
@@ -367,8 +372,9 @@ impl Scratch {
         })
     }
 
-    /// The table's slots for `agents` within `table_mb` megabytes.
-    fn slots_for(agents: &[FullAgent], table_mb: u32) -> usize {
+    /// The budget `agents`' table is sized for: the largest of the
+    /// searchers', 0 (none: the table's megabytes) if one has none.
+    fn budget_for(agents: &[FullAgent]) -> u64 {
         let budgets: Vec<u64> = agents
             .iter()
             .filter_map(|a| match a {
@@ -376,12 +382,11 @@ impl Scratch {
                 _ => None,
             })
             .collect();
-        let budget = if budgets.contains(&0) {
+        if budgets.contains(&0) {
             0
         } else {
             budgets.iter().copied().max().unwrap_or(1)
-        };
-        FivesTable::slots_for(budget, table_mb)
+        }
     }
 }
 
@@ -503,7 +508,7 @@ pub fn search_decision(
     // scratch), kept from one decision to the next.
     let extra = opts.decision_threads.max(1) - 1;
     while scratch.helpers.len() < extra {
-        scratch.helpers.push(FivesTable::with_slots(scratch.table.capacity()));
+        scratch.helpers.push(scratch.table.like());
     }
     let mut ab = AlphaBeta::new(rules, seat, settings.engine, models, eval, &mut scratch.table);
     if let Some(p) = &predictor {

@@ -50,6 +50,9 @@ pub const FEATURE_COUNT: usize = FEATURES.len();
 /// (its output is clamped: the search's bounds rely on it).
 pub const EVAL_LIMIT: f64 = 60.0;
 
+/// Leaves valued together by [`Evaluation::draw_leaf_values`].
+pub const LANES: usize = 4;
+
 /// How a depth-limited leaf is valued.
 #[derive(Clone, Copy, Debug, Default)]
 pub enum Evaluation<'a> {
@@ -81,15 +84,32 @@ impl Evaluation<'_> {
     }
 
     /// What a leaf adds after the mover of `leaves` (from
-    /// [`Self::draw_leaves`]) draws `tile`: the same as [`Self::leaf`] of
-    /// that position.
-    #[inline(always)]
-    pub fn draw_leaf(&self, rules: &FullRules, leaves: &Option<DrawLeaves>, tile: u8, side: u8) -> f64 {
+    /// [`Self::draw_leaves`]) draws each of `tiles`, into `out` (as long):
+    /// the same as [`Self::leaf`] of each position drawn into, bit for bit.
+    /// The values are summed [`LANES`] at a time, each in [`LinearEval::predict`]'s
+    /// order: the sums are independent, so they overlap instead of each
+    /// waiting on its own chain of additions.
+    #[inline]
+    pub fn draw_leaf_values(
+        &self,
+        rules: &FullRules,
+        leaves: &Option<DrawLeaves>,
+        tiles: &[u8],
+        side: u8,
+        out: &mut [f64],
+    ) {
         match self {
-            Evaluation::Score => 0.0,
+            Evaluation::Score => out.fill(0.0),
             Evaluation::Learned(e) => {
                 let l = leaves.as_ref().expect("kept by draw_leaves for a learned evaluation");
-                e.predict(&l.features(rules, tile, side))
+                for (ts, vs) in tiles.chunks(LANES).zip(out.chunks_mut(LANES)) {
+                    let mut f = [[0.0; FEATURE_COUNT]; LANES];
+                    for (fi, &t) in f.iter_mut().zip(ts) {
+                        *fi = l.features(rules, t, side);
+                    }
+                    let v = e.predict_lanes(&f);
+                    vs.copy_from_slice(&v[..vs.len()]);
+                }
             }
         }
     }
@@ -143,7 +163,7 @@ pub struct EvalTraining {
 
 impl LinearEval {
     /// The estimated rest-of-hand gain of `side`, clamped to [`EVAL_LIMIT`].
-    #[inline]
+    #[inline(always)]
     pub fn predict(&self, f: &[f64; FEATURE_COUNT]) -> f64 {
         // A fixed length: one bounds check, the sum unrolled, its order kept.
         let w: &[f64; FEATURE_COUNT] = self.weights[..FEATURE_COUNT].try_into().expect("checked when loaded");
@@ -152,6 +172,20 @@ impl LinearEval {
             v += w[k] * f[k];
         }
         v.clamp(-EVAL_LIMIT, EVAL_LIMIT)
+    }
+
+    /// [`Self::predict`] of each of `f`'s rows: the same operations in the
+    /// same order for each row, so the same bits.
+    #[inline(always)]
+    pub fn predict_lanes(&self, f: &[[f64; FEATURE_COUNT]; LANES]) -> [f64; LANES] {
+        let w: &[f64; FEATURE_COUNT] = self.weights[..FEATURE_COUNT].try_into().expect("checked when loaded");
+        let mut v = [0.0; LANES];
+        for k in 0..FEATURE_COUNT {
+            for l in 0..LANES {
+                v[l] += w[k] * f[l][k];
+            }
+        }
+        v.map(|x| x.clamp(-EVAL_LIMIT, EVAL_LIMIT))
     }
 
     /// Checks a loaded evaluation: the features it was fitted on are ours.

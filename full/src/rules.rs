@@ -410,7 +410,7 @@ impl FullRules {
         self.packed_tally(set) & 0xffff
     }
     /// The pips, tiles and doubles of `set`, at the cost of its pips alone.
-    #[inline]
+    #[inline(always)]
     pub fn tally(&self, set: TileSet) -> Tally {
         let packed = self.packed_tally(set);
         Tally {
@@ -423,7 +423,7 @@ impl FullRules {
     /// and doubles a byte each), summed a byte of the set at a time from a
     /// table: no branch on the tiles held, no popcount (the default target
     /// has no instruction).
-    #[inline]
+    #[inline(always)]
     fn packed_tally(&self, set: TileSet) -> u32 {
         let table = self.tally.0;
         let byte = |j: usize| table[j][(set >> (8 * j) & 0xff) as usize];

@@ -253,6 +253,9 @@ impl<'a> AlphaBeta<'a> {
     /// (`alpha`, `beta`) (fail-soft: a value at or below `alpha` is an upper
     /// bound, at or above `beta` a lower bound, else exact).
     pub(super) fn search(&mut self, pos: &FivesPosition, depth: u8, mut alpha: f64, mut beta: f64) -> f64 {
+        if depth == 0 {
+            return self.horizon(pos);
+        }
         self.progress.nodes += 1;
         if self.progress.nodes > self.progress.stop_at {
             self.progress.aborted = true;
@@ -261,12 +264,11 @@ impl<'a> AlphaBeta<'a> {
         if pos.end.is_some() {
             return 0.0;
         }
-        if depth == 0 {
-            self.progress.horizon = true;
-            return self.eval.leaf(self.rules, pos, self.side);
-        }
         let rules = self.rules;
-        if !pos.can_play(rules, pos.mover) {
+        // The plays, listed first: none is the test of whether the mover can play.
+        let mut list = ActionList::default();
+        pos.actions(rules, &mut list);
+        if list.is_empty() {
             if pos.must_pass(rules) {
                 let mut next = *pos;
                 next.pass(rules);
@@ -275,8 +277,6 @@ impl<'a> AlphaBeta<'a> {
             }
             return self.draws(pos, depth, alpha, beta);
         }
-        let mut list = ActionList::default();
-        pos.actions(rules, &mut list);
         let acts = list.as_slice();
         let n = acts.len();
         let mover = pos.mover;
@@ -300,7 +300,7 @@ impl<'a> AlphaBeta<'a> {
             let mut child = *pos;
             child.play(rules, acts[i]);
             let r = self.util(&child) - base;
-            return r + self.search(&child, depth - 1, alpha - r, beta - r);
+            return r + self.child(&child, depth - 1, alpha - r, beta - r);
         }
         // Without pruning there is no table: no key to hash.
         let key = if self.prune { position_key(pos) } else { 0 };
@@ -329,17 +329,7 @@ impl<'a> AlphaBeta<'a> {
             return v;
         }
         if node == Node::Average {
-            let mut rs = [0.0f64; 64];
-            for (i, r) in rs[..n].iter_mut().enumerate() {
-                let mut child = *pos;
-                child.play(rules, acts[i]);
-                *r = self.util(&child) - base;
-            }
-            let v = self.star1(&rs[..n], depth - 1, alpha, beta, |s, i, ca, cb| {
-                let mut child = *pos;
-                child.play(rules, acts[i]);
-                s.search(&child, depth - 1, ca, cb)
-            });
+            let v = self.average(pos, acts, depth, alpha, beta);
             if !self.progress.aborted {
                 self.store(key, v, alpha0, beta0, depth, u8::MAX);
             }
@@ -355,7 +345,7 @@ impl<'a> AlphaBeta<'a> {
             let mut child = *pos;
             child.play(rules, a);
             let r = self.util(&child) - base;
-            let v = r + self.search(&child, depth - 1, alpha - r, beta - r);
+            let v = r + self.child(&child, depth - 1, alpha - r, beta - r);
             if self.progress.aborted {
                 return 0.0;
             }
@@ -379,6 +369,55 @@ impl<'a> AlphaBeta<'a> {
         }
         self.store(key, best, alpha0, beta0, depth, best_i);
         best
+    }
+
+    /// [`Self::search`] of a child `depth` plays and draws from the
+    /// horizon: at 0 the leaf itself, without a call.
+    #[inline(always)]
+    fn child(&mut self, pos: &FivesPosition, depth: u8, alpha: f64, beta: f64) -> f64 {
+        if depth == 0 {
+            self.horizon(pos)
+        } else {
+            self.search(pos, depth, alpha, beta)
+        }
+    }
+
+    /// [`Self::search`] at the horizon: a node counted (and checked
+    /// against the budget), worth 0 if the hand is over, else the leaf's
+    /// value.
+    #[inline(always)]
+    fn horizon(&mut self, pos: &FivesPosition) -> f64 {
+        self.progress.nodes += 1;
+        if self.progress.nodes > self.progress.stop_at {
+            self.progress.aborted = true;
+            return 0.0;
+        }
+        if pos.end.is_some() {
+            return 0.0;
+        }
+        self.progress.horizon = true;
+        self.eval.leaf(self.rules, pos, self.side)
+    }
+
+    /// A node whose mover plays each of `acts` with equal probability
+    /// (a model of random play): Star1 over the plays. Kept out of
+    /// [`Self::search`], so that its arrays are not in every node's frame.
+    #[inline(never)]
+    fn average(&mut self, pos: &FivesPosition, acts: &[engine::Action], depth: u8, alpha: f64, beta: f64) -> f64 {
+        let rules = self.rules;
+        let base = self.util(pos);
+        let n = acts.len();
+        let mut rs = [0.0f64; 64];
+        for (i, r) in rs[..n].iter_mut().enumerate() {
+            let mut child = *pos;
+            child.play(rules, acts[i]);
+            *r = self.util(&child) - base;
+        }
+        self.star1(&rs[..n], depth - 1, alpha, beta, |s, i, ca, cb| {
+            let mut child = *pos;
+            child.play(rules, acts[i]);
+            s.search(&child, depth - 1, ca, cb)
+        })
     }
 
     pub(super) fn store(&mut self, key: u64, value: f64, alpha: f64, beta: f64, depth: u8, best: u8) {

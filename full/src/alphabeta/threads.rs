@@ -9,6 +9,8 @@
 //! batch's worlds after the one that decided are searched for nothing
 //! (neither counted nor averaged).
 
+use std::sync::atomic::{AtomicUsize, Ordering};
+
 use engine::ActionList;
 
 use crate::fives::FivesPosition;
@@ -90,19 +92,24 @@ impl<'a> AlphaBeta<'a> {
         let (mut nodes, mut reached) = (0, 0);
         'batches: for chunk in worlds.chunks(batch) {
             let out = &mut results[..chunk.len()];
-            // Thread t searches worlds t, t + threads, ... of the batch.
-            let mut lanes: Vec<Lane<'_>> = (0..threads).map(|_| Vec::new()).collect();
-            for (i, pair) in chunk.iter().zip(out.iter_mut()).enumerate() {
-                lanes[i % threads].push(pair);
-            }
-            let mut lanes = lanes.into_iter();
-            let mine = lanes.next().expect("one lane a thread");
+            // Each thread takes the next world not yet taken: a world's
+            // result goes to its place, whoever searched it.
+            let next = AtomicUsize::new(0);
+            let mut found: Vec<Vec<(usize, WorldResult)>> = Vec::new();
             std::thread::scope(|scope| {
-                for (helper, lane) in helpers.iter_mut().zip(lanes) {
-                    scope.spawn(move || search_lane(helper, limits, lane));
+                let next = &next;
+                let handles: Vec<_> = helpers
+                    .iter_mut()
+                    .map(|helper| scope.spawn(move || search_taken(helper, limits, chunk, next)))
+                    .collect();
+                found.push(search_taken(self, limits, chunk, next));
+                for h in handles {
+                    found.push(h.join().expect("a helper's search does not panic"));
                 }
-                search_lane(self, limits, mine);
             });
+            for (i, r) in found.into_iter().flatten() {
+                out[i] = r;
+            }
             for r in out.iter() {
                 race.add(&r.values[..n]);
                 nodes += r.nodes;
@@ -119,14 +126,26 @@ impl<'a> AlphaBeta<'a> {
     }
 }
 
-/// The worlds one thread searches, each with where its result goes.
-type Lane<'r> = Vec<(&'r FivesPosition, &'r mut WorldResult)>;
-
-/// Searches each world of `lane` into its result.
-fn search_lane(ab: &mut AlphaBeta<'_>, limits: Limits, lane: Lane<'_>) {
-    for (w, r) in lane {
-        let (nodes, reached) = ab.world(w, limits, &mut r.values);
-        r.nodes = nodes;
-        r.reached = reached;
+/// Searches the worlds of `chunk` that this thread takes from `next`
+/// until none is left: each with its index.
+fn search_taken(
+    ab: &mut AlphaBeta<'_>,
+    limits: Limits,
+    chunk: &[FivesPosition],
+    next: &AtomicUsize,
+) -> Vec<(usize, WorldResult)> {
+    let mut out = Vec::new();
+    loop {
+        let i = next.fetch_add(1, Ordering::Relaxed);
+        let Some(w) = chunk.get(i) else {
+            return out;
+        };
+        let mut r = WorldResult {
+            values: [0.0; 64],
+            nodes: 0,
+            reached: 0,
+        };
+        (r.nodes, r.reached) = ab.world(w, limits, &mut r.values);
+        out.push((i, r));
     }
 }

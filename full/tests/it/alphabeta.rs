@@ -187,41 +187,45 @@ fn the_learned_evaluation_keeps_pruning_exact() {
 fn a_budgeted_decision_is_the_same_with_any_table_it_is_allowed() {
     let r = rules(6, 2, false);
     let mut checked = 0;
+    let mut grew = 0;
     for seed in 0..20u64 {
         let Some(pos) = position(&r, seed, 1 + seed % 6) else {
             continue;
         };
         let models = [FullTarget::Thesis(TargetKind::Scorer); 4];
-        let limits = Limits {
-            depth: 60,
-            budget: 3_000,
-        };
-        let mut small = FivesTable::for_budget(limits.budget, 1);
-        let mut large = FivesTable::with_mb(64);
-        assert!(small.capacity() < large.capacity());
-        let a = AlphaBeta::new(
-            &r,
-            pos.mover,
-            PlayerEngine::MStar,
-            models,
-            Evaluation::Score,
-            &mut small,
-        )
-        .decide(&[pos], limits);
-        let b = AlphaBeta::new(
-            &r,
-            pos.mover,
-            PlayerEngine::MStar,
-            models,
-            Evaluation::Score,
-            &mut large,
-        )
-        .decide(&[pos], limits);
-        assert_eq!(a, b, "seed {seed}");
-        assert!(a.nodes >= limits.budget / 4, "the budget was used: {}", a.nodes);
-        checked += 1;
+        // The smaller budget's table does not grow, the larger's does.
+        for budget in [3_000, 20_000] {
+            let limits = Limits { depth: 60, budget };
+            let mut small = FivesTable::for_budget(limits.budget, 1);
+            let mut large = FivesTable::with_mb(64);
+            assert!(small.capacity() < large.capacity());
+            assert!(small.grows() && !large.grows());
+            let a = AlphaBeta::new(
+                &r,
+                pos.mover,
+                PlayerEngine::MStar,
+                models,
+                Evaluation::Score,
+                &mut small,
+            )
+            .decide(&[pos], limits);
+            let b = AlphaBeta::new(
+                &r,
+                pos.mover,
+                PlayerEngine::MStar,
+                models,
+                Evaluation::Score,
+                &mut large,
+            )
+            .decide(&[pos], limits);
+            assert_eq!(a, b, "seed {seed}, budget {budget}");
+            assert!(a.nodes >= limits.budget / 4, "the budget was used: {}", a.nodes);
+            grew += (small.in_use() > 1024) as u32;
+            checked += 1;
+        }
     }
-    assert!(checked >= 10);
+    assert!(checked >= 20);
+    assert!(grew >= 5, "{grew} searches grew their table");
 }
 
 #[test]
@@ -293,6 +297,58 @@ fn the_table_keeps_what_it_is_given_and_forgets_on_clear() {
     t.clear();
     assert_eq!(t.get(k), None);
     assert!(t.is_empty());
+}
+
+#[test]
+fn a_growing_table_holds_what_a_fixed_one_holds() {
+    let slots = 1 << 14;
+    let mut grows = FivesTable::growing(slots);
+    let mut fixed = FivesTable::with_slots(slots);
+    assert!(grows.grows() && !fixed.grows());
+    assert_eq!(grows.capacity(), fixed.capacity());
+    assert_eq!(grows.like().capacity(), slots);
+    assert!(grows.like().grows() && !fixed.like().grows());
+    let key = |k: u64| k.wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ k >> 7;
+    let entry = |k: u64, round: u64| Entry {
+        value: (k as f64) / 7.0 - round as f64,
+        bound: [Bound::Exact, Bound::Lower, Bound::Upper][(k % 3) as usize],
+        depth: ((k + round) % 11) as u8,
+        best: (k % 60) as u8,
+    };
+    // Rounds of more and more entries (up to 3/4 of the slots less one,
+    // where the fixed table would start replacing), each after a clear.
+    for (round, n) in [(0u64, 100u64), (1, 3_000), (2, 12_287), (3, 700)] {
+        grows.clear();
+        fixed.clear();
+        assert_eq!(grows.in_use(), 1024, "round {round}: a clear starts again small");
+        for k in 0..n {
+            // Some keys twice: the second replaces the first.
+            let k = if k % 10 == 9 { k - 5 } else { k };
+            for t in [&mut grows, &mut fixed] {
+                t.put(key(k + round), entry(k, round));
+            }
+            assert_eq!(grows.len(), fixed.len());
+        }
+        for k in 0..n + 50 {
+            assert_eq!(
+                grows.get(key(k + round)),
+                fixed.get(key(k + round)),
+                "round {round}, key {k}"
+            );
+        }
+        // A growing table doubles while 1 in 4 of its slots in use is full.
+        assert!(
+            grows.in_use() >= 4 * grows.len() || grows.in_use() == slots,
+            "round {round}"
+        );
+        assert!(
+            grows.in_use() <= 8 * grows.len().max(256),
+            "round {round}: {}",
+            grows.in_use()
+        );
+    }
+    assert_eq!(grows.get(key(3_000)), None, "the last round's clear forgot the others");
+    assert_eq!(fixed.in_use(), slots);
 }
 
 #[test]

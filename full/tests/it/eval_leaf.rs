@@ -5,8 +5,8 @@
 
 use engine::{ActionList, Loc, TileSet, bits};
 use full::{
-    EVAL_LIMIT, FEATURE_COUNT, FEATURES, FivesPosition, FullConfig, FullRules, LinearEval, Opening, default_training,
-    features,
+    EVAL_LIMIT, Evaluation, FEATURE_COUNT, FEATURES, FivesPosition, FullConfig, FullRules, LinearEval, Opening,
+    default_training, features,
 };
 use rand_chacha::ChaCha8Rng;
 use rand_core::SeedableRng;
@@ -147,17 +147,8 @@ fn features_by_definition(rules: &FullRules, pos: &FivesPosition, side: u8) -> [
 
 #[test]
 fn the_features_are_their_first_definitions_bit_for_bit() {
-    // Weights with long mantissas, so that a changed order of the sum
-    // would show in the last bits.
-    let weights: Vec<f64> = (0..FEATURE_COUNT).map(|k| (k as f64 + 0.1) / 3.0 - 2.7).collect();
-    let eval = LinearEval {
-        features: FEATURES.iter().map(|s| s.to_string()).collect(),
-        weights: weights.clone(),
-        training: default_training(),
-        samples: 0,
-        holdout_mse: 0.0,
-        holdout_mse_score: 0.0,
-    };
+    let eval = long_mantissas();
+    let weights = eval.weights.clone();
     for rules in rule_sets() {
         let mut positions = 0;
         walk(&rules, 300, 8, |pos| {
@@ -201,8 +192,23 @@ fn two_sets_are_counted_as_one_at_a_time() {
     }
 }
 
+/// An evaluation with long mantissas, so that a changed order of a sum
+/// would show in the last bits.
+fn long_mantissas() -> LinearEval {
+    LinearEval {
+        features: FEATURES.iter().map(|s| s.to_string()).collect(),
+        weights: (0..FEATURE_COUNT).map(|k| (k as f64 + 0.1) / 3.0 - 2.7).collect(),
+        training: default_training(),
+        samples: 0,
+        holdout_mse: 0.0,
+        holdout_mse_score: 0.0,
+    }
+}
+
 #[test]
 fn a_draws_leaves_are_the_features_of_the_position_drawn_into() {
+    let eval = long_mantissas();
+    let learned = Evaluation::Learned(&eval);
     for rules in rule_sets() {
         let mut draws = 0;
         walk(&rules, 600, 11, |pos| {
@@ -210,10 +216,17 @@ fn a_draws_leaves_are_the_features_of_the_position_drawn_into() {
                 return;
             }
             let leaves = full::DrawLeaves::new(&rules, pos);
-            for t in bits(pos.boneyard) {
-                let mut drawn = *pos;
-                drawn.draw(t);
-                for side in 0..rules.sides() {
+            let tiles: Vec<u8> = bits(pos.boneyard).collect();
+            for side in 0..rules.sides() {
+                // Every draw's value at once, as the search takes them.
+                let mut values = vec![f64::NAN; tiles.len()];
+                learned.draw_leaf_values(&rules, &Some(leaves), &tiles, side, &mut values);
+                let mut zeros = vec![f64::NAN; tiles.len()];
+                Evaluation::Score.draw_leaf_values(&rules, &None, &tiles, side, &mut zeros);
+                assert!(zeros.iter().all(|&z| z == 0.0), "score so far adds nothing: {zeros:?}");
+                for (&t, &value) in tiles.iter().zip(&values) {
+                    let mut drawn = *pos;
+                    drawn.draw(t);
                     let want = features(&rules, &drawn, side);
                     let got = leaves.features(&rules, t, side);
                     assert_eq!(
@@ -222,8 +235,15 @@ fn a_draws_leaves_are_the_features_of_the_position_drawn_into() {
                         "side {side}, tile {t} drawn: {want:?} != {got:?} on {:?}",
                         pos.board
                     );
+                    let leaf = learned.leaf(&rules, &drawn, side);
+                    assert_eq!(
+                        value.to_bits(),
+                        leaf.to_bits(),
+                        "side {side}, tile {t} of {} drawn: {value} != {leaf}",
+                        tiles.len()
+                    );
+                    draws += 1;
                 }
-                draws += 1;
             }
         });
         assert!(draws > 2_000, "{draws} draws checked");
