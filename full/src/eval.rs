@@ -103,10 +103,11 @@ impl Evaluation<'_> {
             Evaluation::Learned(e) => {
                 let l = leaves.as_ref().expect("kept by draw_leaves for a learned evaluation");
                 for (ts, vs) in tiles.chunks(LANES).zip(out.chunks_mut(LANES)) {
-                    let mut f = [[0.0; FEATURE_COUNT]; LANES];
-                    for (fi, &t) in f.iter_mut().zip(ts) {
-                        *fi = l.features(rules, t, side);
-                    }
+                    // Lanes beyond the tiles sum zeros, unread.
+                    let f = std::array::from_fn(|k| match ts.get(k) {
+                        Some(&t) => l.features(rules, t, side),
+                        None => [0.0; FEATURE_COUNT],
+                    });
                     let v = e.predict_lanes(&f);
                     vs.copy_from_slice(&v[..vs.len()]);
                 }
