@@ -256,13 +256,8 @@ impl<'a> AlphaBeta<'a> {
         if depth == 0 {
             return self.horizon(pos);
         }
-        self.progress.nodes += 1;
-        if self.progress.nodes > self.progress.stop_at {
-            self.progress.aborted = true;
-            return 0.0;
-        }
-        if pos.end.is_some() {
-            return 0.0;
+        if let Some(v) = self.enter(pos) {
+            return v;
         }
         let rules = self.rules;
         // The plays, listed first: none is the test of whether the mover can play.
@@ -382,18 +377,24 @@ impl<'a> AlphaBeta<'a> {
         }
     }
 
-    /// [`Self::search`] at the horizon: a node counted (and checked
-    /// against the budget), worth 0 if the hand is over, else the leaf's
-    /// value.
+    /// Counts a node of [`Self::search`]: its value, 0, when the budget is
+    /// spent (the search aborted) or the hand is over; `None` to search it.
     #[inline(always)]
-    fn horizon(&mut self, pos: &FivesPosition) -> f64 {
+    fn enter(&mut self, pos: &FivesPosition) -> Option<f64> {
         self.progress.nodes += 1;
         if self.progress.nodes > self.progress.stop_at {
             self.progress.aborted = true;
-            return 0.0;
+            return Some(0.0);
         }
-        if pos.end.is_some() {
-            return 0.0;
+        pos.end.map(|_| 0.0)
+    }
+
+    /// [`Self::search`] at the horizon: a node counted, worth the leaf's
+    /// value unless [`Self::enter`] says otherwise.
+    #[inline(always)]
+    fn horizon(&mut self, pos: &FivesPosition) -> f64 {
+        if let Some(v) = self.enter(pos) {
+            return v;
         }
         self.progress.horizon = true;
         self.eval.leaf(self.rules, pos, self.side)

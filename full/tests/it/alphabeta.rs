@@ -201,24 +201,12 @@ fn a_budgeted_decision_is_the_same_with_any_table_it_is_allowed() {
             assert!(small.capacity() < large.capacity());
             assert_eq!(small.grows(), budget > 3_000, "budget {budget}");
             assert!(!large.grows());
-            let a = AlphaBeta::new(
-                &r,
-                pos.mover,
-                PlayerEngine::MStar,
-                models,
-                Evaluation::Score,
-                &mut small,
-            )
-            .decide(&[pos], limits);
-            let b = AlphaBeta::new(
-                &r,
-                pos.mover,
-                PlayerEngine::MStar,
-                models,
-                Evaluation::Score,
-                &mut large,
-            )
-            .decide(&[pos], limits);
+            let decide = |table: &mut FivesTable| {
+                AlphaBeta::new(&r, pos.mover, PlayerEngine::MStar, models, Evaluation::Score, table)
+                    .decide(&[pos], limits)
+            };
+            let a = decide(&mut small);
+            let b = decide(&mut large);
             assert_eq!(a, b, "seed {seed}, budget {budget}");
             assert!(a.nodes >= limits.budget / 4, "the budget was used: {}", a.nodes);
             grew += (small.in_use() > 4096) as u32;
