@@ -50,9 +50,6 @@ pub const FEATURE_COUNT: usize = FEATURES.len();
 /// (its output is clamped: the search's bounds rely on it).
 pub const EVAL_LIMIT: f64 = 60.0;
 
-/// Leaves valued together by [`Evaluation::draw_leaf_values`].
-pub const LANES: usize = 4;
-
 /// How a depth-limited leaf is valued.
 #[derive(Clone, Copy, Debug, Default)]
 pub enum Evaluation<'a> {
@@ -70,48 +67,6 @@ impl Evaluation<'_> {
         match self {
             Evaluation::Score => 0.0,
             Evaluation::Learned(e) => e.predict(&features(rules, pos, side)),
-        }
-    }
-
-    /// What [`Self::draw_leaf`] keeps of `pos`, whose mover draws (`None`
-    /// for score-so-far leaves, which need nothing kept).
-    #[inline]
-    pub fn draw_leaves(&self, rules: &FullRules, pos: &FivesPosition) -> Option<DrawLeaves> {
-        match self {
-            Evaluation::Score => None,
-            Evaluation::Learned(_) => Some(DrawLeaves::new(rules, pos)),
-        }
-    }
-
-    /// What a leaf adds after the mover of `leaves` (from
-    /// [`Self::draw_leaves`]) draws each of `tiles`, into `out` (as long):
-    /// the same as [`Self::leaf`] of each position drawn into, bit for bit.
-    /// The values are summed [`LANES`] at a time, each in [`LinearEval::predict`]'s
-    /// order: the sums are independent, so they overlap instead of each
-    /// waiting on its own chain of additions.
-    #[inline]
-    pub fn draw_leaf_values(
-        &self,
-        rules: &FullRules,
-        leaves: &Option<DrawLeaves>,
-        tiles: &[u8],
-        side: u8,
-        out: &mut [f64],
-    ) {
-        match self {
-            Evaluation::Score => out.fill(0.0),
-            Evaluation::Learned(e) => {
-                let l = leaves.as_ref().expect("kept by draw_leaves for a learned evaluation");
-                for (ts, vs) in tiles.chunks(LANES).zip(out.chunks_mut(LANES)) {
-                    // Lanes beyond the tiles sum zeros, unread.
-                    let f = std::array::from_fn(|k| match ts.get(k) {
-                        Some(&t) => l.features(rules, t, side),
-                        None => [0.0; FEATURE_COUNT],
-                    });
-                    let v = e.predict_lanes(&f);
-                    vs.copy_from_slice(&v[..vs.len()]);
-                }
-            }
         }
     }
 
@@ -175,20 +130,6 @@ impl LinearEval {
         v.clamp(-EVAL_LIMIT, EVAL_LIMIT)
     }
 
-    /// [`Self::predict`] of each of `f`'s rows: the same operations in the
-    /// same order for each row, so the same bits.
-    #[inline(always)]
-    pub fn predict_lanes(&self, f: &[[f64; FEATURE_COUNT]; LANES]) -> [f64; LANES] {
-        let w: &[f64; FEATURE_COUNT] = self.weights[..FEATURE_COUNT].try_into().expect("checked when loaded");
-        let mut v = [0.0; LANES];
-        for k in 0..FEATURE_COUNT {
-            for l in 0..LANES {
-                v[l] += w[k] * f[l][k];
-            }
-        }
-        v.map(|x| x.clamp(-EVAL_LIMIT, EVAL_LIMIT))
-    }
-
     /// Checks a loaded evaluation: the features it was fitted on are ours.
     pub fn check(&self) -> Result<(), ModelError> {
         if self.features.len() != FEATURE_COUNT
@@ -225,7 +166,7 @@ pub fn features(rules: &FullRules, pos: &FivesPosition, side: u8) -> [f64; FEATU
 }
 
 /// Each seat's [`seat_counts`], as [`assemble`] reads them.
-trait SeatCounts {
+pub(super) trait SeatCounts {
     fn of(&self, seat: u8) -> [u32; 6];
 }
 
@@ -244,29 +185,11 @@ impl SeatCounts for Fresh<'_> {
     }
 }
 
-/// Kept counts, with the mover's replaced.
-struct Drawn<'a> {
-    seats: &'a [[u32; 6]; MAX_SEATS],
-    mover: u8,
-    drawn: [u32; 6],
-}
-
-impl SeatCounts for Drawn<'_> {
-    #[inline(always)]
-    fn of(&self, s: u8) -> [u32; 6] {
-        if s == self.mover {
-            self.drawn
-        } else {
-            self.seats[s as usize]
-        }
-    }
-}
-
 /// The features from `side`'s point of view of a position with the board's
 /// `count`, `mover` to move, `boneyard` tiles in the boneyard and each
 /// seat's [`seat_counts`] given by `seats_of`.
 #[inline(always)]
-fn assemble(
+pub(super) fn assemble(
     rules: &FullRules,
     count: u32,
     mover: u8,
@@ -327,69 +250,10 @@ fn assemble(
     ]
 }
 
-/// The leaves below a draw: what [`features`] reads of the position where
-/// the mover must draw, kept once, so that each tile's draw is valued from
-/// what it changes (the mover's counts and the boneyard's) instead of from
-/// the whole position again. The board, and so the open ends, the count
-/// and the scoring tiles, is the same in every child; the values are
-/// [`features`]'s bit for bit (tested).
-#[derive(Clone, Copy, Debug)]
-pub struct DrawLeaves {
-    count: u32,
-    matching: TileSet,
-    scoring: TileSet,
-    mover: u8,
-    boneyard: u32,
-    seats: [[u32; 6]; MAX_SEATS],
-}
-
-impl DrawLeaves {
-    /// The leaves below `pos`, whose mover draws.
-    #[inline]
-    pub fn new(rules: &FullRules, pos: &FivesPosition) -> DrawLeaves {
-        let (count, matching, scoring) = end_tiles(rules, &pos.board);
-        let mut seats = [[0; 6]; MAX_SEATS];
-        for s in 0..rules.seats() {
-            seats[s as usize] = seat_counts(rules, pos.hands[s as usize], matching, scoring);
-        }
-        DrawLeaves {
-            count,
-            matching,
-            scoring,
-            mover: pos.mover,
-            boneyard: rules.tally(pos.boneyard).tiles,
-            seats,
-        }
-    }
-
-    /// The features from `side`'s point of view once the mover has drawn
-    /// `tile` (a boneyard tile): [`features`] of that position.
-    #[inline(always)]
-    pub fn features(&self, rules: &FullRules, tile: u8, side: u8) -> [f64; FEATURE_COUNT] {
-        let t = engine::bit(tile);
-        let one = rules.tally(t);
-        let before = self.seats[self.mover as usize];
-        let drawn = [
-            before[0] + one.pips,
-            before[1] + one.tiles,
-            before[2] + (self.scoring & t != 0) as u32,
-            before[3] + (self.matching & t != 0) as u32,
-            before[4] + one.doubles,
-            before[5] & (self.matching & t == 0) as u32,
-        ];
-        let seats = Drawn {
-            seats: &self.seats,
-            mover: self.mover,
-            drawn,
-        };
-        assemble(rules, self.count, self.mover, self.boneyard - 1, side, seats)
-    }
-}
-
 /// One seat's pips, tiles, scoring plays, suit matches, doubles and void
 /// (1 when an end is open and no tile of `hand` matches one).
 #[inline(always)]
-fn seat_counts(rules: &FullRules, hand: TileSet, matching: TileSet, scoring: TileSet) -> [u32; 6] {
+pub(super) fn seat_counts(rules: &FullRules, hand: TileSet, matching: TileSet, scoring: TileSet) -> [u32; 6] {
     let held = rules.tally(hand);
     let (scores, matches) = count_two(hand & scoring, hand & matching);
     let void = matching != 0 && hand & matching == 0;
@@ -401,7 +265,7 @@ fn seat_counts(rules: &FullRules, hand: TileSet, matching: TileSet, scoring: Til
 /// now somewhere, whoever holds them: at an end showing `p`, the tiles of
 /// [`FullRules::scoring_at`] beside the rest of the count.
 #[inline(always)]
-fn end_tiles(rules: &FullRules, board: &engine::Board) -> (u32, TileSet, TileSet) {
+pub(super) fn end_tiles(rules: &FullRules, board: &engine::Board) -> (u32, TileSet, TileSet) {
     if board.is_empty() {
         return (0, 0, rules.lead_scoring());
     }

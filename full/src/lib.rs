@@ -14,6 +14,7 @@ mod belief;
 mod block_search;
 mod deal;
 mod dominai;
+mod draw_leaves;
 mod eval;
 mod fives;
 mod game;
@@ -43,8 +44,9 @@ pub use deal::{
     binom, deal_count, deal_from_index, deal_index, playout_returns, playouts, random_deal, random_playout,
 };
 pub use dominai::{DominaiMatrices, dominai_decide, dominai_decide_block};
+pub use draw_leaves::DrawLeaves;
 pub use eval::{
-    DrawLeaves, EVAL_LIMIT, EvalTraining, Evaluation, FEATURE_COUNT, FEATURES, LinearEval, default_training, features,
+    EVAL_LIMIT, EvalTraining, Evaluation, FEATURE_COUNT, FEATURES, LinearEval, default_training, features,
     fit_linear_eval,
 };
 pub use fives::{

@@ -6,7 +6,7 @@
 
 use engine::bits;
 
-use crate::eval::LANES;
+use crate::draw_leaves::LANES;
 use crate::fives::FivesPosition;
 use crate::table::{Bound, position_key};
 
@@ -92,7 +92,7 @@ impl AlphaBeta<'_> {
             // them in order, and reads 99% of them in the bench's hands, a
             // throwaway count), each counted as `search` would count it (a
             // draw never ends a hand).
-            let leaves = self.eval.draw_leaves(self.rules, pos);
+            let leaves = self.eval.draw_leaves(self.rules, pos, self.side);
             let mut lanes = [0.0f64; LANES];
             self.star1(&rs[..n], 0, alpha, beta, |s, i, _, _| {
                 s.progress.nodes += 1;
@@ -104,7 +104,7 @@ impl AlphaBeta<'_> {
                 if i % LANES == 0 {
                     let these = &tiles[i..(i + LANES).min(n)];
                     s.eval
-                        .draw_leaf_values(s.rules, &leaves, these, s.side, &mut lanes[..these.len()]);
+                        .draw_leaf_values(s.rules, &leaves, these, &mut lanes[..these.len()]);
                 }
                 lanes[i % LANES]
             })

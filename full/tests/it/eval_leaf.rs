@@ -215,20 +215,21 @@ fn a_draws_leaves_are_the_features_of_the_position_drawn_into() {
             if pos.can_play(&rules, pos.mover) || !pos.must_draw(&rules) {
                 return;
             }
-            let leaves = full::DrawLeaves::new(&rules, pos);
             let tiles: Vec<u8> = bits(pos.boneyard).collect();
             for side in 0..rules.sides() {
+                let leaves = full::DrawLeaves::new(&rules, pos, side);
                 // Every draw's value at once, as the search takes them.
                 let mut values = vec![f64::NAN; tiles.len()];
-                learned.draw_leaf_values(&rules, &Some(leaves), &tiles, side, &mut values);
+                learned.draw_leaf_values(&rules, &learned.draw_leaves(&rules, pos, side), &tiles, &mut values);
                 let mut zeros = vec![f64::NAN; tiles.len()];
-                Evaluation::Score.draw_leaf_values(&rules, &None, &tiles, side, &mut zeros);
+                let none = Evaluation::Score.draw_leaves(&rules, pos, side);
+                Evaluation::Score.draw_leaf_values(&rules, &none, &tiles, &mut zeros);
                 assert!(zeros.iter().all(|&z| z == 0.0), "score so far adds nothing: {zeros:?}");
                 for (&t, &value) in tiles.iter().zip(&values) {
                     let mut drawn = *pos;
                     drawn.draw(t);
                     let want = features(&rules, &drawn, side);
-                    let got = leaves.features(&rules, t, side);
+                    let got = leaves.features(&rules, t);
                     assert_eq!(
                         want.map(f64::to_bits),
                         got.map(f64::to_bits),
