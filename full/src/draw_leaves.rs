@@ -122,6 +122,24 @@ impl DrawLeaves {
     /// once the mover draws each of `tiles`, into `out` (as long).
     #[inline(always)]
     pub(super) fn values(&self, eval: &LinearEval, rules: &FullRules, tiles: &[u8], out: &mut [f64]) {
+        // One loop for each way of making a count a feature, so that no
+        // division is made where none is due.
+        match self.divide {
+            None => self.values_as(eval, rules, tiles, out, |x| x as f64),
+            Some(n) => self.values_as(eval, rules, tiles, out, |x| x as f64 / n),
+        }
+    }
+
+    /// [`Self::values`], the mover's side's counts made features by `feature`.
+    #[inline(always)]
+    fn values_as(
+        &self,
+        eval: &LinearEval,
+        rules: &FullRules,
+        tiles: &[u8],
+        out: &mut [f64],
+        feature: impl Fn(u32) -> f64,
+    ) {
         let w: &[f64; FEATURE_COUNT] = eval.weights[..FEATURE_COUNT].try_into().expect("checked when loaded");
         // The terms of the sum the children share, each rounded as
         // `predict` rounds it (no fused multiply-add in Rust).
@@ -133,7 +151,7 @@ impl DrawLeaves {
                 let x = self.counts(rules, t);
                 for j in 0..6 {
                     let k = self.at[j] as usize;
-                    lane[k] = w[k] * x[j];
+                    lane[k] = w[k] * feature(x[j]);
                 }
             }
             let v = sum_lanes(&terms);
@@ -146,15 +164,20 @@ impl DrawLeaves {
     pub fn features(&self, rules: &FullRules, tile: u8) -> [f64; FEATURE_COUNT] {
         let mut f = self.kept;
         for (&k, x) in self.at.iter().zip(self.counts(rules, tile)) {
-            f[k as usize] = x;
+            // As `assemble` makes the other sides' counts features.
+            f[k as usize] = match self.divide {
+                Some(n) => x as f64 / n,
+                None => x as f64,
+            };
         }
         f
     }
 
-    /// The features at [`Self::features`]'s places `at` once the mover has
-    /// drawn `tile`: the mover's side's six counts.
+    /// The mover's side's six counts once the mover has drawn `tile`
+    /// (the features at [`Self::features`]'s places `at`, before they are
+    /// made floats): the integer sums, as `assemble` sums a side's seats.
     #[inline(always)]
-    fn counts(&self, rules: &FullRules, tile: u8) -> [f64; 6] {
+    fn counts(&self, rules: &FullRules, tile: u8) -> [u32; 6] {
         let t = engine::bit(tile);
         let one = rules.tally(t);
         let before = self.before;
@@ -166,14 +189,7 @@ impl DrawLeaves {
             before[4] + one.doubles,
             before[5] & (self.matching & t == 0) as u32,
         ];
-        std::array::from_fn(|k| {
-            // The integer sum first, as `assemble` sums a side's seats.
-            let x = (self.rest[k] + drawn[k]) as f64;
-            match self.divide {
-                Some(n) => x / n,
-                None => x,
-            }
-        })
+        std::array::from_fn(|k| self.rest[k] + drawn[k])
     }
 }
 
