@@ -6,7 +6,6 @@
 
 use engine::bits;
 
-use crate::draw_leaves::LANES;
 use crate::fives::FivesPosition;
 use crate::table::{Bound, position_key};
 
@@ -87,13 +86,15 @@ impl AlphaBeta<'_> {
         const NO_POINTS: [f64; 64] = [0.0; 64];
         let rs = &NO_POINTS;
         let v = if depth == 1 {
-            // Every child is a leaf: valued from what its draw changes,
-            // `LANES` children at a time as Star1 reaches them (it takes
-            // them in order, and reads 99% of them in the bench's hands, a
-            // throwaway count), each counted as `search` would count it (a
-            // draw never ends a hand).
+            // Every child is a leaf: valued from what its draw changes, all
+            // of them before Star1 reads any (it reads 99% of them in the
+            // bench's hands, a throwaway count), so that the sums overlap;
+            // each counted as `search` would count it when read (a draw
+            // never ends a hand).
             let leaves = self.eval.draw_leaves(self.rules, pos, self.side);
-            let mut lanes = [0.0f64; LANES];
+            let mut values = [0.0f64; 64];
+            self.eval
+                .draw_leaf_values(self.rules, &leaves, &tiles[..n], &mut values[..n]);
             self.star1(&rs[..n], 0, alpha, beta, |s, i, _, _| {
                 s.progress.nodes += 1;
                 if s.progress.nodes > s.progress.stop_at {
@@ -101,12 +102,7 @@ impl AlphaBeta<'_> {
                     return 0.0;
                 }
                 s.progress.horizon = true;
-                if i % LANES == 0 {
-                    let these = &tiles[i..(i + LANES).min(n)];
-                    s.eval
-                        .draw_leaf_values(s.rules, &leaves, these, &mut lanes[..these.len()]);
-                }
-                lanes[i % LANES]
+                values[i]
             })
         } else {
             self.star1(&rs[..n], depth - 1, alpha, beta, |s, i, ca, cb| {
