@@ -9,7 +9,7 @@ use super::fives::FivesPosition;
 use super::rules::{FullRules, MAX_SEATS};
 
 /// Leaves valued together by [`DrawLeaves::values`].
-pub const LANES: usize = 4;
+const LANES: usize = 4;
 
 /// The leaves of a draw under an [`Evaluation`] (here, not in `eval.rs`, so
 /// that the evaluation does not depend on its draws).
