@@ -12,15 +12,15 @@
 //! beyond that a new entry replaces the shallowest of the (at most 8) slots
 //! its probe passed (depth-preferred replacement). A search under a node
 //! budget inserts at most one entry per node, and [`FivesTable::for_budget`]
-//! makes a table at least twice the budget, so such a search never replaces
+//! makes a table of at least 4/3 of the budget, so such a search never replaces
 //! anything: its results are the same for any table size it is allowed.
 //!
 //! Such a table also starts small and doubles as it fills (in place, the
 //! entries rehashed into the larger part): a world of a budgeted search
 //! holds a few percent of its budget in entries (1,190 on average, 2,394
 //! at most, in the bench's double-6 hands' worlds of 20,000 nodes, a
-//! throwaway count), so its probes stay in a few dozen kilobytes of cache
-//! instead of missing all over a table sized for the worst case. A table
+//! throwaway count), so its probes stay in 96 KiB of cache instead of
+//! missing all over a table sized for the worst case (768 KiB there). A table
 //! that never replaces holds the same entries whatever its size, so it
 //! finds the same; where a growing table would replace (at 3/4 of all
 //! its slots), which entries it replaces may differ from a fixed table's,
@@ -127,7 +127,7 @@ impl FivesTable {
 
     /// A table of `slots` slots (rounded down to a power of two) that
     /// starts with [`GROW_FROM`] of them in use and doubles them whenever
-    /// they are 3/4 full (see the module's documentation): for searches
+    /// 1 in [`GROW_AT`] is full (see the module's documentation): for searches
     /// that never fill 3/4 of `slots`, as a budgeted search never fills
     /// [`Self::slots_for_budget`].
     pub fn growing(slots: usize) -> FivesTable {

@@ -5,6 +5,8 @@
 //! in the worlds' order. The decision, its node count and the adaptive
 //! stop are therefore those of [`AlphaBeta::decide_with`], bit for bit,
 //! whatever the number of threads (tested): only the wall time changes.
+//! Each thread takes the next world no thread has taken (an atomic
+//! counter), so a thread that drew short worlds takes more of them.
 //! With the adaptive stop the worlds go in batches of one a thread, and a
 //! batch's worlds after the one that decided are searched for nothing
 //! (neither counted nor averaged).
