@@ -4,7 +4,9 @@
 
 use engine::TileSet;
 
-use super::eval::{EVAL_LIMIT, Evaluation, FEATURE_COUNT, LinearEval, SeatCounts, assemble, end_tiles, seat_counts};
+use super::eval::{
+    EVAL_LIMIT, Evaluation, FEATURE_COUNT, LinearEval, SeatCounts, assemble, end_tiles, seat_counts, theirs_divisor,
+};
 use super::fives::FivesPosition;
 use super::rules::{FullRules, MAX_SEATS};
 
@@ -104,9 +106,7 @@ impl DrawLeaves {
             }
         }
         // As `assemble` divides the other sides' counts.
-        let their_seats = rules.seats() as u32 - mine_seats;
-        let divide =
-            (!mover_mine && their_seats > mine_seats.max(1)).then(|| their_seats as f64 / (mine_seats as f64).max(1.0));
+        let divide = theirs_divisor(rules.seats() as u32 - mine_seats, mine_seats).filter(|_| !mover_mine);
         DrawLeaves {
             kept,
             at: if mover_mine { MINE_AT } else { THEIRS_AT },

@@ -219,16 +219,10 @@ pub(super) fn assemble(
         }
         (mine, theirs, mine_seats)
     };
-    let their_seats = seats as u32 - mine_seats;
     let mine = mine.map(|x| x as f64);
-    // The other sides' features per seat of ours: dividing by 1 (two seats,
-    // or sides of equal seats) is skipped, without a division in the
-    // search's leaves.
-    let theirs = if their_seats <= mine_seats.max(1) {
-        theirs.map(|x| x as f64)
-    } else {
-        let n = their_seats as f64 / (mine_seats as f64).max(1.0);
-        theirs.map(|x| x as f64 / n)
+    let theirs = match theirs_divisor(seats as u32 - mine_seats, mine_seats) {
+        None => theirs.map(|x| x as f64),
+        Some(n) => theirs.map(|x| x as f64 / n),
     };
     [
         1.0,
@@ -248,6 +242,15 @@ pub(super) fn assemble(
         mine[5],
         theirs[5],
     ]
+}
+
+/// What [`features`] divides the other sides' counts by, to have them per
+/// seat of ours, with `their_seats` and `mine_seats` at the table: `None`
+/// where that is 1 (two seats, or sides of equal seats), so that the
+/// search's leaves make no division then.
+#[inline(always)]
+pub(super) fn theirs_divisor(their_seats: u32, mine_seats: u32) -> Option<f64> {
+    (their_seats > mine_seats.max(1)).then(|| their_seats as f64 / (mine_seats as f64).max(1.0))
 }
 
 /// One seat's pips, tiles, scoring plays, suit matches, doubles and void

@@ -256,6 +256,30 @@ impl FivesTable {
         }
     }
 
+    /// Doubles the slots in use, the entries held moved to where a probe
+    /// of the larger part finds them (the slots beyond the part in use
+    /// hold only older generations: empty).
+    #[cold]
+    fn grow(&mut self) {
+        let used = self.mask + 1;
+        self.moving.clear();
+        for s in &mut self.slots[..used] {
+            if generation(s) == self.generation {
+                self.moving.push(*s);
+                // Generation 0 is never the table's: empty.
+                s[2] = 0;
+            }
+        }
+        self.mask = 2 * used - 1;
+        for s in &self.moving {
+            let mut i = s[0] as usize & self.mask;
+            while generation(&self.slots[i]) == self.generation {
+                i = (i + 1) & self.mask;
+            }
+            self.slots[i] = *s;
+        }
+    }
+
     /// Keeps `entry` for `key` (replacing the key's own entry).
     #[inline]
     pub fn put(&mut self, key: u64, entry: Entry) {
@@ -303,32 +327,6 @@ impl FivesTable {
             && entry.depth >= depth(&self.slots[j])
         {
             self.slots[j] = slot;
-        }
-    }
-}
-
-impl FivesTable {
-    /// Doubles the slots in use, the entries held moved to where a probe
-    /// of the larger part finds them (the slots beyond the part in use
-    /// hold only older generations: empty).
-    #[cold]
-    fn grow(&mut self) {
-        let used = self.mask + 1;
-        self.moving.clear();
-        for s in &mut self.slots[..used] {
-            if generation(s) == self.generation {
-                self.moving.push(*s);
-                // Generation 0 is never the table's: empty.
-                s[2] = 0;
-            }
-        }
-        self.mask = 2 * used - 1;
-        for s in &self.moving {
-            let mut i = s[0] as usize & self.mask;
-            while generation(&self.slots[i]) == self.generation {
-                i = (i + 1) & self.mask;
-            }
-            self.slots[i] = *s;
         }
     }
 }

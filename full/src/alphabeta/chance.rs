@@ -1,6 +1,6 @@
 //! The chance nodes of [`AlphaBeta`]'s search: a draw (each boneyard tile
 //! equally likely; one ply above the horizon its children are valued from
-//! what the draw changes, `eval.rs`'s `DrawLeaves`) and Ballard's Star1,
+//! what the draw changes, `draw_leaves.rs`'s `DrawLeaves`) and Ballard's Star1,
 //! over equally likely children and over weighted ones (the shaped
 //! opponents' nodes).
 
@@ -96,13 +96,7 @@ impl AlphaBeta<'_> {
             self.eval
                 .draw_leaf_values(self.rules, &leaves, &tiles[..n], &mut values[..n]);
             self.star1(&rs[..n], 0, alpha, beta, |s, i, _, _| {
-                s.progress.nodes += 1;
-                if s.progress.nodes > s.progress.stop_at {
-                    s.progress.aborted = true;
-                    return 0.0;
-                }
-                s.progress.horizon = true;
-                values[i]
+                s.at_horizon(false, |_| values[i])
             })
         } else {
             self.star1(&rs[..n], depth - 1, alpha, beta, |s, i, ca, cb| {

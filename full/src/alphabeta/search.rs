@@ -256,7 +256,7 @@ impl<'a> AlphaBeta<'a> {
         if depth == 0 {
             return self.horizon(pos);
         }
-        if let Some(v) = self.enter(pos) {
+        if let Some(v) = self.enter(pos.end.is_some()) {
             return v;
         }
         let rules = self.rules;
@@ -378,26 +378,35 @@ impl<'a> AlphaBeta<'a> {
     }
 
     /// Counts a node of [`Self::search`]: its value, 0, when the budget is
-    /// spent (the search aborted) or the hand is over; `None` to search it.
+    /// spent (the search aborted) or the hand is over (`ended`); `None` to
+    /// search it.
     #[inline(always)]
-    fn enter(&mut self, pos: &FivesPosition) -> Option<f64> {
+    fn enter(&mut self, ended: bool) -> Option<f64> {
         self.progress.nodes += 1;
         if self.progress.nodes > self.progress.stop_at {
             self.progress.aborted = true;
             return Some(0.0);
         }
-        pos.end.map(|_| 0.0)
+        ended.then_some(0.0)
     }
 
     /// [`Self::search`] at the horizon: a node counted, worth the leaf's
     /// value unless [`Self::enter`] says otherwise.
     #[inline(always)]
     fn horizon(&mut self, pos: &FivesPosition) -> f64 {
-        if let Some(v) = self.enter(pos) {
+        self.at_horizon(pos.end.is_some(), |s| s.eval.leaf(s.rules, pos, s.side))
+    }
+
+    /// A leaf at the horizon (its hand over if `ended`), counted as
+    /// [`Self::enter`] counts a node: worth `leaf` unless that says
+    /// otherwise.
+    #[inline(always)]
+    pub(super) fn at_horizon(&mut self, ended: bool, leaf: impl FnOnce(&Self) -> f64) -> f64 {
+        if let Some(v) = self.enter(ended) {
             return v;
         }
         self.progress.horizon = true;
-        self.eval.leaf(self.rules, pos, self.side)
+        leaf(self)
     }
 
     /// A node whose mover plays each of `acts` with equal probability

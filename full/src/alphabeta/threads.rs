@@ -32,6 +32,15 @@ struct WorldResult {
     reached: u8,
 }
 
+impl WorldResult {
+    /// Before the world is searched.
+    const NONE: WorldResult = WorldResult {
+        values: [0.0; 64],
+        nodes: 0,
+        reached: 0,
+    };
+}
+
 impl<'a> AlphaBeta<'a> {
     /// The same search for another thread, keeping its values in `table`
     /// (of this search's table's capacity, so that it finds what this one
@@ -83,14 +92,7 @@ impl<'a> AlphaBeta<'a> {
         let mut race = Race::new(n, adaptive);
         let batch = if adaptive.is_some() { threads } else { worlds.len() };
         let mut helpers: Vec<AlphaBeta<'_>> = helpers.into_iter().map(|t| self.helper(t)).collect();
-        let mut results = vec![
-            WorldResult {
-                values: [0.0; 64],
-                nodes: 0,
-                reached: 0,
-            };
-            batch
-        ];
+        let mut results = vec![WorldResult::NONE; batch];
         let (mut nodes, mut reached) = (0, 0);
         'batches: for chunk in worlds.chunks(batch) {
             let out = &mut results[..chunk.len()];
@@ -142,11 +144,7 @@ fn search_taken(
         let Some(w) = chunk.get(i) else {
             return out;
         };
-        let mut r = WorldResult {
-            values: [0.0; 64],
-            nodes: 0,
-            reached: 0,
-        };
+        let mut r = WorldResult::NONE;
         (r.nodes, r.reached) = ab.world(w, limits, &mut r.values);
         out.push((i, r));
     }

@@ -12,11 +12,39 @@ use full::{
 
 use crate::alphabeta::{position, rules};
 
-const MODELS: [FullTarget; 4] = [FullTarget::Thesis(TargetKind::Scorer); 4];
+pub(crate) const MODELS: [FullTarget; 4] = [FullTarget::Thesis(TargetKind::Scorer); 4];
 const LIMITS: Limits = Limits {
     depth: 60,
     budget: 2_000,
 };
+
+/// A decision of M* against the scorer in every seat: the position of
+/// `seed` after `plays` plays if its mover has two plays or more, and `k`
+/// worlds of it drawn uniformly with `rng`.
+pub(crate) fn decision(
+    r: &FullRules,
+    seed: u64,
+    plays: u64,
+    k: usize,
+    rng: &mut impl rand_core::RngCore,
+) -> Option<(FivesPosition, Vec<FivesPosition>)> {
+    let pos = position(r, seed, plays)?;
+    let mut list = ActionList::default();
+    pos.actions(r, &mut list);
+    if list.len() < 2 {
+        return None;
+    }
+    let mut sampler = WorldSampler::default();
+    let source = WorldSource {
+        belief: Belief::Uniform,
+        models: &MODELS,
+        worlds: k,
+    };
+    sampler.prepare(r, &pos, &Seen::default(), source, rng);
+    let mut worlds = Vec::new();
+    sampler.worlds(k, rng, &mut worlds);
+    Some((pos, worlds))
+}
 
 fn decide(r: &FullRules, pos: &FivesPosition, worlds: &[FivesPosition], adaptive: Option<Adaptive>) -> FullDecision {
     let mut table = FivesTable::with_mb(16);
@@ -29,24 +57,10 @@ fn adaptive_effort_is_the_decision_of_the_worlds_it_searched() {
     let r = rules(6, 2, false);
     let (mut decisions, mut stopped, mut sooner) = (0, 0, 0);
     for seed in 0..40u64 {
-        let Some(pos) = position(&r, seed, 1 + seed % 6) else {
-            continue;
-        };
-        let mut list = ActionList::default();
-        pos.actions(&r, &mut list);
-        if list.len() < 2 {
-            continue;
-        }
         let mut rng = keyed_rng(seed, 1, 2, b"testadap", 0);
-        let mut sampler = WorldSampler::default();
-        let source = WorldSource {
-            belief: Belief::Uniform,
-            models: &MODELS,
-            worlds: 16,
+        let Some((pos, worlds)) = decision(&r, seed, 1 + seed % 6, 16, &mut rng) else {
+            continue;
         };
-        sampler.prepare(&r, &pos, &Seen::default(), source, &mut rng);
-        let mut worlds = Vec::new();
-        sampler.worlds(16, &mut rng, &mut worlds);
         let all = decide(&r, &pos, &worlds, None);
         let mut table = FivesTable::with_mb(16);
         let plain = AlphaBeta::new(

@@ -6,16 +6,14 @@
 
 use engine::PlayerEngine;
 use engine::seed::keyed_rng;
-use engine::{ActionList, Belief, TargetKind};
+use engine::{Belief, TargetKind};
 use full::{
-    Adaptive, AlphaBeta, Evaluation, FEATURES, FivesPosition, FivesTable, FullAgent, FullConfig, FullDecision,
-    FullRules, FullTarget, Limits, LinearEval, MatchOptions, SearchSettings, Seen, WorldSampler, WorldSource,
-    default_training, play_match_with,
+    Adaptive, AlphaBeta, Evaluation, FEATURES, FivesTable, FullAgent, FullConfig, FullDecision, FullRules, FullTarget,
+    Limits, LinearEval, MatchOptions, SearchSettings, default_training, play_match_with,
 };
 
-use crate::alphabeta::{position, rules};
-
-const MODELS: [FullTarget; 4] = [FullTarget::Thesis(TargetKind::Scorer); 4];
+use crate::adaptive::{MODELS, decision};
+use crate::alphabeta::rules;
 
 /// A learned evaluation with long mantissas (a changed sum would show).
 fn eval() -> LinearEval {
@@ -40,24 +38,10 @@ fn a_decision_on_threads_is_the_decision_in_turn() {
     for (set, seats) in [(6, 2), (6, 4)] {
         let r = rules(set, seats, seats == 4);
         for seed in 0..12u64 {
-            let Some(pos) = position(&r, seed, 1 + seed % 5) else {
-                continue;
-            };
-            let mut list = ActionList::default();
-            pos.actions(&r, &mut list);
-            if list.len() < 2 {
-                continue;
-            }
             let mut rng = keyed_rng(seed, 3, 4, b"testthrd", 0);
-            let mut sampler = WorldSampler::default();
-            let source = WorldSource {
-                belief: Belief::Uniform,
-                models: &MODELS,
-                worlds: 9,
+            let Some((pos, worlds)) = decision(&r, seed, 1 + seed % 5, 9, &mut rng) else {
+                continue;
             };
-            sampler.prepare(&r, &pos, &Seen::default(), source, &mut rng);
-            let mut worlds: Vec<FivesPosition> = Vec::new();
-            sampler.worlds(9, &mut rng, &mut worlds);
             for (eval, limits) in [
                 (
                     Evaluation::Score,
