@@ -312,7 +312,9 @@ impl Coordinator for CoordinatorService {
                         Metrics::inc(&self.shared.metrics.checks_failed);
                         tracing::warn!(task = %task, checker = %worker, "cross-check disagrees: a third worker decides");
                     }
-                    Some(crate::store::CheckOutcome::Failed { worker: bad, requeued }) => {
+                    Some(crate::store::CheckOutcome::Failed {
+                        worker: bad, requeued, ..
+                    }) => {
                         tracing::error!(task = %task, checker = %worker, %bad, requeued, "cross-check failed: worker marked bad, its games are played again");
                     }
                     _ => {}
@@ -379,6 +381,27 @@ fn record_failure(shared: &Shared, task: &str, worker: &str, error: &str, outcom
     }
 }
 
+/// Removes the files of work a cross-check's verdict sends back
+/// (`remove`, relative to the results root; a directory with all in it).
+fn remove_redone(root: &std::path::Path, remove: &[String]) {
+    for rel in remove {
+        let Ok(path) = jobs::layout::confine(root, rel) else {
+            tracing::warn!(path = %rel, "a redone file outside the results root is left alone");
+            continue;
+        };
+        let gone = if path.is_dir() {
+            std::fs::remove_dir_all(&path)
+        } else {
+            std::fs::remove_file(&path)
+        };
+        match gone {
+            Ok(()) => tracing::info!(path = %path.display(), "removed: a bad worker's work is redone"),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+            Err(e) => tracing::error!(path = %path.display(), error = %e, "could not remove a bad worker's work"),
+        }
+    }
+}
+
 /// A completion: the lease is checked, then the file it names (outside the
 /// store's lock: hashing a partition takes a moment), then it is recorded.
 /// A missing or mismatched file counts as a failure of that worker.
@@ -442,7 +465,20 @@ fn complete(shared: &Shared, r: &CompleteTaskRequest) -> Result<CompleteOutcome,
                     shared.config.check_fraction
                 },
             };
-            let outcome = shared.store().complete(lease, &done, &by)?;
+            let outcome = {
+                let mut store = shared.store();
+                let outcome = store.complete(lease, &done, &by)?;
+                // A training run's generations to redo lose their files
+                // before any of their tasks can be leased again.
+                if let CompleteOutcome::Accepted {
+                    check: Some(crate::store::CheckOutcome::Failed { remove, .. }),
+                    ..
+                } = &outcome
+                {
+                    remove_redone(&shared.config.results, remove);
+                }
+                outcome
+            };
             if let (Some(sprt), Some(_)) = (sprt, &stats)
                 && let Some((shard, files)) = shared.store().sprt_stop(&target.experiment_id, &sprt)?
             {

@@ -292,11 +292,17 @@ fn chunk_hands_path(chunk: &Path) -> PathBuf {
 /// worker's games wrong (every score difference off by one), as a broken
 /// machine would; cross-checks must catch it.
 fn tamper(rows: &mut [jobs::GameRow]) {
-    if std::env::var_os("MUGGINS_FAILPOINT").is_some_and(|v| v == "corrupt-rows") {
+    if broken() {
         for r in rows {
             r.score_diff += 1;
         }
     }
+}
+
+/// Whether `MUGGINS_FAILPOINT=corrupt-rows` makes this worker a broken
+/// machine ([`tamper`]; a training run's rows: `train.rs`).
+pub(crate) fn broken() -> bool {
+    std::env::var_os("MUGGINS_FAILPOINT").is_some_and(|v| v == "corrupt-rows")
 }
 
 /// The range and checksum of contiguous rows (not committed in a file).

@@ -8,7 +8,7 @@ use std::path::Path;
 use std::sync::atomic::Ordering;
 
 use jobs::layout::{Stage, self_play_of};
-use jobs::train::{TrainError, TrainSpec, Trainer};
+use jobs::train::{TrainError, TrainRow, TrainSpec, Trainer};
 
 use crate::assignment::Assignment;
 use crate::error::TaskError;
@@ -22,6 +22,16 @@ fn failed(e: TrainError) -> Halt {
         TrainError::Io(_) | TrainError::Net(_) => TaskError::Io(e.to_string()),
         TrainError::OtherSpec { .. } | TrainError::Start(..) => TaskError::Fit(e.to_string()),
     })
+}
+
+/// A broken machine's self-play (`MUGGINS_FAILPOINT=corrupt-rows`, tests):
+/// every outcome off by a point, so its partitions' hashes are wrong.
+fn tamper(rows: &mut [TrainRow]) {
+    if crate::stages::broken() {
+        for r in rows {
+            r.outcome += 1.0;
+        }
+    }
 }
 
 fn output(w: jobs::stages::Written) -> Output {
@@ -48,13 +58,14 @@ pub(crate) fn prepare(
     let shard = a.shard;
     let outside = |what: String| TaskError::Spec(format!("task {}: {what}", a.lease.task_id));
     Ok(match a.stage {
-        Stage::SelfPlay => {
+        Stage::SelfPlay | Stage::Check => {
             let (g, k) = self_play_of(shard.index);
             if !(1..=generations).contains(&g) || k >= parts {
                 return Err(outside(format!(
                     "generation {g}, partition {k}: the spec has {generations} generations of {parts} partitions"
                 )));
             }
+            let check = a.stage == Stage::Check;
             Box::new(move |progress, cancel| {
                 let quiet = |_: &str| {};
                 let t = Trainer {
@@ -64,13 +75,17 @@ pub(crate) fn prepare(
                     stop: cancel,
                     progress: &quiet,
                 };
-                match t.self_play_task(g, k as usize).map_err(failed)? {
-                    Some(w) => {
-                        progress.store(shard.games, Ordering::Relaxed);
-                        Ok(output(w))
-                    }
-                    None => Err(Halt::Cancelled),
-                }
+                let done = if check {
+                    // A cross-check: the partition played again, its file's hash compared.
+                    t.check_task(g, k as usize, &tamper)
+                        .map_err(failed)?
+                        .map(|(checksum, games)| Output::Checked { checksum, rows: games })
+                } else {
+                    t.self_play_task(g, k as usize, &tamper).map_err(failed)?.map(output)
+                };
+                let out = done.ok_or(Halt::Cancelled)?;
+                progress.store(shard.games, Ordering::Relaxed);
+                Ok(out)
             })
         }
         Stage::Generation => {

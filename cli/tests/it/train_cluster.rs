@@ -9,7 +9,7 @@ use std::time::Duration;
 
 use serde_json::Value;
 
-use crate::cluster::{coordinator_with, experiment, free_port, submit, wait_exit, wait_for, worker};
+use crate::cluster::{coordinator_with, experiment, free_port, submit, wait_exit, wait_for, worker, worker_command};
 use crate::util::{Dir, TestCommand};
 
 const SPEC: &str = r#"
@@ -43,14 +43,15 @@ fn summary(dir: &std::path::Path) -> Value {
     v
 }
 
-/// Every file of the run that is a function of the spec, with its bytes.
-fn deterministic_files(dir: &std::path::Path) -> Vec<(String, Vec<u8>)> {
+/// Every file of the run that is a function of the spec, with its bytes
+/// (`generations` of `parts` partitions).
+fn deterministic_files(dir: &std::path::Path, generations: u32, parts: u32) -> Vec<(String, Vec<u8>)> {
     let mut out = Vec::new();
     let mut add = |rel: String| out.push((rel.clone(), std::fs::read(dir.join(&rel)).unwrap()));
     add("best.safetensors".into());
     add("first.json".into());
-    for g in 1..=3 {
-        for k in 0..12 {
+    for g in 1..=generations {
+        for k in 0..parts {
             add(format!("gen-{g:03}/selfplay/part-{k:05}.parquet"));
         }
     }
@@ -110,17 +111,10 @@ fn a_training_run_on_worker_processes_writes_the_networks_of_one_process() {
 
     let (local, cluster) = (dir.join("local/train-cluster"), dir.join("results/train-cluster"));
     assert_eq!(summary(&cluster), summary(&local));
-    let (want, got) = (deterministic_files(&local), deterministic_files(&cluster));
-    assert_eq!(
-        got.iter().map(|(n, _)| n).collect::<Vec<_>>(),
-        want.iter().map(|(n, _)| n).collect::<Vec<_>>()
+    same_files(
+        &deterministic_files(&cluster, 3, 12),
+        &deterministic_files(&local, 3, 12),
     );
-    for ((name, g), (_, w)) in got.iter().zip(&want) {
-        assert!(
-            g == w,
-            "{name} differs between the workers' run and the one-process run"
-        );
-    }
     // Sealed: the manifest lists every partition with its file's SHA-256,
     // and the report is written.
     let manifest: Value = serde_json::from_str(&dir.read("results/train-cluster/_manifest.json")).unwrap();
@@ -133,6 +127,75 @@ fn a_training_run_on_worker_processes_writes_the_networks_of_one_process() {
     assert!(cluster.join("_SUCCESS").is_file() && cluster.join("report.md").is_file());
     let report = std::fs::read_to_string(cluster.join("report.md")).unwrap();
     assert!(report.contains("| 3 |"), "{report}");
+}
+
+/// The workers' files are the one-process run's, name for name, byte for byte.
+fn same_files(got: &[(String, Vec<u8>)], want: &[(String, Vec<u8>)]) {
+    assert_eq!(
+        got.iter().map(|(n, _)| n).collect::<Vec<_>>(),
+        want.iter().map(|(n, _)| n).collect::<Vec<_>>()
+    );
+    for ((name, g), (_, w)) in got.iter().zip(want) {
+        assert!(
+            g == w,
+            "{name} differs between the workers' run and the one-process run"
+        );
+    }
+}
+
+/// A training run's self-play partitions are cross-checked as a grid's
+/// games are: a broken machine (`MUGGINS_FAILPOINT=corrupt-rows`: every
+/// outcome off by a point) beside two good workers is found, every
+/// generation from the first it touched is redone, and the run ends with
+/// the networks and partitions of an undisturbed one-process run.
+#[test]
+fn a_broken_worker_in_a_training_run_is_found_by_cross_checks_and_its_generations_redone() {
+    let dir = Dir::new();
+    let text = SPEC
+        .replace("name = \"train-cluster\"", "name = \"train-checked\"")
+        .replace("generations = 3", "generations = 2")
+        .replace("games = 1200", "games = 400");
+    let spec = dir.create_spec(&text);
+    TestCommand::new(&["run", "--threads", "2", "--no-web", "--out"])
+        .arg(dir.join("local"))
+        .arg(&spec)
+        .timeout(Duration::from_secs(300))
+        .success();
+    let port = free_port();
+    let _coordinator = coordinator_with(port, dir.path(), 2, &["--check-fraction", "1"]);
+    let id = submit(port, &spec);
+    let results = dir.join("results");
+    // The broken machine starts first, so it plays a share of the self-play.
+    let _broken = worker_command(port, &results, 1)
+        .args(["--id", "broken", "--exit-when-done"])
+        .env("MUGGINS_FAILPOINT", "corrupt-rows")
+        .spawn();
+    wait_for("the broken worker's first partition", 120, || {
+        let e = experiment(port, &id);
+        e.stages.iter().any(|s| s.name == "selfplay" && s.tasks_done >= 1)
+    });
+    let mut good: Vec<_> = ["good-a", "good-b"]
+        .iter()
+        .map(|name| {
+            worker_command(port, &results, 1)
+                .args(["--id", name, "--exit-when-done"])
+                .spawn()
+        })
+        .collect();
+    for w in &mut good {
+        wait_exit(w, 300);
+    }
+    let e = experiment(port, &id);
+    assert_eq!(e.state, proto::ExperimentState::Succeeded as i32, "{}", e.error);
+    assert_eq!(e.bad_workers, ["broken"], "{e:?}");
+    assert!(e.checks_failed >= 1 && e.checks_passed >= 1, "{e:?}");
+    let (local, cluster) = (dir.join("local/train-checked"), dir.join("results/train-checked"));
+    assert_eq!(summary(&cluster), summary(&local));
+    same_files(&deterministic_files(&cluster, 2, 4), &deterministic_files(&local, 2, 4));
+    let status = TestCommand::new(&["status", "--coordinator", &format!("http://127.0.0.1:{port}")])
+        .arg(&id)
+        .stdout();
+    assert!(status.contains("bad workers") && status.contains("broken"), "{status}");
 }
 
 #[test]

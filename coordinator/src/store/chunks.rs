@@ -42,6 +42,9 @@ pub enum CheckOutcome {
     Failed {
         worker: String,
         requeued: u64,
+        /// What the service removes (relative to the results root, under
+        /// the store's lock): a training run's generations redone.
+        remove: Vec<String>,
     },
     /// Not a check task.
     NotACheck,
@@ -133,11 +136,33 @@ impl Store {
             .collect::<std::result::Result<_, _>>()?)
     }
 
-    /// After games task `shard` completed: its ranges drawn for a check
+    /// A training run's self-play partition `shard` (games `first..first +
+    /// games`) completed by `worker` with its file's SHA-256 `checksum`:
+    /// one range, no chunk file (the partition is the file), replacing
+    /// an earlier completion's.
+    pub(super) fn record_partition(
+        tx: &Transaction<'_>,
+        exp: &str,
+        (shard, first, games): (u64, u64, u64),
+        worker: &str,
+        checksum: &str,
+    ) -> Result<()> {
+        tx.prepare_cached("DELETE FROM chunks WHERE experiment_id = ?1 AND shard = ?2")?
+            .execute(params![exp, shard as i64])?;
+        tx.prepare_cached(
+            "INSERT INTO chunks (experiment_id, shard, first_game, games, checksum, file, worker_id)
+             VALUES (?1, ?2, ?3, ?4, ?5, NULL, ?6)",
+        )?
+        .execute(params![exp, shard as i64, first as i64, games as i64, checksum, worker])?;
+        Ok(())
+    }
+
+    /// After task `shard` of `source` completed (a grid's games, or a
+    /// training run's self-play partition): its ranges drawn for a check
     /// become check tasks, each avoiding the range's worker for a while (a
     /// lone worker then checks itself, which still catches a game that is
     /// not a pure function of its coordinates).
-    pub(super) fn add_checks(tx: &Transaction<'_>, exp: &str, shard: u64, fraction: f64) -> Result<u64> {
+    pub(super) fn add_checks(tx: &Transaction<'_>, exp: &str, source: Stage, shard: u64, fraction: f64) -> Result<u64> {
         if fraction <= 0.0 {
             return Ok(0);
         }
@@ -156,9 +181,7 @@ impl Store {
         // next to it (a primary-key lookup, not a scan of the tasks).
         let (stage_seq, seq): (i64, i64) = tx
             .prepare_cached("SELECT stage_seq, seq FROM tasks WHERE experiment_id = ?1 AND task_id = ?2")?
-            .query_row(params![exp, Stage::Games.task_id(shard)], |r| {
-                Ok((r.get(0)?, r.get(1)?))
-            })?;
+            .query_row(params![exp, source.task_id(shard)], |r| Ok((r.get(0)?, r.get(1)?)))?;
         let mut added = 0;
         for (first, games, checksum, worker) in ranges {
             if !drawn(exp, shard, first as u64, fraction) {
@@ -290,41 +313,28 @@ impl Store {
                 verdict
             }
         };
-        let mut requeued = 0;
+        let partition = Self::partition_of(tx, exp, shard as u64)?;
+        let why = |worker: &str| match partition {
+            Some((g, k)) => {
+                format!("generation {g}'s self-play partition {k}: three replays, {worker}'s the odd one out")
+            }
+            None => format!(
+                "games {first}..{} of shard {shard}: three replays, {worker}'s the odd one out",
+                first + games
+            ),
+        };
+        let mut redo = super::verdict::Redo::default();
         for worker in bad.iter().filter(|w| !w.is_empty()) {
             tx.prepare_cached("INSERT OR IGNORE INTO bad_workers (worker_id, experiment_id, task_id, reason, at_ms) VALUES (?1, ?2, ?3, ?4, ?5)")?
 .execute(
-                params![
-                    worker,
-                    exp,
-                    task_id,
-                    format!("games {first}..{} of shard {shard}: three replays, {worker}'s the odd one out", first + games),
-                    now_ms()
-                ],
+                params![worker, exp, task_id, why(worker), now_ms()],
             )?;
-            let shards: Vec<i64> = tx
-                .prepare("SELECT DISTINCT shard FROM chunks WHERE experiment_id = ?1 AND worker_id = ?2")?
-                .query_map(params![exp, worker], |r| r.get(0))?
-                .collect::<std::result::Result<_, _>>()?;
-            for &s in &shards {
-                tx.prepare_cached(
-                    "UPDATE tasks SET state = ?4, placed = 0, lease_token = NULL, lease_worker = NULL, games_done = 0,
-                                      rows = NULL, checksum = NULL
-                     WHERE experiment_id = ?1 AND stage = ?2 AND shard = ?3",
-                )?
-                .execute(params![exp, Stage::Games.name(), s, TaskState::Pending])?;
-                tx.prepare_cached("DELETE FROM chunks WHERE experiment_id = ?1 AND shard = ?2")?
-                    .execute(params![exp, s])?;
-                tx.prepare_cached("DELETE FROM tasks WHERE experiment_id = ?1 AND stage = ?2 AND shard = ?3 AND state != ?4 AND task_id != ?5")?
-.execute(
-                    params![exp, Stage::Check.name(), s, TaskState::Done, task_id],
-                )?;
-            }
-            requeued += shards.len() as u64;
+            redo.add(Self::redo_work_of(tx, exp, worker, task_id)?);
         }
         Ok(CheckOutcome::Failed {
             worker: bad.join(", "),
-            requeued,
+            requeued: redo.requeued,
+            remove: redo.remove,
         })
     }
 

@@ -288,11 +288,17 @@ impl Store {
                 Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?))
             })?;
         let stage = Stage::parse(&stage);
-        if stage == Some(Stage::Games) && !chunks.is_empty() {
-            let span = (shard as u64, first as u64, games as u64);
-            if let Err(why) = Self::record_chunks(&tx, &exp, span, worker, chunks)? {
-                return Ok(CompleteOutcome::Refused(why));
-            }
+        let span = (shard as u64, first as u64, games as u64);
+        if stage == Some(Stage::Games)
+            && !chunks.is_empty()
+            && let Err(why) = Self::record_chunks(&tx, &exp, span, worker, chunks)?
+        {
+            return Ok(CompleteOutcome::Refused(why));
+        }
+        if stage == Some(Stage::SelfPlay) {
+            // The partition's file hash (checked) and its worker: what a
+            // cross-check compares and a verdict finds.
+            Self::record_partition(&tx, &exp, span, worker, checksum)?;
         }
         let check = match stage {
             Some(Stage::Check) => Some(Self::judge_check(&tx, &exp, task_id, checksum, worker)?),
@@ -319,7 +325,9 @@ impl Store {
             stats
         ])?;
         let checks_added = match stage {
-            Some(Stage::Games) => Self::add_checks(&tx, &exp, shard as u64, check_fraction)?,
+            Some(source @ (Stage::Games | Stage::SelfPlay)) => {
+                Self::add_checks(&tx, &exp, source, shard as u64, check_fraction)?
+            }
             _ => 0,
         };
         tx.prepare_cached("UPDATE experiments SET updated_ms = ?2 WHERE id = ?1")?

@@ -6,7 +6,8 @@
 //! the file; `experiments`: submission, listing, cancel, requeueing lost
 //! tasks, sealing; `leasing`: leases, completions, failures; `beats`:
 //! heartbeats, kept in memory and written together; `avoid`: the workers
-//! a check task avoids.
+//! a check task avoids; `chunks`: ranges and cross-checks; `verdict`: what
+//! a bad worker's work becomes.
 
 mod avoid;
 mod beats;
@@ -16,6 +17,7 @@ mod experiments;
 mod leasing;
 mod pick;
 mod sprt;
+mod verdict;
 mod view;
 
 pub use chunks::{CheckOutcome, ChunkIn};

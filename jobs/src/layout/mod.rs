@@ -245,8 +245,18 @@ pub fn file_digest(path: &Path) -> std::io::Result<(u64, String)> {
         n += k as u64;
         h.update(&buf[..k]);
     }
-    let hex = h.finalize().iter().map(|b| format!("{b:02x}")).collect();
-    Ok((n, hex))
+    Ok((n, hex_of(&h.finalize())))
+}
+
+/// The SHA-256 (lowercase hex, as [`file_digest`] gives a file's) of
+/// `bytes`: what a file of them would hash to.
+pub fn bytes_digest(bytes: &[u8]) -> String {
+    use sha2::{Digest, Sha256};
+    hex_of(&Sha256::digest(bytes))
+}
+
+fn hex_of(digest: &[u8]) -> String {
+    digest.iter().map(|b| format!("{b:02x}")).collect()
 }
 
 /// Who owns an experiment directory.

@@ -15,6 +15,10 @@ use std::path::Path;
 use super::*;
 use crate::stages::Written;
 
+/// What a cluster's self-play task does to its rows before writing them:
+/// nothing but in a test's broken machine (the worker's failpoint).
+pub type Tamper<'a> = &'a dyn Fn(&mut [TrainRow]);
+
 impl Trainer<'_> {
     /// The records of generations `1..g`, each written before generation
     /// `g`'s tasks were leased, after the first network `first`: what `g`
@@ -62,22 +66,44 @@ impl Trainer<'_> {
     }
 
     /// Generation `g`'s self-play partition `k`, played by the best network
-    /// after generation `g - 1` on every thread (a partition already
-    /// written is kept); `None` when stopped.
-    pub fn self_play_task(&self, g: u32, k: usize) -> Result<Option<Written>, TrainError> {
+    /// after generation `g - 1` on every thread and written whole; `None`
+    /// when stopped. A file already there is played again and replaced
+    /// (the same bytes, when it is right): it may be what a worker wrote
+    /// after losing its lease, or what a worker a cross-check found wrong
+    /// left. `tamper` alters the rows before they are written (a test's
+    /// broken machine).
+    pub fn self_play_task(&self, g: u32, k: usize, tamper: Tamper<'_>) -> Result<Option<Written>, TrainError> {
         self.claim_dir()?;
-        let history = self.history(g, self.first_model()?.sha256)?;
-        let path = self.partition(g, k);
-        let rows = if path.exists() {
-            read_train(&path)?.len() as u64
-        } else {
-            let (model, past) = self.players(&history.best, &past_bests(&history))?;
-            match self.self_play_partition(g, k, &model, &past, self.threads)? {
-                Some(rows) => rows,
-                None => return Ok(None),
-            }
+        let Some(rows) = self.replay(g, k, tamper)? else {
+            return Ok(None);
         };
-        Ok(Some(self.written(&path, rows)?))
+        let path = self.partition(g, k);
+        write_atomic(&path, &self.partition_bytes(&rows))?;
+        Ok(Some(self.written(&path, rows.len() as u64)?))
+    }
+
+    /// A cross-check of generation `g`'s partition `k`: the partition
+    /// played again, as [`Self::self_play_task`] plays it, but not written;
+    /// returns the SHA-256 its file would have and its games (`None` when
+    /// stopped). Two workers that play it right get the file's hash.
+    pub fn check_task(&self, g: u32, k: usize, tamper: Tamper<'_>) -> Result<Option<(String, u64)>, TrainError> {
+        self.claim_dir()?;
+        let Some(rows) = self.replay(g, k, tamper)? else {
+            return Ok(None);
+        };
+        let games = self.spec.shards()[k].1;
+        Ok(Some((crate::layout::bytes_digest(&self.partition_bytes(&rows)), games)))
+    }
+
+    /// Partition `k` of generation `g` played by the networks the
+    /// generations before it chose, `tamper` applied.
+    fn replay(&self, g: u32, k: usize, tamper: Tamper<'_>) -> Result<Option<Vec<TrainRow>>, TrainError> {
+        let history = self.history(g, self.first_model()?.sha256)?;
+        let (model, past) = self.players(&history.best, &past_bests(&history))?;
+        Ok(self.partition_rows(g, k, &model, &past, self.threads).map(|mut rows| {
+            tamper(&mut rows);
+            rows
+        }))
     }
 
     /// Generation `g` once its partitions are written: the fit, the gate

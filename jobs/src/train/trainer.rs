@@ -255,22 +255,36 @@ impl Trainer<'_> {
         past: &[net::Model],
         threads: usize,
     ) -> Result<Option<u64>, IoError> {
+        let Some(rows) = self.partition_rows(g, k, model, past, threads) else {
+            return Ok(None);
+        };
+        write_atomic(&self.partition(g, k), &self.partition_bytes(&rows))?;
+        Ok(Some(rows.len() as u64))
+    }
+
+    /// Generation `g`'s partition `k` played on `threads` (the same rows on
+    /// any number); `None` when stopped.
+    pub(super) fn partition_rows(
+        &self,
+        g: u32,
+        k: usize,
+        model: &net::Model,
+        past: &[net::Model],
+        threads: usize,
+    ) -> Option<Vec<TrainRow>> {
         let (first, games) = self.spec.shards()[k];
         let pieces = (threads.max(1) as u64).min(games.max(1));
         let cut = |i: u64| first + games * i / pieces;
-        let Some(played) = parallel(pieces as usize, pieces as usize, self.stop, |i| {
+        let played = parallel(pieces as usize, pieces as usize, self.stop, |i| {
             let (a, b) = (cut(i as u64), cut(i as u64 + 1));
             play::self_play(self.spec, g, model, past, a, b - a)
-        }) else {
-            return Ok(None);
-        };
-        let rows: Vec<TrainRow> = played.into_iter().flatten().collect();
-        let path = self.partition(g, k);
-        write_atomic(
-            &path,
-            &rows::train_parquet(&rows, self.spec.belief(), self.spec.belief_prior().is_some()),
-        )?;
-        Ok(Some(rows.len() as u64))
+        })?;
+        Some(played.into_iter().flatten().collect())
+    }
+
+    /// A partition's file: its rows as Parquet.
+    pub(super) fn partition_bytes(&self, rows: &[TrainRow]) -> Vec<u8> {
+        rows::train_parquet(rows, self.spec.belief(), self.spec.belief_prior().is_some())
     }
 
     fn generation(&self, g: u32, best: &str, past: &[String]) -> Result<Option<Generation>, TrainError> {
