@@ -43,9 +43,11 @@ fn invalid(e: impl std::fmt::Display) -> StoreError {
 
 /// Submits `spec`: the output directory must be free or already this
 /// experiment's; it is claimed with an owner record before the experiment
-/// exists. Resubmitting an existing experiment checks its files and re-runs
+/// exists. A training run's `train.start` file (`start`, the bytes the
+/// submission sent) is kept in its directory as `start.safetensors`, what
+/// its workers read. Resubmitting an existing experiment checks its files and re-runs
 /// the tasks whose files are gone. Returns the id and whether it was created.
-pub fn submit(shared: &Shared, job: &Job, text: &str) -> Result<(String, bool), StoreError> {
+pub fn submit(shared: &Shared, job: &Job, text: &str, start: &[u8]) -> Result<(String, bool), StoreError> {
     let root = &shared.config.results;
     let id = job.id();
     let output = job.output();
@@ -98,6 +100,12 @@ pub fn submit(shared: &Shared, job: &Job, text: &str) -> Result<(String, bool), 
             spec_toml: text.to_string(),
         };
         me.write(&dir).map_err(invalid)?;
+    }
+    // A training run's start file, for its workers, before any task of it
+    // can be leased (the spec's id covers its hash).
+    if matches!(job, Job::Train(t) if t.train.start.is_some()) {
+        let path = dir.join(jobs::layout::START_NET);
+        jobs::layout::write_atomic(&path, start).map_err(|e| invalid(format!("{}: {e}", path.display())))?;
     }
     let (id, created) = store.submit(job, text)?;
     drop(store);

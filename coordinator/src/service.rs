@@ -67,11 +67,16 @@ impl Coordinator for CoordinatorService {
         &self,
         request: Request<SubmitExperimentRequest>,
     ) -> Result<Response<SubmitExperimentResponse>, Status> {
-        let text = request.into_inner().spec_toml;
-        let spec = jobs::Job::from_toml(&text).map_err(|e| Status::invalid_argument(e.to_string()))?;
+        let SubmitExperimentRequest {
+            spec_toml: text,
+            start_model,
+        } = request.into_inner();
+        // A training run's `train.start` is the file the submission sent.
+        let spec = jobs::Job::from_toml_with(&text, jobs::train::StartFrom::Bytes(&start_model))
+            .map_err(|e| Status::invalid_argument(e.to_string()))?;
         let shared = Arc::clone(&self.shared);
         let games = spec.games();
-        let (id, created) = blocking(move || crate::files::submit(&shared, &spec, &text))
+        let (id, created) = blocking(move || crate::files::submit(&shared, &spec, &text, &start_model))
             .await?
             .map_err(status)?;
         tracing::info!(%id, created, games, "experiment submitted");

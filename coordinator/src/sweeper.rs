@@ -73,11 +73,14 @@ fn sweep(shared: &Shared, verify: bool) -> Result<(), SweepError> {
 
 fn seal(shared: &Shared, id: &str, tasks: &[crate::store::DoneTask]) -> Result<(), SweepError> {
     let e = shared.store().experiment(id)?;
-    let job = Job::from_toml(&e.spec_toml).map_err(|source| SweepError::Spec {
-        id: id.to_string(),
-        source,
-    })?;
     let dir = shared.config.results.join(&e.output);
+    // A training run's manifest has its spec with the start file's hash.
+    let start = dir.join(layout::START_NET);
+    let job =
+        Job::from_toml_with(&e.spec_toml, jobs::train::StartFrom::Copy(&start)).map_err(|source| SweepError::Spec {
+            id: id.to_string(),
+            source,
+        })?;
     let spec = match job {
         Job::Grid(spec) => spec,
         Job::Train(spec) => return seal_training(shared, &e, &spec, tasks, &dir),

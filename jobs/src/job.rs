@@ -4,7 +4,7 @@
 //! only, so the two kinds share submission, leases, files and resumption.
 
 use crate::layout::{SELF_PLAY_STRIDE, Stage, self_play_shard};
-use crate::train::{TrainSpec, TrainSpecError, is_train_spec};
+use crate::train::{StartFrom, TrainSpec, TrainSpecError, is_train_spec};
 use crate::{Shard, Spec, SpecError};
 
 /// A submitted spec of either kind.
@@ -41,24 +41,18 @@ pub struct Planned {
 
 impl Job {
     /// Parses a spec of either kind (a `[train]` table makes a training
-    /// run); a training run as a coordinator runs it: no `train.start`
-    /// (the file is on the submitting machine) and at most
-    /// [`SELF_PLAY_STRIDE`] partitions a generation.
+    /// run), a training run's `train.start` read from the path it writes
+    /// (the submitting machine's view); a training run as a coordinator
+    /// runs it: at most [`SELF_PLAY_STRIDE`] partitions a generation.
     pub fn from_toml(text: &str) -> Result<Job, JobError> {
+        Job::from_toml_with(text, StartFrom::Path)
+    }
+
+    /// [`Self::from_toml`] with a training run's `train.start` read from
+    /// `from` (a coordinator's copy, or the bytes a submission sent).
+    pub fn from_toml_with(text: &str, from: StartFrom<'_>) -> Result<Job, JobError> {
         if is_train_spec(text) {
-            // Refused before the file is looked for: the workers could not read it.
-            let start = text.parse::<toml::Table>().ok().and_then(|t| {
-                let s = t.get("train")?.get("start")?;
-                Some(s.as_str().map_or_else(|| s.to_string(), |p| format!("{p:?}")))
-            });
-            if let Some(start) = start {
-                return Err(JobError::Train(TrainSpecError::field(
-                    "train.start",
-                    start,
-                    START_ON_WORKERS,
-                )));
-            }
-            let spec = TrainSpec::from_toml(text)?;
+            let spec = TrainSpec::from_toml_with(text, from)?;
             check_for_workers(&spec)?;
             return Ok(Job::Train(spec));
         }
@@ -176,12 +170,8 @@ impl Job {
     }
 }
 
-const START_ON_WORKERS: &str = "a training run on a coordinator's workers starts from weights drawn from the seed: \
-     the file is on the submitting machine, not the workers'; run it with `muggins run`, or leave train.start out";
-
 /// A training run on a coordinator's workers: a generation's partitions
-/// must fit a task's shard number (`train.start` is refused before the
-/// spec is parsed, in [`Job::from_toml`]).
+/// must fit a task's shard number.
 fn check_for_workers(spec: &TrainSpec) -> Result<(), TrainSpecError> {
     let parts = spec.train.games.div_ceil(spec.train.shard_games);
     if parts > SELF_PLAY_STRIDE {

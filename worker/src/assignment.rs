@@ -1,9 +1,11 @@
 //! The worker's edge: a leased `proto::Task` becomes an [`Assignment`] in
 //! domain types once, and nothing past this module reads the wire type.
 
+use std::path::Path;
 use std::time::Duration;
 
 use jobs::layout::{ExperimentDir, Stage};
+use jobs::train::StartFrom;
 use jobs::{Job, Shard};
 
 use crate::error::TaskError;
@@ -73,14 +75,29 @@ impl ChunkRec {
 impl Assignment {
     /// Converts a leased task. On failure the lease comes back with the
     /// error, so the failure can still be reported.
-    pub(crate) fn from_wire(t: proto::Task) -> Result<Assignment, Box<(Lease, TaskError)>> {
+    /// A training run's `train.start` is read from the coordinator's copy
+    /// in its directory under `results`.
+    pub(crate) fn from_wire(t: proto::Task, results: &Path) -> Result<Assignment, Box<(Lease, TaskError)>> {
         let lease = Lease {
             experiment_id: t.experiment_id,
             task_id: t.task_id,
             token: t.lease_token,
             duration: Duration::from_millis(t.lease_ms),
         };
-        let job = match Job::from_toml(&t.spec_toml) {
+        let start = match jobs::train::is_train_spec(&t.spec_toml) {
+            true => {
+                match jobs::layout::confine(results, &ExperimentDir::new(&t.output).file(jobs::layout::START_NET)) {
+                    Ok(p) => Some(p),
+                    Err(e) => return Err(Box::new((lease, TaskError::Spec(e.to_string())))),
+                }
+            }
+            false => None,
+        };
+        let from = match &start {
+            Some(p) => StartFrom::Copy(p),
+            None => StartFrom::Path,
+        };
+        let job = match Job::from_toml_with(&t.spec_toml, from) {
             Ok(s) if s.hash() == t.spec_hash => s,
             Ok(_) => return Err(Box::new((lease, TaskError::SpecHash))),
             Err(e) => return Err(Box::new((lease, TaskError::Spec(e.to_string())))),
@@ -128,7 +145,7 @@ mod tests {
     }
 
     fn refused(t: proto::Task) -> TaskError {
-        let failed = Assignment::from_wire(t).unwrap_err();
+        let failed = Assignment::from_wire(t, Path::new(".")).unwrap_err();
         assert_eq!(
             failed.0.task_id, "t-00000",
             "the lease comes back to report the failure"
@@ -138,13 +155,13 @@ mod tests {
 
     #[test]
     fn a_task_converts_once_into_domain_types() {
-        let a = Assignment::from_wire(task("games", jobs::SMOKE_SPEC, "ab")).unwrap();
+        let a = Assignment::from_wire(task("games", jobs::SMOKE_SPEC, "ab"), Path::new(".")).unwrap();
         assert_eq!(a.stage, Stage::Games);
         assert_eq!(a.shard.games, 7);
         assert_eq!(a.model.as_deref(), Some("ab"));
         assert_eq!(a.lease.duration, Duration::from_secs(3));
         assert_eq!(a.dir.output(), "smoke");
-        let a = Assignment::from_wire(task("report", jobs::SMOKE_SPEC, "")).unwrap();
+        let a = Assignment::from_wire(task("report", jobs::SMOKE_SPEC, ""), Path::new(".")).unwrap();
         assert_eq!(a.model, None, "an empty model field is no model");
     }
 

@@ -43,7 +43,7 @@ pub(crate) async fn run_task(
         every: config.chunk_every,
         sink: Default::default(),
     };
-    let ended = match Assignment::from_wire(task) {
+    let ended = match Assignment::from_wire(task, &config.results) {
         Ok(a) => {
             tracing::info!(task = %a.lease.task_id, experiment = %a.lease.experiment_id, games = a.shard.games, "task leased");
             // A fit (the classifier's, or a training run's generation) runs

@@ -160,6 +160,8 @@ async fn drive(load: Load, results: &std::path::Path, state: &std::path::Path, t
     let submitted = clients[0]
         .submit_experiment(proto::SubmitExperimentRequest {
             spec_toml: text.to_string(),
+            // A grid: no training start file.
+            start_model: Vec::new(),
         })
         .await
         .context("submitting the bench's experiment")?

@@ -162,11 +162,15 @@ fn suggest(given: &str, known: &[String]) -> String {
 
 pub fn submit(a: SubmitArgs) -> Result<()> {
     let text = read_spec(&a.spec)?;
-    jobs::Job::from_toml(&text).with_context(|| format!("spec {}", a.spec.display()))?;
+    let job = jobs::Job::from_toml(&text).with_context(|| format!("spec {}", a.spec.display()))?;
+    let start_model = start_file(&job)?;
     runtime()?.block_on(async {
         let (mut c, rpc) = a.url.open().await?;
         let r = c
-            .submit_experiment(SubmitExperimentRequest { spec_toml: text })
+            .submit_experiment(SubmitExperimentRequest {
+                spec_toml: text,
+                start_model,
+            })
             .await
             .map_err(|s| rpc.error(s))?
             .into_inner();
@@ -178,6 +182,33 @@ pub fn submit(a: SubmitArgs) -> Result<()> {
         eprintln!("{}", describe(&e));
         Ok(())
     })
+}
+
+/// The most a submission's start file may hold: a request's limit (4 MiB)
+/// less room for the spec.
+const START_MAX_BYTES: usize = 4 * 1024 * 1024 - 256 * 1024;
+
+/// A training spec's `train.start` file, as parsed (its hash the spec's),
+/// to send with the submission; empty without one.
+fn start_file(job: &jobs::Job) -> Result<Vec<u8>> {
+    let jobs::Job::Train(spec) = job else {
+        return Ok(Vec::new());
+    };
+    let (Some(path), Some(sha)) = (&spec.train.start, &spec.train.start_sha256) else {
+        return Ok(Vec::new());
+    };
+    let bytes = std::fs::read(path).with_context(|| format!("train.start = {path:?}"))?;
+    if &jobs::layout::bytes_digest(&bytes) != sha {
+        bail!("train.start = {path:?}: the file changed while it was read; submit again");
+    }
+    if bytes.len() > START_MAX_BYTES {
+        bail!(
+            "train.start = {path:?}: the file has {} bytes, and a submission carries at most {START_MAX_BYTES}: run \
+             the spec with `muggins run`",
+            bytes.len()
+        );
+    }
+    Ok(bytes)
 }
 
 pub fn status(a: StatusArgs) -> Result<()> {

@@ -286,6 +286,8 @@ async fn drive(url: &str, web: Option<&str>, text: &str, spec_id: &str) -> Resul
     let r = c
         .submit_experiment(SubmitExperimentRequest {
             spec_toml: text.to_string(),
+            // A grid: no training start file.
+            start_model: Vec::new(),
         })
         .await
         .map_err(|s| anyhow::anyhow!("{}", s.message()))?

@@ -56,7 +56,8 @@ pub(super) fn stop_of(
     if let Some(stop) = stops.get(id) {
         return Ok(Some(*stop));
     }
-    match jobs::Job::from_toml(spec_toml) {
+    // The SPRT is a grid's: a training run's start file is not read.
+    match jobs::Job::from_toml_with(spec_toml, jobs::train::StartFrom::Unread) {
         Ok(job) => {
             let stop = job.grid().and_then(|s| s.stop);
             Ok(Some(*stops.entry(id.to_string()).or_insert(stop)))

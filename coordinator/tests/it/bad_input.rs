@@ -134,6 +134,7 @@ async fn bad_specs_are_refused_naming_key_and_value(c: &mut proto::client::Clien
         let e = c
             .submit_experiment(SubmitExperimentRequest {
                 spec_toml: text.clone(),
+                ..Default::default()
             })
             .await
             .unwrap_err();
@@ -255,7 +256,10 @@ async fn completions_outside_their_directory_are_refused(
 ) -> (String, usize) {
     let never = never_leased();
     let e = c
-        .submit_experiment(SubmitExperimentRequest { spec_toml: SPEC.into() })
+        .submit_experiment(SubmitExperimentRequest {
+            spec_toml: SPEC.into(),
+            ..Default::default()
+        })
         .await
         .unwrap()
         .into_inner();
@@ -356,6 +360,7 @@ async fn thirty_and_more_bad_inputs_get_clear_errors_and_the_server_keeps_servin
     let ok = c
         .submit_experiment(SubmitExperimentRequest {
             spec_toml: SPEC.replace("name = \"tiny\"", "name = \"tiny2\""),
+            ..Default::default()
         })
         .await;
     assert!(ok.unwrap().into_inner().created);

@@ -58,7 +58,10 @@ async fn paths_through_symbolic_links_out_of_the_results_root_are_refused() {
     let mut s = start_config(dir, |_| {}).await;
     let mut c = client(&s.url).await;
     let e = c
-        .submit_experiment(SubmitExperimentRequest { spec_toml: SPEC.into() })
+        .submit_experiment(SubmitExperimentRequest {
+            spec_toml: SPEC.into(),
+            ..Default::default()
+        })
         .await
         .unwrap_err();
     assert_eq!(e.code(), tonic::Code::InvalidArgument);

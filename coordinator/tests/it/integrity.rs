@@ -37,6 +37,7 @@ async fn an_output_directory_belongs_to_one_experiment_whatever_its_state() {
     let refused = c
         .submit_experiment(SubmitExperimentRequest {
             spec_toml: other.clone(),
+            ..Default::default()
         })
         .await
         .unwrap_err();
@@ -52,7 +53,10 @@ async fn an_output_directory_belongs_to_one_experiment_whatever_its_state() {
     assert_eq!(jobs::Spec::from_toml(&owner.spec_toml).unwrap().id(), a.id);
     // The cancelled one resumes.
     let again = c
-        .submit_experiment(SubmitExperimentRequest { spec_toml: SPEC.into() })
+        .submit_experiment(SubmitExperimentRequest {
+            spec_toml: SPEC.into(),
+            ..Default::default()
+        })
         .await
         .unwrap()
         .into_inner();
@@ -65,7 +69,10 @@ async fn an_output_directory_belongs_to_one_experiment_whatever_its_state() {
     let b = submit(&mut c, &other).await;
     assert_ne!(b.id, a.id);
     let refused = c
-        .submit_experiment(SubmitExperimentRequest { spec_toml: SPEC.into() })
+        .submit_experiment(SubmitExperimentRequest {
+            spec_toml: SPEC.into(),
+            ..Default::default()
+        })
         .await
         .unwrap_err();
     assert!(refused.message().contains(&b.id), "{}", refused.message());
@@ -215,7 +222,10 @@ async fn a_resubmitted_experiment_checks_its_files_and_rebuilds_what_is_missing(
     let before = crate::read_rows(&dir);
     std::fs::remove_file(&part).unwrap();
     let r = c
-        .submit_experiment(SubmitExperimentRequest { spec_toml: SPEC.into() })
+        .submit_experiment(SubmitExperimentRequest {
+            spec_toml: SPEC.into(),
+            ..Default::default()
+        })
         .await
         .unwrap()
         .into_inner();
@@ -242,7 +252,10 @@ async fn a_resubmitted_experiment_checks_its_files_and_rebuilds_what_is_missing(
     // Deleting the whole output directory is enough to start over.
     std::fs::remove_dir_all(&dir).unwrap();
     let r = c
-        .submit_experiment(SubmitExperimentRequest { spec_toml: SPEC.into() })
+        .submit_experiment(SubmitExperimentRequest {
+            spec_toml: SPEC.into(),
+            ..Default::default()
+        })
         .await
         .unwrap()
         .into_inner();

@@ -106,7 +106,10 @@ async fn a_non_retryable_failure_fails_at_once_and_a_release_is_no_failure() {
     assert!(!fail(&mut c, "w2", &again, "x", true).await.accepted);
     // Resubmitting the same spec resumes it.
     let r = c
-        .submit_experiment(SubmitExperimentRequest { spec_toml: SPEC.into() })
+        .submit_experiment(SubmitExperimentRequest {
+            spec_toml: SPEC.into(),
+            ..Default::default()
+        })
         .await
         .unwrap()
         .into_inner();
@@ -151,6 +154,7 @@ async fn bad_requests_get_clear_errors_and_the_server_keeps_serving() {
     let bad = c
         .submit_experiment(SubmitExperimentRequest {
             spec_toml: SPEC.replace("repeats = 1", "repeats = 0"),
+            ..Default::default()
         })
         .await
         .unwrap_err();
@@ -167,7 +171,10 @@ async fn bad_requests_get_clear_errors_and_the_server_keeps_serving() {
     assert!(no_worker.message().contains("worker_id is required"));
     let e = submit(&mut c, SPEC).await;
     let same = c
-        .submit_experiment(SubmitExperimentRequest { spec_toml: SPEC.into() })
+        .submit_experiment(SubmitExperimentRequest {
+            spec_toml: SPEC.into(),
+            ..Default::default()
+        })
         .await
         .unwrap()
         .into_inner();
@@ -176,6 +183,7 @@ async fn bad_requests_get_clear_errors_and_the_server_keeps_serving() {
     let clash = c
         .submit_experiment(SubmitExperimentRequest {
             spec_toml: SPEC.replace("seed = 5", "seed = 6"),
+            ..Default::default()
         })
         .await
         .unwrap_err();

@@ -118,12 +118,15 @@ pub async fn client(url: &str) -> CoordinatorClient<Channel> {
 }
 
 pub async fn submit(c: &mut CoordinatorClient<Channel>, spec: &str) -> Experiment {
-    c.submit_experiment(SubmitExperimentRequest { spec_toml: spec.into() })
-        .await
-        .unwrap()
-        .into_inner()
-        .experiment
-        .unwrap()
+    c.submit_experiment(SubmitExperimentRequest {
+        spec_toml: spec.into(),
+        ..Default::default()
+    })
+    .await
+    .unwrap()
+    .into_inner()
+    .experiment
+    .unwrap()
 }
 
 /// The results-root marker a worker of `results` sends when it leases.

@@ -65,7 +65,10 @@ async fn a_configured_token_is_required_on_every_rpc() {
         let e = c.lease_task(lease_request(&s, "w")).await.unwrap_err();
         assert_eq!(e.code(), tonic::Code::Unauthenticated);
         let e = c
-            .submit_experiment(SubmitExperimentRequest { spec_toml: SPEC.into() })
+            .submit_experiment(SubmitExperimentRequest {
+                spec_toml: SPEC.into(),
+                ..Default::default()
+            })
             .await
             .unwrap_err();
         assert_eq!(e.code(), tonic::Code::Unauthenticated);
@@ -88,7 +91,10 @@ async fn a_configured_token_is_required_on_every_rpc() {
     }
     let mut c = proto::client::new(channel, Some(token)).unwrap();
     let e = c
-        .submit_experiment(SubmitExperimentRequest { spec_toml: SPEC.into() })
+        .submit_experiment(SubmitExperimentRequest {
+            spec_toml: SPEC.into(),
+            ..Default::default()
+        })
         .await
         .unwrap()
         .into_inner();
@@ -144,7 +150,10 @@ async fn tls_with_rustls_serves_clients_that_trust_the_certificate() {
     }
     let mut c = proto::client::new(ok.expect("a TLS connection"), None).unwrap();
     let e = c
-        .submit_experiment(SubmitExperimentRequest { spec_toml: SPEC.into() })
+        .submit_experiment(SubmitExperimentRequest {
+            spec_toml: SPEC.into(),
+            ..Default::default()
+        })
         .await
         .unwrap()
         .into_inner();

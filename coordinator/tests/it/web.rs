@@ -92,6 +92,7 @@ async fn the_view_asks_for_a_token_escapes_what_specs_and_workers_send_and_chang
     let e = c
         .submit_experiment(SubmitExperimentRequest {
             spec_toml: PAYLOAD.into(),
+            ..Default::default()
         })
         .await
         .unwrap()

@@ -349,6 +349,9 @@ pub const NETS_DIR: &str = "nets";
 pub const TRAIN_SUMMARY: &str = "summary.json";
 /// A training run's best network at its end.
 pub const BEST_NET: &str = "best.safetensors";
+/// A copy of a training run's `train.start` file, in its directory, that a
+/// coordinator writes when the run is submitted: what its workers read.
+pub const START_NET: &str = "start.safetensors";
 /// A training run's plot, beside `report.md` and `report.json`.
 pub const TRAIN_CURVE: &str = "curve.svg";
 /// A generation's record, inside its directory ([`generation_dir`]).

@@ -19,6 +19,7 @@
 pub mod cluster;
 mod fit;
 mod fixed;
+mod parse;
 mod play;
 mod rows;
 pub mod spec;
@@ -32,6 +33,7 @@ use serde::{Deserialize, Serialize};
 
 pub use fit::{FitReport, first_network};
 pub use fixed::{Fixed, PAST_KEPT, TrainSearch};
+pub use parse::StartFrom;
 pub use play::{Player, pair, self_play};
 pub use rows::{TrainRow, read_train, train_parquet, train_schema};
 pub use spec::{BeliefPrior, Keep, TrainSpec, TrainSpecError, is_train_spec};

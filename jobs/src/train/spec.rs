@@ -1,6 +1,6 @@
 //! The `[train]` spec: self-play generations of one network (docs/train.md).
-//! Parsed with every field checked, each refusal naming the field and the
-//! value; its id is the SHA-256 of its canonical JSON, so two specs that
+//! Parsed (`parse.rs`) with every field checked here, each refusal naming
+//! the field and the value; its id is the SHA-256 of its canonical JSON, so two specs that
 //! train differently never share a directory's results.
 
 use serde::{Deserialize, Serialize};
@@ -34,6 +34,12 @@ pub struct TrainSpec {
     pub seed: u64,
     /// What to train.
     pub train: Train,
+    /// Where `train.start`'s file is read when it is not the path the spec
+    /// writes: a coordinator's copy in the run's directory
+    /// ([`START_NET`](crate::layout::START_NET)), for its workers. Not a
+    /// key of the TOML, nor part of the id (the file's hash is).
+    #[serde(skip)]
+    pub start_file: Option<std::path::PathBuf>,
 }
 
 /// The `[train]` section.
@@ -166,64 +172,6 @@ pub fn is_train_spec(text: &str) -> bool {
 }
 
 impl TrainSpec {
-    /// Parses and checks a training spec.
-    /// `train.start` is read here (a path relative to the working
-    /// directory) and its hash kept in the spec.
-    pub fn from_toml(text: &str) -> Result<TrainSpec, TrainSpecError> {
-        let mut spec: TrainSpec = toml::from_str(text).map_err(|e| TrainSpecError::Toml(e.to_string()))?;
-        if let Some(h) = &spec.train.start_sha256 {
-            return Err(TrainSpecError::field(
-                "train.start_sha256",
-                format!("{h:?}"),
-                "muggins writes it from train.start's file; give train.start",
-            ));
-        }
-        spec.check()?;
-        spec.train.start_sha256 = spec.start_model()?.map(|m| m.sha256);
-        Ok(spec)
-    }
-
-    /// The model of `train.start`, checked against the spec (its game,
-    /// encoding and hidden layers), or `None` without one.
-    pub fn start_model(&self) -> Result<Option<net::Model>, TrainSpecError> {
-        let t = &self.train;
-        let Some(path) = &t.start else {
-            return Ok(None);
-        };
-        let bad = |why: &str| TrainSpecError::field("train.start", format!("{path:?}"), why);
-        let file = std::path::Path::new(path);
-        let model = net::Model::load(file).map_err(|e| {
-            let from = std::env::current_dir()
-                .ok()
-                .filter(|_| file.is_relative() && !file.exists());
-            match from {
-                Some(cwd) => bad(&format!(
-                    "{e} (a relative path is read from the working directory, {})",
-                    cwd.display()
-                )),
-                None => bad(&e.to_string()),
-            }
-        })?;
-        let m = &model.meta;
-        // The game, encoding and shapes as every reader of a model checks
-        // them; the layers as this training makes them.
-        let mismatch = match model.check(&self.state().model_expect(self.encoding())) {
-            Err(why) => Some(format!(
-                "{why} (train.game {:?}, train.encoding {:?})",
-                t.game, t.encoding
-            )),
-            Ok(()) if m.hidden != t.hidden => Some(format!(
-                "hidden layers {:?}, and train.hidden is {:?}",
-                m.hidden, t.hidden
-            )),
-            Ok(()) => None,
-        };
-        match mismatch {
-            Some(why) => Err(bad(&why)),
-            None => Ok(Some(model)),
-        }
-    }
-
     /// Whether the network has a belief head that this training teaches
     /// (`train.fit.belief_weight` above 0).
     pub fn belief(&self) -> bool {
@@ -245,7 +193,7 @@ impl TrainSpec {
         }
     }
 
-    fn check(&self) -> Result<(), TrainSpecError> {
+    pub(super) fn check(&self) -> Result<(), TrainSpecError> {
         let t = &self.train;
         if self.name.is_empty()
             || !self

@@ -6,7 +6,7 @@ use std::path::Path;
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, Ordering};
 
-use jobs::train::{Summary, TrainSearch, TrainSpec, TrainSpecError, Trainer, read_train};
+use jobs::train::{StartFrom, Summary, TrainSearch, TrainSpec, TrainSpecError, Trainer, read_train};
 
 pub(crate) const TINY: &str = r#"
 name = "tiny"
@@ -421,6 +421,25 @@ fn all_fives_trains_from_a_start_network_against_and_from_mstar() {
     let with_start = |path: &Path| TINY_FIVES.replacen("hidden = [16]", &format!("hidden = [16]\nstart = {path:?}"), 1);
     let spec = TrainSpec::from_toml(&with_start(&start)).unwrap();
     assert_eq!(spec.train.start_sha256.as_deref(), Some(made.best.as_str()));
+    // Where a coordinator reads it: the bytes a submission sent, then its
+    // workers' copy; the same id either way, and no file, no copy.
+    let text = with_start(Path::new("elsewhere/gone.safetensors"));
+    let bytes = std::fs::read(&start).unwrap();
+    let sent = TrainSpec::from_toml_with(&text, StartFrom::Bytes(&bytes)).unwrap();
+    let copied = TrainSpec::from_toml_with(&text, StartFrom::Copy(&start)).unwrap();
+    assert_eq!(sent.id(), copied.id());
+    assert_eq!(sent.train.start_sha256, spec.train.start_sha256);
+    assert_eq!(copied.start_model().unwrap().unwrap().sha256, made.best);
+    let unread = TrainSpec::from_toml_with(&text, StartFrom::Unread).unwrap();
+    assert_eq!(unread.train.start_sha256, None);
+    let err = TrainSpec::from_toml_with(&text, StartFrom::Bytes(&[])).unwrap_err();
+    assert!(err.to_string().contains("no copy of the file"), "{err}");
+    let err = TrainSpec::from_toml_with(&text, StartFrom::Bytes(b"junk")).unwrap_err();
+    assert!(
+        err.to_string()
+            .starts_with("train.start = \"elsewhere/gone.safetensors\": the file sent: not a safetensors"),
+        "{err}"
+    );
     assert_ne!(spec.id(), plain.id());
     let dir = tempfile::tempdir().unwrap();
     let summary = train(&spec, dir.path(), 2, None).unwrap();
