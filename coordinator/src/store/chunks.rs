@@ -55,6 +55,12 @@ pub enum CheckOutcome {
 /// A tie-break never goes to either disputant: it waits for a third worker.
 const AVOID_MS: i64 = 120_000;
 
+/// A training run's partition check waits this long instead: its
+/// generation's fit waits for it, so a lone worker checks itself after
+/// seconds, not minutes (other workers, idle once the generation's
+/// partitions are played, take it before then).
+const SELF_PLAY_AVOID_MS: i64 = 10_000;
+
 /// Whether the range at (`shard`, `first_game`) of `experiment` is drawn
 /// for a check: its SHA-256 read as a fraction below `fraction`.
 pub(super) fn drawn(experiment: &str, shard: u64, first_game: u64, fraction: f64) -> bool {
@@ -206,7 +212,7 @@ impl Store {
                     first,
                     games,
                     TaskState::Pending,
-                    now_ms() + AVOID_MS,
+                    now_ms() + if source == Stage::SelfPlay { SELF_PLAY_AVOID_MS } else { AVOID_MS },
                     checksum
                 ])?;
             // A check already there keeps the workers it avoids.

@@ -196,6 +196,66 @@ mod tests {
             .unwrap()
     }
 
+    /// A completed partition is a range with its file's hash; its check
+    /// goes to another worker first, for 10 s (the fit waits for it), with
+    /// the hash to compare; a replay with another hash is a dispute.
+    #[test]
+    fn a_partitions_check_goes_to_another_worker_first_and_compares_the_files_hash() {
+        use super::super::{CheckOutcome, CompleteOutcome, Completed, LeaseRef, Reporter, now_ms};
+        let dir = tempfile::tempdir().unwrap();
+        let mut store = Store::open(&dir.path().join("state.sqlite")).unwrap();
+        let job = jobs::Job::from_toml(SPEC).unwrap();
+        store.submit(&job, SPEC).unwrap();
+        let complete = |store: &mut Store, worker: &str, t: &super::super::LeasedTask, hash: &str| {
+            let done = Completed {
+                rows: t.games,
+                checksum: hash,
+                temp_file: "",
+                final_file: "f",
+                file: (1, hash),
+                placed: true,
+                stats: None,
+            };
+            let by = Reporter {
+                worker,
+                chunks: &[],
+                check_fraction: 1.0,
+            };
+            let lease = LeaseRef {
+                task_id: &t.task_id,
+                token: &t.lease_token,
+            };
+            store.complete(lease, &done, &by).unwrap()
+        };
+        let first = store.lease("w", 60_000, None).unwrap().unwrap();
+        assert_eq!(first.stage, Stage::SelfPlay);
+        let before = now_ms();
+        assert!(matches!(
+            complete(&mut store, "w", &first, "h"),
+            CompleteOutcome::Accepted { checks_added: 1, .. }
+        ));
+        let until: i64 = store
+            .conn
+            .query_row("SELECT avoid_until_ms FROM tasks WHERE stage = 'check'", [], |r| {
+                r.get(0)
+            })
+            .unwrap();
+        assert!((before + 9_000..=now_ms() + 10_000).contains(&until), "{until}");
+        // Its own worker gets the next partition; another gets the check.
+        assert_eq!(store.lease("w", 60_000, None).unwrap().unwrap().stage, Stage::SelfPlay);
+        let check = store.lease("v", 60_000, None).unwrap().unwrap();
+        assert_eq!(check.stage, Stage::Check);
+        assert_eq!((check.shard, check.games), (first.shard, first.games));
+        assert_eq!(check.expected_checksum, "h");
+        assert!(matches!(
+            complete(&mut store, "v", &check, "other"),
+            CompleteOutcome::Accepted {
+                check: Some(CheckOutcome::Disputed),
+                ..
+            }
+        ));
+    }
+
     #[test]
     fn a_bad_workers_partition_redoes_its_generation_and_every_one_after() {
         let (_dir, mut store, id) = store_with(3, 2, "good");
