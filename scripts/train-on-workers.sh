@@ -5,6 +5,7 @@
 #   scripts/train-on-workers.sh jobs/specs/train-block-smoke.toml [WORKERS] [THREADS_EACH]
 # WORKERS (default 2) workers of THREADS_EACH threads (default 1) on this
 # machine, over loopback; `muggins run` takes WORKERS x THREADS_EACH threads.
+# CHECK_FRACTION sets the coordinator's --check-fraction (its default: 1%).
 set -euo pipefail
 spec=${1:?usage: scripts/train-on-workers.sh SPEC [WORKERS] [THREADS_EACH]}
 workers=${2:-2}
@@ -26,7 +27,7 @@ t0=$(date +%s.%N)
 t1=$(date +%s.%N)
 
 "$bin" coordinator --listen "127.0.0.1:$port" --state "$dir/state.sqlite" --results "$dir/results" \
-    >"$dir/coordinator.log" 2>&1 &
+    ${CHECK_FRACTION:+--check-fraction "$CHECK_FRACTION"} >"$dir/coordinator.log" 2>&1 &
 coordinator=$!
 for _ in $(seq 100); do
     (echo >"/dev/tcp/127.0.0.1/$port") 2>/dev/null && break
