@@ -470,20 +470,18 @@ fn complete(shared: &Shared, r: &CompleteTaskRequest) -> Result<CompleteOutcome,
                     shared.config.check_fraction
                 },
             };
-            let outcome = {
-                let mut store = shared.store();
-                let outcome = store.complete(lease, &done, &by)?;
-                // A training run's generations to redo lose their files
-                // before any of their tasks can be leased again.
+            // A training run's generations to redo lose their files before
+            // the verdict is committed, so before any of their tasks can be
+            // leased again.
+            let outcome = shared.store().complete_then(lease, &done, &by, |outcome| {
                 if let CompleteOutcome::Accepted {
                     check: Some(crate::store::CheckOutcome::Failed { remove, .. }),
                     ..
-                } = &outcome
+                } = outcome
                 {
                     remove_redone(&shared.config.results, remove);
                 }
-                outcome
-            };
+            })?;
             if let (Some(sprt), Some(_)) = (sprt, &stats)
                 && let Some((shard, files)) = shared.store().sprt_stop(&target.experiment_id, &sprt)?
             {

@@ -248,6 +248,21 @@ impl Store {
     /// is where it goes, `placed` whether it is there already (fit and
     /// report write in place; partitions are renamed by the worker next).
     pub fn complete(&mut self, lease: LeaseRef, done: &Completed, by: &Reporter) -> Result<CompleteOutcome> {
+        self.complete_then(lease, done, by, |_| {})
+    }
+
+    /// [`Self::complete`], `before_commit` given the accepted outcome just
+    /// before it is committed: what a verdict sends back loses its files
+    /// first (a crash after that leaves done tasks whose files are gone,
+    /// which the sweeper's verification plays again; the other order would
+    /// leave pending tasks beside their old files).
+    pub fn complete_then(
+        &mut self,
+        lease: LeaseRef,
+        done: &Completed,
+        by: &Reporter,
+        before_commit: impl FnOnce(&CompleteOutcome),
+    ) -> Result<CompleteOutcome> {
         let LeaseRef { task_id, token } = lease;
         let Completed {
             rows,
@@ -332,12 +347,14 @@ impl Store {
         };
         tx.prepare_cached("UPDATE experiments SET updated_ms = ?2 WHERE id = ?1")?
             .execute(params![exp, now_ms()])?;
-        tx.commit()?;
-        Ok(CompleteOutcome::Accepted {
+        let outcome = CompleteOutcome::Accepted {
             final_file: final_file.to_string(),
             check,
             checks_added,
-        })
+        };
+        before_commit(&outcome);
+        tx.commit()?;
+        Ok(outcome)
     }
 
     pub fn fail(

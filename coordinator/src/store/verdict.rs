@@ -4,7 +4,8 @@
 //! generation from the first it touched (a self-play partition, or a
 //! generation's fit, gate and anchors) is redone, since each generation
 //! trains on the networks the ones before it made. The service removes
-//! those generations' files under the store's lock ([`Redo::remove`]).
+//! those generations' files before the verdict commits ([`Redo::remove`],
+//! `Store::complete_then`).
 
 use jobs::layout::{FIRST_FILE, Stage, generation_dir, self_play_of, self_play_shard};
 use rusqlite::{OptionalExtension, Transaction, params};
