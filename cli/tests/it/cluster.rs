@@ -93,6 +93,20 @@ pub(crate) fn experiment(port: u16, id: &str) -> proto::Experiment {
     })
 }
 
+/// Experiment `id` succeeded with the worker `broken` marked bad by its
+/// cross-checks (some passed, some failed), as `muggins status` says too.
+pub(crate) fn found_broken(port: u16, id: &str) -> proto::Experiment {
+    let e = experiment(port, id);
+    assert_eq!(e.state, ExperimentState::Succeeded as i32, "{}", e.error);
+    assert_eq!(e.bad_workers, ["broken"], "{e:?}");
+    assert!(e.checks_failed >= 1 && e.checks_passed >= 1, "{e:?}");
+    let status = TestCommand::new(&["status", "--coordinator", &format!("http://127.0.0.1:{port}")])
+        .arg(id)
+        .stdout();
+    assert!(status.contains("bad workers") && status.contains("broken"), "{status}");
+    e
+}
+
 pub(crate) fn wait_for(what: &str, secs: u64, mut f: impl FnMut() -> bool) {
     let deadline = Instant::now() + Duration::from_secs(secs);
     while !f() {
