@@ -84,19 +84,15 @@ impl Assignment {
             token: t.lease_token,
             duration: Duration::from_millis(t.lease_ms),
         };
-        let start = match jobs::train::is_train_spec(&t.spec_toml) {
-            true => {
-                match jobs::layout::confine(results, &ExperimentDir::new(&t.output).file(jobs::layout::START_NET)) {
-                    Ok(p) => Some(p),
-                    Err(e) => return Err(Box::new((lease, TaskError::Spec(e.to_string())))),
-                }
+        let copy = if jobs::train::is_train_spec(&t.spec_toml) {
+            match jobs::layout::confine(results, &ExperimentDir::new(&t.output).file(jobs::layout::START_NET)) {
+                Ok(p) => Some(p),
+                Err(e) => return Err(Box::new((lease, TaskError::Spec(e.to_string())))),
             }
-            false => None,
+        } else {
+            None
         };
-        let from = match &start {
-            Some(p) => StartFrom::Copy(p),
-            None => StartFrom::Path,
-        };
+        let from = copy.as_deref().map_or(StartFrom::Path, StartFrom::Copy);
         let job = match Job::from_toml_with(&t.spec_toml, from) {
             Ok(s) if s.hash() == t.spec_hash => s,
             Ok(_) => return Err(Box::new((lease, TaskError::SpecHash))),

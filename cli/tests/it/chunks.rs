@@ -9,7 +9,8 @@ use std::time::Duration;
 use proto::ExperimentState;
 
 use crate::cluster::{
-    coordinator_with, expected, experiment, found_broken, free_port, rows, submit, wait_for, worker_command,
+    broken_then_good, coordinator_with, expected, experiment, found_broken, free_port, rows, submit, wait_for,
+    worker_command,
 };
 use crate::faults::scrape;
 use crate::util::Dir;
@@ -146,21 +147,7 @@ fn a_worker_whose_games_are_wrong_is_found_by_cross_checks_and_its_work_redone()
     let id = submit(port, &dir.create_spec(FAST));
     let results = dir.join("results");
     // The broken machine starts first, so it plays a share of the grid.
-    let _bad = worker_command(port, &results, 1)
-        .args(["--id", "broken", "--exit-when-done"])
-        .env("MUGGINS_FAILPOINT", "corrupt-rows")
-        .spawn();
-    wait_for("the broken worker's first completion", 60, || {
-        scrape(metrics, "muggins_completions_total") >= 1
-    });
-    let mut good: Vec<_> = ["good-a", "good-b"]
-        .iter()
-        .map(|name| {
-            worker_command(port, &results, 1)
-                .args(["--id", name, "--exit-when-done"])
-                .spawn()
-        })
-        .collect();
+    let (_bad, mut good) = broken_then_good(port, &results, 60, || scrape(metrics, "muggins_completions_total") >= 1);
     for w in &mut good {
         let Some(status) = w.wait_timeout(Duration::from_secs(240)) else {
             panic!("a good worker did not finish: {:?}", experiment(port, &id));

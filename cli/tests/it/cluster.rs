@@ -93,6 +93,32 @@ pub(crate) fn experiment(port: u16, id: &str) -> proto::Experiment {
     })
 }
 
+/// A broken machine (`MUGGINS_FAILPOINT=corrupt-rows`, id `broken`)
+/// started first, then, once `started` says (within `secs`) it has played
+/// a share, two good workers (`good-a`, `good-b`); all exit when nothing
+/// is left. Returns the broken one and the good ones.
+pub(crate) fn broken_then_good(
+    port: u16,
+    results: &Path,
+    secs: u64,
+    started: impl FnMut() -> bool,
+) -> (Proc, Vec<Proc>) {
+    let broken = worker_command(port, results, 1)
+        .args(["--id", "broken", "--exit-when-done"])
+        .env("MUGGINS_FAILPOINT", "corrupt-rows")
+        .spawn();
+    wait_for("the broken worker's first completion", secs, started);
+    let good = ["good-a", "good-b"]
+        .iter()
+        .map(|name| {
+            worker_command(port, results, 1)
+                .args(["--id", name, "--exit-when-done"])
+                .spawn()
+        })
+        .collect();
+    (broken, good)
+}
+
 /// Experiment `id` succeeded with the worker `broken` marked bad by its
 /// cross-checks (some passed, some failed), as `muggins status` says too.
 pub(crate) fn found_broken(port: u16, id: &str) -> proto::Experiment {

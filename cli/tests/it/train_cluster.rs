@@ -10,7 +10,7 @@ use std::time::Duration;
 use serde_json::Value;
 
 use crate::cluster::{
-    coordinator_with, experiment, found_broken, free_port, submit, wait_exit, wait_for, worker, worker_command,
+    broken_then_good, coordinator_with, experiment, found_broken, free_port, submit, wait_exit, wait_for, worker,
 };
 use crate::util::{Dir, TestCommand};
 
@@ -34,6 +34,16 @@ pairs = 60
 pairs = 40
 anchors = ["random"]
 "#;
+
+/// `muggins run` of `spec` on two threads, into `dir`'s `local/`: what a
+/// cluster's run is compared with.
+fn run_in_one_process(dir: &Dir, spec: &std::path::Path) {
+    TestCommand::new(&["run", "--threads", "2", "--no-web", "--out"])
+        .arg(dir.join("local"))
+        .arg(spec)
+        .timeout(Duration::from_secs(300))
+        .success();
+}
 
 /// The run's summary without its timings.
 fn summary(dir: &std::path::Path) -> Value {
@@ -72,11 +82,7 @@ fn deterministic_files(dir: &std::path::Path, generations: u32, parts: u32) -> V
 fn a_training_run_on_worker_processes_writes_the_networks_of_one_process() {
     let dir = Dir::new();
     let spec = dir.create_spec(SPEC);
-    TestCommand::new(&["run", "--threads", "2", "--no-web", "--out"])
-        .arg(dir.join("local"))
-        .arg(&spec)
-        .timeout(Duration::from_secs(300))
-        .success();
+    run_in_one_process(&dir, &spec);
     let port = free_port();
     let mut coordinator = coordinator_with(port, dir.path(), 2, &[]);
     let id = submit(port, &spec);
@@ -158,32 +164,16 @@ fn a_broken_worker_in_a_training_run_is_found_by_cross_checks_and_its_generation
         .replace("generations = 3", "generations = 2")
         .replace("games = 1200", "games = 400");
     let spec = dir.create_spec(&text);
-    TestCommand::new(&["run", "--threads", "2", "--no-web", "--out"])
-        .arg(dir.join("local"))
-        .arg(&spec)
-        .timeout(Duration::from_secs(300))
-        .success();
+    run_in_one_process(&dir, &spec);
     let port = free_port();
     let _coordinator = coordinator_with(port, dir.path(), 2, &["--check-fraction", "1"]);
     let id = submit(port, &spec);
     let results = dir.join("results");
     // The broken machine starts first, so it plays a share of the self-play.
-    let _broken = worker_command(port, &results, 1)
-        .args(["--id", "broken", "--exit-when-done"])
-        .env("MUGGINS_FAILPOINT", "corrupt-rows")
-        .spawn();
-    wait_for("the broken worker's first partition", 120, || {
+    let (_broken, mut good) = broken_then_good(port, &results, 120, || {
         let e = experiment(port, &id);
         e.stages.iter().any(|s| s.name == "selfplay" && s.tasks_done >= 1)
     });
-    let mut good: Vec<_> = ["good-a", "good-b"]
-        .iter()
-        .map(|name| {
-            worker_command(port, &results, 1)
-                .args(["--id", name, "--exit-when-done"])
-                .spawn()
-        })
-        .collect();
     for w in &mut good {
         wait_exit(w, 300);
     }
@@ -206,13 +196,7 @@ fn a_training_run_that_starts_from_a_file_runs_on_workers_from_the_file_submitte
         .replace("name = \"train-cluster\"", "name = \"seedling\"")
         .replace("generations = 3", "generations = 1")
         .replace("games = 1200", "games = 200");
-    let run_local = |text: &str| {
-        TestCommand::new(&["run", "--threads", "2", "--no-web", "--out"])
-            .arg(dir.join("local"))
-            .arg(dir.create_spec(text))
-            .timeout(Duration::from_secs(300))
-            .success();
-    };
+    let run_local = |text: &str| run_in_one_process(&dir, &dir.create_spec(text));
     run_local(&seedling);
     let start = dir.join("start.safetensors");
     std::fs::copy(dir.join("local/seedling/best.safetensors"), &start).unwrap();

@@ -42,8 +42,8 @@ pub enum CheckOutcome {
     Failed {
         worker: String,
         requeued: u64,
-        /// What the service removes (relative to the results root, under
-        /// the store's lock): a training run's generations redone.
+        /// What the service removes (relative to the results root) before
+        /// the verdict commits: a training run's generations redone.
         remove: Vec<String>,
     },
     /// Not a check task.
@@ -335,7 +335,7 @@ impl Store {
 .execute(
                 params![worker, exp, task_id, why(worker), now_ms()],
             )?;
-            redo.add(Self::redo_work_of(tx, exp, worker, task_id)?);
+            redo.add(Self::redo_work_of(tx, exp, worker, task_id, partition.is_some())?);
         }
         Ok(CheckOutcome::Failed {
             worker: bad.join(", "),

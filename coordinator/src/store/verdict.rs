@@ -43,18 +43,20 @@ impl Store {
         Ok(found.map(|()| self_play_of(shard)))
     }
 
-    /// Sends back what bad `worker` did for `exp` (`verdict` is the check
-    /// task deciding, kept).
-    pub(super) fn redo_work_of(tx: &Transaction<'_>, exp: &str, worker: &str, verdict: &str) -> Result<Redo> {
+    /// Sends back what bad `worker` did for `exp`, a training run's if
+    /// `training` (its checks are of partitions: [`Self::partition_of`]);
+    /// `verdict` is the check task deciding, kept.
+    pub(super) fn redo_work_of(
+        tx: &Transaction<'_>,
+        exp: &str,
+        worker: &str,
+        verdict: &str,
+        training: bool,
+    ) -> Result<Redo> {
         let shards: Vec<i64> = tx
             .prepare("SELECT DISTINCT shard FROM chunks WHERE experiment_id = ?1 AND worker_id = ?2")?
             .query_map(params![exp, worker], |r| r.get(0))?
             .collect::<std::result::Result<_, _>>()?;
-        let training = tx
-            .prepare_cached("SELECT 1 FROM tasks WHERE experiment_id = ?1 AND stage = ?2 LIMIT 1")?
-            .query_row(params![exp, Stage::SelfPlay.name()], |_| Ok(()))
-            .optional()?
-            .is_some();
         if training {
             return Self::redo_generations(tx, exp, worker, verdict, &shards);
         }
@@ -261,7 +263,7 @@ mod tests {
     fn a_bad_workers_partition_redoes_its_generation_and_every_one_after() {
         let (_dir, mut store, id) = store_with(3, 2, "good");
         let tx = store.conn.transaction().unwrap();
-        let redo = Store::redo_work_of(&tx, &id, "bad", "check-x").unwrap();
+        let redo = Store::redo_work_of(&tx, &id, "bad", "check-x", true).unwrap();
         tx.commit().unwrap();
         // Generations 2 and 3's 2 x 11 tasks, done before, are pending again;
         // generation 1 stays done, and the 4th was pending already.
@@ -307,7 +309,7 @@ mod tests {
         // No partition of its own, but generation 1's fit, gate and anchors.
         let (_dir, mut store, id) = store_with(2, 0, "bad");
         let tx = store.conn.transaction().unwrap();
-        let redo = Store::redo_work_of(&tx, &id, "bad", "check-x").unwrap();
+        let redo = Store::redo_work_of(&tx, &id, "bad", "check-x", true).unwrap();
         tx.commit().unwrap();
         assert_eq!(redo.requeued, 22);
         assert!(redo.remove.contains(&"train-block-smoke/gen-001".to_string()));
@@ -319,7 +321,7 @@ mod tests {
         );
         // A worker that did nothing for the run sends nothing back.
         let tx = store.conn.transaction().unwrap();
-        let none = Store::redo_work_of(&tx, &id, "stranger", "check-x").unwrap();
+        let none = Store::redo_work_of(&tx, &id, "stranger", "check-x", true).unwrap();
         assert_eq!((none.requeued, none.remove.len()), (0, 0));
     }
 }

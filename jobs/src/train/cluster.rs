@@ -77,8 +77,7 @@ impl Trainer<'_> {
         let Some(rows) = self.replay(g, k, tamper)? else {
             return Ok(None);
         };
-        let path = self.partition(g, k);
-        write_atomic(&path, &self.partition_bytes(&rows))?;
+        let path = self.write_partition(g, k, &rows)?;
         Ok(Some(self.written(&path, rows.len() as u64)?))
     }
 

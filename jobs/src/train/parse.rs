@@ -49,7 +49,7 @@ impl TrainSpec {
 
     /// Reads `train.start`'s file from `from` (when the spec has one) and
     /// keeps its hash (and, for a copy, where the file is).
-    pub(super) fn read_start(&mut self, from: StartFrom<'_>) -> Result<(), TrainSpecError> {
+    fn read_start(&mut self, from: StartFrom<'_>) -> Result<(), TrainSpecError> {
         let Some(path) = self.train.start.clone() else {
             return Ok(());
         };

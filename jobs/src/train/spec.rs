@@ -1,7 +1,7 @@
 //! The `[train]` spec: self-play generations of one network (docs/train.md).
 //! Parsed (`parse.rs`) with every field checked here, each refusal naming
-//! the field and the value; its id is the SHA-256 of its canonical JSON, so two specs that
-//! train differently never share a directory's results.
+//! the field and the value; its id is the SHA-256 of its canonical JSON,
+//! so two specs that train differently never share a directory's results.
 
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};

@@ -243,27 +243,22 @@ impl Trainer<'_> {
         Ok((model, past))
     }
 
-    /// Plays generation `g`'s self-play partition `k` on `threads` threads
-    /// (each a run of its games: a game is a function of its coordinates,
-    /// so the rows are the same on any count) and writes it whole; returns
-    /// its training rows, `None` when stopped.
-    pub(super) fn self_play_partition(
-        &self,
-        g: u32,
-        k: usize,
-        model: &net::Model,
-        past: &[net::Model],
-        threads: usize,
-    ) -> Result<Option<u64>, IoError> {
-        let Some(rows) = self.partition_rows(g, k, model, past, threads) else {
-            return Ok(None);
-        };
-        write_atomic(&self.partition(g, k), &self.partition_bytes(&rows))?;
-        Ok(Some(rows.len() as u64))
+    /// Writes generation `g`'s partition `k` whole (its `rows` as
+    /// Parquet) and returns where.
+    pub(super) fn write_partition(&self, g: u32, k: usize, rows: &[TrainRow]) -> Result<PathBuf, IoError> {
+        let path = self.partition(g, k);
+        write_atomic(&path, &self.partition_bytes(rows))?;
+        Ok(path)
     }
 
-    /// Generation `g`'s partition `k` played on `threads` (the same rows on
-    /// any number); `None` when stopped.
+    /// A partition's file: its rows as Parquet.
+    pub(super) fn partition_bytes(&self, rows: &[TrainRow]) -> Vec<u8> {
+        rows::train_parquet(rows, self.spec.belief(), self.spec.belief_prior().is_some())
+    }
+
+    /// Generation `g`'s partition `k` played on `threads` threads (each a
+    /// run of its games: a game is a function of its coordinates, so the
+    /// rows are the same on any count); `None` when stopped.
     pub(super) fn partition_rows(
         &self,
         g: u32,
@@ -280,11 +275,6 @@ impl Trainer<'_> {
             play::self_play(self.spec, g, model, past, a, b - a)
         })?;
         Some(played.into_iter().flatten().collect())
-    }
-
-    /// A partition's file: its rows as Parquet.
-    pub(super) fn partition_bytes(&self, rows: &[TrainRow]) -> Vec<u8> {
-        rows::train_parquet(rows, self.spec.belief(), self.spec.belief_prior().is_some())
     }
 
     fn generation(&self, g: u32, best: &str, past: &[String]) -> Result<Option<Generation>, TrainError> {
@@ -306,9 +296,10 @@ impl Trainer<'_> {
         let done = AtomicUsize::new(0);
         let played = parallel(todo.len(), self.threads, self.stop, |i| -> Result<bool, IoError> {
             // Stopped inside: not written, the next run plays it again.
-            if self.self_play_partition(g, todo[i], &model, &past, 1)?.is_none() {
+            let Some(rows) = self.partition_rows(g, todo[i], &model, &past, 1) else {
                 return Ok(false);
-            }
+            };
+            self.write_partition(g, todo[i], &rows)?;
             let n = done.fetch_add(1, Ordering::Relaxed) + 1;
             if todo.len() <= 50 || n.is_multiple_of(10) || n == todo.len() {
                 (self.progress)(&format!("generation {g}: self-play partitions {n}/{}", todo.len()));
