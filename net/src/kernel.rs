@@ -117,6 +117,34 @@ pub(crate) fn tanh_in_place(v: &mut [f32]) {
     }
 }
 
+/// The FMA ceiling's loop: [`FMA_LANES`] chains of fused multiply-adds
+/// (12 vectors of 8 on AVX2), each started at its own value so that none
+/// is a copy of another the compiler could merge, all summed at the end so
+/// that none is dead code. (Until stop 65 the chains started equal and one
+/// was read: the compiler kept that one, and the "ceiling" was 12 times one
+/// chain's latency-bound rate, 1.5 times what the pipes do here.)
+const FMA_LANES: usize = 96;
+const FMA_M: f32 = 0.999_999;
+const FMA_C: f32 = 1e-7;
+
+/// Where lane `k` of the ceiling's loop starts.
+fn fma_start(k: usize) -> f32 {
+    1.0 + k as f32 / 128.0
+}
+
+/// `n` rounds of the ceiling's loop over every lane, one at a time, and
+/// the sum of the lanes: the portable loop, and the value the AVX2 loop
+/// must give.
+fn fma_loop_portable(n: usize) -> f32 {
+    let mut acc: [f32; FMA_LANES] = std::array::from_fn(fma_start);
+    for _ in 0..n {
+        for a in acc.iter_mut() {
+            *a = a.mul_add(FMA_M, FMA_C);
+        }
+    }
+    acc.iter().sum()
+}
+
 /// This thread's rate of f32 flops (a fused multiply-add is two) in a loop
 /// that does nothing else, for `seconds`: the ceiling a dense layer's rate
 /// is measured against (benchmarks). The portable rate where the processor
@@ -129,18 +157,12 @@ pub fn fma_peak_flops(seconds: f64) -> f64 {
         #[cfg(target_arch = "x86_64")]
         if std::arch::is_x86_feature_detected!("avx2") && std::arch::is_x86_feature_detected!("fma") {
             // SAFETY: the processor has AVX2 and FMA (checked just above).
-            sink += unsafe { avx::fma_loop(1 << 20) };
-            flops += (1u64 << 20) as f64 * 12.0 * 8.0 * 2.0;
+            sink += unsafe { avx::fma_loop(1 << 18) };
+            flops += (1u64 << 18) as f64 * FMA_LANES as f64 * 2.0;
             continue;
         }
-        let mut acc = [1.0f32; 12];
-        for _ in 0..1 << 16 {
-            for a in acc.iter_mut() {
-                *a = a.mul_add(0.999_999, 1e-7);
-            }
-        }
-        sink += acc.iter().sum::<f32>();
-        flops += (1u64 << 16) as f64 * 12.0 * 2.0;
+        sink += fma_loop_portable(1 << 14);
+        flops += (1u64 << 14) as f64 * FMA_LANES as f64 * 2.0;
     }
     std::hint::black_box(sink);
     flops / start.elapsed().as_secs_f64()
@@ -164,7 +186,7 @@ pub fn fma_peak_flops_on(seconds: f64, threads: usize) -> f64 {
 mod avx {
     use std::arch::x86_64::*;
 
-    use super::{PANEL, panel_width};
+    use super::{FMA_C, FMA_LANES, FMA_M, PANEL, fma_start, panel_width};
 
     /// Rows a chunk of a batch holds (a multiple of 6): 48 rows of 256
     /// floats are 48 KB, beside a layer's weights in the L2 cache.
@@ -193,24 +215,28 @@ mod avx {
         }
     }
 
-    /// `n` rounds of 12 independent 8-wide fused multiply-adds (enough in
-    /// flight to cover the instruction's latency on two pipes).
+    /// [`super::fma_loop_portable`] in 12 vectors of 8 lanes: 12
+    /// independent multiply-adds a round, enough in flight to cover the
+    /// instruction's latency on two pipes; the same sum.
     ///
     /// # Safety
     /// The processor must have AVX2 and FMA.
     #[target_feature(enable = "avx2,fma")]
     pub(super) unsafe fn fma_loop(n: usize) -> f32 {
-        let mut acc = [_mm256_set1_ps(1.0); 12];
-        let (m, c) = (_mm256_set1_ps(0.999_999), _mm256_set1_ps(1e-7));
+        let mut lanes: [f32; FMA_LANES] = std::array::from_fn(fma_start);
+        // SAFETY: chain k reads and writes lanes 8k..8k + 8 of 96.
+        let mut acc: [__m256; FMA_LANES / 8] =
+            std::array::from_fn(|k| unsafe { _mm256_loadu_ps(lanes.as_ptr().add(8 * k)) });
+        let (m, c) = (_mm256_set1_ps(FMA_M), _mm256_set1_ps(FMA_C));
         for _ in 0..n {
             for a in acc.iter_mut() {
                 *a = _mm256_fmadd_ps(*a, m, c);
             }
         }
-        let mut out = [0.0f32; 8];
-        // SAFETY: out holds 8 floats.
-        unsafe { _mm256_storeu_ps(out.as_mut_ptr(), acc[0]) };
-        out[0]
+        for (k, a) in acc.iter().enumerate() {
+            unsafe { _mm256_storeu_ps(lanes.as_mut_ptr().add(8 * k), *a) };
+        }
+        lanes.iter().sum()
     }
 
     /// [`super::dense`] with AVX2 and FMA. Each packed panel of 16 columns
@@ -416,6 +442,28 @@ mod tests {
                 ((z ^ (z >> 31)) >> 40) as f32 / (1u32 << 24) as f32 * 2.0 - 1.0
             })
             .collect()
+    }
+
+    /// The ceiling's AVX2 loop computes every one of its 96 lanes: its
+    /// result is the sum the portable loop gives, bit for bit, and each
+    /// lane changes it (a loop whose lanes were merged or dropped, as the
+    /// compiler did with the old loop's equal chains of which one was read,
+    /// gives another sum and measures a rate that is not the pipes').
+    #[test]
+    fn the_ceiling_loop_computes_every_lane() {
+        let n = 1000;
+        let all = fma_loop_portable(n);
+        #[cfg(target_arch = "x86_64")]
+        if std::arch::is_x86_feature_detected!("avx2") && std::arch::is_x86_feature_detected!("fma") {
+            // SAFETY: the processor has AVX2 and FMA (checked just above).
+            assert_eq!(unsafe { avx::fma_loop(n) }.to_bits(), all.to_bits());
+        }
+        // One chain's lane, what the old loop returned, is far from the sum.
+        let mut one = fma_start(0);
+        for _ in 0..n {
+            one = one.mul_add(FMA_M, FMA_C);
+        }
+        assert!(all > 90.0 * one, "96 lanes sum to {all}, one lane is {one}");
     }
 
     /// The SIMD path equals the portable one bit for bit, for shapes with
