@@ -15,8 +15,16 @@ sources_only=false
 # on no async runtime, RPC, storage or columnar-format crate, no clock and
 # no entropy.
 pure="engine full classifier"
+crates="engine full classifier jobs analysis proto coordinator worker cli"
+# Each crate's dependencies, read once: all of them (name per line) and
+# its direct ones (one cargo tree each, not one per name checked).
+declare -A all_deps direct_deps
+$sources_only || for c in $crates; do
+    all_deps[$c]=$(cargo tree -p "$c" -e normal --prefix none --locked | awk '{print $1}' | sort -u)
+    direct_deps[$c]=$(cargo tree -p "$c" -e normal --depth 1 --prefix none --locked | tail -n +2 | awk '{print $1}' | sort -u)
+done
 $sources_only || for c in $pure; do
-    deps=$(cargo tree -p "$c" -e normal --prefix none --locked | awk '{print $1}' | sort -u)
+    deps=${all_deps[$c]}
     for bad in tokio async-std mio hyper tonic prost axum tower rusqlite arrow parquet polars duckdb reqwest chrono time getrandom rand; do
         if grep -qx "$bad" <<<"$deps"; then
             echo "invariant broken: $c depends on $bad"
@@ -32,17 +40,11 @@ if grep -nE 'std::(fs|net|io|time|env|process)|\b(env|fs|process)::|(e)?print(ln
     fail=1
 fi
 
-# Direct dependencies of each workspace crate (name per line).
-direct() {
-    cargo tree -p "$1" -e normal --depth 1 --prefix none --locked | tail -n +2 | awk '{print $1}' | sort -u
-}
-crates="engine full classifier jobs analysis proto coordinator worker cli"
-
 # Only jobs knows the Parquet format (arrow, parquet).
 $sources_only || for c in $crates; do
     [ "$c" = jobs ] && continue
     for bad in arrow parquet arrow-array arrow-schema; do
-        if grep -qx "$bad" <<<"$(direct "$c")"; then
+        if grep -qx "$bad" <<<"${direct_deps[$c]}"; then
             echo "invariant broken: $c depends on $bad directly (only jobs may)"
             fail=1
         fi
@@ -52,7 +54,7 @@ done
 # Only proto, coordinator, worker and cli speak gRPC (tonic, prost).
 $sources_only || for c in engine full classifier jobs analysis; do
     for bad in tonic prost tonic-prost; do
-        if grep -qx "$bad" <<<"$(cargo tree -p "$c" -e normal --prefix none --locked | awk '{print $1}' | sort -u)"; then
+        if grep -qx "$bad" <<<"${all_deps[$c]}"; then
             echo "invariant broken: $c depends on $bad"
             fail=1
         fi
@@ -124,6 +126,7 @@ fi
 # The name must be in its own crate's section (from its `### \`crate\``
 # heading to the next heading of that level), not anywhere in the file.
 missing=""
+declare -A sections
 for f in $(find */src -name '*.rs' -not -path 'target/*' | sort); do
     crate=${f%%/*}
     rel=${f#*/src/}
@@ -132,8 +135,9 @@ for f in $(find */src -name '*.rs' -not -path 'target/*' | sort); do
         */mod.rs) name="${rel%mod.rs}" ;;
         *) name="$rel" ;;
     esac
-    section=$(awk -v h="### \`$crate" 'index($0, h) == 1 { on = 1; print; next } /^(#|##|###) / { on = 0 } on' ARCHITECTURE.md)
-    grep -qF "\`$name" <<<"$section" || missing="$missing $f"
+    [[ -v "sections[$crate]" ]] ||
+        sections[$crate]=$(awk -v h="### \`$crate" 'index($0, h) == 1 { on = 1; print; next } /^(#|##|###) / { on = 0 } on' ARCHITECTURE.md)
+    grep -qF "\`$name" <<<"${sections[$crate]}" || missing="$missing $f"
 done
 if [ -n "$missing" ]; then
     echo "invariant broken: ARCHITECTURE.md's codemap does not name:$missing"

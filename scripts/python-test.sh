@@ -10,9 +10,13 @@ root=$PWD
 venv=$(mktemp -d)
 trap 'rm -rf "$venv"' EXIT
 python3 -m venv --system-site-packages "$venv"
-# The agent test runs `muggins run` (python/tests/test_agent_view.py).
-cargo build --quiet --locked --bin muggins
-export MUGGINS_BIN="$root/target/debug/muggins"
+# The agent test runs `muggins run` (python/tests/test_agent_view.py):
+# MUGGINS_BIN's, else a debug build's (scripts/ci.sh passes the one its
+# cargo test built).
+if [ -z "${MUGGINS_BIN:-}" ]; then
+    cargo build --quiet --locked --bin muggins
+    export MUGGINS_BIN="$root/target/debug/muggins"
+fi
 CARGO_TARGET_DIR="$root/target/python" "$venv/bin/pip" install --quiet --disable-pip-version-check ./python pytest
 # From outside the source tree, so `import muggins` is the installed package.
 cd "$venv"
