@@ -9,7 +9,9 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$PWD
 work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
+# On an interrupt or a failure, the cases still running stop before their
+# copies go.
+trap 'kill $(jobs -p) 2>/dev/null || true; wait; rm -rf "$work"' EXIT
 
 # fresh DIR: a copy of the tree's sources in DIR.
 fresh() {

@@ -224,7 +224,7 @@ mod avx {
     #[target_feature(enable = "avx2,fma")]
     pub(super) unsafe fn fma_loop(n: usize) -> f32 {
         let mut lanes: [f32; FMA_LANES] = std::array::from_fn(fma_start);
-        // SAFETY: chain k reads and writes lanes 8k..8k + 8 of 96.
+        // SAFETY: chain k reads lanes 8k..8k + 8 of 96.
         let mut acc: [__m256; FMA_LANES / 8] =
             std::array::from_fn(|k| unsafe { _mm256_loadu_ps(lanes.as_ptr().add(8 * k)) });
         let (m, c) = (_mm256_set1_ps(FMA_M), _mm256_set1_ps(FMA_C));
@@ -234,6 +234,7 @@ mod avx {
             }
         }
         for (k, a) in acc.iter().enumerate() {
+            // SAFETY: chain k writes lanes 8k..8k + 8 of 96.
             unsafe { _mm256_storeu_ps(lanes.as_mut_ptr().add(8 * k), *a) };
         }
         lanes.iter().sum()
