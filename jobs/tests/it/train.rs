@@ -291,6 +291,7 @@ fn the_shipped_networks_name_the_shipped_specs_that_made_them() {
         "train-team",
         "train-all-fives",
         "train-all-fives-mstar",
+        "train-all-fives-4",
         "train-team-ismcts",
         "train-block-ismcts",
     ] {
