@@ -6,7 +6,7 @@ bot in every seat; a measurement, printed.
 
     python3 scripts/guided-time.py [--games block team all-fives]
         [--simulations 400 3000] [--hands 20] [--adaptive] [--mstar]
-        [--belief constraints|head|policy] [--model-team PATH]
+        [--belief constraints|head|policy] [--model-team PATH] [--seats 2|4]
 
 `--adaptive` times the search that stops once its play is decided
 (`adaptive=True`) beside the whole budget, on the same decisions.
@@ -14,6 +14,9 @@ bot in every seat; a measurement, printed.
 docs/train.md); `--model-GAME` another model file for that game.
 `--mstar` (All Fives) times M* as issue 46 sets it (learned leaves,
 32 worlds x 10,000 nodes, the `model` belief) on the same decisions.
+`--seats 4` plays All Fives at four seats in partnerships, with the
+four-seat network (models/train-all-fives-4.safetensors) unless
+`--model-all-fives` names another.
 """
 import argparse
 import time
@@ -34,11 +37,15 @@ def main():
     ap.add_argument("--adaptive", action="store_true", help="also time adaptive=True on the same decisions")
     ap.add_argument("--mstar", action="store_true", help="All Fives: also time M* (32 x 10,000, learned, model)")
     ap.add_argument("--belief", choices=["constraints", "head", "policy"], default="constraints")
+    ap.add_argument("--seats", type=int, choices=[2, 4], default=2, help="All Fives' seats (default 2)")
     for game, path in MODELS.items():
-        ap.add_argument(f"--model-{game}", default=path, help=f"the {game} model (default {path})")
+        ap.add_argument(f"--model-{game}", default=None, help=f"the {game} model (default {path})")
     args = ap.parse_args()
+    if args.seats == 4:
+        MODELS["all-fives"] = "models/train-all-fives-4.safetensors"
     for game in args.games:
-        model = getattr(args, f"model_{game.replace('-', '_')}")
+        model = getattr(args, f"model_{game.replace('-', '_')}") or MODELS[game]
+        knobs = {"seats": args.seats} if game == "all-fives" else {}
         for sims in args.simulations:
             bot = muggins.Bot("net", model=model, simulations=sims, seed=1, belief=args.belief)
             early = muggins.Bot("net", model=model, simulations=sims, seed=1, adaptive=True) if args.adaptive else None
@@ -47,7 +54,7 @@ def main():
             rng = np.random.default_rng(0)
             times, early_times, mstar_times, same = [], [], [], 0
             for _ in range(args.hands):
-                s = muggins.State(game)
+                s = muggins.State(game, **knobs)
                 while not s.is_terminal():
                     if s.is_chance_node():
                         ids, p = zip(*s.chance_outcomes())

@@ -497,8 +497,10 @@ impl Bot {
             FullAgent::Fixed(t) => full_choice(rules, t, &pos, list.as_slice(), rng),
             FullAgent::External => unreachable!("a bot is muggins' own"),
             FullAgent::Search(settings) => {
-                if settings.learned && (rules.set() != 6 || rules.seats() != 2) {
-                    return Err("evaluation = \"learned\": the shipped evaluation is for two seats of double-6".into());
+                // Fitted on two seats of double-6; at three and four seats its
+                // features sum each side's seats, as `muggins run` plays it.
+                if settings.learned && rules.set() != 6 {
+                    return Err("evaluation = \"learned\": the shipped evaluation is for double-6".into());
                 }
                 let opts = MatchOptions {
                     eval: settings.learned.then(shipped_eval),

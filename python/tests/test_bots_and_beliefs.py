@@ -91,8 +91,6 @@ def test_a_bot_decides_from_the_players_information_only():
         for engine, settings in ENGINES:
             if game != "all-fives" and engine not in ("mstar", "expectimax", "ismcts", "random", "heaviest"):
                 continue
-            if "evaluation" in settings and knobs:
-                continue
             if game != "all-fives" and "budget" in settings:
                 settings = dict(budget=2000, worlds=2)
             if game != "all-fives" and engine == "ismcts":
