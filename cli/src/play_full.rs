@@ -112,8 +112,28 @@ pub fn run(p: FullPlay) -> Result<()> {
                 agent_side: 0,
                 decision_threads: p.decision_threads,
             };
-            let m = full::play_match_with(rules, p.seed, p.deal, p.repeat, &agents, to, &opts)
-                .expect("the deal index was checked above");
+            let m = match &p.net {
+                None => full::play_match_with(rules, p.seed, p.deal, p.repeat, &agents, to, &opts),
+                // Seat 0's side is the network's: its seats decide from
+                // their views, keyed by the game as an experiment's are.
+                Some(net) => {
+                    let key = (p.seed, p.deal, p.repeat);
+                    let mut seats = jobs::nets::GameSeats::new(rules, key, [Some(net), None], None);
+                    let keys = full::MatchKeys {
+                        seed: p.seed,
+                        deal: p.deal,
+                        repeat: p.repeat,
+                    };
+                    full::play_match_external(rules, keys, &agents, to, &opts, &mut seats)
+                        .map(|r| {
+                            r.map_err(|f| {
+                                anyhow::anyhow!("the network at seat {} could not play: {}", f.seat, f.reason)
+                            })
+                        })
+                        .transpose()?
+                }
+            }
+            .expect("the deal index was checked above");
             if p.json {
                 println!("{}", serde_json::to_string_pretty(&fives_json(&p, &agents, &m))?);
             } else {
@@ -149,6 +169,14 @@ pub fn run(p: FullPlay) -> Result<()> {
         }
     }
     Ok(())
+}
+
+/// A seat's player as the game shows it: the network's name on its seats.
+fn agent_name(p: &FullPlay, a: &FullAgent) -> String {
+    match (a, &p.net) {
+        (FullAgent::External, Some(n)) => n.policy.name(),
+        _ => a.name(),
+    }
 }
 
 fn describe(rules: &FullRules) -> String {
@@ -208,7 +236,7 @@ fn fives_json(p: &FullPlay, agents: &[FullAgent; MAX_SEATS], m: &MatchRecord) ->
         "deal": p.deal,
         "seed": p.seed,
         "repeat": p.repeat,
-        "agents": agents[..rules.seats() as usize].iter().map(|a| a.name()).collect::<Vec<_>>(),
+        "agents": agents[..rules.seats() as usize].iter().map(|a| agent_name(p, a)).collect::<Vec<_>>(),
         "nodes": m_nodes,
         "to": p.match_to,
         "hands": m.hands.iter().map(hand).collect::<Vec<_>>(),
@@ -237,7 +265,11 @@ fn print_fives(p: &FullPlay, agents: &[FullAgent; MAX_SEATS], m: &MatchRecord) {
         p.match_to.map_or(String::new(), |to| format!(", a match to {to}"))
     );
     for s in 0..rules.seats() as usize {
-        println!("  seat {s}: {} (side {})", agents[s].name(), rules.side(s as u8));
+        println!(
+            "  seat {s}: {} (side {})",
+            agent_name(p, &agents[s]),
+            rules.side(s as u8)
+        );
     }
     let mut totals = [0u32; MAX_SEATS];
     for (i, h) in m.hands.iter().enumerate() {
@@ -362,10 +394,7 @@ fn play_open_hand(rules: &FullRules, p: &FullPlay, agents: &[FullAgent; MAX_SEAT
         "repeat": p.repeat,
         "agents": agents[..rules.seats() as usize]
             .iter()
-            .map(|a| match (a, &p.net) {
-                (FullAgent::External, Some(n)) => n.policy.name(),
-                _ => a.name(),
-            })
+            .map(|a| agent_name(p, a))
             .collect::<Vec<_>>(),
         "hands": (0..rules.seats() as usize).map(|s| names(rules, hands[s])).collect::<Vec<_>>(),
         "plays": hand.plays.iter().map(|&(seat, a)| json!({

@@ -189,10 +189,10 @@ pub(crate) fn run_full(args: FullArgs, preset: Preset) -> Result<()> {
             bail!("--agent net plays a model file: give --net FILE, e.g. --net models/ppo-block.safetensors")
         }
         (PlayerName::Net, Some(path)) => {
-            if preset == Preset::AllFives {
+            if let (Preset::AllFives, Some(to)) = (preset, args.full.match_to) {
                 bail!(
-                    "--agent net: a network plays block and team hands in muggins play today (All Fives networks \
-                     play from Python: muggins.Bot(\"net\"))"
+                    "--match {to}: --agent net plays one hand of All Fives (its seats decide from the hand's view, \
+                     as engine = \"net\" does in specs)"
                 );
             }
             let path = path.to_string_lossy();

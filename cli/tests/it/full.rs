@@ -446,3 +446,77 @@ fn a_search_with_a_network_plays_block_and_team_hands() {
     .arg(&model)
     .assert_err(&["--observability partial --worlds K"]);
 }
+
+/// `--agent net` on All Fives: the shipped two- and four-seat networks
+/// play seat 0's side of one hand from their seats' views, named in the
+/// game, reproducible, every one of their plays legal (the hand adds up);
+/// a network for other seats, and a match, refused naming them.
+#[test]
+fn an_all_fives_network_plays_a_hand_at_two_and_four_seats() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    let model = |file: &str| {
+        root.join(format!("models/{file}.safetensors"))
+            .to_str()
+            .unwrap()
+            .to_string()
+    };
+    for (seats, file) in [("2", "train-all-fives"), ("4", "train-all-fives-4")] {
+        let path = model(file);
+        let args = [
+            "play",
+            "--preset",
+            "all-fives",
+            "--seats",
+            seats,
+            "--state",
+            "4242",
+            "--agent",
+            "net",
+            "--net",
+            &path,
+            "--json",
+        ];
+        let a = json(&args);
+        assert_eq!(a, json(&args), "{args:?} is not reproducible");
+        let agents = a["agents"].as_array().unwrap();
+        assert_eq!(agents.len().to_string(), seats);
+        for (s, name) in agents.iter().enumerate() {
+            let name = name.as_str().unwrap();
+            assert_eq!(
+                name.starts_with(&format!("net ({file}.safetensors")),
+                s % 2 == 0,
+                "seat {s}: {name}"
+            );
+        }
+        let hand = &a["hands"][0];
+        let plays = hand["moves"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|m| m["play"].is_string())
+            .count();
+        assert!(plays >= 5, "{hand}");
+        // The other side's network is refused at these seats.
+        let other = model(if seats == "2" {
+            "train-all-fives-4"
+        } else {
+            "train-all-fives"
+        });
+        TestCommand::new(&[
+            "play",
+            "--preset",
+            "all-fives",
+            "--seats",
+            seats,
+            "--state",
+            "1",
+            "--agent",
+            "net",
+            "--net",
+        ])
+        .arg(&other)
+        .assert_err(&["--net", "observations of"]);
+        TestCommand::new(&[&args[..args.len() - 1], &["--match", "61"]].concat())
+            .assert_err(&["--match 61", "one hand"]);
+    }
+}
