@@ -116,9 +116,11 @@ pub(crate) fn run_full(args: FullArgs, preset: Preset) -> Result<()> {
         );
     }
     let dominai = args.full.agent == PlayerName::Search(PlayerEngine::Dominai);
+    let policy = args.full.agent == PlayerName::Net;
     let worlds = match (args.observability, args.search.worlds) {
-        // DominAI keeps its own matrices: it samples no worlds.
-        (Observability::Partial, WorldCount::All) if dominai => 0,
+        // DominAI keeps its own matrices, a network's policy reads its
+        // seat's view: they sample no worlds.
+        (Observability::Partial, WorldCount::All) if dominai || policy => 0,
         (Observability::Full, WorldCount::All) => 0,
         (Observability::Full, w) => bail!(
             "--worlds {w}: worlds are sampled under --observability partial; leave --worlds out, or add \

@@ -478,6 +478,9 @@ fn an_all_fives_network_plays_a_hand_at_two_and_four_seats() {
         ];
         let a = json(&args);
         assert_eq!(a, json(&args), "{args:?} is not reproducible");
+        // It decides from its seat's view whatever the observability.
+        let partial = json(&[&args[..], &["--observability", "partial"]].concat());
+        assert_eq!(a, partial, "--observability partial plays another hand");
         let agents = a["agents"].as_array().unwrap();
         assert_eq!(agents.len().to_string(), seats);
         for (s, name) in agents.iter().enumerate() {
