@@ -186,17 +186,17 @@ pub(crate) fn run_full(args: FullArgs, preset: Preset) -> Result<()> {
         })?;
     }
     let rules = play_full::rules(preset, args.full.seats, args.full.teams)?;
+    if let (Preset::AllFives, Some(to), Some(_)) = (preset, args.full.match_to, &args.full.net) {
+        bail!(
+            "--match {to}: a network (--net) plays one hand of All Fives (its seats decide from the hand's view, \
+             as engine = \"net\" does in specs)"
+        );
+    }
     let net = match (args.full.agent, &args.full.net) {
         (PlayerName::Net, None) => {
             bail!("--agent net plays a model file: give --net FILE, e.g. --net models/ppo-block.safetensors")
         }
         (PlayerName::Net, Some(path)) => {
-            if let (Preset::AllFives, Some(to)) = (preset, args.full.match_to) {
-                bail!(
-                    "--match {to}: --agent net plays one hand of All Fives (its seats decide from the hand's view, \
-                     as engine = \"net\" does in specs)"
-                );
-            }
             let path = path.to_string_lossy();
             Some(
                 jobs::nets::load(&path, args.full.temperature, &rules)
@@ -206,12 +206,12 @@ pub(crate) fn run_full(args: FullArgs, preset: Preset) -> Result<()> {
         (
             PlayerName::Search(e @ (PlayerEngine::MStar | PlayerEngine::Expectimax | PlayerEngine::Ismcts)),
             Some(path),
-        ) if preset != Preset::AllFives => {
+        ) => {
             let path = path.to_string_lossy();
             Some(net_search(e, &path, &rules, args.search.depth, &flags)?)
         }
         (_, Some(path)) => bail!(
-            "--net {}: --agent net plays a model file (ismcts, mstar and expectimax search with it on block and team)",
+            "--net {}: --agent net plays a model file (ismcts, mstar and expectimax search with it)",
             path.display()
         ),
         (_, None) => None,

@@ -385,6 +385,18 @@ fn a_block_hand_shows_each_pass_so_the_seats_take_turns() {
     assert!(passes > 0, "some hand has a pass");
 }
 
+/// Plays `args` twice (`--json`): the same game, and seat 0's player the
+/// network of `models/{file}.safetensors`, its name containing `name`.
+fn seat0_plays_the_network(args: &[&str], file: &str, name: &str) {
+    let a = json(args);
+    assert_eq!(a, json(args), "{args:?} is not reproducible");
+    let seat0 = a["agents"][0].as_str().unwrap();
+    assert!(
+        seat0.starts_with(&format!("net ({file}.safetensors")) && seat0.contains(name),
+        "{seat0}"
+    );
+}
+
 /// `--agent mstar|expectimax|ismcts --net FILE`: the network inside the
 /// search (value leaves; ismcts its guided search of budget x worlds
 /// simulations), named in the game, reproducible; and the flags that do
@@ -420,14 +432,7 @@ fn a_search_with_a_network_plays_block_and_team_hands() {
             ),
             (&["--agent", "ismcts", "--budget", "40"], "120 guided simulations"),
         ] {
-            let args = [&base[..], extra].concat();
-            let a = json(&args);
-            assert_eq!(a, json(&args), "{args:?} is not reproducible");
-            let agent = a["agents"][0].as_str().unwrap();
-            assert!(
-                agent.starts_with(&format!("net ({file}.safetensors")) && agent.contains(name),
-                "{agent}"
-            );
+            seat0_plays_the_network(&[&base[..], extra].concat(), file, name);
         }
         let refused = |extra: &[&str], says: &[&str]| {
             TestCommand::new(&[&base[..base.len() - 1], extra].concat()).assert_err(says);
@@ -449,8 +454,9 @@ fn a_search_with_a_network_plays_block_and_team_hands() {
 
 /// `--agent net` on All Fives: the shipped two- and four-seat networks
 /// play seat 0's side of one hand from their seats' views, named in the
-/// game, reproducible, every one of their plays legal (the hand adds up);
-/// a network for other seats, and a match, refused naming them.
+/// game, reproducible, every one of their plays legal (the hand adds up),
+/// alone and inside a search; a network for other seats, and a match,
+/// refused naming them.
 #[test]
 fn an_all_fives_network_plays_a_hand_at_two_and_four_seats() {
     let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
@@ -510,5 +516,16 @@ fn an_all_fives_network_plays_a_hand_at_two_and_four_seats() {
         TestCommand::new(&wrong).assert_err(&["--net", "observations of"]);
         TestCommand::new(&[&args[..args.len() - 1], &["--match", "61"]].concat())
             .assert_err(&["--match 61", "one hand"]);
+        // Inside a search: the guided search and value leaves, as in specs.
+        let searched = ["--observability", "partial", "--worlds", "3"];
+        for (agent, name) in [
+            (&["--agent", "ismcts", "--budget", "20"][..], "60 guided simulations"),
+            (
+                &["--agent", "mstar", "--depth", "2"],
+                "mstar depth 2 x 3 worlds, value leaves",
+            ),
+        ] {
+            seat0_plays_the_network(&[&args[..7], &args[9..], &searched[..], agent].concat(), file, name);
+        }
     }
 }
