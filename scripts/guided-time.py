@@ -41,10 +41,9 @@ def main():
     for game, path in MODELS.items():
         ap.add_argument(f"--model-{game}", default=None, help=f"the {game} model (default {path})")
     args = ap.parse_args()
-    if args.seats == 4:
-        MODELS["all-fives"] = "models/train-all-fives-4.safetensors"
+    defaults = dict(MODELS, **({"all-fives": "models/train-all-fives-4.safetensors"} if args.seats == 4 else {}))
     for game in args.games:
-        model = getattr(args, f"model_{game.replace('-', '_')}") or MODELS[game]
+        model = getattr(args, f"model_{game.replace('-', '_')}") or defaults[game]
         knobs = {"seats": args.seats} if game == "all-fives" else {}
         for sims in args.simulations:
             bot = muggins.Bot("net", model=model, simulations=sims, seed=1, belief=args.belief)

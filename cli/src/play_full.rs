@@ -119,11 +119,8 @@ pub fn run(p: FullPlay) -> Result<()> {
                 Some(net) => {
                     let key = (p.seed, p.deal, p.repeat);
                     let mut seats = jobs::nets::GameSeats::new(rules, key, [Some(net), None], None);
-                    let keys = full::MatchKeys {
-                        seed: p.seed,
-                        deal: p.deal,
-                        repeat: p.repeat,
-                    };
+                    let (seed, deal, repeat) = key;
+                    let keys = full::MatchKeys { seed, deal, repeat };
                     full::play_match_external(rules, keys, &agents, to, &opts, &mut seats)
                         .map(|r| {
                             r.map_err(|f| {
