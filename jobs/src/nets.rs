@@ -31,6 +31,9 @@ pub struct NetAgent {
     /// M* or Expectimax with the network's value at the leaves
     /// (`engine = "mstar"` or `"expectimax"` with `net`).
     pub leaves: Option<full::spiel::LeafSearch>,
+    /// M* or Expectimax with the learned leaves on the network's worlds
+    /// (`engine = "mstar"` with `net` and `evaluation = "learned"`).
+    pub world_search: Option<full::spiel::WorldSearch>,
     /// The policy read from the file.
     pub policy: NetPolicy,
 }
@@ -45,6 +48,7 @@ impl PartialEq for NetAgent {
             self.adaptive,
             self.belief,
             self.leaves,
+            self.world_search,
         ) == (
             &other.path,
             &other.sha256,
@@ -53,6 +57,7 @@ impl PartialEq for NetAgent {
             other.adaptive,
             other.belief,
             other.leaves,
+            other.world_search,
         )
     }
 }
@@ -86,6 +91,7 @@ pub fn read(path: &str, temperature: f64) -> Result<NetAgent, NetFileError> {
         adaptive: false,
         belief: full::spiel::GuidedBelief::Constraints,
         leaves: None,
+        world_search: None,
         policy,
     })
 }
@@ -125,6 +131,17 @@ impl NetAgent {
     pub fn with_leaves(mut self, leaves: full::spiel::LeafSearch) -> Result<NetAgent, NetFileError> {
         self.policy = self.policy.with_leaves(leaves)?;
         self.leaves = Some(leaves);
+        Ok(self)
+    }
+}
+
+impl NetAgent {
+    /// The same network's worlds searched by M* or Expectimax with the
+    /// shipped learned leaves (`full::spiel::world_decide`).
+    pub fn with_world_search(mut self, search: full::spiel::WorldSearch) -> Result<NetAgent, NetFileError> {
+        let eval = Arc::new(crate::evals::shipped_eval().clone());
+        self.policy = self.policy.with_world_search(search, eval)?;
+        self.world_search = Some(search);
         Ok(self)
     }
 }

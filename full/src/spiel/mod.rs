@@ -18,6 +18,7 @@ mod policy;
 mod pool;
 mod tensor;
 mod view;
+mod world_search;
 
 pub use crate::fives::{fives_action_of as action_of, fives_play_id as play_id};
 pub use any::SpielState;
@@ -29,6 +30,10 @@ pub use leaves::{LeafBuffers, LeafError, LeafSearch, MAX_LEAF_DEPTH, MAX_LEAF_WO
 pub use open::OpenSpielState;
 pub use policy::{MAX_SIMULATIONS, MAX_TEMPERATURE, NetPolicy, NetSeats, PolicyError};
 pub use pool::{BELIEF_POOL, GuidedBelief, POLICY_POOL};
+pub use world_search::{
+    MAX_WORLD_SEARCH_BUDGET, MAX_WORLD_SEARCH_WORLDS, WorldBuffers, WorldModels, WorldSearch, WorldSearchError,
+    world_decide,
+};
 
 /// OpenSpiel's player id of a chance node.
 pub const CHANCE: i64 = -1;

@@ -32,6 +32,9 @@ pub struct NetPolicy {
     /// M* or Expectimax on sampled worlds with the network's value at the
     /// leaves, instead of the policy or a guided search.
     leaves: Option<super::LeafSearch>,
+    /// M* or Expectimax with the learned leaves on the worlds the network
+    /// draws ([`super::world_decide`]), and the leaves' evaluation.
+    worlds: Option<(super::WorldSearch, Arc<crate::LinearEval>)>,
     path: String,
 }
 
@@ -48,6 +51,7 @@ struct Buffers {
     scratch: net::Scratch,
     tree: super::GuidedTree,
     leaves: super::LeafBuffers,
+    worlds: super::WorldBuffers,
 }
 
 thread_local! {
@@ -129,6 +133,7 @@ impl NetPolicy {
             adaptive: false,
             belief: super::GuidedBelief::Constraints,
             leaves: None,
+            worlds: None,
             path: path.to_string(),
         })
     }
@@ -137,7 +142,7 @@ impl NetPolicy {
     /// its value at the leaves ([`super::leaf_decide`]); refused beside
     /// guided simulations (the two are different searches).
     pub fn with_leaves(mut self, leaves: super::LeafSearch) -> Result<NetPolicy, PolicyError> {
-        if self.simulations > 0 || self.belief != super::GuidedBelief::Constraints {
+        if self.simulations > 0 || self.belief != super::GuidedBelief::Constraints || self.worlds.is_some() {
             return Err(PolicyError::Leaves(
                 "a network's value leaves (engine = \"mstar\" or \"expectimax\") are a search of their own: \
                  simulations, adaptive and belief belong to the guided search (engine = \"net\" or \"ismcts\")"
@@ -146,6 +151,33 @@ impl NetPolicy {
         }
         self.leaves = Some(leaves);
         Ok(self)
+    }
+
+    /// The same network's worlds searched by M* or Expectimax with the
+    /// learned leaves `eval` ([`super::world_decide`]); refused beside
+    /// guided simulations or value leaves, and by [`Self::check`] in a game
+    /// other than All Fives.
+    pub fn with_world_search(
+        mut self,
+        search: super::WorldSearch,
+        eval: Arc<crate::LinearEval>,
+    ) -> Result<NetPolicy, PolicyError> {
+        if self.simulations > 0 || self.leaves.is_some() || self.belief != super::GuidedBelief::Constraints {
+            return Err(PolicyError::Leaves(
+                "the learned leaves over a network's worlds (engine = \"mstar\" or \"expectimax\" with \
+                 evaluation = \"learned\") are a search of their own: simulations, adaptive and value leaves \
+                 belong to the others"
+                    .into(),
+            ));
+        }
+        self.worlds = Some((search, eval));
+        Ok(self)
+    }
+
+    /// Its search of the network's worlds with the learned leaves, if it
+    /// plays by one.
+    pub fn world_search(&self) -> Option<super::WorldSearch> {
+        self.worlds.as_ref().map(|(w, _)| *w)
     }
 
     /// Its value-leaf search, if it plays by one.
@@ -161,7 +193,7 @@ impl NetPolicy {
         if simulations > MAX_SIMULATIONS as u64 {
             return Err(PolicyError::Simulations(simulations));
         }
-        if simulations > 0 && self.leaves.is_some() {
+        if simulations > 0 && (self.leaves.is_some() || self.worlds.is_some()) {
             return Err(PolicyError::Leaves(
                 "guided simulations and value leaves are two searches: a network plays by one".into(),
             ));
@@ -220,7 +252,18 @@ impl NetPolicy {
         let file = Path::new(&self.path)
             .file_name()
             .map_or(self.path.clone(), |f| f.to_string_lossy().into_owned());
-        let play = if let Some(l) = self.leaves {
+        let play = if let Some((w, _)) = &self.worlds {
+            let worlds = match w.belief {
+                super::GuidedBelief::Policy => " (policy)",
+                _ => "",
+            };
+            format!(
+                "{} {} nodes x {} worlds{worlds}, learned leaves",
+                w.engine.name(),
+                w.budget,
+                w.worlds
+            )
+        } else if let Some(l) = self.leaves {
             format!(
                 "{} depth {} x {} worlds, value leaves",
                 l.engine.name(),
@@ -255,6 +298,14 @@ impl NetPolicy {
                 path: self.path.clone(),
                 why,
             })?;
+        if self.worlds.is_some() && !matches!(state, SpielState::Fives(_)) {
+            return Err(PolicyError::Leaves(format!(
+                "model file {}: the learned leaves (evaluation = \"learned\") value All-Fives positions, and this \
+                 game is {}",
+                self.path,
+                state.rules().config().preset.name()
+            )));
+        }
         if self.leaves.is_some() && state.rules().sides() != 2 {
             return Err(PolicyError::Leaves(format!(
                 "model file {}: value leaves turn a seat's value into its side's against one other side, and this \
@@ -285,6 +336,18 @@ impl NetPolicy {
                     path: self.path.clone(),
                     why: "not for this game".into(),
                 }));
+            }
+            if let Some((how, eval)) = &self.worlds {
+                if !matches!(state, SpielState::Fives(_)) {
+                    return Err(self.check(state).expect_err("a game other than All Fives is refused"));
+                }
+                let models = super::WorldModels {
+                    model: &self.model,
+                    encoding: self.encoding,
+                    eval,
+                };
+                return super::world_decide(&mut b.worlds, models, state, player, *how, rng)
+                    .map_err(|e| PolicyError::Search(e.to_string()));
             }
             if let Some(how) = self.leaves {
                 if state.rules().sides() != 2 {

@@ -153,7 +153,7 @@ impl Pool {
                 // `simulations`, `adaptive`, `belief` and `leaves` only when set:
                 // specs without them keep their ids.
                 AgentPlay::Net(n) => format!(
-                    "{{\"name\":{},\"engine\":{},\"model_sha256\":{},\"temperature\":{}{}{}{}}}",
+                    "{{\"name\":{},\"engine\":{},\"model_sha256\":{},\"temperature\":{}{}{}{}{}}}",
                     text(&a.name),
                     text(engine::PlayerEngine::Net.name()),
                     text(&n.sha256),
@@ -174,6 +174,18 @@ impl Pool {
                             text(l.engine.name()),
                             l.depth,
                             l.worlds
+                        ),
+                    },
+                    match n.world_search {
+                        None => String::new(),
+                        Some(w) => format!(
+                            ",\"world_search\":{{\"engine\":{},\"budget\":{},\"worlds\":{},\"belief\":{},\
+                             \"eval_sha256\":{}}}",
+                            text(w.engine.name()),
+                            w.budget,
+                            w.worlds,
+                            text(w.belief.name()),
+                            text(crate::evals::shipped_eval_hash())
                         ),
                     }
                 ),

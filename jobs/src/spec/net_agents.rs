@@ -6,7 +6,10 @@
 //! spec's id; its game is checked with the rules.
 
 use engine::{DepthLimit, PlayerEngine, WorldCount};
-use full::spiel::{GuidedBelief, LeafSearch, MAX_LEAF_DEPTH, MAX_LEAF_WORLDS, MAX_SIMULATIONS, MAX_TEMPERATURE};
+use full::spiel::{
+    GuidedBelief, LeafSearch, MAX_LEAF_DEPTH, MAX_LEAF_WORLDS, MAX_SIMULATIONS, MAX_TEMPERATURE,
+    MAX_WORLD_SEARCH_BUDGET, MAX_WORLD_SEARCH_WORLDS, WorldSearch,
+};
 use toml::{Table, Value};
 
 use super::SpecError;
@@ -111,17 +114,13 @@ pub(super) fn net_search_agent(
     };
     let agent = match engine {
         PlayerEngine::Ismcts => {
-            let budget = match take_int(t, &p, "budget")? {
-                Some(v) => v,
-                None if d.budget > 0 => d.budget as i64,
-                None => {
-                    return Err(missing(
-                        &key("budget"),
-                        "with a net, ISMCTS is the network's guided search of budget x worlds simulations: give \
-                         budget = N here or in [search]",
-                    ));
-                }
-            };
+            let budget = budget_or_default(
+                t,
+                &p,
+                d,
+                "with a net, ISMCTS is the network's guided search of budget x worlds simulations: give budget = N \
+                 here or in [search]",
+            )?;
             let budget = int_in(&key("budget"), budget, 1, MAX_SIMULATIONS as i64)?;
             let worlds = int_in(&key("worlds"), worlds.unwrap_or(1), 1, MAX_SIMULATIONS as i64)?;
             let simulations = budget * worlds;
@@ -146,6 +145,9 @@ pub(super) fn net_search_agent(
                 .with_adaptive(adaptive)
                 .and_then(|a| a.with_belief(belief))
                 .map_err(|why| bad(&key("net"), format!("\"{path}\""), why.to_string()))?
+        }
+        PlayerEngine::MStar | PlayerEngine::Expectimax if t.contains_key("evaluation") => {
+            learned_worlds_agent(name, engine, t, d, worlds, &path)?
         }
         PlayerEngine::MStar | PlayerEngine::Expectimax => {
             let depth = match take_int(t, &p, "depth")? {
@@ -209,6 +211,91 @@ pub(super) fn net_search_agent(
         }
     };
     Ok(agent)
+}
+
+/// `[agents.NAME] engine = "mstar"` (or `"expectimax"`) with `net` and
+/// `evaluation = "learned"`: that search with the learned leaves, `budget`
+/// nodes on each of `worlds` worlds the network's agent draws (`belief`:
+/// `"constraints"`, the All-Fives state's own resampling, or `"policy"`,
+/// weighted by the network's likelihood of the others' plays). Budget and
+/// worlds default to `[search]`'s.
+fn learned_worlds_agent(
+    name: &str,
+    engine: PlayerEngine,
+    t: &mut Table,
+    d: SearchDefaults,
+    worlds: Option<i64>,
+    path: &str,
+) -> Result<NetAgent, SpecError> {
+    let p = format!("agents.{name}");
+    let key = |k: &str| format!("{p}.{k}");
+    match take_str(t, &p, "evaluation")? {
+        Some(e) if e == "learned" => {}
+        e => {
+            return Err(bad(
+                &key("evaluation"),
+                format!("{e:?}"),
+                "\"learned\": the searches' learned leaves over the network's worlds (leave it out for the \
+                 network's value at the leaves)",
+            ));
+        }
+    }
+    if let Some(v) = t.get("depth") {
+        return Err(bad(
+            &key("depth"),
+            v,
+            "the learned leaves' search deepens within its node budget: give budget, not depth",
+        ));
+    }
+    let budget = budget_or_default(
+        t,
+        &p,
+        d,
+        "the learned leaves' search spends a node budget a world: give budget = N here or in [search]",
+    )?;
+    let budget = int_in(&key("budget"), budget, 1, MAX_WORLD_SEARCH_BUDGET as i64)?;
+    let Some(worlds) = worlds else {
+        return Err(missing(
+            &key("worlds"),
+            &format!("the learned leaves are searched on sampled worlds: give worlds = 1 to {MAX_WORLD_SEARCH_WORLDS}"),
+        ));
+    };
+    let worlds = int_in(&key("worlds"), worlds, 1, MAX_WORLD_SEARCH_WORLDS as i64)?;
+    let belief = match take_str(t, &p, "belief")? {
+        None => GuidedBelief::Constraints,
+        Some(b) if b == "constraints" => GuidedBelief::Constraints,
+        Some(b) if b == "policy" => GuidedBelief::Policy,
+        Some(b) => {
+            return Err(bad(
+                &key("belief"),
+                format!("\"{b}\""),
+                "\"constraints\" (the state's own resampling) or \"policy\" (weighted by the network's likelihood \
+                 of the other seats' plays)",
+            ));
+        }
+    };
+    no_more(
+        t,
+        &p,
+        &format!(
+            "engine = \"{}\" with a net and evaluation = \"learned\" takes net, budget, worlds and belief",
+            engine.name()
+        ),
+    )?;
+    let search = WorldSearch::new(engine, budget as u64, worlds as u64, belief).expect("each field was checked");
+    crate::nets::read(path, 0.0)
+        .and_then(|a| a.with_world_search(search))
+        .map_err(|why| bad(&key("net"), format!("\"{path}\""), why.to_string()))
+}
+
+/// The agent's `budget`, else `[search]`'s; missing (saying `why`) when
+/// neither gives one.
+fn budget_or_default(t: &mut Table, p: &str, d: SearchDefaults, why: &str) -> Result<i64, SpecError> {
+    match take_int(t, p, "budget")? {
+        Some(v) => Ok(v),
+        None if d.budget > 0 => Ok(d.budget as i64),
+        None => Err(missing(&format!("{p}.budget"), why)),
+    }
 }
 
 /// A network's own knobs on a search without a net: refused by name,

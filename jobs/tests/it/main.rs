@@ -7,6 +7,7 @@ mod external;
 mod hash;
 mod keys;
 mod layout;
+mod net_worlds;
 mod nets;
 mod rules;
 mod spec;

@@ -1,0 +1,105 @@
+//! `engine = "mstar"` (or `"expectimax"`) with `net` and `evaluation =
+//! "learned"`: the searches' learned leaves on the worlds a network's
+//! agent draws (`full::spiel::world_decide`). Its games are a function of
+//! the coordinates, the spec and the model's bytes whatever the threads;
+//! its settings are in the spec's id; it plays far above `random`; every
+//! refusal names the key.
+
+use jobs::Spec;
+
+use crate::run_all;
+
+const MODEL: &str = "../models/train-all-fives.safetensors";
+
+fn spec(preset: &str, model: &str, agent: &str) -> String {
+    format!(
+        r#"
+name = "net-worlds"
+seed = 11
+[rules]
+preset = "{preset}"
+[grid]
+observability = ["partial"]
+information_source = ["oracle"]
+starting_states = "spread:8"
+repeats = 1
+agents = ["worlds"]
+opponents = ["random"]
+[search]
+budget = 400
+worlds = 4
+[agents.worlds]
+engine = "mstar"
+net = "{model}"
+evaluation = "learned"
+{agent}
+[shards]
+games = 8
+"#
+    )
+}
+
+fn err(toml: &str) -> String {
+    Spec::from_toml(toml).unwrap_err().to_string()
+}
+
+#[test]
+fn the_learned_leaves_search_the_networks_worlds_repeatably_and_beat_random() {
+    let ids: Vec<String> = ["", "belief = \"policy\"", "belief = \"policy\"\nbudget = 800"]
+        .iter()
+        .map(|extra| {
+            let s = Spec::from_toml(&spec("all-fives", MODEL, extra)).unwrap();
+            let rows: Vec<jobs::GameRow> = run_all(&s)
+                .into_iter()
+                .map(|r| jobs::GameRow { elapsed_us: 0, ..r })
+                .collect();
+            assert_eq!(rows.len() as u64, s.games());
+            assert!(rows.iter().all(|r| r.forfeit.is_none()), "{rows:?}");
+            assert!(rows.iter().all(|r| r.agent.as_deref() == Some("worlds")));
+            let again: Vec<jobs::GameRow> = crate::run_all_on(&s, 1)
+                .into_iter()
+                .map(|r| jobs::GameRow { elapsed_us: 0, ..r })
+                .collect();
+            assert_eq!(rows, again, "{extra}: the same games on one thread");
+            // M* with the learned leaves against random play: most hands won.
+            let won = rows.iter().filter(|r| r.score_diff > 0).count();
+            let mean = rows.iter().map(|r| r.score_diff as f64).sum::<f64>() / rows.len() as f64;
+            assert!(
+                won * 3 >= rows.len() * 2 && mean > 10.0,
+                "{extra}: {won} of {} won, mean {mean}",
+                rows.len()
+            );
+            s.id()
+        })
+        .collect();
+    assert!(ids[0] != ids[1] && ids[1] != ids[2], "{ids:?}");
+    // The value-leaf search of the same network is another agent.
+    let leaves = spec("all-fives", MODEL, "depth = 2").replace("evaluation = \"learned\"\n", "");
+    assert!(!ids.contains(&Spec::from_toml(&leaves).unwrap().id()));
+}
+
+#[test]
+fn the_learned_leaves_over_a_networks_worlds_are_refused_naming_the_key() {
+    let e = err(&spec("all-fives", MODEL, "").replace("\"learned\"", "\"score\""));
+    assert!(
+        e.contains("agents.worlds.evaluation") && e.contains("\"learned\""),
+        "{e}"
+    );
+    let e = err(&spec("all-fives", MODEL, "depth = 3"));
+    assert!(e.contains("agents.worlds.depth") && e.contains("budget"), "{e}");
+    let e = err(&spec("all-fives", MODEL, "belief = \"head\""));
+    assert!(e.contains("agents.worlds.belief") && e.contains("\"policy\""), "{e}");
+    let e = err(&spec("all-fives", MODEL, "budget = 0"));
+    assert!(e.contains("agents.worlds.budget"), "{e}");
+    let e = err(&spec("all-fives", MODEL, "worlds = 1001"));
+    assert!(e.contains("agents.worlds.worlds"), "{e}");
+    let e = err(&spec("all-fives", MODEL, "simulations = 10"));
+    assert!(e.contains("agents.worlds.simulations"), "{e}");
+    let e = err(&spec("all-fives", MODEL, "").replace("budget = 400\n", ""));
+    assert!(e.contains("agents.worlds.budget") && e.contains("node budget"), "{e}");
+    // Block's network on block: the learned leaves value All-Fives positions.
+    let block = spec("block", "../models/train-block.safetensors", "budget = 400")
+        .replace("[search]\nbudget = 400\n", "[search]\n");
+    let e = err(&block);
+    assert!(e.contains("agents.worlds") && e.contains("All-Fives"), "{e}");
+}
