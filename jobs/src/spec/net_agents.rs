@@ -234,7 +234,7 @@ fn learned_worlds_agent(
         e => {
             return Err(bad(
                 &key("evaluation"),
-                format!("{e:?}"),
+                format!("\"{}\"", e.unwrap_or_default()),
                 "\"learned\": the searches' learned leaves over the network's worlds (leave it out for the \
                  network's value at the leaves)",
             ));

@@ -82,7 +82,7 @@ fn the_learned_leaves_search_the_networks_worlds_repeatably_and_beat_random() {
 fn the_learned_leaves_over_a_networks_worlds_are_refused_naming_the_key() {
     let e = err(&spec("all-fives", MODEL, "").replace("\"learned\"", "\"score\""));
     assert!(
-        e.contains("agents.worlds.evaluation") && e.contains("\"learned\""),
+        e.contains("agents.worlds.evaluation = \"score\"") && e.contains("\"learned\""),
         "{e}"
     );
     let e = err(&spec("all-fives", MODEL, "depth = 3"));
