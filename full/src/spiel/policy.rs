@@ -174,12 +174,6 @@ impl NetPolicy {
         Ok(self)
     }
 
-    /// Its search of the network's worlds with the learned leaves, if it
-    /// plays by one.
-    pub fn world_search(&self) -> Option<super::WorldSearch> {
-        self.worlds.as_ref().map(|(w, _)| *w)
-    }
-
     /// Its value-leaf search, if it plays by one.
     pub fn leaves(&self) -> Option<super::LeafSearch> {
         self.leaves

@@ -128,7 +128,7 @@ pub fn world_decide(
     how: WorldSearch,
     rng: &mut impl RngCore,
 ) -> Result<u32, SpielError> {
-    let rules = state.rules().clone();
+    let rules = state.rules();
     let policy = how.belief == GuidedBelief::Policy;
     if policy {
         bufs.pool
@@ -152,7 +152,7 @@ pub fn world_decide(
     let table = &mut bufs.table.as_mut().expect("made above").1;
     let others = [FullTarget::Searcher; crate::MAX_SEATS];
     let mut ab = AlphaBeta::new(
-        &rules,
+        rules,
         player,
         how.engine,
         others,
@@ -165,6 +165,6 @@ pub fn world_decide(
     };
     let decision = ab.decide(&bufs.worlds, limits);
     let mut list = ActionList::default();
-    bufs.worlds[0].actions(&rules, &mut list);
+    bufs.worlds[0].actions(rules, &mut list);
     Ok(fives_play_id(list.as_slice()[decision.index]))
 }

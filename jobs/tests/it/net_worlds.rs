@@ -7,6 +7,7 @@
 
 use jobs::Spec;
 
+use crate::nets::untimed;
 use crate::run_all;
 
 const MODEL: &str = "../models/train-all-fives.safetensors";
@@ -49,17 +50,11 @@ fn the_learned_leaves_search_the_networks_worlds_repeatably_and_beat_random() {
         .iter()
         .map(|extra| {
             let s = Spec::from_toml(&spec("all-fives", MODEL, extra)).unwrap();
-            let rows: Vec<jobs::GameRow> = run_all(&s)
-                .into_iter()
-                .map(|r| jobs::GameRow { elapsed_us: 0, ..r })
-                .collect();
+            let rows = untimed(run_all(&s));
             assert_eq!(rows.len() as u64, s.games());
             assert!(rows.iter().all(|r| r.forfeit.is_none()), "{rows:?}");
             assert!(rows.iter().all(|r| r.agent.as_deref() == Some("worlds")));
-            let again: Vec<jobs::GameRow> = crate::run_all_on(&s, 1)
-                .into_iter()
-                .map(|r| jobs::GameRow { elapsed_us: 0, ..r })
-                .collect();
+            let again = untimed(crate::run_all_on(&s, 1));
             assert_eq!(rows, again, "{extra}: the same games on one thread");
             // M* with the learned leaves against random play: most hands won.
             let won = rows.iter().filter(|r| r.score_diff > 0).count();

@@ -8,7 +8,7 @@ use jobs::{AgentPlay, Spec};
 use crate::run_all;
 
 /// The rows without their timings (a measurement, not a result).
-fn untimed(rows: Vec<jobs::GameRow>) -> Vec<jobs::GameRow> {
+pub(crate) fn untimed(rows: Vec<jobs::GameRow>) -> Vec<jobs::GameRow> {
     rows.into_iter().map(|r| jobs::GameRow { elapsed_us: 0, ..r }).collect()
 }
 
