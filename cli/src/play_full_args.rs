@@ -103,6 +103,12 @@ pub struct FullFlags {
     /// draws from the softmax at this temperature.
     #[arg(long, requires = "preset", default_value_t = 0.0)]
     pub temperature: f64,
+    /// With --net and --agent ismcts (the guided search), or --agent mstar
+    /// or expectimax with --eval learned: where the network's worlds come
+    /// from: constraints, policy (weighted by the network's likelihood of
+    /// the other seats' plays) or, for ismcts, head (docs/train.md).
+    #[arg(long, value_name = "BELIEF", requires = "net", default_value = "constraints")]
+    pub net_belief: full::spiel::GuidedBelief,
     /// With --target searcher: its Expectimax depth.
     #[arg(long, requires = "preset", default_value_t = full::DEFAULT_TARGET_DEPTH)]
     pub target_depth: u8,
@@ -162,6 +168,7 @@ pub(crate) fn run_full(args: FullArgs, preset: Preset) -> Result<()> {
         belief,
         shaping,
         predictor,
+        net_belief: args.full.net_belief,
     };
     let agent = full_agent(&args, args.search.depth, flags)?;
     if let FullAgent::Search(s) = agent {
@@ -241,7 +248,10 @@ pub(crate) fn run_full(args: FullArgs, preset: Preset) -> Result<()> {
 /// `--agent ENGINE --net FILE`: ismcts is the network's guided search of
 /// `--budget` x `--worlds` simulations, mstar and expectimax search
 /// `--depth` plays on `--worlds` worlds with its value at the leaves (as a
-/// spec's `engine = E` with `net`, docs/train.md, "Value leaves").
+/// spec's `engine = E` with `net`, docs/train.md, "Value leaves"), or with
+/// `--eval learned` spend `--budget` nodes on each of `--worlds` worlds the
+/// network draws with the learned leaves (All Fives; "The learned leaves
+/// over the network's worlds").
 fn net_search(
     e: PlayerEngine,
     path: &str,
@@ -252,8 +262,11 @@ fn net_search(
     if flags.worlds == 0 {
         bail!("--net {path}: a network decides from its seat's view: add --observability partial --worlds K");
     }
-    if flags.learned || flags.shaping != full::Shaping::None {
-        bail!("--eval learned / --shaping: a search with --net values its leaves by the network");
+    if flags.shaping != full::Shaping::None {
+        bail!("--shaping: a search with --net reads the network, not a predictor of the others' plays");
+    }
+    if flags.learned {
+        return learned_worlds(e, path, rules, depth, flags);
     }
     let agent = jobs::nets::load(path, 0.0, rules).map_err(|e| anyhow::anyhow!("--net {path}: {e}"))?;
     let made = if e == PlayerEngine::Ismcts {
@@ -262,18 +275,29 @@ fn net_search(
                 "--agent ismcts --net {path}: the network's guided search of --budget x --worlds simulations: give --budget N"
             );
         }
-        agent.with_simulations(flags.budget.saturating_mul(flags.worlds as u64))
+        agent
+            .with_simulations(flags.budget.saturating_mul(flags.worlds as u64))
+            .and_then(|a| a.with_belief(flags.net_belief))
     } else {
         let engine::DepthLimit::Turns(d) = depth else {
             bail!(
-                "--agent {} --net {path}: a network's value leaves are searched to a depth: give --depth 1 to 8",
+                "--agent {} --net {path}: a network's value leaves are searched to a depth: give --depth 1 to 8 \
+                 (or --eval learned --budget N: the learned leaves on the network's worlds)",
                 e.name()
             );
         };
         if flags.budget > 0 {
             bail!(
-                "--budget: --agent {} --net searches to --depth plays on --worlds worlds",
+                "--budget: --agent {} --net searches to --depth plays on --worlds worlds (--budget goes with \
+                 --eval learned)",
                 e.name()
+            );
+        }
+        if flags.net_belief != full::spiel::GuidedBelief::Constraints {
+            bail!(
+                "--net-belief {}: a network's value-leaf search draws its worlds from the constraints belief \
+                 (policy goes with --eval learned or --agent ismcts)",
+                flags.net_belief.name()
             );
         }
         let how =
@@ -281,6 +305,40 @@ fn net_search(
         agent.with_leaves(how)
     };
     made.map_err(|e| anyhow::anyhow!("--net {path}: {e}"))
+}
+
+/// `--agent mstar|expectimax --net FILE --eval learned`: the learned
+/// leaves, `--budget` nodes on each of `--worlds` worlds drawn by
+/// `--net-belief` (constraints or policy), All Fives only.
+fn learned_worlds(
+    e: PlayerEngine,
+    path: &str,
+    rules: &full::FullRules,
+    depth: engine::DepthLimit,
+    flags: &FullSearchFlags,
+) -> Result<jobs::nets::NetAgent> {
+    // `--agent ismcts --eval learned` is refused before this, by the
+    // search settings' own check: ISMCTS values no leaves.
+    if let engine::DepthLimit::Turns(d) = depth {
+        bail!("--depth {d}: the learned leaves' search deepens within its node budget: give --budget N, not --depth");
+    }
+    if flags.budget == 0 {
+        bail!(
+            "--agent {} --net {path} --eval learned: the learned leaves' search spends a node budget a world: give \
+             --budget N",
+            e.name()
+        );
+    }
+    let how = full::spiel::WorldSearch::new(e, flags.budget, flags.worlds as u64, flags.net_belief)
+        .map_err(|why| anyhow::anyhow!("--net-belief/--budget/--worlds: {why}"))?;
+    let agent = jobs::nets::read(path, 0.0)
+        .and_then(|a| a.with_world_search(how))
+        .map_err(|e| anyhow::anyhow!("--net {path}: {e}"))?;
+    agent
+        .policy
+        .check(&full::spiel::SpielState::new(rules.clone(), 0))
+        .map_err(|e| anyhow::anyhow!("--net {path}: {e}"))?;
+    Ok(agent)
 }
 
 /// The full game's search flags, each checked alone.
@@ -292,6 +350,8 @@ struct FullSearchFlags {
     belief: engine::Belief,
     shaping: full::Shaping,
     predictor: full::predict::PredictModel,
+    /// `--net-belief`: where a network's searches draw their worlds.
+    net_belief: full::spiel::GuidedBelief,
 }
 
 /// `--shaping` with its parameters, and `--predictor`.
@@ -337,6 +397,7 @@ fn full_agent(args: &FullArgs, depth: engine::DepthLimit, s: FullSearchFlags) ->
         belief,
         shaping,
         predictor,
+        net_belief: _,
     } = s;
     Ok(match args.full.agent {
         PlayerName::Fixed(t) if depth != engine::DepthLimit::Unlimited || budget > 0 || worlds > 0 || learned => {

@@ -53,7 +53,9 @@ fn shipped_eval() -> &'static LinearEval {
 /// the softmax), `seed`. "ismcts" with a `model` is the network's guided
 /// search of `budget` x `worlds` simulations; "mstar" and "expectimax"
 /// with a `model` search `depth` plays on `worlds` worlds with its value
-/// at the leaves. `step(state)` gives the action; a bot is picklable (its
+/// at the leaves, or with `evaluation="learned"` and `budget` (All Fives)
+/// M*'s own search with the learned leaves on the worlds the network
+/// draws (`belief` "constraints" or "policy"). `step(state)` gives the action; a bot is picklable (its
 /// engine and settings).
 #[pyclass(module = "muggins._muggins")]
 #[derive(Clone, Debug)]
@@ -374,28 +376,38 @@ fn net_bot(k: &Settings, engine: &str, given: Vec<(String, Setting)>) -> PyResul
 /// A search engine with a model: "ismcts" is the network's guided search
 /// of `budget` x `worlds` simulations, "mstar" and "expectimax" search
 /// `depth` plays (default 3) on `worlds` worlds with its value at the
-/// leaves (`full::spiel::leaf_decide`), as a spec's `engine = E` with `net`.
+/// leaves (`full::spiel::leaf_decide`), as a spec's `engine = E` with `net`;
+/// with `evaluation="learned"` they spend `budget` nodes on each of
+/// `worlds` worlds the network draws (`belief` "constraints" or "policy")
+/// with the learned leaves (`full::spiel::world_decide`, All Fives).
 fn net_search_bot(k: &Settings, e: PlayerEngine, engine: &str, given: Vec<(String, Setting)>) -> PyResult<Bot> {
     let model = k.model.as_deref().expect("called with a model");
+    let learned = parse::<Leaves>("evaluation", &k.evaluation)?.is_learned();
     let takes: &[&str] = match e {
         PlayerEngine::Ismcts => &["model", "budget", "worlds", "adaptive", "belief", "seed"],
-        PlayerEngine::MStar | PlayerEngine::Expectimax => &["model", "depth", "worlds", "belief", "seed"],
+        PlayerEngine::MStar | PlayerEngine::Expectimax if learned => {
+            &["model", "evaluation", "budget", "worlds", "belief", "seed"]
+        }
+        PlayerEngine::MStar | PlayerEngine::Expectimax => &["model", "depth", "worlds", "belief", "evaluation", "seed"],
         _ => &[],
     };
     if takes.is_empty() {
         return Err(PyValueError::new_err(format!(
             "model: engine {engine:?} takes no network; a model plays with engine \"net\" (its policy), \"ismcts\" \
-             (a search guided by it) or \"mstar\" / \"expectimax\" (its value at the leaves)"
+             (a search guided by it) or \"mstar\" / \"expectimax\" (its value at the leaves, or with \
+             evaluation=\"learned\" the learned leaves on its worlds)"
         )));
     }
     if let Some((key, _)) = given.iter().find(|(key, _)| !takes.contains(&key.as_str())) {
+        let with = if learned && e != PlayerEngine::Ismcts { " and evaluation=\"learned\"" } else { "" };
         return Err(PyValueError::new_err(format!(
-            "{key}: engine {engine:?} with a model takes {}",
+            "{key}: engine {engine:?} with a model{with} takes {}",
             takes.join(", ")
         )));
     }
     let file = net::Model::load(std::path::Path::new(model)).map_err(args::value_error)?;
     let plain = NetPolicy::new(std::sync::Arc::new(file), model, 0.0).map_err(args::value_error)?;
+    let belief = || parse::<full::spiel::GuidedBelief>("belief", &k.belief);
     let policy = if e == PlayerEngine::Ismcts {
         if k.budget == 0 {
             return Err(PyValueError::new_err(
@@ -403,16 +415,28 @@ fn net_search_bot(k: &Settings, e: PlayerEngine, engine: &str, given: Vec<(Strin
                  simulations: give budget=N",
             ));
         }
-        let belief: full::spiel::GuidedBelief = parse("belief", &k.belief)?;
+        let belief = belief()?;
         plain
             .with_simulations(k.budget.saturating_mul(k.worlds.max(1) as u64))
             .and_then(|p| p.with_adaptive(k.adaptive.unwrap_or(false)))
             .and_then(|p| p.with_belief(belief))
             .map_err(args::value_error)?
+    } else if learned {
+        if k.budget == 0 {
+            return Err(PyValueError::new_err(format!(
+                "budget: engine {engine:?} with a model and evaluation=\"learned\" spends a node budget a world: \
+                 give budget=N"
+            )));
+        }
+        let how = full::spiel::WorldSearch::new(e, k.budget, k.worlds as u64, belief()?).map_err(args::value_error)?;
+        plain
+            .with_world_search(how, std::sync::Arc::new(shipped_eval().clone()))
+            .map_err(args::value_error)?
     } else {
         if k.belief != "constraints" {
             return Err(PyValueError::new_err(format!(
-                "belief = {:?}: a network's value-leaf search draws its worlds from the \"constraints\" belief",
+                "belief = {:?}: a network's value-leaf search draws its worlds from the \"constraints\" belief \
+                 (\"policy\" goes with evaluation=\"learned\")",
                 k.belief
             )));
         }

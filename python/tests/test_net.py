@@ -245,7 +245,7 @@ def test_the_net_engine_plays_checks_its_game_and_refuses_bad_settings(tmp_path)
         assert play(leaves) == play(pickle.loads(pickle.dumps(leaves)))
     with pytest.raises(ValueError, match="engine \"dominai\" takes no network"):
         muggins.Bot("dominai", model=str(path))
-    with pytest.raises(ValueError, match="budget: engine \"mstar\" with a model takes model, depth, worlds, belief, seed"):
+    with pytest.raises(ValueError, match="budget: engine \"mstar\" with a model takes model, depth, worlds, belief, evaluation, seed"):
         muggins.Bot("mstar", model=str(path), budget=100)
     with pytest.raises(ValueError, match="depth = 9: 1 to 8 plays"):
         muggins.Bot("expectimax", model=str(path), depth=9)
@@ -327,6 +327,54 @@ def test_an_all_fives_network_plays_as_bot_guided_and_as_an_opponent(tmp_path):
     mn.save(block, block_params(), game="block", encoding="rich", made_by="test")
     with pytest.raises(ValueError, match=r"block.safetensors: it is for game \"block\", not \"all-fives\""):
         play(muggins.Bot("net", model=str(block)), "all-fives")
+
+
+def test_mstar_with_the_learned_leaves_on_a_networks_worlds_plays_all_fives_as_a_bot():
+    """`Bot("mstar", model=..., evaluation="learned", budget=N, worlds=K,
+    belief="constraints"|"policy")`: M*'s own search with the learned
+    leaves on the worlds the shipped All-Fives network draws (a spec's
+    `engine = "mstar"` with `net` and `evaluation = "learned"`): named as
+    `muggins run` names it, the same hands twice and after pickling, far
+    better than `random` over both seatings of 12 deals (a search that
+    read its worlds or leaves wrong would be near level), and each bad
+    setting refused naming it."""
+    model = str(ROOT / "models" / "train-all-fives-mstar.safetensors")
+    bots = {}
+    for belief in ["constraints", "policy"]:
+        bot = muggins.Bot("mstar", model=model, evaluation="learned", budget=300, worlds=4, belief=belief, seed=7)
+        suffix = " (policy)" if belief == "policy" else ""
+        assert f"mstar 300 nodes x 4 worlds{suffix}, learned leaves" in bot.name(), bot.name()
+        assert play(bot, "all-fives", seed=3) == play(pickle.loads(pickle.dumps(bot)), "all-fives", seed=3)
+        bots[belief] = bot
+    rand = muggins.Bot("random", seed=1)
+    margin = []
+    for deal in range(12):
+        for seat in [0, 1]:
+            state, rng = muggins.State("all-fives"), np.random.default_rng(100 + deal)
+            while not state.is_terminal():
+                if state.is_chance_node():
+                    ids, probs = zip(*state.chance_outcomes())
+                    state.apply_action(int(rng.choice(ids, p=probs)))
+                else:
+                    mover = bots["policy"] if state.current_player() == seat else rand
+                    state.apply_action(mover.step(state))
+            margin.append(state.returns()[seat])
+    assert np.mean(np.array(margin) > 0) >= 2 / 3 and np.mean(margin) >= 10, margin
+    with pytest.raises(ValueError, match="budget: engine \"mstar\" with a model and evaluation=\"learned\" spends"):
+        muggins.Bot("mstar", model=model, evaluation="learned", worlds=4)
+    with pytest.raises(ValueError, match="depth: engine \"mstar\" with a model and evaluation=\"learned\" takes"):
+        muggins.Bot("mstar", model=model, evaluation="learned", budget=300, depth=3)
+    with pytest.raises(ValueError, match="belief = \"head\""):
+        muggins.Bot("expectimax", model=model, evaluation="learned", budget=300, belief="head")
+    with pytest.raises(ValueError, match="budget = 20000000"):
+        muggins.Bot("mstar", model=model, evaluation="learned", budget=20_000_000)
+    with pytest.raises(ValueError, match="evaluation"):
+        muggins.Bot("mstar", model=model, evaluation="deep", budget=300)
+    with pytest.raises(ValueError, match="evaluation: engine \"ismcts\" with a model takes model, budget, worlds, adaptive, belief, seed"):
+        muggins.Bot("ismcts", model=model, evaluation="learned", budget=300)
+    block = muggins.Bot("mstar", model=str(ROOT / "models" / "train-block.safetensors"), evaluation="learned", budget=300)
+    with pytest.raises(ValueError, match="the learned leaves .* value All-Fives positions, and this game is block"):
+        play(block, "block")
 
 
 def test_a_rich_network_widened_to_rich_history_gives_the_same_outputs(tmp_path):

@@ -12,6 +12,7 @@ mod messages;
 mod openspiel;
 mod outputs;
 mod pipes;
+mod play_nets;
 mod report;
 mod train;
 mod train_cluster;
