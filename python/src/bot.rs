@@ -399,7 +399,11 @@ fn net_search_bot(k: &Settings, e: PlayerEngine, engine: &str, given: Vec<(Strin
         )));
     }
     if let Some((key, _)) = given.iter().find(|(key, _)| !takes.contains(&key.as_str())) {
-        let with = if learned && e != PlayerEngine::Ismcts { " and evaluation=\"learned\"" } else { "" };
+        let with = if learned && e != PlayerEngine::Ismcts {
+            " and evaluation=\"learned\""
+        } else {
+            ""
+        };
         return Err(PyValueError::new_err(format!(
             "{key}: engine {engine:?} with a model{with} takes {}",
             takes.join(", ")

@@ -360,6 +360,19 @@ def test_mstar_with_the_learned_leaves_on_a_networks_worlds_plays_all_fives_as_a
                     state.apply_action(mover.step(state))
             margin.append(state.returns()[seat])
     assert np.mean(np.array(margin) > 0) >= 2 / 3 and np.mean(margin) >= 10, margin
+    # A vector environment's opponent: the same rewards twice from one seed,
+    # and the learner's first legal play loses to it over the games that end.
+    def run_env():
+        env = muggins.VecEnv("all-fives", 2, opponents=bots["constraints"], seat=0, seed=4)
+        obs, info = env.reset(seed=4)
+        rewards = []
+        for _ in range(60):
+            obs, reward, term, trunc, info = env.step(info["legal"][:, 0].astype(np.int64))
+            rewards.append(reward.copy())
+        return np.array(rewards)
+    rewards = run_env()
+    assert np.array_equal(rewards, run_env())
+    assert rewards.sum() < 0, rewards.sum()
     with pytest.raises(ValueError, match="budget: engine \"mstar\" with a model and evaluation=\"learned\" spends"):
         muggins.Bot("mstar", model=model, evaluation="learned", worlds=4)
     with pytest.raises(ValueError, match="depth: engine \"mstar\" with a model and evaluation=\"learned\" takes"):
