@@ -43,20 +43,17 @@ fn shipped_eval() -> &'static LinearEval {
 /// plies, or `budget` nodes a world), "ismcts" (`budget` nodes a world,
 /// needed), "dominai" (All Fives); fixed strategies: "random", "heaviest",
 /// and for All Fives "scorer", "defender". Settings: `budget`, `depth`,
-/// `worlds` (sampled worlds a decision, default 16), `belief`
-/// ("constraints", "uniform"; All Fives also "model", "dominai"),
-/// `evaluation` ("score", or "learned": All Fives' two-seat double-6
-/// leaves), `opponent` (M*'s model of the others: "searcher", "random",
-/// "scorer", ...), `seed`, `table_mb`. Engine "net" plays a network's
-/// policy: `model` (a model file, e.g. "models/ppo-block.safetensors"),
-/// `temperature` (0, the default: the highest logit; above 0, a draw from
-/// the softmax), `seed`. "ismcts" with a `model` is the network's guided
-/// search of `budget` x `worlds` simulations; "mstar" and "expectimax"
-/// with a `model` search `depth` plays on `worlds` worlds with its value
-/// at the leaves, or with `evaluation="learned"` and `budget` (All Fives)
-/// M*'s own search with the learned leaves on the worlds the network
-/// draws (`belief` "constraints" or "policy"). `step(state)` gives the action; a bot is picklable (its
-/// engine and settings).
+/// `worlds` (sampled worlds a decision, default 16), `belief` ("constraints", "uniform"; All Fives
+/// also "model", "dominai"), `evaluation` ("score", or "learned": All Fives' two-seat double-6
+/// leaves), `opponent` (M*'s model of the others: "searcher", "random", "scorer", ...), `seed`,
+/// `table_mb`. Engine "net" plays a network's policy: `model` (a model file, e.g.
+/// "models/ppo-block.safetensors"), `temperature` (0, the default: the highest logit; above 0, a
+/// draw from the softmax), `seed`. "ismcts" with a `model` is the network's guided search of
+/// `budget` x `worlds` simulations; "mstar" and "expectimax" with a `model` search `depth` plays
+/// on `worlds` worlds with its value at the leaves, or with `evaluation="learned"` and `budget`
+/// (All Fives) M*'s own search with the learned leaves on the worlds the network draws (`belief`
+/// "constraints" or "policy"). `step(state)` gives the action; a bot is picklable (its engine and
+/// settings).
 #[pyclass(module = "muggins._muggins")]
 #[derive(Clone, Debug)]
 pub struct Bot {
