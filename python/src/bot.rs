@@ -11,19 +11,17 @@
 //! asked before. The search runs with the GIL released.
 
 use engine::{Observability, PlayerEngine};
-use full::{
-    FullAgent, FullRules, FullTarget, Leaves, LinearEval, MAX_SEATS, MatchContext, MatchOptions, Observation,
-    PlayerName, Scratch, SearchSettings, Shaping, full_choice, heaviest_play, search_decision,
-};
+use full::{FullAgent, FullTarget, Leaves, LinearEval, PlayerName, SearchSettings, Shaping};
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
-use rand_chacha::ChaCha20Rng;
 use std::sync::OnceLock;
 
 use super::args;
-use super::state::{Core, State};
-use full::spiel::{FivesState, NetPolicy, OpenSpielState, play_id};
+use super::state::State;
+use full::spiel::NetPolicy;
+
+mod step;
 
 /// The learned evaluation `muggins run` ships (jobs/evals/fives-double6.json).
 fn shipped_eval() -> &'static LinearEval {
@@ -481,119 +479,4 @@ fn state_of(state: &Bound<'_, PyAny>, method: &str) -> PyResult<State> {
         "Bot.{method} takes a muggins.State (or the muggins OpenSpiel game's state), not {}",
         args::type_name(state)
     )))
-}
-
-impl Bot {
-    /// The action for `player` in `core` (a player node), from `player`'s
-    /// information only, drawn with `rng`.
-    pub fn decide(&self, core: &Core, player: u8, rng: &mut ChaCha20Rng) -> Result<u32, String> {
-        let agent = match &self.player {
-            Player::Net(p) => return p.decide(core, player, rng).map_err(|e| e.to_string()),
-            Player::Agent(a) => *a,
-        };
-        match core {
-            Core::Fives(c) => self.fives_step(agent, c, player, rng),
-            Core::Open(c) => self.open_step(agent, c, player, rng),
-        }
-    }
-
-    /// The bot's seed (its decisions' streams are keyed by it).
-    pub fn seed(&self) -> u64 {
-        self.seed
-    }
-
-    fn fives_step(
-        &self,
-        agent: FullAgent,
-        core: &FivesState,
-        player: u8,
-        rng: &mut ChaCha20Rng,
-    ) -> Result<u32, String> {
-        let legal = core.legal_actions();
-        if legal.len() == 1 {
-            return Ok(legal[0]);
-        }
-        let world = core.resample(player, rng).map_err(|e| e.to_string())?;
-        let rules = world.rules();
-        let pos = world.pos.expect("a player node has a position");
-        let mut list = engine::ActionList::default();
-        pos.actions(rules, &mut list);
-        let index = match agent {
-            FullAgent::Fixed(t) => full_choice(rules, t, &pos, list.as_slice(), rng),
-            FullAgent::External => unreachable!("a bot is muggins' own"),
-            FullAgent::Search(settings) => {
-                // Fitted on two seats of double-6; at three and four seats its
-                // features sum each side's seats, as `muggins run` plays it.
-                if settings.learned && rules.set() != 6 {
-                    return Err("evaluation = \"learned\": the shipped evaluation is for double-6".into());
-                }
-                let opts = MatchOptions {
-                    eval: settings.learned.then(shipped_eval),
-                    table_mb: self.table_mb,
-                    agent_side: rules.side(player),
-                    ..MatchOptions::default()
-                };
-                let models = [self.opponent; MAX_SEATS];
-                Scratch::with_thread_scratch(&[agent], self.table_mb, |scratch| {
-                    let mut ctx = MatchContext::new(rules, &opts, scratch);
-                    search_decision(&mut ctx, &pos, &world.seen, settings, models, rng)
-                        .0
-                        .index
-                })
-            }
-        };
-        Ok(play_id(list.as_slice()[index]))
-    }
-
-    fn open_step(
-        &self,
-        agent: FullAgent,
-        core: &OpenSpielState,
-        player: u8,
-        rng: &mut ChaCha20Rng,
-    ) -> Result<u32, String> {
-        let legal = core.legal_actions();
-        if legal.len() == 1 {
-            return Ok(legal[0]);
-        }
-        let rules = &core.rules;
-        let pos = core.pos.expect("a player node has a position");
-        let mut list = full::FullActions::default();
-        pos.actions(rules, &mut list);
-        let index = match agent {
-            FullAgent::Fixed(FullTarget::Heaviest) => heaviest_play(rules, list.as_slice()),
-            FullAgent::Fixed(t) if t.name() == "random" => engine::seed::below_u32(rng, list.len() as u32) as usize,
-            FullAgent::Fixed(t) => return Err(format!("engine = {:?} plays All Fives only", t.name())),
-            FullAgent::Search(s) => open_search(rules, core, player, s, self.opponent, rng)?,
-            FullAgent::External => unreachable!("a bot is muggins' own"),
-        };
-        Ok(full::openspiel::action_id(rules, player, list.as_slice()[index]))
-    }
-}
-
-/// A search's decision in a block or team hand from the player's view only
-/// ([`full::decide_open`], the game loop's): Expectimax or M* to the
-/// settings' depth (or node budget) on `worlds` sampled worlds, or ISMCTS
-/// on `budget` x `worlds` nodes.
-fn open_search(
-    rules: &FullRules,
-    core: &OpenSpielState,
-    player: u8,
-    s: SearchSettings,
-    opponent: FullTarget,
-    rng: &mut ChaCha20Rng,
-) -> Result<usize, String> {
-    if s.engine == PlayerEngine::Dominai {
-        return Err(format!(
-            "engine = {:?}: a bot plays block and team with Expectimax and M* (to a depth, or a node budget a \
-             world) and ISMCTS",
-            s.engine.name()
-        ));
-    }
-    s.check(Some(rules.kind()), Some(Observability::Partial))
-        .map_err(|e| e.to_string())?;
-    let pos = core.pos.expect("a player node has a position");
-    let obs = Observation::of_hands(rules, &pos.hands, pos.boneyard, player, &core.void, &[0; MAX_SEATS]);
-    let mut tree = full::IsmctsTree::default();
-    Ok(full::decide_open(rules, &pos, &obs, s, [opponent; MAX_SEATS], &mut tree, rng).index)
 }

@@ -7,6 +7,7 @@ import random
 import threading
 import time
 
+import pytest
 from scipy import stats
 
 import muggins
@@ -145,6 +146,41 @@ def test_bad_settings_are_refused_naming_them():
             assert word in str(e), str(e)
         else:
             raise AssertionError(f"{game} {kw} accepted")
+
+
+def forced_state(game, **knobs):
+    """A state of `game` at a decision with exactly one legal action."""
+    rng = random.Random(5)
+    for _ in range(200):
+        s = muggins.State(game, **knobs)
+        while not s.is_terminal():
+            if s.is_chance_node():
+                s.apply_action(rng.choice(s.legal_actions()))
+            elif len(s.legal_actions()) == 1:
+                return s
+            else:
+                s.apply_action(rng.choice(s.legal_actions()))
+    raise AssertionError(f"no forced decision in 200 games of {game}")
+
+
+def test_a_bot_that_cannot_play_the_game_is_refused_at_a_forced_move_too():
+    # Refused whatever the decision: a forced move used to be played (the
+    # only legal action returned) and the refusal met only at a later choice.
+    for game in ["block", "team"]:
+        s = forced_state(game)
+        assert muggins.Bot("heaviest").step(s) == s.legal_actions()[0]
+        assert muggins.Bot("mstar", depth=2, worlds=2).step(s) == s.legal_actions()[0]
+        for bot, words in [(muggins.Bot("scorer"), ["scorer", "All Fives only"]),
+                           (muggins.Bot("dominai", budget=200), ["dominai"]),
+                           (muggins.Bot("mstar", depth=2, worlds=2, evaluation="learned"), ["evaluation", "learned"]),
+                           (muggins.Bot("mstar", depth=2, worlds=2, belief="model"), ["belief", "model"])]:
+            with pytest.raises(ValueError) as e:
+                bot.step(s)
+            assert all(w in str(e.value) for w in words), (game, bot.name(), str(e.value))
+    s = forced_state("all-fives", set=9)
+    assert muggins.Bot("mstar", budget=200, worlds=2).step(s) == s.legal_actions()[0]
+    with pytest.raises(ValueError, match="shipped evaluation is for double-6"):
+        muggins.Bot("mstar", budget=200, worlds=2, evaluation="learned").step(s)
 
 
 def test_a_bot_releases_the_gil_while_it_searches():

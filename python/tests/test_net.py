@@ -205,6 +205,12 @@ def test_the_net_engine_plays_checks_its_game_and_refuses_bad_settings(tmp_path)
     assert greedy.step(state) == legal[int(np.argmax(logits[legal]))]
     with pytest.raises(ValueError, match=r"block.safetensors: it is for game \"block\", not \"team\""):
         play(greedy, "team")
+    # A forced move is refused too (it used to be played without a look at the model).
+    forced = muggins.State("all-fives")
+    while forced.is_chance_node() or len(forced.legal_actions()) != 1:
+        forced.apply_action(forced.legal_actions()[0])
+    with pytest.raises(ValueError, match=r"block.safetensors: it is for game \"block\", not \"all-fives\""):
+        greedy.step(forced)
     with pytest.raises(ValueError, match="needs model"):
         muggins.Bot("net")
     with pytest.raises(ValueError, match="budget: engine \"net\" takes model, temperature, simulations, adaptive, belief and seed"):

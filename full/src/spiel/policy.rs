@@ -319,6 +319,9 @@ impl NetPolicy {
             return Err(PolicyError::NotAPlayer);
         }
         if n == 1 {
+            // A forced move too is refused to a model of another game, so
+            // that a mismatch is met at the first decision, whatever it is.
+            self.check(state)?;
             return Ok(ids[0]);
         }
         let meta = &self.model.meta;
