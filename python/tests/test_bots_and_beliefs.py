@@ -6,6 +6,7 @@ import collections
 import random
 import threading
 import time
+from pathlib import Path
 
 import pytest
 from scipy import stats
@@ -177,6 +178,10 @@ def test_a_bot_that_cannot_play_the_game_is_refused_at_a_forced_move_too():
             with pytest.raises(ValueError) as e:
                 bot.step(s)
             assert all(w in str(e.value) for w in words), (game, bot.name(), str(e.value))
+    # M*'s learned leaves on a network's worlds value All-Fives positions only.
+    net = str(Path(__file__).resolve().parents[2] / "models" / "train-block.safetensors")
+    with pytest.raises(ValueError, match="learned leaves"):
+        muggins.Bot("mstar", model=net, evaluation="learned", budget=200, worlds=2).step(forced_state("block"))
     s = forced_state("all-fives", set=9)
     assert muggins.Bot("mstar", budget=200, worlds=2).step(s) == s.legal_actions()[0]
     with pytest.raises(ValueError, match="shipped evaluation is for double-6"):

@@ -333,6 +333,12 @@ def test_an_all_fives_network_plays_as_bot_guided_and_as_an_opponent(tmp_path):
     mn.save(block, block_params(), game="block", encoding="rich", made_by="test")
     with pytest.raises(ValueError, match=r"block.safetensors: it is for game \"block\", not \"all-fives\""):
         play(muggins.Bot("net", model=str(block)), "all-fives")
+    # A two-seat network at three seats, at a forced move as at a choice.
+    three = muggins.State("all-fives", seats=3)
+    while three.is_chance_node() or len(three.legal_actions()) != 1:
+        three.apply_action(three.legal_actions()[0])
+    with pytest.raises(ValueError, match=r"fives.safetensors: it is for observations of \d+ floats, not \d+"):
+        greedy.step(three)
 
 
 def test_mstar_with_the_learned_leaves_on_a_networks_worlds_plays_all_fives_as_a_bot():

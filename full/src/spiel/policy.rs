@@ -318,12 +318,6 @@ impl NetPolicy {
         if n == 0 {
             return Err(PolicyError::NotAPlayer);
         }
-        if n == 1 {
-            // A forced move too is refused to a model of another game, so
-            // that a mismatch is met at the first decision, whatever it is.
-            self.check(state)?;
-            return Ok(ids[0]);
-        }
         let meta = &self.model.meta;
         BUFFERS.with_borrow_mut(|b| {
             state.encode(player, self.encoding, &mut b.obs);
@@ -333,6 +327,18 @@ impl NetPolicy {
                     path: self.path.clone(),
                     why: "not for this game".into(),
                 }));
+            }
+            if n == 1 {
+                // A forced move is played only where a choice would be (the
+                // model checked above; the learned leaves in All Fives, value
+                // leaves at two sides), so that a mismatch is met at the
+                // first decision, whatever it is.
+                if (self.worlds.is_some() && !matches!(state, SpielState::Fives(_)))
+                    || (self.leaves.is_some() && state.rules().sides() != 2)
+                {
+                    return Err(self.check(state).expect_err("refused by the checks of a choice"));
+                }
+                return Ok(ids[0]);
             }
             if let Some((how, eval)) = &self.worlds {
                 if !matches!(state, SpielState::Fives(_)) {
