@@ -328,22 +328,19 @@ impl NetPolicy {
                     why: "not for this game".into(),
                 }));
             }
+            // The learned leaves value All-Fives positions, value leaves
+            // two sides' (`check` says why); checked, like the model above,
+            // before a forced move is played, so that a mismatch is met at
+            // the first decision, whatever it is.
+            if (self.worlds.is_some() && !matches!(state, SpielState::Fives(_)))
+                || (self.leaves.is_some() && state.rules().sides() != 2)
+            {
+                return Err(self.check(state).expect_err("refused by the checks of a choice"));
+            }
             if n == 1 {
-                // A forced move is played only where a choice would be (the
-                // model checked above; the learned leaves in All Fives, value
-                // leaves at two sides), so that a mismatch is met at the
-                // first decision, whatever it is.
-                if (self.worlds.is_some() && !matches!(state, SpielState::Fives(_)))
-                    || (self.leaves.is_some() && state.rules().sides() != 2)
-                {
-                    return Err(self.check(state).expect_err("refused by the checks of a choice"));
-                }
                 return Ok(ids[0]);
             }
             if let Some((how, eval)) = &self.worlds {
-                if !matches!(state, SpielState::Fives(_)) {
-                    return Err(self.check(state).expect_err("a game other than All Fives is refused"));
-                }
                 let models = super::WorldModels {
                     model: &self.model,
                     encoding: self.encoding,
@@ -353,9 +350,6 @@ impl NetPolicy {
                     .map_err(|e| PolicyError::Search(e.to_string()));
             }
             if let Some(how) = self.leaves {
-                if state.rules().sides() != 2 {
-                    return Err(self.check(state).expect_err("more than two sides are refused"));
-                }
                 return super::leaf_decide(&mut b.leaves, &self.model, self.encoding, state, player, how, rng)
                     .map_err(|e| PolicyError::Search(e.to_string()));
             }

@@ -98,6 +98,7 @@ impl Bot {
         pos.actions(rules, &mut list);
         let index = match agent {
             FullAgent::Fixed(FullTarget::Heaviest) => heaviest_play(rules, list.as_slice()),
+            // `random`: `open_playable` refused every other fixed strategy.
             FullAgent::Fixed(_) => engine::seed::below_u32(rng, list.len() as u32) as usize,
             FullAgent::Search(s) => open_search(rules, core, player, s, self.opponent, rng),
             FullAgent::External => unreachable!("a bot is muggins' own"),
