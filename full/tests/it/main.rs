@@ -16,6 +16,7 @@ mod game;
 mod guided;
 mod open_ismcts;
 mod predict;
+mod resample;
 mod rich_history;
 mod thesis;
 mod threads;

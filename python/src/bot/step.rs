@@ -53,13 +53,22 @@ impl Bot {
         if legal.len() == 1 {
             return Ok(legal[0]);
         }
+        let mut list = engine::ActionList::default();
+        if let FullAgent::Fixed(t) = agent {
+            // A fixed strategy reads the board and the mover's own plays
+            // (`full::fixed_choice`), the same in every world the player
+            // cannot tell apart: no world is drawn, as in the game loop.
+            let pos = core.pos.expect("a player node has a position");
+            pos.actions(core.rules(), &mut list);
+            let index = full_choice(core.rules(), t, &pos, list.as_slice(), rng);
+            return Ok(play_id(list.as_slice()[index]));
+        }
         let world = core.resample(player, rng).map_err(|e| e.to_string())?;
         let rules = world.rules();
         let pos = world.pos.expect("a player node has a position");
-        let mut list = engine::ActionList::default();
         pos.actions(rules, &mut list);
         let index = match agent {
-            FullAgent::Fixed(t) => full_choice(rules, t, &pos, list.as_slice(), rng),
+            FullAgent::Fixed(_) => unreachable!("decided above"),
             FullAgent::External => unreachable!("a bot is muggins' own"),
             FullAgent::Search(settings) => {
                 let opts = MatchOptions {
