@@ -10,7 +10,7 @@ use full::spiel::{CHANCE, Encoding, Event, FivesState, SpielState, play_id};
 use full::{FullConfig, FullRules, fives_draw_id, fives_pass_id};
 
 /// The hand's player actions so far, in the ids a seat's view gives.
-fn public_history(rules: &FullRules, s: &FivesState) -> Vec<u32> {
+pub(crate) fn public_history(rules: &FullRules, s: &FivesState) -> Vec<u32> {
     s.events
         .iter()
         .filter(|&&(h, _)| h == s.hand_no)

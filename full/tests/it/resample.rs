@@ -1,11 +1,12 @@
 //! `SpielState::resample` (OpenSpiel's `resample_from_infostate`, and the
-//! worlds of the Python bot's searches and of the network's searches) in
-//! All Fives at every seat count: at every decision of random hands, from
-//! the mover's side, it finds a world, and the world is a true state the
-//! mover cannot tell from the real one (its hand, the board, the hand
-//! sizes and the legal plays the same).
+//! worlds of the Python bot's searches and of the network's searches) and
+//! `FivesState::from_view` (a network's seat in `muggins run`, and
+//! `muggins.State.from_view`) in All Fives at every seat count: at every
+//! decision of random hands, from the mover's side, each finds a state, and
+//! the state is a true one the mover cannot tell from the real one (its
+//! hand, the board, the hand sizes and the legal plays the same).
 
-use full::spiel::{CHANCE, SpielState, View};
+use full::spiel::{CHANCE, FivesState, SpielState, View};
 
 /// The information state (OpenSpiel's `information_state_string`).
 const INFO: View = View {
@@ -43,7 +44,19 @@ fn resample_finds_a_world_at_every_decision_at_every_seat_count() {
                             state.observation_string(seat, INFO)
                         );
                     }
-                    Err(e) => failed.push(format!("hand {hand}, decision {decisions}: {e}")),
+                    Err(e) => failed.push(format!("hand {hand}, decision {decisions}: resample: {e}")),
+                }
+                // A network's seat is asked at its choices (its forced
+                // plays are made for it).
+                let SpielState::Fives(f) = &state else {
+                    unreachable!("an All-Fives state")
+                };
+                if state.legal_actions().len() >= 2 {
+                    let history = super::fives_view::public_history(&rules, f);
+                    match FivesState::from_view(&rules, seat, f.hand_of(seat), &history, None, &mut rng) {
+                        Ok(view) => assert_eq!(SpielState::Fives(view).legal_actions(), state.legal_actions()),
+                        Err(e) => failed.push(format!("hand {hand}, decision {decisions}: from_view: {e}")),
+                    }
                 }
                 let legal = state.legal_actions();
                 let a = legal[engine::seed::below_u32(&mut rng, legal.len() as u32) as usize];

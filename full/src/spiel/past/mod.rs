@@ -128,47 +128,6 @@ impl FivesState {
         Ok(Some(core))
     }
 
-    /// `obs` with what a past implies for each other seat whose hidden
-    /// tiles were all dealt (none of its draws this hand is a tile it still
-    /// holds): no tile heavier than a forced opening (the heaviest dealt),
-    /// and none that matched an end when it was stuck or passed.
-    fn tightened(&self, mut obs: Observation) -> Observation {
-        let Some(start) = self.events.iter().position(|&(h, _)| h == self.hand_no) else {
-            return obs;
-        };
-        let events = &self.events[start..];
-        let rules = self.rules();
-        let heavier: TileSet = match self.opening.and_then(|o| o.forced) {
-            Some(f) => bits(rules.all_tiles())
-                .filter(|&t| weight(rules, t) > weight(rules, f))
-                .fold(0, |m, t| m | bit(t)),
-            None => 0,
-        };
-        for s in 0..rules.seats() {
-            if s == obs.seat {
-                continue;
-            }
-            let mut ruled_out = heavier;
-            let mut drew_kept = false;
-            for (i, &(_, e)) in events.iter().enumerate() {
-                match e {
-                    Event::Stuck { seat, matching } | Event::Pass { seat, matching } if seat == s => {
-                        ruled_out |= matching;
-                    }
-                    Event::Drawn { seat, .. } if seat == s => {
-                        let next = events[i + 1..].iter().find_map(|&(_, e)| own(e, s));
-                        drew_kept |= !matches!(next, Some(Event::Play { .. }));
-                    }
-                    _ => {}
-                }
-            }
-            if !drew_kept {
-                obs.void[s as usize] |= ruled_out & obs.hidden;
-            }
-        }
-        obs
-    }
-
     /// The history with this hand's hidden chance outcomes replaced so that
     /// the others hold `hands` now, or `None` if no past leads there.
     fn history_for(&self, player: u8, hands: &[TileSet; MAX_SEATS]) -> Option<Vec<u32>> {
@@ -195,10 +154,54 @@ impl FivesState {
         Some(out)
     }
 
+    /// `obs` tightened as [`tighten`] does, from this hand's events.
+    fn tightened(&self, obs: Observation) -> Observation {
+        let Some(start) = self.events.iter().position(|&(h, _)| h == self.hand_no) else {
+            return obs;
+        };
+        let forced = self.opening.and_then(|o| o.forced);
+        tighten(self.rules(), &self.events[start..], forced, obs)
+    }
+
     fn past_of(&self, seat: u8, now: TileSet, start: usize) -> Option<Past> {
         let forced = self.opening.and_then(|o| o.forced);
         past_of(self.rules(), &self.events[start..], forced, seat, now, start)
     }
+}
+
+/// `obs` with what a past implies, in a hand of `events` opened by a
+/// `forced` tile, for each seat but the observer whose hidden tiles were
+/// all dealt (none of its draws is a tile it still holds): no tile heavier
+/// than the forced opening (the heaviest dealt), and none that matched an
+/// end when it was stuck or passed. Every placement a past leads to keeps
+/// these, so drawing from the tightened constraints loses none of them.
+fn tighten(rules: &FullRules, events: &[(u32, Event)], forced: Option<u8>, mut obs: Observation) -> Observation {
+    let heavier: TileSet = match forced {
+        Some(f) => bits(rules.all_tiles())
+            .filter(|&t| weight(rules, t) > weight(rules, f))
+            .fold(0, |m, t| m | bit(t)),
+        None => 0,
+    };
+    for s in (0..rules.seats()).filter(|&s| s != obs.seat) {
+        let mut ruled_out = heavier;
+        let mut drew_kept = false;
+        for (i, &(_, e)) in events.iter().enumerate() {
+            match e {
+                Event::Stuck { seat, matching } | Event::Pass { seat, matching } if seat == s => {
+                    ruled_out |= matching;
+                }
+                Event::Drawn { seat, .. } if seat == s => {
+                    let next = events[i + 1..].iter().find_map(|&(_, e)| own(e, s));
+                    drew_kept |= !matches!(next, Some(Event::Play { .. }));
+                }
+                _ => {}
+            }
+        }
+        if !drew_kept {
+            obs.void[s as usize] |= ruled_out & obs.hidden;
+        }
+    }
+    obs
 }
 
 /// A past of `seat` in a hand's `events` (history indices from `start`)
@@ -341,48 +344,88 @@ impl FivesState {
         let forced =
             matches!(rules.config().lead, FivesLead::HighestDouble) || !matches!(previous, Some(HandEnd::Domino(_)));
         let forced = forced.then_some(view.first_tile).flatten();
+        let replay = Replay {
+            rules,
+            view: &view,
+            seat,
+            tiles,
+            forced,
+            previous,
+        };
+        // As `resample`: the second phase only where the first found nothing.
         let mut c = Constraints::new(&view.obs);
         for _ in 0..TRIES {
-            let mut hands = draw_hands(&mut c, &view.obs, rng).ok_or(SpielError::NoPlacement("the history"))?;
-            hands[seat as usize] = tiles;
-            let mut pasts: Vec<Past> = Vec::new();
-            for s in 0..rules.seats() {
-                match past_of(rules, &view.events, forced, s, hands[s as usize], 0) {
-                    Some(p) => pasts.push(p),
-                    None => break,
-                }
+            if let Some(state) = replay.attempt(&mut c, &view.obs, rng)? {
+                return Ok(state);
             }
-            if pasts.len() < rules.seats() as usize {
-                continue;
-            }
-            let mut state = FivesState::new(rules.clone(), 0);
-            state.previous = previous;
-            let mut k = 0;
-            for (i, &(_, e)) in view.events.iter().enumerate() {
-                let a = match e {
-                    Event::Deal { seat: s, .. } => pasts[s as usize]
-                        .dealt
-                        .pop()
-                        .ok_or(SpielError::Inconsistent("a deal is short"))?
-                        as u32,
-                    Event::Drawn { seat: s, .. } => {
-                        let p = &pasts[s as usize];
-                        p.drawn
-                            .iter()
-                            .find(|&&(at, _)| at == i)
-                            .ok_or(SpielError::Inconsistent("a draw has no tile"))?
-                            .1 as u32
-                    }
-                    _ => {
-                        k += 1;
-                        view.ids[k - 1]
-                    }
-                };
-                state.apply(a)?;
-            }
-            return Ok(state);
         }
-        Err(SpielError::NoPast(TRIES))
+        let obs = tighten(rules, &view.events, forced, view.obs);
+        let mut c = Constraints::new(&obs);
+        for _ in 0..RETRIES {
+            if let Some(state) = replay.attempt(&mut c, &obs, rng)? {
+                return Ok(state);
+            }
+        }
+        Err(SpielError::NoPast(TRIES + RETRIES))
+    }
+}
+
+/// A hand to rebuild from a [`PublicView`]: the seat whose view it is, its
+/// tiles, the forced opening tile and how the previous hand ended.
+struct Replay<'a> {
+    rules: &'a FullRules,
+    view: &'a PublicView,
+    seat: u8,
+    tiles: TileSet,
+    forced: Option<u8>,
+    previous: Option<HandEnd>,
+}
+
+impl Replay<'_> {
+    /// A placement drawn from `c` (under `obs`) and, if every seat has a
+    /// past leading there, the hand replayed from it.
+    fn attempt(
+        &self,
+        c: &mut Constraints,
+        obs: &Observation,
+        rng: &mut impl RngCore,
+    ) -> Result<Option<FivesState>, SpielError> {
+        let (rules, view) = (self.rules, self.view);
+        let mut hands = draw_hands(c, obs, rng).ok_or(SpielError::NoPlacement("the history"))?;
+        hands[self.seat as usize] = self.tiles;
+        let mut pasts: Vec<Past> = Vec::new();
+        for s in 0..rules.seats() {
+            match past_of(rules, &view.events, self.forced, s, hands[s as usize], 0) {
+                Some(p) => pasts.push(p),
+                None => return Ok(None),
+            }
+        }
+        let mut state = FivesState::new(rules.clone(), 0);
+        state.previous = self.previous;
+        let mut k = 0;
+        for (i, &(_, e)) in view.events.iter().enumerate() {
+            let a = match e {
+                Event::Deal { seat: s, .. } => pasts[s as usize]
+                    .dealt
+                    .pop()
+                    .ok_or(SpielError::Inconsistent("a deal is short"))?
+                    as u32,
+                Event::Drawn { seat: s, .. } => {
+                    let p = &pasts[s as usize];
+                    p.drawn
+                        .iter()
+                        .find(|&&(at, _)| at == i)
+                        .ok_or(SpielError::Inconsistent("a draw has no tile"))?
+                        .1 as u32
+                }
+                _ => {
+                    k += 1;
+                    view.ids[k - 1]
+                }
+            };
+            state.apply(a)?;
+        }
+        Ok(Some(state))
     }
 }
 
@@ -490,63 +533,4 @@ impl PublicView {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::rules::FullConfig;
-    use crate::spiel::{CHANCE, SpielState};
-
-    /// What the second phase of [`FivesState::resample`] takes from a
-    /// seat's hand is never a tile that seat holds in a state with a past:
-    /// the true state, or a world the resampling found. So the tightened
-    /// constraints keep every placement with a past, and a world of the
-    /// second phase is as uniform over them as one of the first.
-    #[test]
-    fn the_tightened_constraints_keep_every_placement_with_a_past() {
-        let (mut tightened, mut seats_checked) = (0u32, 0u32);
-        for seats in [2u8, 3, 4] {
-            let rules = FullRules::new(FullConfig::all_fives(seats)).expect("the preset's rules");
-            for hand in 0..200u64 {
-                let mut rng = engine::seed::keyed_rng(31, hand, seats as u64, b"tighten_", 0);
-                let mut state = SpielState::new(rules.clone(), 0);
-                while !state.is_terminal() {
-                    if state.current_player() == CHANCE {
-                        state.apply_chance(&mut rng).expect("a chance outcome");
-                        continue;
-                    }
-                    let SpielState::Fives(c) = &state else {
-                        unreachable!("All Fives")
-                    };
-                    let player = c.current_player() as u8;
-                    let pos = c.pos.expect("a player node has a position");
-                    let (void, void_pips) = c.seen.voids();
-                    let plain = Observation::new(&rules, &pos, player, &void, &void_pips);
-                    let tight = c.tightened(plain);
-                    let SpielState::Fives(world) = state.resample(player, &mut rng).expect("a world") else {
-                        unreachable!("All Fives")
-                    };
-                    let there = world.pos.expect("a player node has a position");
-                    for s in (0..seats).filter(|&s| s != player) {
-                        let (s, v) = (s as usize, tight.void[s as usize]);
-                        assert_eq!(
-                            pos.hands[s] & v,
-                            0,
-                            "{seats} seats, hand {hand}: seat {s} holds a tile taken"
-                        );
-                        assert_eq!(
-                            there.hands[s] & v,
-                            0,
-                            "{seats} seats, hand {hand}: a world's seat {s} too"
-                        );
-                        seats_checked += 1;
-                        tightened += (v != plain.void[s]) as u32;
-                    }
-                    let legal = state.legal_actions();
-                    let a = legal[engine::seed::below_u32(&mut rng, legal.len() as u32) as usize];
-                    state.apply(a).expect("a legal action");
-                }
-            }
-        }
-        // Not vacuous: the tightening took tiles from many seats' hands.
-        assert!(tightened > 1_000, "{tightened} of {seats_checked} seats tightened");
-    }
-}
+mod tests;
