@@ -54,38 +54,36 @@ impl Bot {
             return Ok(legal[0]);
         }
         let mut list = engine::ActionList::default();
-        if let FullAgent::Fixed(t) = agent {
-            // A fixed strategy reads the board and the mover's own plays
-            // (`full::fixed_choice`), the same in every world the player
-            // cannot tell apart: no world is drawn, as in the game loop.
-            let pos = core.pos.expect("a player node has a position");
-            pos.actions(core.rules(), &mut list);
-            let index = full_choice(core.rules(), t, &pos, list.as_slice(), rng);
-            return Ok(play_id(list.as_slice()[index]));
-        }
+        let settings = match agent {
+            FullAgent::Fixed(t) => {
+                // A fixed strategy reads the board and the mover's own plays
+                // (`full::fixed_choice`), the same in every world the player
+                // cannot tell apart: no world is drawn, as in the game loop.
+                let pos = core.pos.expect("a player node has a position");
+                pos.actions(core.rules(), &mut list);
+                let index = full_choice(core.rules(), t, &pos, list.as_slice(), rng);
+                return Ok(play_id(list.as_slice()[index]));
+            }
+            FullAgent::External => unreachable!("a bot is muggins' own"),
+            FullAgent::Search(settings) => settings,
+        };
         let world = core.resample(player, rng).map_err(|e| e.to_string())?;
         let rules = world.rules();
         let pos = world.pos.expect("a player node has a position");
         pos.actions(rules, &mut list);
-        let index = match agent {
-            FullAgent::Fixed(_) => unreachable!("decided above"),
-            FullAgent::External => unreachable!("a bot is muggins' own"),
-            FullAgent::Search(settings) => {
-                let opts = MatchOptions {
-                    eval: settings.learned.then(shipped_eval),
-                    table_mb: self.table_mb,
-                    agent_side: rules.side(player),
-                    ..MatchOptions::default()
-                };
-                let models = [self.opponent; MAX_SEATS];
-                Scratch::with_thread_scratch(&[agent], self.table_mb, |scratch| {
-                    let mut ctx = MatchContext::new(rules, &opts, scratch);
-                    search_decision(&mut ctx, &pos, &world.seen, settings, models, rng)
-                        .0
-                        .index
-                })
-            }
+        let opts = MatchOptions {
+            eval: settings.learned.then(shipped_eval),
+            table_mb: self.table_mb,
+            agent_side: rules.side(player),
+            ..MatchOptions::default()
         };
+        let models = [self.opponent; MAX_SEATS];
+        let index = Scratch::with_thread_scratch(&[agent], self.table_mb, |scratch| {
+            let mut ctx = MatchContext::new(rules, &opts, scratch);
+            search_decision(&mut ctx, &pos, &world.seen, settings, models, rng)
+                .0
+                .index
+        });
         Ok(play_id(list.as_slice()[index]))
     }
 
