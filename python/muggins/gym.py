@@ -96,7 +96,19 @@ class DominoesEnv(gym.Env):
                 outcomes = s.legal_actions()
                 s.apply_action(outcomes[self.np_random.integers(len(outcomes))])
             else:
-                s.apply_action(int(self.opponent(s)))
+                s.apply_action(self._opponent_action(s, p))
+
+    def _opponent_action(self, s, p):
+        """The opponent's action for seat `p`, checked: a callable's answer
+        that is not an int or not legal raises naming the seat and the legal
+        actions (before, the state's own error did not say who chose it)."""
+        a = self.opponent(s)
+        if not isinstance(a, (int, np.integer)) or isinstance(a, (bool, np.bool_)):
+            raise TypeError(f"opponent for seat {p} returned {a!r} ({type(a).__name__}): expected an action id (int)")
+        legal = s.legal_actions()
+        if int(a) not in legal:
+            raise ValueError(f"opponent for seat {p} returned action {int(a)}: not legal here (legal: {legal})")
+        return int(a)
 
     def _obs(self):
         return np.asarray(self.state.encode(self.seat, self.encoding), np.float32)

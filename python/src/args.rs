@@ -31,6 +31,12 @@ pub fn int(v: &Bound<'_, PyAny>, what: &str) -> PyResult<i128> {
         Err(e) if e.is_instance_of::<PyOverflowError>(v.py()) => {
             Err(PyValueError::new_err(format!("{what} {v}: out of range")))
         }
+        // A knob's `what` is "key =": its value comes before the complaint.
+        Err(_) if what.ends_with('=') => Err(PyTypeError::new_err(format!(
+            "{what} {}: must be an int, not {}",
+            v.repr().map(|r| r.to_string()).unwrap_or_default(),
+            type_name(v)
+        ))),
         Err(_) => Err(PyTypeError::new_err(format!(
             "{what} must be an int, not {}",
             type_name(v)

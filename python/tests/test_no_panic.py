@@ -7,6 +7,7 @@ call may raise ValueError or TypeError (or OpenSpiel's own errors); it may
 not raise pyo3_runtime.PanicException, a BaseException that `except
 Exception` lets through."""
 import random
+import re
 import time
 import types
 
@@ -362,6 +363,9 @@ def test_players_seeds_and_settings_out_of_range_raise_value_error_naming_them()
     for setting, value in [("budget", 2**64 - 1), ("budget", -1), ("depth", 255), ("depth", 0), ("worlds", 1001),
                            ("table_mb", 2**32), ("table_mb", 0), ("seed", -1), ("seed", 2**64)]:
         with pytest.raises(ValueError, match=rf"{setting} = "):
+            muggins.Bot("mstar", **{setting: value})
+    for setting, value in [("budget", 1.5), ("worlds", "8"), ("depth", None)]:
+        with pytest.raises(TypeError, match=rf"^{setting} = {re.escape(repr(value))}: must be an int, not "):
             muggins.Bot("mstar", **{setting: value})
     for n in (-1, 2**63, 2**64 - 1, 1_000_000_001):
         with pytest.raises(ValueError, match=rf"n {n}: playouts play 0 to 1000000000 hands a call"):

@@ -84,6 +84,17 @@ def test_gymnasium_refusals():
     assert done and info["forfeit"] and reward == forfeit.state.min_utility()
     with pytest.raises(RuntimeError, match="reset"):
         forfeit.step(0)
+    # An opponent function's bad answer is named as the opponent's.
+    for answer, error, says in [
+        (10**9, ValueError, r"opponent for seat 1 returned action 1000000000: not legal here \(legal: \["),
+        (None, TypeError, r"opponent for seat 1 returned None \(NoneType\): expected an action id"),
+        ("3", TypeError, r"opponent for seat 1 returned '3' \(str\)"),
+    ]:
+        env = gymnasium.make("muggins/Block-v0", opponent=lambda s, a=answer: a, seat=0).unwrapped
+        with pytest.raises(error, match=says):
+            env.reset(seed=1)
+            while True:
+                env.step(int(np.flatnonzero(env.action_masks())[0]))
 
 
 def random_legal(rng, info):

@@ -64,8 +64,11 @@ pub(crate) fn play(
         return play_open(spec, c, &rules, &agents, external.then_some(ext), net_sides(spec, c));
     }
     let t = Instant::now();
+    // The learned leaves are given whenever a seat's search reads them:
+    // `[search] evaluation = "learned"`, or an `[agents.NAME]` search's own.
+    let learned = agents.iter().any(|a| matches!(a, FullAgent::Search(s) if s.learned));
     let opts = MatchOptions {
-        eval: full.search.learned.then(crate::evals::shipped_eval),
+        eval: (full.search.learned || learned).then(crate::evals::shipped_eval),
         table_mb: table_mb(spec, full, c),
         target_depth: full.search.target_depth,
         predictors,

@@ -154,7 +154,12 @@ impl Executor {
                 .collect();
             handles
                 .into_iter()
-                .map(|h| h.join().expect("a shard thread panicked"))
+                .map(|h| {
+                    // The shard thread's own message goes on into the task's
+                    // error (before: "a shard thread panicked: Any { .. }").
+                    h.join()
+                        .unwrap_or_else(|p| panic!("a shard thread panicked: {}", panic_text(p.as_ref())))
+                })
                 .collect()
         });
         *self.tables.lock().unwrap_or_else(|e| e.into_inner()) = Some((spec.rules, tables));
@@ -314,4 +319,13 @@ fn thesis_moves(
     });
     debug_assert!(replayed.is_ok(), "a game's own moves replay");
     out
+}
+
+/// What a panic said, if it said it in text.
+fn panic_text(payload: &(dyn std::any::Any + Send)) -> &str {
+    payload
+        .downcast_ref::<&str>()
+        .copied()
+        .or_else(|| payload.downcast_ref::<String>().map(String::as_str))
+        .unwrap_or("(no message)")
 }

@@ -379,6 +379,37 @@ fn an_agent_may_have_its_own_table_which_changes_no_result() {
     assert_eq!(e.key(), Some("agents.b.table_mb"));
 }
 
+/// An agent's own `evaluation = "learned"`, with none in `[search]`,
+/// searches with the learned leaves: the worker panicked on every game of
+/// such a spec ("a learned evaluation is given with settings that use it")
+/// before the leaves were given whenever any seat's search reads them.
+#[test]
+fn an_agents_own_learned_leaves_are_given_without_search_saying_so() {
+    let learned = POOL.replace(
+        "[agents.a]\nengine = \"expectimax\"\n",
+        "[agents.a]\nengine = \"expectimax\"\nevaluation = \"learned\"\n",
+    );
+    let (learned, score) = (Spec::from_toml(&learned).unwrap(), Spec::from_toml(POOL).unwrap());
+    let (rows, plain) = (run_all(&learned), run_all(&score));
+    assert_eq!(rows.len() as u64, learned.games());
+    // The leaves change a's plays somewhere; b's own games are the same.
+    let of = |rows: &[GameRow], agent: &str| -> Vec<String> {
+        rows.iter()
+            .filter(|r| r.agent.as_deref() == Some(agent) || r.opponent.as_deref() == Some(agent))
+            .map(|r| r.moves.clone())
+            .collect()
+    };
+    assert_ne!(of(&rows, "a"), of(&plain, "a"));
+    let b_scorer = |rows: &[GameRow]| -> Vec<String> {
+        rows.iter()
+            .filter(|r| r.agent.as_deref() == Some("b") && r.opponent.as_deref() == Some("scorer"))
+            .map(|r| r.moves.clone())
+            .collect()
+    };
+    assert_eq!(b_scorer(&rows), b_scorer(&plain));
+    assert!(!b_scorer(&rows).is_empty());
+}
+
 /// Block and team, with named agents on both seatings of each deal: a row
 /// scores the agent's side, whichever seats it played. Identical agents
 /// (a deterministic search, and ISMCTS, whose worlds come from each seat's
