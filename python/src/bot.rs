@@ -381,7 +381,7 @@ fn net_search_bot(k: &Settings, e: PlayerEngine, engine: &str, given: Vec<(Strin
     let takes: &[&str] = match e {
         PlayerEngine::Ismcts => &["model", "budget", "worlds", "adaptive", "belief", "seed"],
         PlayerEngine::MStar | PlayerEngine::Expectimax if learned => {
-            &["model", "evaluation", "budget", "worlds", "belief", "seed"]
+            &["model", "evaluation", "budget", "worlds", "belief", "adaptive", "seed"]
         }
         PlayerEngine::MStar | PlayerEngine::Expectimax => &["model", "depth", "worlds", "belief", "evaluation", "seed"],
         _ => &[],
@@ -427,7 +427,11 @@ fn net_search_bot(k: &Settings, e: PlayerEngine, engine: &str, given: Vec<(Strin
                  give budget=N"
             )));
         }
-        let how = full::spiel::WorldSearch::new(e, k.budget, k.worlds as u64, belief()?).map_err(args::value_error)?;
+        // adaptive=True: the worlds stop once the play is decided at 99%.
+        let adaptive = k.adaptive.unwrap_or(false).then_some(full::Adaptive::DEFAULT);
+        let how = full::spiel::WorldSearch::new(e, k.budget, k.worlds as u64, belief()?)
+            .map_err(args::value_error)?
+            .with_adaptive(adaptive);
         plain
             .with_world_search(how, std::sync::Arc::new(shipped_eval().clone()))
             .map_err(args::value_error)?

@@ -358,6 +358,11 @@ def test_mstar_with_the_learned_leaves_on_a_networks_worlds_plays_all_fives_as_a
         assert f"mstar 300 nodes x 4 worlds{suffix}, learned leaves" in bot.name(), bot.name()
         assert play(bot, "all-fives", seed=3) == play(pickle.loads(pickle.dumps(bot)), "all-fives", seed=3)
         bots[belief] = bot
+    # adaptive=True stops the worlds once the play is decided (named so).
+    stopped = muggins.Bot("mstar", model=model, evaluation="learned", budget=300, worlds=12, belief="policy",
+                          adaptive=True, seed=7)
+    assert "mstar 300 nodes x 12 worlds (policy), adaptive, learned leaves" in stopped.name(), stopped.name()
+    assert play(stopped, "all-fives", seed=3) == play(pickle.loads(pickle.dumps(stopped)), "all-fives", seed=3)
     rand = muggins.Bot("random", seed=1)
     margin = []
     for deal in range(12):

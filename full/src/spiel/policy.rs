@@ -251,8 +251,14 @@ impl NetPolicy {
                 super::GuidedBelief::Policy => " (policy)",
                 _ => "",
             };
+            // M*'s own adaptive stop is named as M*'s agents name it.
+            let adaptive = match w.adaptive {
+                None => String::new(),
+                Some(crate::Adaptive::DEFAULT) => ", adaptive".to_string(),
+                Some(a) => format!(", adaptive {a}"),
+            };
             format!(
-                "{} {} nodes x {} worlds{worlds}, learned leaves",
+                "{} {} nodes x {} worlds{worlds}{adaptive}, learned leaves",
                 w.engine.name(),
                 w.budget,
                 w.worlds

@@ -9,7 +9,8 @@
 //! (`belief = "policy"`, `pool.rs`); each world is then searched as M*'s
 //! decisions search theirs (`AlphaBeta::decide`: afresh, within the node
 //! budget, iterative deepening, the values averaged, ties to the first
-//! play). Every other seat is a searcher to the search (minimised at M*'s
+//! play; with `adaptive`, the worlds in order until the best play is
+//! decided). Every other seat is a searcher to the search (minimised at M*'s
 //! nodes), as M* takes any searching opponent.
 //!
 //! A decision is a pure function of the model, the state, the seat's view
@@ -22,7 +23,7 @@ use rand_core::RngCore;
 
 use super::pool::{BeliefPool, GuidedBelief, POLICY_POOL};
 use super::{Encoding, SpielError, SpielState};
-use crate::alphabeta::{AlphaBeta, Limits};
+use crate::alphabeta::{Adaptive, AlphaBeta, Limits};
 use crate::eval::{Evaluation, LinearEval};
 use crate::fives::{FivesPosition, fives_play_id};
 use crate::table::FivesTable;
@@ -46,6 +47,10 @@ pub struct WorldSearch {
     /// `Constraints` (each world the state's own resampling) or `Policy`
     /// (a pool weighted by the network's likelihood of the others' plays).
     pub belief: GuidedBelief,
+    /// Stop the worlds once the best play is decided at this confidence
+    /// (`AlphaBeta::decide_with`, docs/search.md "Adaptive effort"); every
+    /// world is still drawn, so the stream moves on as without it.
+    pub adaptive: Option<Adaptive>,
 }
 
 /// Why a [`WorldSearch`] was refused.
@@ -89,7 +94,14 @@ impl WorldSearch {
             budget,
             worlds: worlds as u16,
             belief,
+            adaptive: None,
         })
+    }
+
+    /// The same search with the adaptive stop at `adaptive` (`None`: every
+    /// world searched).
+    pub fn with_adaptive(self, adaptive: Option<Adaptive>) -> WorldSearch {
+        WorldSearch { adaptive, ..self }
     }
 
     /// The pool a `policy` decision weighs: four times the worlds, within
@@ -163,7 +175,7 @@ pub fn world_decide(
         depth: crate::DEEPEST,
         budget: how.budget,
     };
-    let decision = ab.decide(&bufs.worlds, limits);
+    let decision = ab.decide_with(&bufs.worlds, limits, how.adaptive);
     let mut list = ActionList::default();
     bufs.worlds[0].actions(rules, &mut list);
     Ok(fives_play_id(list.as_slice()[decision.index]))

@@ -179,13 +179,15 @@ impl Pool {
                     match n.world_search {
                         None => String::new(),
                         Some(w) => format!(
+                            // adaptive only when set: ids made before it stay.
                             ",\"world_search\":{{\"engine\":{},\"budget\":{},\"worlds\":{},\"belief\":{},\
-                             \"eval_sha256\":{}}}",
+                             \"eval_sha256\":{}{}}}",
                             text(w.engine.name()),
                             w.budget,
                             w.worlds,
                             text(w.belief.name()),
-                            text(crate::evals::shipped_eval_hash())
+                            text(crate::evals::shipped_eval_hash()),
+                            super::fields::adaptive_json(w.adaptive)
                         ),
                     }
                 ),

@@ -217,8 +217,9 @@ pub(super) fn net_search_agent(
 /// `evaluation = "learned"`: that search with the learned leaves, `budget`
 /// nodes on each of `worlds` worlds the network's agent draws (`belief`:
 /// `"constraints"`, the All-Fives state's own resampling, or `"policy"`,
-/// weighted by the network's likelihood of the others' plays). Budget and
-/// worlds default to `[search]`'s.
+/// weighted by the network's likelihood of the others' plays), `adaptive`
+/// (the worlds stop once the play is decided). Budget and worlds default to
+/// `[search]`'s.
 fn learned_worlds_agent(
     name: &str,
     engine: PlayerEngine,
@@ -274,15 +275,18 @@ fn learned_worlds_agent(
             ));
         }
     };
+    let adaptive = super::fields::take_adaptive(t, &p)?.flatten();
     no_more(
         t,
         &p,
         &format!(
-            "engine = \"{}\" with a net and evaluation = \"learned\" takes net, budget, worlds and belief",
+            "engine = \"{}\" with a net and evaluation = \"learned\" takes net, budget, worlds, belief and adaptive",
             engine.name()
         ),
     )?;
-    let search = WorldSearch::new(engine, budget as u64, worlds as u64, belief).expect("each field was checked");
+    let search = WorldSearch::new(engine, budget as u64, worlds as u64, belief)
+        .expect("each field was checked")
+        .with_adaptive(adaptive);
     crate::nets::read(path, 0.0)
         .and_then(|a| a.with_world_search(search))
         .map_err(|why| bad(&key("net"), format!("\"{path}\""), why.to_string()))

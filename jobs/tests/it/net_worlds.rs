@@ -46,28 +46,46 @@ fn err(toml: &str) -> String {
 
 #[test]
 fn the_learned_leaves_search_the_networks_worlds_repeatably_and_beat_random() {
-    let ids: Vec<String> = ["", "belief = \"policy\"", "belief = \"policy\"\nbudget = 800"]
-        .iter()
-        .map(|extra| {
-            let s = Spec::from_toml(&spec("all-fives", MODEL, extra)).unwrap();
-            let rows = untimed(run_all(&s));
-            assert_eq!(rows.len() as u64, s.games());
-            assert!(rows.iter().all(|r| r.forfeit.is_none()), "{rows:?}");
-            assert!(rows.iter().all(|r| r.agent.as_deref() == Some("worlds")));
-            let again = untimed(crate::run_all_on(&s, 1));
-            assert_eq!(rows, again, "{extra}: the same games on one thread");
-            // M* with the learned leaves against random play: most hands won.
-            let won = rows.iter().filter(|r| r.score_diff > 0).count();
-            let mean = rows.iter().map(|r| r.score_diff as f64).sum::<f64>() / rows.len() as f64;
-            assert!(
-                won * 3 >= rows.len() * 2 && mean > 10.0,
-                "{extra}: {won} of {} won, mean {mean}",
-                rows.len()
-            );
-            s.id()
-        })
-        .collect();
-    assert!(ids[0] != ids[1] && ids[1] != ids[2], "{ids:?}");
+    let ids: Vec<String> = [
+        "",
+        "belief = \"policy\"",
+        "belief = \"policy\"\nbudget = 800",
+        // The adaptive stop (its worlds stop once the play is decided).
+        "belief = \"policy\"\nworlds = 12\nadaptive = 0.95",
+        "belief = \"policy\"\nworlds = 12",
+    ]
+    .iter()
+    .map(|extra| {
+        let s = Spec::from_toml(&spec("all-fives", MODEL, extra)).unwrap();
+        let rows = untimed(run_all(&s));
+        assert_eq!(rows.len() as u64, s.games());
+        assert!(rows.iter().all(|r| r.forfeit.is_none()), "{rows:?}");
+        assert!(rows.iter().all(|r| r.agent.as_deref() == Some("worlds")));
+        let again = untimed(crate::run_all_on(&s, 1));
+        assert_eq!(rows, again, "{extra}: the same games on one thread");
+        // M* with the learned leaves against random play: most hands won.
+        let won = rows.iter().filter(|r| r.score_diff > 0).count();
+        let mean = rows.iter().map(|r| r.score_diff as f64).sum::<f64>() / rows.len() as f64;
+        assert!(
+            won * 3 >= rows.len() * 2 && mean > 10.0,
+            "{extra}: {won} of {} won, mean {mean}",
+            rows.len()
+        );
+        s.id()
+    })
+    .collect();
+    let distinct: std::collections::HashSet<&String> = ids.iter().collect();
+    assert_eq!(distinct.len(), ids.len(), "{ids:?}");
+    // The adaptive stop enters the id only when set.
+    let plain = Spec::from_toml(&spec("all-fives", MODEL, "")).unwrap().canonical_json();
+    assert!(
+        plain.contains("\"world_search\"") && !plain.contains("adaptive"),
+        "{plain}"
+    );
+    let stopped = Spec::from_toml(&spec("all-fives", MODEL, "adaptive = true")).unwrap();
+    assert!(
+        stopped.canonical_json().contains("\"eval_sha256\":") && stopped.canonical_json().contains("\"adaptive\":true")
+    );
     // The value-leaf search of the same network is another agent.
     let leaves = spec("all-fives", MODEL, "depth = 2").replace("evaluation = \"learned\"\n", "");
     assert!(!ids.contains(&Spec::from_toml(&leaves).unwrap().id()));
@@ -88,6 +106,8 @@ fn the_learned_leaves_over_a_networks_worlds_are_refused_naming_the_key() {
     assert!(e.contains("agents.worlds.budget"), "{e}");
     let e = err(&spec("all-fives", MODEL, "worlds = 1001"));
     assert!(e.contains("agents.worlds.worlds"), "{e}");
+    let e = err(&spec("all-fives", MODEL, "adaptive = 1.5"));
+    assert!(e.contains("agents.worlds.adaptive = 1.5"), "{e}");
     let e = err(&spec("all-fives", MODEL, "simulations = 10"));
     assert!(e.contains("agents.worlds.simulations"), "{e}");
     let e = err(&spec("all-fives", MODEL, "").replace("budget = 400\n", ""));
