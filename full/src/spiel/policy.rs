@@ -251,7 +251,7 @@ impl NetPolicy {
                 super::GuidedBelief::Policy => " (policy)",
                 _ => "",
             };
-            // M*'s own adaptive stop is named as M*'s agents name it.
+            // The adaptive stop, and its level when not the default 99%.
             let adaptive = match w.adaptive {
                 None => String::new(),
                 Some(crate::Adaptive::DEFAULT) => ", adaptive".to_string(),
